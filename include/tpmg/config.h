@@ -1,0 +1,42 @@
+// Compile-time configuration shared by host code and kernels.
+#pragma once
+
+#if defined(__CUDACC__)
+#define TPMG_HD __host__ __device__
+#define TPMG_FORCEINLINE __forceinline__
+#else
+#define TPMG_HD
+#define TPMG_FORCEINLINE inline __attribute__((always_inline))
+#endif
+
+#if defined(__CUDA_ARCH__)
+#define TPMG_DEVICE_CODE 1
+#else
+#define TPMG_DEVICE_CODE 0
+#endif
+
+#define TPMG_STRINGIFY2(x) #x
+#define TPMG_STRINGIFY(x) TPMG_STRINGIFY2(x)
+#if defined(__CUDACC__) || defined(__clang__)
+#define TPMG_UNROLL _Pragma("unroll")
+#else
+#define TPMG_UNROLL _Pragma("GCC unroll 16")
+#endif
+
+namespace tpmg
+{
+  /// Largest polynomial degree of the library (DESIGN.md §9: 1..10).
+  constexpr int max_degree = 10;
+
+  /// Where data lives and kernels run.
+  enum class Backend
+  {
+    cpu,
+    cuda
+  };
+
+  inline const char *to_string(Backend b) { return b == Backend::cpu ? "cpu" : "cuda"; }
+
+  /// True when the library was built with the CUDA backend.
+  bool cuda_compiled();
+} // namespace tpmg

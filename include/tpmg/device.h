@@ -1,0 +1,33 @@
+// Memory and device management that host code needs; implemented in src/cuda/device.cu
+// when the CUDA backend is built, and in src/device_none.cc otherwise.
+#pragma once
+
+#include <tpmg/config.h>
+
+#include <cstddef>
+#include <string>
+
+namespace tpmg
+{
+  struct DeviceInfo
+  {
+    std::string name;            ///< "NVIDIA H100 80GB HBM3", or the CPU description
+    std::size_t free_bytes  = 0;
+    std::size_t total_bytes = 0;
+    int         multiprocessors = 0;
+    int         compute_capability = 0; ///< 90 for sm_90
+  };
+
+  /// True when the library has CUDA and a device is present.
+  bool        cuda_device_available();
+  DeviceInfo  cuda_device_info();
+  std::string host_description();
+
+  void *device_allocate(std::size_t bytes);
+  void  device_free(void *p) noexcept;
+  /// Copies between any combination of host and device memory.
+  void copy_bytes(void *dst, Backend dst_space, const void *src, Backend src_space, std::size_t bytes);
+  void fill_zero(void *p, Backend space, std::size_t bytes);
+  /// Waits for all queued device work (no-op on the CPU backend).
+  void synchronize(Backend b);
+} // namespace tpmg

@@ -1,0 +1,47 @@
+// Run-time to compile-time dispatch of dimension and degree.
+#pragma once
+
+#include <tpmg/config.h>
+
+#include <stdexcept>
+#include <string>
+#include <type_traits>
+#include <utility>
+
+namespace tpmg
+{
+  namespace internal
+  {
+    template <int first, int last, class F>
+    decltype(auto) dispatch_int(int value, F &&f)
+    {
+      if constexpr (first == last)
+        return f(std::integral_constant<int, first>{});
+      else
+        {
+          if (value == first)
+            return f(std::integral_constant<int, first>{});
+          return dispatch_int<first + 1, last>(value, std::forward<F>(f));
+        }
+    }
+  } // namespace internal
+
+  /// Calls f(std::integral_constant<int, k>) for k = degree in [1, max_deg].
+  template <int max_deg = max_degree, class F>
+  decltype(auto) dispatch_degree(int degree, F &&f)
+  {
+    if (degree < 1 || degree > max_deg)
+      throw std::invalid_argument("polynomial degree " + std::to_string(degree) +
+                                  " is outside 1.." + std::to_string(max_deg));
+    return internal::dispatch_int<1, max_deg>(degree, std::forward<F>(f));
+  }
+
+  /// Calls f(std::integral_constant<int, dim>) for dim in {2, 3}.
+  template <class F>
+  decltype(auto) dispatch_dim(int dim, F &&f)
+  {
+    if (dim != 2 && dim != 3)
+      throw std::invalid_argument("dimension must be 2 or 3, not " + std::to_string(dim));
+    return internal::dispatch_int<2, 3>(dim, std::forward<F>(f));
+  }
+} // namespace tpmg

@@ -1,0 +1,98 @@
+// A parameter file reader for deal.II ParameterHandler syntax:
+//
+//   # comment
+//   set Name = value            (names may contain spaces)
+//   subsection Name
+//     set Other = value
+//   end
+//
+// Every entry is declared with a default, a pattern (type and range or choices) and one line
+// of documentation. Every problem with an input is reported as a ParameterError whose message
+// is one line "SOURCE:LINE: what is wrong".
+#pragma once
+
+#include <iosfwd>
+#include <map>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace tpmg
+{
+  class ParameterError : public std::runtime_error
+  {
+  public:
+    using std::runtime_error::runtime_error;
+  };
+
+  /// What values an entry accepts.
+  class Pattern
+  {
+  public:
+    static Pattern integer(long min, long max);
+    static Pattern real(double min, double max);
+    static Pattern selection(const std::vector<std::string> &choices);
+    static Pattern boolean();
+    static Pattern anything();
+
+    /// Returns an empty string when the value matches, otherwise what is expected.
+    std::string check(const std::string &value) const;
+    /// Short human-readable description, printed with --print-parameters.
+    std::string description() const;
+
+  private:
+    enum class Kind
+    {
+      integer,
+      real,
+      selection,
+      boolean,
+      anything
+    } kind_ = Kind::anything;
+    double                   min_ = 0, max_ = 0;
+    std::vector<std::string> choices_;
+  };
+
+  class ParameterHandler
+  {
+  public:
+    ParameterHandler();
+    ~ParameterHandler();
+
+    // Declaration ----------------------------------------------------------------
+    void enter_subsection(const std::string &name);
+    void leave_subsection();
+    void declare_entry(const std::string &name, const std::string &default_value,
+                       const Pattern &pattern, const std::string &documentation);
+
+    // Input ------------------------------------------------------------------------
+    /// Reads a file; throws ParameterError "FILE:LINE: ..." on any problem.
+    void parse_file(const std::string &path);
+    /// Reads text as if it were the file named `source`.
+    void parse_string(const std::string &text, const std::string &source = "<string>");
+    /// Sets one entry from "Section/Sub/Name=value" (command-line override).
+    void set_override(const std::string &assignment, const std::string &source = "--set");
+
+    // Access (path = "Section/Name", top-level entries just "Name") ---------------------
+    const std::string &get(const std::string &path) const;
+    long               get_integer(const std::string &path) const;
+    double             get_double(const std::string &path) const;
+    bool               get_bool(const std::string &path) const;
+    /// Where the value came from: "FILE:LINE", "--set", or "default".
+    const std::string &where(const std::string &path) const;
+
+    /// Writes all entries, documented, as a valid parameter file.
+    void print(std::ostream &out) const;
+
+  private:
+    struct Entry;
+    struct Section;
+    std::unique_ptr<Section> root_;
+    std::vector<Section *>   declaring_;
+
+    const Entry &find(const std::string &path) const;
+    void         set_value(Entry &entry, const std::string &name, const std::string &value,
+                           const std::string &location);
+  };
+} // namespace tpmg

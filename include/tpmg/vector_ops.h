@@ -1,0 +1,22 @@
+// BLAS-1 style operations on Vector, on the vector's backend.
+#pragma once
+
+#include <tpmg/vector.h>
+
+namespace tpmg
+{
+  template <typename N>
+  void axpy(N a, const Vector<N> &x, Vector<N> &y); ///< y += a x
+  template <typename N>
+  void sadd(N s, N a, const Vector<N> &x, Vector<N> &y); ///< y = s y + a x
+  template <typename N>
+  void scale(N a, Vector<N> &x); ///< x *= a
+  template <typename To, typename From>
+  void convert(const Vector<From> &x, Vector<To> &y); ///< y = x (precision change)
+  template <typename N>
+  double dot(const Vector<N> &x, const Vector<N> &y); ///< accumulated in double
+  template <typename N>
+  double norm_l2(const Vector<N> &x);
+  template <typename N>
+  index_t count_non_finite(const Vector<N> &x);
+} // namespace tpmg

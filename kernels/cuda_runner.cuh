@@ -1,0 +1,61 @@
+// CUDA runner of one-source kernels: all phases inlined into one __global__ function,
+// a __syncthreads() between consecutive phases. Include only from .cu files, which
+// instantiate run_on_device<Kernel> for the kernels they provide.
+#pragma once
+
+#include "runner.h"
+
+#include <tpmg/cuda_check.h>
+
+namespace tpmg
+{
+  namespace internal
+  {
+    template <class Kernel, int... P>
+    __device__ __forceinline__ void run_phases_on_device(const Kernel &kernel,
+                                                         const KernelCtx &ctx,
+                                                         PlainShared &shared,
+                                                         typename Kernel::Registers &regs,
+                                                         std::integer_sequence<int, P...>)
+    {
+      // The barrier after the last phase is dead code and is removed by the compiler.
+      ((kernel.template run<P>(ctx, shared, regs), __syncthreads()), ...);
+    }
+
+    template <class Kernel>
+    __global__ void __launch_bounds__(Kernel::max_threads_per_block)
+      phased_kernel(const __grid_constant__ Kernel kernel)
+    {
+      extern __shared__ __align__(16) unsigned char tpmg_shared_memory[];
+      PlainShared shared{tpmg_shared_memory};
+      const KernelCtx ctx{Dim3{blockIdx.x, blockIdx.y, blockIdx.z},
+                          Dim3{threadIdx.x, threadIdx.y, threadIdx.z},
+                          Dim3{blockDim.x, blockDim.y, blockDim.z},
+                          Dim3{gridDim.x, gridDim.y, gridDim.z}};
+      typename Kernel::Registers regs;
+      run_phases_on_device(kernel, ctx, shared, regs,
+                           std::make_integer_sequence<int, Kernel::n_phases>{});
+    }
+  } // namespace internal
+
+  template <class Kernel>
+  void run_on_device(const Kernel &kernel, const LaunchShape &shape)
+  {
+    auto *fn = &internal::phased_kernel<Kernel>;
+    static bool attribute_set = false; // per kernel type
+    if (shape.shared_bytes > 48 * 1024 && !attribute_set)
+      {
+        TPMG_CUDA_CHECK(cudaFuncSetAttribute(fn, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                             int(227 * 1024)));
+        attribute_set = true;
+      }
+    const dim3 grid(shape.grid.x, shape.grid.y, shape.grid.z);
+    const dim3 block(shape.block.x, shape.block.y, shape.block.z);
+    fn<<<grid, block, shape.shared_bytes, current_stream()>>>(kernel);
+    TPMG_CUDA_CHECK(cudaGetLastError());
+  }
+} // namespace tpmg
+
+/// Explicit instantiation of the CUDA runner for one kernel type.
+#define TPMG_INSTANTIATE_DEVICE_KERNEL(...) \
+  template void tpmg::run_on_device<__VA_ARGS__>(const __VA_ARGS__ &, const tpmg::LaunchShape &);

@@ -1,0 +1,70 @@
+// Element-wise vector operations as forall functors (one body for CPU and GPU).
+#pragma once
+
+#include <tpmg/config.h>
+#include <tpmg/mesh.h>
+
+namespace tpmg
+{
+  namespace vector_kernels
+  {
+    /// y += a x
+    template <typename N>
+    struct Axpy
+    {
+      N        a;
+      const N *x;
+      N       *y;
+      TPMG_HD void operator()(index_t i) const { y[i] += a * x[i]; }
+    };
+
+    /// y = s y + a x
+    template <typename N>
+    struct Sadd
+    {
+      N        s, a;
+      const N *x;
+      N       *y;
+      TPMG_HD void operator()(index_t i) const { y[i] = s * y[i] + a * x[i]; }
+    };
+
+    /// x = a x
+    template <typename N>
+    struct Scale
+    {
+      N  a;
+      N *x;
+      TPMG_HD void operator()(index_t i) const { x[i] *= a; }
+    };
+
+    /// y = x in another precision
+    template <typename To, typename From>
+    struct Convert
+    {
+      const From *x;
+      To         *y;
+      TPMG_HD void operator()(index_t i) const { y[i] = To(x[i]); }
+    };
+
+    /// x_i y_i, accumulated in double by reduce_sum
+    template <typename N>
+    struct DotTerm
+    {
+      const N *x;
+      const N *y;
+      TPMG_HD double operator()(index_t i) const { return double(x[i]) * double(y[i]); }
+    };
+
+    /// max-free check for non-finite entries: 1 where x_i is NaN or inf
+    template <typename N>
+    struct NonFinite
+    {
+      const N *x;
+      TPMG_HD double operator()(index_t i) const
+      {
+        const N v = x[i];
+        return (v - v != N(0)) ? 1.0 : 0.0;
+      }
+    };
+  } // namespace vector_kernels
+} // namespace tpmg

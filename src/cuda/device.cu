@@ -1,0 +1,131 @@
+// CUDA implementation of device.h.
+#include <tpmg/cuda_check.h>
+#include <tpmg/device.h>
+
+#include <cstring>
+#include <sstream>
+
+namespace tpmg
+{
+  bool cuda_compiled() { return true; }
+
+  void throw_cuda_error(cudaError_t err, const char *call, const char *file, int line)
+  {
+    std::ostringstream s;
+    s << "CUDA error '" << cudaGetErrorString(err) << "' in " << call << " at " << file << ":" << line;
+    throw std::runtime_error(s.str());
+  }
+
+  cudaStream_t current_stream() { return cudaStreamPerThread; }
+
+  bool cuda_device_available()
+  {
+    int n = 0;
+    if (cudaGetDeviceCount(&n) != cudaSuccess)
+      {
+        cudaGetLastError(); // clear the error state
+        return false;
+      }
+    return n > 0;
+  }
+
+  DeviceInfo cuda_device_info()
+  {
+    DeviceInfo     info;
+    cudaDeviceProp prop;
+    int            dev = 0;
+    TPMG_CUDA_CHECK(cudaGetDevice(&dev));
+    TPMG_CUDA_CHECK(cudaGetDeviceProperties(&prop, dev));
+    info.name               = prop.name;
+    info.multiprocessors    = prop.multiProcessorCount;
+    info.compute_capability = prop.major * 10 + prop.minor;
+    TPMG_CUDA_CHECK(cudaMemGetInfo(&info.free_bytes, &info.total_bytes));
+    return info;
+  }
+
+  void *device_allocate(std::size_t bytes)
+  {
+    void *p = nullptr;
+    const cudaError_t err = cudaMalloc(&p, bytes);
+    if (err != cudaSuccess)
+      {
+        cudaGetLastError();
+        std::size_t free_b = 0, total_b = 0;
+        cudaMemGetInfo(&free_b, &total_b);
+        std::ostringstream s;
+        s << "GPU memory allocation of " << bytes / 1048576.0 << " MiB failed (" << cudaGetErrorString(err)
+          << "; " << free_b / 1048576.0 << " MiB free of " << total_b / 1048576.0 << " MiB)";
+        throw std::runtime_error(s.str());
+      }
+    return p;
+  }
+
+  void device_free(void *p) noexcept { cudaFree(p); }
+
+  void copy_bytes(void *dst, Backend dst_space, const void *src, Backend src_space, std::size_t bytes)
+  {
+    if (bytes == 0)
+      return;
+    if (dst_space == Backend::cpu && src_space == Backend::cpu)
+      {
+        std::memcpy(dst, src, bytes);
+        return;
+      }
+    const cudaMemcpyKind kind = dst_space == Backend::cuda
+                                  ? (src_space == Backend::cuda ? cudaMemcpyDeviceToDevice : cudaMemcpyHostToDevice)
+                                  : cudaMemcpyDeviceToHost;
+    TPMG_CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, kind, current_stream()));
+    if (dst_space == Backend::cpu || src_space == Backend::cpu)
+      TPMG_CUDA_CHECK(cudaStreamSynchronize(current_stream()));
+  }
+
+  void fill_zero(void *p, Backend space, std::size_t bytes)
+  {
+    if (space == Backend::cuda)
+      TPMG_CUDA_CHECK(cudaMemsetAsync(p, 0, bytes, current_stream()));
+    else
+      std::memset(p, 0, bytes);
+  }
+
+  void synchronize(Backend b)
+  {
+    if (b == Backend::cuda)
+      TPMG_CUDA_CHECK(cudaStreamSynchronize(current_stream()));
+  }
+
+  [[noreturn]] void throw_no_cuda(const char *what)
+  {
+    throw std::logic_error(std::string("internal error: ") + what + " reached the no-CUDA path");
+  }
+
+  namespace internal
+  {
+    void *reduction_scratch(std::size_t bytes)
+    {
+      static void       *ptr      = nullptr;
+      static std::size_t capacity = 0;
+      if (bytes > capacity)
+        {
+          if (ptr)
+            {
+              TPMG_CUDA_CHECK(cudaStreamSynchronize(current_stream()));
+              cudaFree(ptr);
+            }
+          capacity = std::max<std::size_t>(bytes, 1 << 20);
+          ptr      = device_allocate(capacity);
+        }
+      return ptr;
+    }
+
+    int forall_grid_limit()
+    {
+      static int limit = [] {
+        int dev = 0, sms = 0;
+        cudaGetDevice(&dev);
+        cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev);
+        return std::max(1, sms) * 32;
+      }();
+      return limit;
+    }
+  } // namespace internal
+} // namespace tpmg

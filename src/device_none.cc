@@ -1,0 +1,38 @@
+// device.h for builds without the CUDA backend: only host memory exists.
+#include <tpmg/device.h>
+
+#include <cstring>
+#include <stdexcept>
+
+namespace tpmg
+{
+  bool cuda_compiled() { return false; }
+  bool cuda_device_available() { return false; }
+
+  [[noreturn]] void throw_no_cuda(const char *what)
+  {
+    throw std::runtime_error(std::string(what) + " needs the CUDA backend, but this build has none "
+                             "(reconfigure with nvcc available and TPMG_ENABLE_CUDA=AUTO or ON)");
+  }
+
+  DeviceInfo cuda_device_info() { throw_no_cuda("device information"); }
+  void      *device_allocate(std::size_t) { throw_no_cuda("device memory"); }
+  void       device_free(void *) noexcept {}
+
+  void copy_bytes(void *dst, Backend dst_space, const void *src, Backend src_space, std::size_t bytes)
+  {
+    if (dst_space == Backend::cuda || src_space == Backend::cuda)
+      throw_no_cuda("a device copy");
+    if (bytes)
+      std::memcpy(dst, src, bytes);
+  }
+
+  void fill_zero(void *p, Backend space, std::size_t bytes)
+  {
+    if (space == Backend::cuda)
+      throw_no_cuda("device memory");
+    std::memset(p, 0, bytes);
+  }
+
+  void synchronize(Backend) {}
+} // namespace tpmg

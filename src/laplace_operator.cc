@@ -1,0 +1,65 @@
+#include <tpmg/laplace_operator.h>
+
+#include "../kernels/forall.h"
+#include "../kernels/laplace_cartesian.h"
+#include "instantiate.h"
+
+#include <stdexcept>
+
+namespace tpmg
+{
+  template <int dim, int degree, typename Number>
+  std::array<double, 3>
+  CartesianLaplaceOperator<dim, degree, Number>::direction_coefficients(const CartesianLevel &level)
+  {
+    std::array<double, 3> c{{0, 0, 0}};
+    for (int d = 0; d < dim; ++d)
+      {
+        c[d] = 1.0 / level.h[d];
+        for (int e = 0; e < dim; ++e)
+          if (e != d)
+            c[d] *= level.h[e];
+      }
+    return c;
+  }
+
+  template <int dim, int degree, typename Number>
+  CartesianLaplaceOperator<dim, degree, Number>::CartesianLaplaceOperator(const CartesianLevel &level,
+                                                                          Backend backend)
+    : level_(level), backend_(backend), matrices_(element_matrices_1d(degree))
+  {
+    if (level.dim != dim || level.degree != degree)
+      throw std::invalid_argument("CartesianLaplaceOperator: level does not match dim/degree");
+  }
+
+  template <int dim, int degree, typename Number>
+  void CartesianLaplaceOperator<dim, degree, Number>::vmult(Vector<Number> &dst, const Vector<Number> &src) const
+  {
+    if (src.size() != size() || src.backend() != backend_)
+      throw std::invalid_argument("CartesianLaplaceOperator::vmult: source vector does not fit");
+    dst.reinit(size(), backend_);
+
+    using Kernel = CartesianLaplaceKernel<dim, degree, Number>;
+    Kernel     kern;
+    const auto c = direction_coefficients(level_);
+    kern.src     = src.data();
+    kern.dst     = dst.data();
+    for (int d = 0; d < 3; ++d)
+      {
+        kern.cells[d] = d < dim ? level_.cells[d] : 1;
+        kern.nodes[d] = level_.nodes(d);
+        kern.coef[d]  = Number(c[d]);
+      }
+    kern.n_cells   = level_.n_cells();
+    kern.mass      = make_small_matrix<Number, degree + 1, degree + 1>(matrices_.mass);
+    kern.stiffness = make_small_matrix<Number, degree + 1, degree + 1>(matrices_.stiffness);
+    launch(backend_, kern, kern.shape());
+
+    CopyBoundaryLines<Number> copy{src.data(), dst.data(), {level_.nodes(0), level_.nodes(1), level_.nodes(2)}, dim};
+    forall(backend_, level_.nodes(1) * level_.nodes(2), copy);
+  }
+
+#define TPMG_INST(dim, k, N) template class CartesianLaplaceOperator<dim, k, N>;
+  TPMG_FOR_ALL_DIM_DEGREE_NUMBER(TPMG_INST)
+#undef TPMG_INST
+} // namespace tpmg

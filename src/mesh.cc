@@ -1,0 +1,80 @@
+#include <tpmg/mesh.h>
+
+#include <sstream>
+#include <stdexcept>
+
+namespace tpmg
+{
+  index_t CartesianLevel::n_interior_dofs() const
+  {
+    index_t n = 1;
+    for (int d = 0; d < dim; ++d)
+      n *= nodes(d) - 2;
+    return n;
+  }
+
+  bool CartesianLevel::on_boundary(index_t i, index_t j, index_t l) const
+  {
+    const index_t idx[3] = {i, j, l};
+    for (int d = 0; d < dim; ++d)
+      if (idx[d] == 0 || idx[d] == nodes(d) - 1)
+        return true;
+    return false;
+  }
+
+  double CartesianLevel::node_coordinate(int d, index_t i, const std::vector<double> &gll) const
+  {
+    const index_t cell  = i / degree == cells[d] ? cells[d] - 1 : i / degree;
+    const index_t local = i - cell * degree;
+    return lower[d] + h[d] * (double(cell) + gll[local]);
+  }
+
+  std::string CartesianLevel::describe() const
+  {
+    std::ostringstream s;
+    s << "level " << level << ": " << cells[0];
+    for (int d = 1; d < dim; ++d)
+      s << " x " << cells[d];
+    s << " cells, " << n_dofs() << " nodes (" << n_interior_dofs() << " interior)";
+    return s.str();
+  }
+
+  std::vector<CartesianLevel> make_hierarchy(const Domain &domain, int degree, int finest_level)
+  {
+    if (domain.dim != 2 && domain.dim != 3)
+      throw std::invalid_argument("dimension must be 2 or 3");
+    if (finest_level < 0 || finest_level > 30)
+      throw std::invalid_argument("refinement level must be in 0..30");
+    std::vector<CartesianLevel> levels;
+    for (int l = 0; l <= finest_level; ++l)
+      {
+        CartesianLevel lev;
+        lev.dim    = domain.dim;
+        lev.degree = degree;
+        lev.level  = l;
+        for (int d = 0; d < 3; ++d)
+          {
+            if (d < domain.dim)
+              {
+                if (domain.coarse_cells[d] < 1)
+                  throw std::invalid_argument("coarse cells must be positive");
+                if (!(domain.upper[d] > domain.lower[d]))
+                  throw std::invalid_argument("the box must have positive extent in every direction");
+                lev.cells[d] = index_t(domain.coarse_cells[d]) << l;
+                lev.lower[d] = domain.lower[d];
+                lev.h[d]     = (domain.upper[d] - domain.lower[d]) / double(lev.cells[d]);
+              }
+            else
+              {
+                lev.cells[d] = 1;
+                lev.lower[d] = 0;
+                lev.h[d]     = 1;
+              }
+            lev.cell_begin[d] = 0;
+            lev.cell_end[d]   = lev.cells[d];
+          }
+        levels.push_back(lev);
+      }
+    return levels;
+  }
+} // namespace tpmg

@@ -1,0 +1,413 @@
+#include <tpmg/parameters.h>
+
+#include <cerrno>
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <iomanip>
+#include <ostream>
+#include <sstream>
+
+namespace tpmg
+{
+  namespace
+  {
+    std::string trim(const std::string &s)
+    {
+      const auto b = s.find_first_not_of(" \t\r\n");
+      if (b == std::string::npos)
+        return "";
+      const auto e = s.find_last_not_of(" \t\r\n");
+      return s.substr(b, e - b + 1);
+    }
+
+    // Trim and collapse runs of blanks to one space, as deal.II does for names.
+    std::string normalize(const std::string &s)
+    {
+      std::string out;
+      bool        blank = false;
+      for (char c : trim(s))
+        {
+          if (c == ' ' || c == '\t')
+            blank = true;
+          else
+            {
+              if (blank && !out.empty())
+                out += ' ';
+              blank = false;
+              out += c;
+            }
+        }
+      return out;
+    }
+
+    bool starts_with_word(const std::string &line, const std::string &word, std::string &rest)
+    {
+      if (line.compare(0, word.size(), word) != 0)
+        return false;
+      if (line.size() > word.size() && line[word.size()] != ' ' && line[word.size()] != '\t')
+        return false;
+      rest = line.substr(word.size());
+      return true;
+    }
+
+    std::string format_double(double v)
+    {
+      std::ostringstream s;
+      s << std::setprecision(17) << v;
+      return s.str();
+    }
+  } // namespace
+
+  // --------------------------------------------------------------------------- Pattern
+
+  Pattern Pattern::integer(long min, long max)
+  {
+    Pattern p;
+    p.kind_ = Kind::integer;
+    p.min_  = double(min);
+    p.max_  = double(max);
+    return p;
+  }
+
+  Pattern Pattern::real(double min, double max)
+  {
+    Pattern p;
+    p.kind_ = Kind::real;
+    p.min_  = min;
+    p.max_  = max;
+    return p;
+  }
+
+  Pattern Pattern::selection(const std::vector<std::string> &choices)
+  {
+    Pattern p;
+    p.kind_    = Kind::selection;
+    p.choices_ = choices;
+    return p;
+  }
+
+  Pattern Pattern::boolean()
+  {
+    Pattern p;
+    p.kind_ = Kind::boolean;
+    return p;
+  }
+
+  Pattern Pattern::anything() { return Pattern(); }
+
+  std::string Pattern::check(const std::string &value) const
+  {
+    switch (kind_)
+      {
+        case Kind::integer:
+          {
+            errno     = 0;
+            char *end = nullptr;
+            long  v   = std::strtol(value.c_str(), &end, 10);
+            if (value.empty() || *end != '\0' || errno == ERANGE)
+              return "expected " + description();
+            if (double(v) < min_ || double(v) > max_)
+              return "out of range, expected " + description();
+            return "";
+          }
+        case Kind::real:
+          {
+            errno      = 0;
+            char  *end = nullptr;
+            double v   = std::strtod(value.c_str(), &end);
+            if (value.empty() || *end != '\0' || errno == ERANGE || !std::isfinite(v))
+              return "expected " + description();
+            if (v < min_ || v > max_)
+              return "out of range, expected " + description();
+            return "";
+          }
+        case Kind::selection:
+          for (const auto &c : choices_)
+            if (c == value)
+              return "";
+          return "expected " + description();
+        case Kind::boolean:
+          if (value == "true" || value == "false")
+            return "";
+          return "expected " + description();
+        case Kind::anything:
+          return "";
+      }
+    return "";
+  }
+
+  std::string Pattern::description() const
+  {
+    switch (kind_)
+      {
+        case Kind::integer:
+          return "an integer in [" + std::to_string(long(min_)) + ", " + std::to_string(long(max_)) + "]";
+        case Kind::real:
+          return "a number in [" + format_double(min_) + ", " + format_double(max_) + "]";
+        case Kind::selection:
+          {
+            std::string s = "one of ";
+            for (std::size_t i = 0; i < choices_.size(); ++i)
+              s += (i ? "|" : "") + choices_[i];
+            return s;
+          }
+        case Kind::boolean:
+          return "true|false";
+        case Kind::anything:
+          return "any text";
+      }
+    return "";
+  }
+
+  // ---------------------------------------------------------------- ParameterHandler
+
+  struct ParameterHandler::Entry
+  {
+    std::string value, default_value, documentation, location = "default";
+    Pattern     pattern;
+  };
+
+  struct ParameterHandler::Section
+  {
+    std::string                                     name;
+    std::vector<std::string>                        order; // entries and subsections, declared order
+    std::map<std::string, Entry>                    entries;
+    std::map<std::string, std::unique_ptr<Section>> subsections;
+  };
+
+  ParameterHandler::ParameterHandler() : root_(new Section) { declaring_.push_back(root_.get()); }
+  ParameterHandler::~ParameterHandler() = default;
+
+  void ParameterHandler::enter_subsection(const std::string &name)
+  {
+    Section   *cur = declaring_.back();
+    const auto key = normalize(name);
+    auto       it  = cur->subsections.find(key);
+    if (it == cur->subsections.end())
+      {
+        auto s  = std::make_unique<Section>();
+        s->name = key;
+        cur->order.push_back("/" + key);
+        it = cur->subsections.emplace(key, std::move(s)).first;
+      }
+    declaring_.push_back(it->second.get());
+  }
+
+  void ParameterHandler::leave_subsection()
+  {
+    if (declaring_.size() <= 1)
+      throw std::logic_error("leave_subsection without enter_subsection");
+    declaring_.pop_back();
+  }
+
+  void ParameterHandler::declare_entry(const std::string &name, const std::string &default_value,
+                                       const Pattern &pattern, const std::string &documentation)
+  {
+    const std::string why = pattern.check(default_value);
+    if (!why.empty())
+      throw std::logic_error("default '" + default_value + "' of '" + name + "': " + why);
+    Section   *cur = declaring_.back();
+    const auto key = normalize(name);
+    if (!cur->entries.count(key))
+      cur->order.push_back(key);
+    Entry &e        = cur->entries[key];
+    e.value         = default_value;
+    e.default_value = default_value;
+    e.pattern       = pattern;
+    e.documentation = documentation;
+  }
+
+  void ParameterHandler::set_value(Entry &entry, const std::string &name, const std::string &value,
+                                   const std::string &location)
+  {
+    const std::string why = entry.pattern.check(value);
+    if (!why.empty())
+      throw ParameterError(location + ": invalid value '" + value + "' for '" + name + "': " + why);
+    entry.value    = value;
+    entry.location = location;
+  }
+
+  void ParameterHandler::parse_file(const std::string &path)
+  {
+    std::ifstream in(path);
+    if (!in)
+      throw ParameterError(path + ":0: cannot open parameter file (" + std::strerror(errno) + ")");
+    std::stringstream buf;
+    buf << in.rdbuf();
+    if (in.bad())
+      throw ParameterError(path + ":0: cannot read parameter file");
+    parse_string(buf.str(), path);
+  }
+
+  void ParameterHandler::parse_string(const std::string &text, const std::string &source)
+  {
+    std::vector<Section *>   stack{root_.get()};
+    std::vector<std::size_t> opened_at{0};
+    std::istringstream       in(text);
+    std::string              raw, line;
+    std::size_t              line_no = 0, first_line = 0;
+    while (std::getline(in, raw))
+      {
+        ++line_no;
+        if (line.empty())
+          first_line = line_no;
+        // comments: everything after an unescaped '#'
+        std::string stripped;
+        for (std::size_t i = 0; i < raw.size(); ++i)
+          {
+            if (raw[i] == '\\' && i + 1 < raw.size() && raw[i + 1] == '#')
+              {
+                stripped += '#';
+                ++i;
+              }
+            else if (raw[i] == '#')
+              break;
+            else
+              stripped += raw[i];
+          }
+        stripped = trim(stripped);
+        // continuation lines end in a backslash
+        if (!stripped.empty() && stripped.back() == '\\')
+          {
+            line += stripped.substr(0, stripped.size() - 1) + " ";
+            continue;
+          }
+        line += stripped;
+        const std::string stmt = trim(line);
+        line.clear();
+        if (stmt.empty())
+          continue;
+        const std::string loc = source + ":" + std::to_string(first_line);
+        std::string       rest;
+        if (starts_with_word(stmt, "subsection", rest))
+          {
+            const std::string name = normalize(rest);
+            if (name.empty())
+              throw ParameterError(loc + ": 'subsection' needs a name");
+            auto it = stack.back()->subsections.find(name);
+            if (it == stack.back()->subsections.end())
+              throw ParameterError(loc + ": unknown subsection '" + name + "'" +
+                                   (stack.size() > 1 ? " in subsection '" + stack.back()->name + "'" : ""));
+            stack.push_back(it->second.get());
+            opened_at.push_back(first_line);
+          }
+        else if (stmt == "end")
+          {
+            if (stack.size() == 1)
+              throw ParameterError(loc + ": 'end' without an open subsection");
+            stack.pop_back();
+            opened_at.pop_back();
+          }
+        else if (starts_with_word(stmt, "set", rest))
+          {
+            const auto eq = rest.find('=');
+            if (eq == std::string::npos)
+              throw ParameterError(loc + ": missing '=' in 'set " + trim(rest) + "'");
+            const std::string name  = normalize(rest.substr(0, eq));
+            const std::string value = trim(rest.substr(eq + 1));
+            if (name.empty())
+              throw ParameterError(loc + ": 'set' needs a parameter name before '='");
+            auto it = stack.back()->entries.find(name);
+            if (it == stack.back()->entries.end())
+              throw ParameterError(loc + ": unknown parameter '" + name + "'" +
+                                   (stack.size() > 1 ? " in subsection '" + stack.back()->name + "'"
+                                                     : " at top level"));
+            set_value(it->second, name, value, loc);
+          }
+        else
+          throw ParameterError(loc + ": cannot parse '" + stmt +
+                               "': expected 'set NAME = VALUE', 'subsection NAME' or 'end'");
+      }
+    if (!line.empty())
+      throw ParameterError(source + ":" + std::to_string(line_no) +
+                           ": file ends inside a continued line");
+    if (stack.size() > 1)
+      throw ParameterError(source + ":" + std::to_string(opened_at.back()) + ": subsection '" +
+                           stack.back()->name + "' is not closed by 'end' before the end of the file");
+  }
+
+  void ParameterHandler::set_override(const std::string &assignment, const std::string &source)
+  {
+    const auto eq = assignment.find('=');
+    if (eq == std::string::npos)
+      throw ParameterError(source + ": expected 'Section/Name=value', got '" + assignment + "'");
+    const std::string path  = trim(assignment.substr(0, eq));
+    const std::string value = trim(assignment.substr(eq + 1));
+    Section          *cur   = root_.get();
+    std::string       rest  = path;
+    for (auto slash = rest.find('/'); slash != std::string::npos; slash = rest.find('/'))
+      {
+        const std::string sub = normalize(rest.substr(0, slash));
+        auto              it  = cur->subsections.find(sub);
+        if (it == cur->subsections.end())
+          throw ParameterError(source + ": unknown subsection '" + sub + "' in '" + path + "'");
+        cur  = it->second.get();
+        rest = rest.substr(slash + 1);
+      }
+    auto it = cur->entries.find(normalize(rest));
+    if (it == cur->entries.end())
+      throw ParameterError(source + ": unknown parameter '" + path + "'");
+    set_value(it->second, path, value, source);
+  }
+
+  const ParameterHandler::Entry &ParameterHandler::find(const std::string &path) const
+  {
+    const Section *cur  = root_.get();
+    std::string    rest = path;
+    for (auto slash = rest.find('/'); slash != std::string::npos; slash = rest.find('/'))
+      {
+        auto it = cur->subsections.find(rest.substr(0, slash));
+        if (it == cur->subsections.end())
+          throw std::logic_error("parameter '" + path + "' was not declared");
+        cur  = it->second.get();
+        rest = rest.substr(slash + 1);
+      }
+    auto it = cur->entries.find(rest);
+    if (it == cur->entries.end())
+      throw std::logic_error("parameter '" + path + "' was not declared");
+    return it->second;
+  }
+
+  const std::string &ParameterHandler::get(const std::string &path) const { return find(path).value; }
+  long   ParameterHandler::get_integer(const std::string &path) const { return std::stol(get(path)); }
+  double ParameterHandler::get_double(const std::string &path) const { return std::stod(get(path)); }
+  bool   ParameterHandler::get_bool(const std::string &path) const { return get(path) == "true"; }
+  const std::string &ParameterHandler::where(const std::string &path) const { return find(path).location; }
+
+  void ParameterHandler::print(std::ostream &out) const
+  {
+    struct Printer
+    {
+      std::ostream &out;
+      void          operator()(const Section &s, int depth) const
+      {
+        const std::string ind(2 * depth, ' ');
+        std::size_t       width = 0;
+        for (const auto &[name, e] : s.entries)
+          width = std::max(width, name.size());
+        bool first = true;
+        for (const auto &key : s.order)
+          {
+            if (key[0] == '/')
+              {
+                const Section &sub = *s.subsections.at(key.substr(1));
+                out << (first ? "" : "\n") << ind << "subsection " << sub.name << "\n";
+                (*this)(sub, depth + 1);
+                out << ind << "end\n";
+              }
+            else
+              {
+                const Entry &e = s.entries.at(key);
+                out << ind << "# " << e.documentation << "\n"
+                    << ind << "# " << e.pattern.description() << "; default: " << e.default_value << "\n"
+                    << ind << "set " << std::left << std::setw(int(width)) << key << " = " << e.value << "\n";
+              }
+            first = false;
+          }
+      }
+    };
+    Printer{out}(*root_, 0);
+  }
+} // namespace tpmg

@@ -1,0 +1,81 @@
+#include <tpmg/vector_ops.h>
+
+#include "../kernels/forall.h"
+#include "../kernels/vector_kernels.h"
+
+#include <cmath>
+#include <stdexcept>
+
+namespace tpmg
+{
+  namespace
+  {
+    template <typename A, typename B>
+    void check_compatible(const A &x, const B &y, const char *op)
+    {
+      if (x.size() != y.size() || x.backend() != y.backend())
+        throw std::invalid_argument(std::string(op) + ": vectors differ in size or backend");
+    }
+  } // namespace
+
+  template <typename N>
+  void axpy(N a, const Vector<N> &x, Vector<N> &y)
+  {
+    check_compatible(x, y, "axpy");
+    forall(y.backend(), y.size(), vector_kernels::Axpy<N>{a, x.data(), y.data()});
+  }
+
+  template <typename N>
+  void sadd(N s, N a, const Vector<N> &x, Vector<N> &y)
+  {
+    check_compatible(x, y, "sadd");
+    forall(y.backend(), y.size(), vector_kernels::Sadd<N>{s, a, x.data(), y.data()});
+  }
+
+  template <typename N>
+  void scale(N a, Vector<N> &x)
+  {
+    forall(x.backend(), x.size(), vector_kernels::Scale<N>{a, x.data()});
+  }
+
+  template <typename To, typename From>
+  void convert(const Vector<From> &x, Vector<To> &y)
+  {
+    check_compatible(x, y, "convert");
+    forall(y.backend(), y.size(), vector_kernels::Convert<To, From>{x.data(), y.data()});
+  }
+
+  template <typename N>
+  double dot(const Vector<N> &x, const Vector<N> &y)
+  {
+    check_compatible(x, y, "dot");
+    return reduce_sum(x.backend(), x.size(), vector_kernels::DotTerm<N>{x.data(), y.data()});
+  }
+
+  template <typename N>
+  double norm_l2(const Vector<N> &x)
+  {
+    return std::sqrt(dot(x, x));
+  }
+
+  template <typename N>
+  index_t count_non_finite(const Vector<N> &x)
+  {
+    return index_t(reduce_sum(x.backend(), x.size(), vector_kernels::NonFinite<N>{x.data()}));
+  }
+
+#define TPMG_INSTANTIATE(N)                                                  \
+  template void   axpy<N>(N, const Vector<N> &, Vector<N> &);                \
+  template void   sadd<N>(N, N, const Vector<N> &, Vector<N> &);             \
+  template void   scale<N>(N, Vector<N> &);                                  \
+  template double dot<N>(const Vector<N> &, const Vector<N> &);              \
+  template double norm_l2<N>(const Vector<N> &);                             \
+  template index_t count_non_finite<N>(const Vector<N> &);
+  TPMG_INSTANTIATE(float)
+  TPMG_INSTANTIATE(double)
+#undef TPMG_INSTANTIATE
+  template void convert<float, double>(const Vector<double> &, Vector<float> &);
+  template void convert<double, float>(const Vector<float> &, Vector<double> &);
+  template void convert<float, float>(const Vector<float> &, Vector<float> &);
+  template void convert<double, double>(const Vector<double> &, Vector<double> &);
+} // namespace tpmg
