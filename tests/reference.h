@@ -1,0 +1,133 @@
+// Independent reference constructions for the tests: 1D matrices by direct quadrature,
+// assembled global sparse matrices with Dirichlet identity rows, random vectors.
+#pragma once
+
+#include <tpmg/fe_1d.h>
+#include <tpmg/mesh.h>
+
+#include <Eigen/Sparse>
+
+#include <array>
+#include <random>
+#include <vector>
+
+namespace tpmg::test
+{
+  struct Reference1D
+  {
+    Eigen::MatrixXd mass, stiffness;
+  };
+
+  /// 1D mass and stiffness on [0,1] from basis values at k+3 Gauss points.
+  inline Reference1D reference_1d(int k)
+  {
+    LagrangeBasis1D b(k);
+    const auto      q = gauss_quadrature(k + 3);
+    Reference1D     r;
+    r.mass      = Eigen::MatrixXd::Zero(k + 1, k + 1);
+    r.stiffness = Eigen::MatrixXd::Zero(k + 1, k + 1);
+    for (std::size_t p = 0; p < q.size(); ++p)
+      for (int i = 0; i <= k; ++i)
+        for (int j = 0; j <= k; ++j)
+          {
+            r.mass(i, j) += q.weights[p] * b.value(i, q.points[p]) * b.value(j, q.points[p]);
+            r.stiffness(i, j) += q.weights[p] * b.derivative(i, q.points[p]) * b.derivative(j, q.points[p]);
+          }
+    return r;
+  }
+
+  /// Element stiffness of a (h_x, h_y[, h_z]) cell, entry by entry, lexicographic local order.
+  inline Eigen::MatrixXd element_laplace(int dim, int k, const std::array<double, 3> &h)
+  {
+    const auto r  = reference_1d(k);
+    const int  n  = k + 1;
+    const int  nd = dim == 3 ? n * n * n : n * n;
+    Eigen::MatrixXd K(nd, nd);
+    for (int I = 0; I < nd; ++I)
+      for (int J = 0; J < nd; ++J)
+        {
+          const int i[3] = {I % n, (I / n) % n, dim == 3 ? I / (n * n) : 0};
+          const int j[3] = {J % n, (J / n) % n, dim == 3 ? J / (n * n) : 0};
+          double    v    = 0;
+          for (int d = 0; d < dim; ++d)
+            {
+              double t = r.stiffness(i[d], j[d]) / h[d];
+              for (int e = 0; e < dim; ++e)
+                if (e != d)
+                  t *= r.mass(i[e], j[e]) * h[e];
+              v += t;
+            }
+          K(I, J) = v;
+        }
+    return K;
+  }
+
+  /// Global node index of local node I of cell (cx, cy, cz).
+  inline index_t cell_node(const CartesianLevel &lev, index_t cx, index_t cy, index_t cz, int I)
+  {
+    const int n = lev.degree + 1;
+    const int i = I % n, j = (I / n) % n, l = lev.dim == 3 ? I / (n * n) : 0;
+    return lev.dof_index(cx * lev.degree + i, cy * lev.degree + j, lev.dim == 3 ? cz * lev.degree + l : 0);
+  }
+
+  inline bool is_boundary(const CartesianLevel &lev, index_t g)
+  {
+    const index_t i = g % lev.nodes(0), j = (g / lev.nodes(0)) % lev.nodes(1), l = g / (lev.nodes(0) * lev.nodes(1));
+    return lev.on_boundary(i, j, l);
+  }
+
+  /// Assembled Dirichlet Laplacian: interior block of the stiffness matrix, identity on the boundary.
+  inline Eigen::SparseMatrix<double> assemble_laplace(const CartesianLevel &lev)
+  {
+    const Eigen::MatrixXd K = element_laplace(lev.dim, lev.degree, lev.h);
+    std::vector<Eigen::Triplet<double>> trip;
+    const int nd = int(K.rows());
+    for (index_t cz = 0; cz < (lev.dim == 3 ? lev.cells[2] : 1); ++cz)
+      for (index_t cy = 0; cy < lev.cells[1]; ++cy)
+        for (index_t cx = 0; cx < lev.cells[0]; ++cx)
+          for (int I = 0; I < nd; ++I)
+            {
+              const index_t gi = cell_node(lev, cx, cy, cz, I);
+              if (is_boundary(lev, gi))
+                continue;
+              for (int J = 0; J < nd; ++J)
+                {
+                  const index_t gj = cell_node(lev, cx, cy, cz, J);
+                  if (!is_boundary(lev, gj))
+                    trip.emplace_back(gi, gj, K(I, J));
+                }
+            }
+    for (index_t g = 0; g < lev.n_dofs(); ++g)
+      if (is_boundary(lev, g))
+        trip.emplace_back(g, g, 1.0);
+    Eigen::SparseMatrix<double> A(lev.n_dofs(), lev.n_dofs());
+    A.setFromTriplets(trip.begin(), trip.end());
+    return A;
+  }
+
+  /// Random vector in [-1,1], zero on the boundary unless `with_boundary`.
+  inline std::vector<double> random_vector(const CartesianLevel &lev, unsigned seed, bool with_boundary = false)
+  {
+    std::mt19937                           gen(seed);
+    std::uniform_real_distribution<double> dist(-1, 1);
+    std::vector<double>                    v(lev.n_dofs());
+    for (index_t g = 0; g < lev.n_dofs(); ++g)
+      v[g] = (with_boundary || !is_boundary(lev, g)) ? dist(gen) : 0.0;
+    return v;
+  }
+
+  template <typename T>
+  double rel_diff(const std::vector<T> &a, const std::vector<double> &b)
+  {
+    double num = 0, den = 0;
+    for (std::size_t i = 0; i < b.size(); ++i)
+      {
+        num += (double(a[i]) - b[i]) * (double(a[i]) - b[i]);
+        den += b[i] * b[i];
+      }
+    return std::sqrt(num / den);
+  }
+
+  inline std::vector<double> to_std(const Eigen::VectorXd &v) { return std::vector<double>(v.data(), v.data() + v.size()); }
+  inline Eigen::VectorXd     to_eigen(const std::vector<double> &v) { return Eigen::Map<const Eigen::VectorXd>(v.data(), v.size()); }
+} // namespace tpmg::test

@@ -1,0 +1,133 @@
+// The CPU runner's bank-conflict recorder against hand-counted access patterns.
+#include <tpmg/laplace_operator.h>
+
+#include <gtest/gtest.h>
+
+#include "../kernels/bank_recorder.h"
+#include "../kernels/laplace_cartesian.h"
+#include "reference.h"
+
+using namespace tpmg;
+
+namespace
+{
+  // One warp; phase 0 writes element t*stride of a shared array, phase 1 reads it back.
+  template <typename T>
+  struct StridedKernel
+  {
+    static constexpr int n_phases              = 2;
+    static constexpr int max_threads_per_block = 32;
+    struct Registers
+    {
+      T value;
+    };
+    int stride;
+    T  *out;
+    template <int phase, class Shared>
+    void run(const KernelCtx &ctx, Shared &sh, Registers &r) const
+    {
+      auto      s = sh.template array<T>(0);
+      const int t = int(ctx.linear_thread());
+      if constexpr (phase == 0)
+        s[t * stride] = T(t + 1);
+      else
+        {
+          r.value = s[t * stride];
+          out[t]  = r.value;
+        }
+    }
+  };
+
+  template <typename T>
+  BankConflictCounts strided(int stride, std::vector<T> &out)
+  {
+    out.assign(32, T(0));
+    StridedKernel<T> k{stride, out.data()};
+    LaunchShape      shape{Dim3{1, 1, 1}, Dim3{32, 1, 1}, std::size_t(32 * 33) * sizeof(T)};
+    return record_bank_conflicts(k, shape, {Dim3{0, 0, 0}});
+  }
+} // namespace
+
+TEST(BankRecorder, FloatPatterns)
+{
+  std::vector<float> out;
+  // unit stride: 32 distinct banks, one wavefront per instruction
+  auto c = strided<float>(1, out);
+  EXPECT_EQ(c.instructions, 2u);
+  EXPECT_EQ(c.wavefronts, 2u);
+  EXPECT_EQ(c.conflicts(), 0u);
+  for (int t = 0; t < 32; ++t)
+    ASSERT_EQ(out[t], float(t + 1)); // and the kernel still computes
+  // stride 32 floats: every thread hits bank 0, 32-way conflict in both the store and the load
+  c = strided<float>(32, out);
+  EXPECT_EQ(c.wavefronts, 64u);
+  EXPECT_EQ(c.conflicts(), 62u);
+  // stride 2: two threads per bank
+  c = strided<float>(2, out);
+  EXPECT_EQ(c.conflicts(), 2u);
+  // padding the stride to 33 removes the conflict
+  c = strided<float>(33, out);
+  EXPECT_EQ(c.conflicts(), 0u);
+  // stride 0: all threads access one word: a broadcast, no conflict
+  c = strided<float>(0, out);
+  EXPECT_EQ(c.wavefronts, 2u);
+  EXPECT_EQ(c.conflicts(), 0u);
+}
+
+TEST(BankRecorder, DoublePatterns)
+{
+  std::vector<double> out;
+  // unit stride doubles: 256 bytes per warp need two wavefronts, which is the ideal
+  auto c = strided<double>(1, out);
+  EXPECT_EQ(c.wavefronts, 4u);
+  EXPECT_EQ(c.ideal, 4u);
+  EXPECT_EQ(c.conflicts(), 0u);
+  // stride 16 doubles = 128 bytes: all threads in banks 0 and 1, 32 wavefronts each
+  c = strided<double>(16, out);
+  EXPECT_EQ(c.wavefronts, 64u);
+  EXPECT_EQ(c.conflicts(), 60u);
+  // stride 17 doubles: banks (34 t) mod 32 = 2t mod 32, each pair used twice: 2 wavefronts
+  c = strided<double>(17, out);
+  EXPECT_EQ(c.conflicts(), 0u);
+}
+
+TEST(BankRecorder, RecordedRunOfARealKernelComputesTheSameResult)
+{
+  Domain d;
+  d.dim    = 3;
+  auto lev = make_hierarchy(d, 3, 1).back();
+  const auto x  = test::random_vector(lev, 3);
+  const auto A  = test::assemble_laplace(lev);
+  const auto ref = test::to_std(A * test::to_eigen(x));
+
+  using Kernel = CartesianLaplaceKernel<3, 3, double>;
+  std::vector<double> dst(lev.n_dofs(), 0.0);
+  Kernel              k;
+  const auto          coef = CartesianLaplaceOperator<3, 3, double>::direction_coefficients(lev);
+  const auto          m    = element_matrices_1d(3);
+  k.src                    = x.data();
+  k.dst                    = dst.data();
+  for (int e = 0; e < 3; ++e)
+    {
+      k.cells[e] = lev.cells[e];
+      k.nodes[e] = lev.nodes(e);
+      k.coef[e]  = coef[e];
+    }
+  k.n_cells   = lev.n_cells();
+  k.mass      = make_small_matrix<double, 4, 4>(m.mass);
+  k.stiffness = make_small_matrix<double, 4, 4>(m.stiffness);
+  const auto shape = k.shape();
+  std::vector<Dim3> blocks;
+  for (unsigned b = 0; b < shape.grid.x; ++b)
+    blocks.push_back(Dim3{b, 0, 0});
+  const auto counts = record_bank_conflicts(k, shape, blocks);
+  EXPECT_GT(counts.instructions, 0u);
+  double err = 0, nrm = 0;
+  for (index_t g = 0; g < lev.n_dofs(); ++g)
+    if (!test::is_boundary(lev, g))
+      {
+        err += (dst[g] - ref[g]) * (dst[g] - ref[g]);
+        nrm += ref[g] * ref[g];
+      }
+  EXPECT_LT(std::sqrt(err / nrm), 1e-13);
+}

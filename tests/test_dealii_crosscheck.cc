@@ -1,0 +1,409 @@
+// Cross-check of the matrix-free `cartesian` Laplace operator against deal.II's assembled
+// Laplace stiffness matrix (FE_Q<dim>(k) on Gauss-Lobatto support points, QGauss(k+1), MappingQ1)
+// on subdivided boxes. deal.II DoFs are mapped to our lexicographic node numbering by matching
+// support point coordinates with CartesianLevel::node_coordinate.
+//
+// Checked, for every case:
+//  * FE_Q's unit support points are our (and deal.II's QGaussLobatto) Gauss-Lobatto points;
+//  * the coordinate map deal.II DoF -> lexicographic index is a bijection;
+//  * for random x with zero boundary entries, our vmult equals deal.II's A x on the interior
+//    rows (relative error <= 1e-12 in double, <= 1e-5 in float) and is zero on boundary rows;
+//  * for random x with nonzero boundary entries, our operator is diag(A_II, I): interior rows
+//    equal A_II x_I (boundary columns ignored), boundary rows copy x.
+// A negative control (cell width perturbed by 1%) makes sure the comparison detects errors.
+
+#include <tpmg/fe_1d.h>
+#include <tpmg/laplace_operator.h>
+#include <tpmg/mesh.h>
+#include <tpmg/vector.h>
+
+#include <deal.II/base/quadrature_lib.h>
+#include <deal.II/dofs/dof_handler.h>
+#include <deal.II/dofs/dof_tools.h>
+#include <deal.II/fe/fe_q.h>
+#include <deal.II/fe/fe_values.h>
+#include <deal.II/fe/mapping_q1.h>
+#include <deal.II/grid/grid_generator.h>
+#include <deal.II/grid/tria.h>
+#include <deal.II/lac/dynamic_sparsity_pattern.h>
+#include <deal.II/lac/full_matrix.h>
+#include <deal.II/lac/sparse_matrix.h>
+#include <deal.II/lac/sparsity_pattern.h>
+#include <deal.II/lac/vector.h>
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <cstdio>
+#include <random>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace
+{
+  using tpmg::index_t;
+
+  /// One mesh: a box [lower, upper] with `coarse` cells per direction, refined `level` times.
+  struct Case
+  {
+    std::array<int, 3>    coarse;
+    int                   level;
+    std::array<double, 3> lower;
+    std::array<double, 3> upper;
+  };
+
+  // The box of the brief, [0,1]x[0,2](x[0,0.5]), anisotropic cells, plus a shifted box
+  // (tests `lower` in node_coordinate) and the N0 = 1, level 1 mesh of DESIGN.md §3.
+  const std::vector<Case> &cases()
+  {
+    static const std::vector<Case> c = {
+      {{{2, 3, 2}}, 0, {{0, 0, 0}}, {{1, 2, 0.5}}},
+      {{{1, 2, 1}}, 1, {{0, 0, 0}}, {{1, 2, 0.5}}},
+      {{{1, 1, 1}}, 1, {{0, 0, 0}}, {{1, 2, 0.5}}},
+      {{{3, 2, 2}}, 0, {{-0.5, 0.25, -1.0}}, {{0.75, 1.0, -0.25}}},
+    };
+    return c;
+  }
+
+  std::string describe(const Case &c, int dim, int degree)
+  {
+    std::ostringstream s;
+    s << dim << "D Q" << degree << ", coarse " << c.coarse[0] << "x" << c.coarse[1];
+    if (dim == 3)
+      s << "x" << c.coarse[2];
+    s << ", level " << c.level << ", box [" << c.lower[0] << "," << c.upper[0] << "]x[" << c.lower[1] << ","
+      << c.upper[1] << "]";
+    if (dim == 3)
+      s << "x[" << c.lower[2] << "," << c.upper[2] << "]";
+    return s.str();
+  }
+
+  double norm(const std::vector<double> &v)
+  {
+    double s = 0;
+    for (double x : v)
+      s += x * x;
+    return std::sqrt(s);
+  }
+
+  /// deal.II's side of one case: assembled matrix and the DoF maps.
+  template <int dim>
+  struct Reference
+  {
+    dealii::SparsityPattern      pattern;
+    dealii::SparseMatrix<double> matrix;
+    std::vector<index_t>         dealii_to_lex;
+    std::vector<bool>            lex_on_boundary;
+  };
+
+  /// Builds deal.II's mesh, FE_Q and matrix for `c` and maps its DoFs onto `level`'s nodes.
+  /// Uses gtest assertions; the caller checks HasFatalFailure().
+  template <int dim>
+  void build_reference(const Case &c, const tpmg::CartesianLevel &level, Reference<dim> &ref)
+  {
+    const unsigned int degree = unsigned(level.degree);
+
+    // --- support points: FE_Q's must be our Gauss-Lobatto points -----------------------
+    const std::vector<double> gll = tpmg::LagrangeBasis1D(degree).support_points();
+    ASSERT_EQ(gll.size(), degree + 1);
+    {
+      const dealii::QGaussLobatto<1> q(degree + 1);
+      std::vector<double>            pts;
+      for (const auto &p : q.get_points())
+        pts.push_back(p[0]);
+      std::sort(pts.begin(), pts.end());
+      for (unsigned i = 0; i <= degree; ++i)
+        ASSERT_NEAR(pts[i], gll[i], 1e-14) << "QGaussLobatto point " << i;
+    }
+    dealii::FE_Q<dim> fe(degree);
+    {
+      std::vector<std::vector<bool>> hit(dim, std::vector<bool>(degree + 1, false));
+      for (const auto &p : fe.get_unit_support_points())
+        for (int d = 0; d < dim; ++d)
+          {
+            unsigned best = 0;
+            for (unsigned i = 1; i <= degree; ++i)
+              if (std::abs(p[d] - gll[i]) < std::abs(p[d] - gll[best]))
+                best = i;
+            ASSERT_LT(std::abs(p[d] - gll[best]), 1e-13)
+              << fe.get_name() << ": unit support point coordinate " << p[d] << " is not a Gauss-Lobatto point";
+            hit[d][best] = true;
+          }
+      for (int d = 0; d < dim; ++d)
+        for (unsigned i = 0; i <= degree; ++i)
+          ASSERT_TRUE(hit[d][i]) << fe.get_name() << " misses Gauss-Lobatto point " << gll[i];
+    }
+
+    // --- mesh -------------------------------------------------------------------------
+    dealii::Triangulation<dim> tria;
+    std::vector<unsigned int>  reps(dim);
+    dealii::Point<dim>         p1, p2;
+    for (int d = 0; d < dim; ++d)
+      {
+        reps[d] = unsigned(c.coarse[d]);
+        p1[d]   = c.lower[d];
+        p2[d]   = c.upper[d];
+      }
+    dealii::GridGenerator::subdivided_hyper_rectangle(tria, reps, p1, p2);
+    tria.refine_global(unsigned(c.level));
+    ASSERT_EQ(index_t(tria.n_active_cells()), level.n_cells());
+
+    dealii::DoFHandler<dim> dof_handler(tria);
+    dof_handler.distribute_dofs(fe);
+    ASSERT_EQ(index_t(dof_handler.n_dofs()), level.n_dofs());
+
+    // --- DoF map by support point coordinates ------------------------------------------
+    const dealii::MappingQ1<dim>     mapping;
+    std::vector<dealii::Point<dim>> support(dof_handler.n_dofs());
+    dealii::DoFTools::map_dofs_to_support_points(mapping, dof_handler, support);
+
+    std::array<std::vector<double>, 3> coord; // our node coordinates per direction (sorted)
+    for (int d = 0; d < dim; ++d)
+      {
+        for (index_t i = 0; i < level.nodes(d); ++i)
+          coord[d].push_back(level.node_coordinate(d, i, gll));
+        for (std::size_t i = 1; i < coord[d].size(); ++i)
+          ASSERT_LT(coord[d][i - 1], coord[d][i]) << "node coordinates not increasing in direction " << d;
+      }
+
+    ref.dealii_to_lex.assign(dof_handler.n_dofs(), -1);
+    std::vector<index_t> lex_to_dealii(std::size_t(level.n_dofs()), -1);
+    for (std::size_t dof = 0; dof < support.size(); ++dof)
+      {
+        index_t idx[3] = {0, 0, 0};
+        for (int d = 0; d < dim; ++d)
+          {
+            const double tol = 1e-10 * (c.upper[d] - c.lower[d]);
+            const auto  &x   = coord[d];
+            const auto   it  = std::lower_bound(x.begin(), x.end(), support[dof][d]);
+            index_t      best = -1;
+            double       dist = tol;
+            for (auto jt : {it - 1, it})
+              if (jt >= x.begin() && jt < x.end() && std::abs(*jt - support[dof][d]) <= dist)
+                {
+                  dist = std::abs(*jt - support[dof][d]);
+                  best = index_t(jt - x.begin());
+                }
+            ASSERT_GE(best, 0) << "deal.II DoF " << dof << " at " << support[dof] << ": coordinate " << d
+                               << " matches no node of ours";
+            idx[d] = best;
+          }
+        const index_t lex = level.dof_index(idx[0], idx[1], idx[2]);
+        ASSERT_EQ(lex_to_dealii[std::size_t(lex)], -1)
+          << "deal.II DoFs " << lex_to_dealii[std::size_t(lex)] << " and " << dof << " map to node " << lex;
+        lex_to_dealii[std::size_t(lex)] = index_t(dof);
+        ref.dealii_to_lex[dof]          = lex;
+      }
+    for (index_t lex = 0; lex < level.n_dofs(); ++lex)
+      ASSERT_GE(lex_to_dealii[std::size_t(lex)], 0) << "node " << lex << " has no deal.II DoF";
+
+    ref.lex_on_boundary.assign(std::size_t(level.n_dofs()), false);
+    index_t n_interior = 0;
+    for (index_t l = 0; l < level.nodes(2); ++l)
+      for (index_t j = 0; j < level.nodes(1); ++j)
+        for (index_t i = 0; i < level.nodes(0); ++i)
+          {
+            const bool b = level.on_boundary(i, j, l);
+            ref.lex_on_boundary[std::size_t(level.dof_index(i, j, l))] = b;
+            n_interior += b ? 0 : 1;
+          }
+    ASSERT_EQ(n_interior, level.n_interior_dofs());
+    ASSERT_GT(n_interior, 0);
+
+    // deal.II's boundary DoFs must be exactly our boundary nodes.
+    {
+      const dealii::IndexSet boundary = dealii::DoFTools::extract_boundary_dofs(dof_handler);
+      for (std::size_t dof = 0; dof < support.size(); ++dof)
+        ASSERT_EQ(boundary.is_element(dof), bool(ref.lex_on_boundary[std::size_t(ref.dealii_to_lex[dof])]))
+          << "boundary flag of deal.II DoF " << dof << " at " << support[dof];
+    }
+
+    // --- assembly of the (Neumann) Laplace matrix --------------------------------------
+    dealii::DynamicSparsityPattern dsp(dof_handler.n_dofs());
+    dealii::DoFTools::make_sparsity_pattern(dof_handler, dsp);
+    ref.pattern.copy_from(dsp);
+    ref.matrix.reinit(ref.pattern);
+
+    const dealii::QGauss<dim> quad(degree + 1);
+    dealii::FEValues<dim>     fe_values(mapping, fe, quad, dealii::update_gradients | dealii::update_JxW_values);
+    const unsigned int        dpc = fe.n_dofs_per_cell();
+    dealii::FullMatrix<double> cell_matrix(dpc, dpc);
+    std::vector<dealii::types::global_dof_index> dof_indices(dpc);
+    for (const auto &cell : dof_handler.active_cell_iterators())
+      {
+        fe_values.reinit(cell);
+        cell_matrix = 0;
+        for (unsigned q = 0; q < quad.size(); ++q)
+          for (unsigned i = 0; i < dpc; ++i)
+            for (unsigned j = 0; j < dpc; ++j)
+              cell_matrix(i, j) += fe_values.shape_grad(i, q) * fe_values.shape_grad(j, q) * fe_values.JxW(q);
+        cell->get_dof_indices(dof_indices);
+        for (unsigned i = 0; i < dpc; ++i)
+          for (unsigned j = 0; j < dpc; ++j)
+            ref.matrix.add(dof_indices[i], dof_indices[j], cell_matrix(i, j));
+      }
+  }
+
+  /// Interior rows: A_II x_I with deal.II's matrix (x zeroed on boundary nodes first);
+  /// boundary rows: x (boundary_identity) or zero.
+  template <int dim>
+  std::vector<double> reference_apply(const Reference<dim> &ref, const std::vector<double> &x_lex,
+                                      bool boundary_identity)
+  {
+    const std::size_t      n = ref.dealii_to_lex.size();
+    dealii::Vector<double> x(n), y(n);
+    for (std::size_t dof = 0; dof < n; ++dof)
+      {
+        const auto lex = std::size_t(ref.dealii_to_lex[dof]);
+        x[dof]         = ref.lex_on_boundary[lex] ? 0.0 : x_lex[lex];
+      }
+    ref.matrix.vmult(y, x);
+    std::vector<double> y_lex(n);
+    for (std::size_t dof = 0; dof < n; ++dof)
+      {
+        const auto lex = std::size_t(ref.dealii_to_lex[dof]);
+        y_lex[lex]     = ref.lex_on_boundary[lex] ? (boundary_identity ? x_lex[lex] : 0.0) : y[dof];
+      }
+    return y_lex;
+  }
+
+  struct Errors
+  {
+    double interior = 0; ///< ‖ours − ref‖/‖ref‖ over interior rows
+    double boundary = 0; ///< max |ours − ref| over boundary rows
+    index_t worst   = -1; ///< lexicographic index of the largest interior deviation
+  };
+
+  template <int dim, int degree, typename Number>
+  Errors compare(const tpmg::CartesianLevel &level, const Reference<dim> &ref, std::mt19937 &rng,
+                 bool nonzero_boundary)
+  {
+    const std::size_t                      n = std::size_t(level.n_dofs());
+    std::uniform_real_distribution<double> dist(-1.0, 1.0);
+    std::vector<Number>                    x(n);
+    std::vector<double>                    xd(n);
+    for (std::size_t i = 0; i < n; ++i)
+      {
+        x[i]  = (ref.lex_on_boundary[i] && !nonzero_boundary) ? Number(0) : Number(dist(rng));
+        xd[i] = double(x[i]); // the reference sees exactly the Number-rounded input
+      }
+    const std::vector<double> expected = reference_apply(ref, xd, true);
+
+    tpmg::CartesianLaplaceOperator<dim, degree, Number> op(level, tpmg::Backend::cpu);
+    tpmg::Vector<Number>                                src(index_t(n), tpmg::Backend::cpu), dst;
+    src.from_host(x);
+    op.vmult(dst, src);
+    const std::vector<Number> y = dst.to_host();
+
+    Errors              e;
+    std::vector<double> diff, refi;
+    double              worst = -1;
+    for (std::size_t i = 0; i < n; ++i)
+      {
+        const double dev = double(y[i]) - expected[i];
+        if (ref.lex_on_boundary[i])
+          e.boundary = std::max(e.boundary, std::abs(dev));
+        else
+          {
+            diff.push_back(dev);
+            refi.push_back(expected[i]);
+            if (std::abs(dev) > worst)
+              {
+                worst   = std::abs(dev);
+                e.worst = index_t(i);
+              }
+          }
+      }
+    e.interior = norm(diff) / norm(refi);
+    return e;
+  }
+
+  std::string node_string(const tpmg::CartesianLevel &level, index_t lex)
+  {
+    const index_t      i = lex % level.nodes(0), j = (lex / level.nodes(0)) % level.nodes(1),
+                  l = lex / (level.nodes(0) * level.nodes(1));
+    std::ostringstream s;
+    s << "node " << lex << " = (" << i << "," << j << "," << l << ")";
+    return s.str();
+  }
+
+  template <int dim, int degree>
+  void crosscheck()
+  {
+    for (const Case &c : cases())
+      {
+        SCOPED_TRACE(describe(c, dim, degree));
+        tpmg::Domain domain;
+        domain.dim          = dim;
+        domain.lower        = c.lower;
+        domain.upper        = c.upper;
+        domain.coarse_cells = c.coarse;
+        const tpmg::CartesianLevel level = tpmg::make_hierarchy(domain, degree, c.level).back();
+
+        Reference<dim> ref;
+        build_reference<dim>(c, level, ref);
+        if (::testing::Test::HasFatalFailure())
+          return;
+
+        std::mt19937 rng(1234u + 17u * unsigned(degree) + 101u * unsigned(dim));
+        double       max_d = 0, max_f = 0, max_db = 0, max_fb = 0;
+        for (int trial = 0; trial < 3; ++trial)
+          {
+            const bool nonzero_boundary = trial == 2;
+            SCOPED_TRACE(nonzero_boundary ? "x with nonzero boundary entries (operator = diag(A_II, I))"
+                                          : "x with zero boundary entries");
+            const Errors ed = compare<dim, degree, double>(level, ref, rng, nonzero_boundary);
+            EXPECT_LE(ed.interior, 1e-12) << "double: worst deviation at " << node_string(level, ed.worst);
+            EXPECT_EQ(ed.boundary, 0.0) << "double: boundary rows must copy the source";
+            const Errors ef = compare<dim, degree, float>(level, ref, rng, nonzero_boundary);
+            EXPECT_LE(ef.interior, 1e-5) << "float: worst deviation at " << node_string(level, ef.worst);
+            EXPECT_EQ(ef.boundary, 0.0) << "float: boundary rows must copy the source";
+            if (nonzero_boundary)
+              max_db = ed.interior, max_fb = ef.interior;
+            else
+              max_d = std::max(max_d, ed.interior), max_f = std::max(max_f, ef.interior);
+          }
+        std::printf("[crosscheck] %-62s dofs %6lld  rel.err double %.2e (nonzero bdry %.2e)  float %.2e (%.2e)\n",
+                    describe(c, dim, degree).c_str(), static_cast<long long>(level.n_dofs()), max_d, max_db, max_f,
+                    max_fb);
+      }
+  }
+} // namespace
+
+TEST(DealIICrossCheck, Dim2Degree1) { crosscheck<2, 1>(); }
+TEST(DealIICrossCheck, Dim2Degree2) { crosscheck<2, 2>(); }
+TEST(DealIICrossCheck, Dim2Degree3) { crosscheck<2, 3>(); }
+TEST(DealIICrossCheck, Dim2Degree4) { crosscheck<2, 4>(); }
+TEST(DealIICrossCheck, Dim2Degree5) { crosscheck<2, 5>(); }
+TEST(DealIICrossCheck, Dim2Degree7) { crosscheck<2, 7>(); }
+TEST(DealIICrossCheck, Dim2Degree10) { crosscheck<2, 10>(); }
+TEST(DealIICrossCheck, Dim3Degree1) { crosscheck<3, 1>(); }
+TEST(DealIICrossCheck, Dim3Degree2) { crosscheck<3, 2>(); }
+TEST(DealIICrossCheck, Dim3Degree3) { crosscheck<3, 3>(); }
+TEST(DealIICrossCheck, Dim3Degree4) { crosscheck<3, 4>(); }
+TEST(DealIICrossCheck, Dim3Degree6) { crosscheck<3, 6>(); }
+
+// Negative control: the same comparison against an operator whose x cell width is 1% off must
+// fail clearly, so a passing cross-check is not an artefact of the comparison itself.
+TEST(DealIICrossCheck, DetectsWrongOperator)
+{
+  const Case   c = cases()[0];
+  tpmg::Domain domain;
+  domain.dim          = 3;
+  domain.lower        = c.lower;
+  domain.upper        = c.upper;
+  domain.coarse_cells = c.coarse;
+  const tpmg::CartesianLevel level = tpmg::make_hierarchy(domain, 2, c.level).back();
+  Reference<3>               ref;
+  build_reference<3>(c, level, ref);
+  ASSERT_FALSE(::testing::Test::HasFatalFailure());
+
+  tpmg::CartesianLevel wrong = level;
+  wrong.h[0] *= 1.01;
+  std::mt19937 rng(99);
+  const Errors e = compare<3, 2, double>(wrong, ref, rng, false);
+  EXPECT_GT(e.interior, 1e-3);
+}

@@ -1,0 +1,107 @@
+#include <tpmg/dispatch.h>
+#include <tpmg/laplace_operator.h>
+
+#include <gtest/gtest.h>
+
+#include "reference.h"
+
+using namespace tpmg;
+using namespace tpmg::test;
+
+namespace
+{
+  // Anisotropic box and cell counts, so that every direction's scaling is exercised.
+  CartesianLevel make_level(int dim, int k, int level)
+  {
+    Domain d;
+    d.dim          = dim;
+    d.lower        = {0.0, -1.0, 0.25};
+    d.upper        = {1.0, 1.0, 0.75};
+    d.coarse_cells = {2, 3, 1};
+    return make_hierarchy(d, k, level).back();
+  }
+
+  template <int dim, int k, typename Number>
+  std::vector<Number> apply(const CartesianLevel &lev, const std::vector<double> &x)
+  {
+    CartesianLaplaceOperator<dim, k, Number> op(lev, Backend::cpu);
+    Vector<Number>      src(lev.n_dofs(), Backend::cpu), dst;
+    std::vector<Number> xn(x.begin(), x.end());
+    src.from_host(xn);
+    op.vmult(dst, src);
+    return dst.to_host();
+  }
+
+  class LaplaceOperatorTest : public ::testing::TestWithParam<std::tuple<int, int>>
+  {};
+} // namespace
+
+TEST_P(LaplaceOperatorTest, EqualsAssembledMatrixAndIsSymmetric)
+{
+  const auto [dim, k] = GetParam();
+  const int  level    = (dim == 3 && k > 4) ? 0 : 1;
+  const auto lev      = make_level(dim, k, level);
+  const auto A        = assemble_laplace(lev);
+  dispatch_dim(dim, [&](auto D) {
+    dispatch_degree(k, [&](auto K) {
+      constexpr int dd = decltype(D)::value, kk = decltype(K)::value;
+      // random vector with nonzero boundary values: boundary rows act as identity
+      const auto x   = random_vector(lev, 1, /*with_boundary=*/false);
+      auto       xb  = random_vector(lev, 7, true);
+      for (index_t g = 0; g < lev.n_dofs(); ++g)
+        if (!is_boundary(lev, g))
+          xb[g] = x[g];
+      const std::vector<double> ref = to_std(A * to_eigen(x));
+      EXPECT_LT(rel_diff(apply<dd, kk, double>(lev, x), ref), 1e-13);
+      EXPECT_LT(rel_diff(apply<dd, kk, float>(lev, x), ref), 2e-6);
+      // identity on the boundary rows, interior rows ignore the boundary values
+      const auto yb = apply<dd, kk, double>(lev, xb);
+      for (index_t g = 0; g < lev.n_dofs(); ++g)
+        if (is_boundary(lev, g))
+          ASSERT_EQ(yb[g], xb[g]);
+        else
+          ASSERT_NEAR(yb[g], ref[g], 1e-12 * (1 + std::fabs(ref[g])));
+      // symmetry: (A x, y) = (x, A y)
+      const auto y  = random_vector(lev, 2);
+      const auto Ax = apply<dd, kk, double>(lev, x);
+      const auto Ay = apply<dd, kk, double>(lev, y);
+      double     xAy = 0, yAx = 0, scale = 0;
+      for (index_t g = 0; g < lev.n_dofs(); ++g)
+        {
+          xAy += x[g] * Ay[g];
+          yAx += y[g] * Ax[g];
+          scale += std::fabs(x[g] * Ay[g]);
+        }
+      EXPECT_NEAR(xAy, yAx, 1e-13 * scale);
+    });
+  });
+}
+
+INSTANTIATE_TEST_SUITE_P(AllDegrees, LaplaceOperatorTest,
+                         ::testing::Combine(::testing::Values(2, 3), ::testing::Range(1, 11)),
+                         [](const auto &param_info) {
+                           return std::to_string(std::get<0>(param_info.param)) + "D_k" +
+                                  std::to_string(std::get<1>(param_info.param));
+                         });
+
+TEST(LaplaceOperator, EnergyOfAnExactlyRepresentedFunction)
+{
+  // u = x(1-x) y(1-y) lies in Q_2 and vanishes on the boundary, so u·A u = ∫|∇u|² = 1/45.
+  Domain d;
+  d.dim          = 2;
+  const auto            lev = make_hierarchy(d, 2, 2).back();
+  const LagrangeBasis1D b(2);
+  std::vector<double>   u(lev.n_dofs());
+  for (index_t j = 0; j < lev.nodes(1); ++j)
+    for (index_t i = 0; i < lev.nodes(0); ++i)
+      {
+        const double x = lev.node_coordinate(0, i, b.support_points());
+        const double y = lev.node_coordinate(1, j, b.support_points());
+        u[lev.dof_index(i, j)] = x * (1 - x) * y * (1 - y);
+      }
+  const auto Au     = apply<2, 2, double>(lev, u);
+  double     energy = 0;
+  for (index_t g = 0; g < lev.n_dofs(); ++g)
+    energy += u[g] * Au[g];
+  EXPECT_NEAR(energy, 1.0 / 45.0, 1e-14);
+}
