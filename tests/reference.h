@@ -5,7 +5,9 @@
 #include <tpmg/fe_1d.h>
 #include <tpmg/mesh.h>
 
+#include <Eigen/Dense>
 #include <Eigen/Sparse>
+#include <Eigen/SparseCholesky>
 
 #include <array>
 #include <random>
@@ -130,4 +132,55 @@ namespace tpmg::test
 
   inline std::vector<double> to_std(const Eigen::VectorXd &v) { return std::vector<double>(v.data(), v.data() + v.size()); }
   inline Eigen::VectorXd     to_eigen(const std::vector<double> &v) { return Eigen::Map<const Eigen::VectorXd>(v.data(), v.size()); }
+} // namespace tpmg::test
+
+namespace tpmg::test
+{
+  /// Global indices of the interior nodes of the patch around interior vertex v (lexicographic).
+  inline std::vector<index_t> patch_interior(const CartesianLevel &lev, const std::array<index_t, 3> &v)
+  {
+    const int            k  = lev.degree;
+    const int            ni = 2 * k - 1;
+    std::vector<index_t> idx;
+    for (int l = 0; l < (lev.dim == 3 ? ni : 1); ++l)
+      for (int j = 0; j < ni; ++j)
+        for (int i = 0; i < ni; ++i)
+          idx.push_back(lev.dof_index((v[0] - 1) * k + 1 + i, (v[1] - 1) * k + 1 + j,
+                                      lev.dim == 3 ? (v[2] - 1) * k + 1 + l : 0));
+    return idx;
+  }
+
+  /// Reference multiplicative Schwarz sweep over vertex patches with dense local solves on
+  /// blocks of the assembled matrix; colors in the given order.
+  inline void reference_patch_sweep(const CartesianLevel &lev, const Eigen::SparseMatrix<double, Eigen::RowMajor> &A,
+                                    std::vector<double> &x, const std::vector<double> &b,
+                                    const std::vector<int> &color_order)
+  {
+    const index_t nv[3] = {lev.cells[0] - 1, lev.cells[1] - 1, lev.dim == 3 ? lev.cells[2] - 1 : 1};
+    for (int color : color_order)
+      for (index_t vz = 1; vz <= nv[2]; ++vz)
+        for (index_t vy = 1; vy <= nv[1]; ++vy)
+          for (index_t vx = 1; vx <= nv[0]; ++vx)
+            {
+              const int c = int(vx % 2) + 2 * int(vy % 2) + (lev.dim == 3 ? 4 * int(vz % 2) : 0);
+              if (c != color)
+                continue;
+              const auto      I = patch_interior(lev, {vx, vy, vz});
+              const int       n = int(I.size());
+              Eigen::MatrixXd AII(n, n);
+              Eigen::VectorXd r(n);
+              for (int a = 0; a < n; ++a)
+                {
+                  double ax = 0;
+                  for (Eigen::SparseMatrix<double, Eigen::RowMajor>::InnerIterator it(A, I[a]); it; ++it)
+                    ax += it.value() * x[it.col()];
+                  r(a) = b[I[a]] - ax;
+                  for (int c2 = 0; c2 < n; ++c2)
+                    AII(a, c2) = A.coeff(I[a], I[c2]);
+                }
+              const Eigen::VectorXd dx = AII.llt().solve(r);
+              for (int a = 0; a < n; ++a)
+                x[I[a]] += dx(a);
+            }
+  }
 } // namespace tpmg::test

@@ -232,18 +232,40 @@ namespace
     const unsigned int        dpc = fe.n_dofs_per_cell();
     dealii::FullMatrix<double> cell_matrix(dpc, dpc);
     std::vector<dealii::types::global_dof_index> dof_indices(dpc);
+    // cell_matrix(i, j) = Σ_q (sqrt(JxW_q) ∇φ_i(x_q)) · (sqrt(JxW_q) ∇φ_j(x_q)), lower triangle
+    // with plain doubles, then mirrored (keeps the high-degree 3D case fast in Debug builds)
+    std::vector<double> g(std::size_t(dpc) * dim);
     for (const auto &cell : dof_handler.active_cell_iterators())
       {
         fe_values.reinit(cell);
         cell_matrix = 0;
         for (unsigned q = 0; q < quad.size(); ++q)
-          for (unsigned i = 0; i < dpc; ++i)
-            for (unsigned j = 0; j < dpc; ++j)
-              cell_matrix(i, j) += fe_values.shape_grad(i, q) * fe_values.shape_grad(j, q) * fe_values.JxW(q);
-        cell->get_dof_indices(dof_indices);
+          {
+            const double w = std::sqrt(fe_values.JxW(q));
+            for (unsigned i = 0; i < dpc; ++i)
+              {
+                const dealii::Tensor<1, dim> gi = fe_values.shape_grad(i, q);
+                for (int d = 0; d < dim; ++d)
+                  g[i * dim + unsigned(d)] = w * gi[d];
+              }
+            for (unsigned i = 0; i < dpc; ++i)
+              {
+                const double *gi = &g[i * dim];
+                for (unsigned j = 0; j <= i; ++j)
+                  {
+                    const double *gj = &g[j * dim];
+                    double        s  = 0;
+                    for (int d = 0; d < dim; ++d)
+                      s += gi[d] * gj[d];
+                    cell_matrix(i, j) += s;
+                  }
+              }
+          }
         for (unsigned i = 0; i < dpc; ++i)
-          for (unsigned j = 0; j < dpc; ++j)
-            ref.matrix.add(dof_indices[i], dof_indices[j], cell_matrix(i, j));
+          for (unsigned j = 0; j < i; ++j)
+            cell_matrix(j, i) = cell_matrix(i, j);
+        cell->get_dof_indices(dof_indices);
+        ref.matrix.add(dof_indices, cell_matrix);
       }
   }
 
@@ -330,11 +352,13 @@ namespace
     return s.str();
   }
 
+  /// Runs the cross-check on cases()[first, last).
   template <int dim, int degree>
-  void crosscheck()
+  void crosscheck(std::size_t first = 0, std::size_t last = cases().size())
   {
-    for (const Case &c : cases())
+    for (std::size_t ci = first; ci < last; ++ci)
       {
+        const Case &c = cases()[ci];
         SCOPED_TRACE(describe(c, dim, degree));
         tpmg::Domain domain;
         domain.dim          = dim;
@@ -384,7 +408,8 @@ TEST(DealIICrossCheck, Dim3Degree1) { crosscheck<3, 1>(); }
 TEST(DealIICrossCheck, Dim3Degree2) { crosscheck<3, 2>(); }
 TEST(DealIICrossCheck, Dim3Degree3) { crosscheck<3, 3>(); }
 TEST(DealIICrossCheck, Dim3Degree4) { crosscheck<3, 4>(); }
-TEST(DealIICrossCheck, Dim3Degree6) { crosscheck<3, 6>(); }
+// Q6 in 3D only on the 2x2x2 mesh (N0 = 1, level 1): its assembly dominates the run time.
+TEST(DealIICrossCheck, Dim3Degree6) { crosscheck<3, 6>(2, 3); }
 
 // Negative control: the same comparison against an operator whose x cell width is 1% off must
 // fail clearly, so a passing cross-check is not an artefact of the comparison itself.

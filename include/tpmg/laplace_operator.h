@@ -2,13 +2,14 @@
 #pragma once
 
 #include <tpmg/fe_1d.h>
+#include <tpmg/linear_operator.h>
 #include <tpmg/mesh.h>
 #include <tpmg/vector.h>
 
 namespace tpmg
 {
   template <int dim, int degree, typename Number>
-  class CartesianLaplaceOperator
+  class CartesianLaplaceOperator final : public LinearOperator<Number>
   {
   public:
     using value_type = Number;
@@ -17,9 +18,9 @@ namespace tpmg
     CartesianLaplaceOperator(const CartesianLevel &level, Backend backend);
 
     /// dst = A src (interior rows), dst = src on boundary nodes.
-    void vmult(Vector<Number> &dst, const Vector<Number> &src) const;
+    void vmult(Vector<Number> &dst, const Vector<Number> &src) const override;
 
-    index_t               size() const { return level_.n_dofs(); }
+    index_t               size() const override { return level_.n_dofs(); }
     const CartesianLevel &level() const { return level_; }
     Backend               backend() const { return backend_; }
 

@@ -1,8 +1,10 @@
+// Definitions of CartesianLaplaceOperator; instantiated by laplace_operator_<dim>d_<number>.cc.
+#pragma once
+
 #include <tpmg/laplace_operator.h>
 
 #include "../kernels/forall.h"
 #include "../kernels/laplace_cartesian.h"
-#include "instantiate.h"
 
 #include <stdexcept>
 
@@ -59,7 +61,4 @@ namespace tpmg
     forall(backend_, level_.nodes(1) * level_.nodes(2), copy);
   }
 
-#define TPMG_INST(dim, k, N) template class CartesianLaplaceOperator<dim, k, N>;
-  TPMG_FOR_ALL_DIM_DEGREE_NUMBER(TPMG_INST)
-#undef TPMG_INST
 } // namespace tpmg

@@ -1,11 +1,10 @@
-// Device instantiations of the Cartesian Laplace kernel.
+// Device instantiations of the Cartesian Laplace kernel, 2D, double.
 #include "../../kernels/cuda_forall.cuh"
 #include "../../kernels/cuda_runner.cuh"
 #include "../../kernels/laplace_cartesian.h"
 #include "../instantiate.h"
 
 #define TPMG_INST(dim, k, N) TPMG_INSTANTIATE_DEVICE_KERNEL(tpmg::CartesianLaplaceKernel<dim, k, N>)
-TPMG_FOR_ALL_DIM_DEGREE_NUMBER(TPMG_INST)
+TPMG_FOR_DEGREES(TPMG_INST, 2, double)
 #undef TPMG_INST
-TPMG_INSTANTIATE_DEVICE_FORALL(tpmg::CopyBoundaryLines<float>)
 TPMG_INSTANTIATE_DEVICE_FORALL(tpmg::CopyBoundaryLines<double>)

@@ -1,0 +1,93 @@
+// Multiplicative vertex-patch Schwarz smoother (DESIGN.md §4) with the kernel variants of
+// DESIGN.md §5.
+#pragma once
+
+#include <tpmg/fe_1d.h>
+#include <tpmg/linear_operator.h>
+#include <tpmg/mesh.h>
+#include <tpmg/vector.h>
+
+#include <string>
+#include <vector>
+
+namespace tpmg
+{
+  enum class SmootherKernel
+  {
+    global,
+    separate,
+    fused
+  };
+  enum class KernelOptimization
+  {
+    basic,
+    linear_indexing,
+    conflict_free,
+    boundary
+  };
+  enum class LocalSolver
+  {
+    fast_diagonalization,
+    inverse_matrix
+  };
+  /// Order of the 2^d colors: `standard` c = 0, 1, ...; `odd_first` (the authors' code)
+  /// starts with the color of odd vertex parity in every direction.
+  enum class ColorOrder
+  {
+    standard,
+    odd_first
+  };
+
+  struct PatchSmootherSettings
+  {
+    SmootherKernel     kernel       = SmootherKernel::fused;
+    KernelOptimization optimization = KernelOptimization::basic;
+    LocalSolver        local_solver = LocalSolver::fast_diagonalization;
+    ColorOrder         color_order  = ColorOrder::standard;
+    bool               lumped_mass  = false; ///< GLL-lumped 1D masses (with the bp5 operator)
+  };
+
+  /// Host-side 1D data of the patch problems: patch matrices ((2k+1)², reference width)
+  /// and the generalized eigenpairs of their interior blocks, A S = M S Λ, Sᵀ M S = I.
+  struct PatchData1D
+  {
+    Matrix1D            mass, stiffness, eigenvectors;
+    std::vector<double> eigenvalues;
+  };
+  PatchData1D patch_data_1d(int degree, bool lumped_mass);
+
+  /// Dense local matrix A_j (interior rows and columns of a patch, lexicographic).
+  std::vector<double> patch_interior_matrix(int dim, int degree, const std::array<double, 3> &coef,
+                                            bool lumped_mass);
+
+  template <int dim, int degree, typename Number>
+  class VertexPatchSmoother
+  {
+  public:
+    /// `op` (the level operator) is used by the `global` kernel variant.
+    VertexPatchSmoother(const CartesianLevel &level, Backend backend, const PatchSmootherSettings &settings,
+                        const LinearOperator<Number> *op);
+
+    /// One multiplicative sweep over all colors: x <- S(x, b). With `reverse` the colors
+    /// run in the opposite order (post-smoothing of the symmetric V-cycle).
+    void smooth(Vector<Number> &x, const Vector<Number> &b, bool reverse = false) const;
+
+    /// The patches of one color only (for tests).
+    void smooth_color(Vector<Number> &x, const Vector<Number> &b, int color) const;
+
+    int n_colors() const { return 1 << dim; }
+    /// The color processed at position `i` of a forward sweep.
+    int color_at(int i) const;
+
+    static constexpr bool supported() { return dim == 2 ? degree <= 10 : degree <= 8; }
+
+  private:
+    CartesianLevel                level_;
+    Backend                       backend_;
+    PatchSmootherSettings         settings_;
+    const LinearOperator<Number> *op_;
+    Vector<Number>                data1d_, inverse_;
+    mutable Vector<Number>        residual_;
+    std::array<double, 3>         coef_;
+  };
+} // namespace tpmg

@@ -1,0 +1,57 @@
+// Vertex patches of a Cartesian level (DESIGN.md §4): patch j is the 2^d cells around
+// interior vertex j, (2k+1)^d nodes of which (2k-1)^d are interior. Patches are colored by
+// vertex parity per direction, color c = Σ_i parity_i 2^i.
+#pragma once
+
+#include "runner.h"
+#include "tensor.h"
+
+#include <tpmg/mesh.h>
+
+namespace tpmg
+{
+  template <int dim_, int k_>
+  struct PatchShape
+  {
+    static constexpr int dim = dim_;
+    static constexpr int k   = k_;
+    static constexpr int np  = 2 * k + 1; ///< patch nodes per direction
+    static constexpr int ni  = 2 * k - 1; ///< interior patch nodes per direction
+    static constexpr int nz  = dim == 3 ? np : 1;
+    static constexpr int nzi = dim == 3 ? ni : 1;
+    static constexpr int patch_dofs    = ipow<np, dim>();
+    static constexpr int interior_dofs = ipow<ni, dim>();
+    /// threads (np, np) per patch; in 3D each thread walks its column along z
+    static constexpr int threads_per_patch = np * np;
+    static constexpr int patches_per_block = cmax(1, 128 / threads_per_patch);
+    static constexpr int max_threads       = threads_per_patch * patches_per_block;
+  };
+
+  /// Which patches a launch works on: those of one color of a level.
+  struct PatchColorGeometry
+  {
+    index_t nodes[3];      ///< level nodes per direction
+    index_t count[3];      ///< patches of this color per direction
+    index_t first_vertex[3]; ///< vertex index of the first patch of this color per direction
+    index_t n_patches;     ///< Π count
+    int     degree;
+
+    /// First node (lowest corner) of patch p of this color.
+    TPMG_HD void first_node(index_t p, index_t *c0) const
+    {
+      const index_t q0 = p % count[0];
+      const index_t q1 = (p / count[0]) % count[1];
+      const index_t q2 = p / (count[0] * count[1]);
+      c0[0]            = (first_vertex[0] + 2 * q0 - 1) * degree;
+      c0[1]            = (first_vertex[1] + 2 * q1 - 1) * degree;
+      c0[2]            = count[2] > 0 && nodes[2] > 1 ? (first_vertex[2] + 2 * q2 - 1) * degree : 0;
+    }
+    TPMG_HD index_t global(const index_t *c0, int x, int y, int z) const
+    {
+      return (c0[0] + x) + nodes[0] * ((c0[1] + y) + nodes[1] * (c0[2] + z));
+    }
+  };
+
+  /// Geometry of color `color` of a level (parity bit d of the color = vertex parity in d).
+  PatchColorGeometry patch_color_geometry(const CartesianLevel &level, int color);
+} // namespace tpmg

@@ -1,0 +1,15 @@
+// Device instantiations of the vertex-patch kernels, 3D, float.
+#include "../../kernels/cuda_runner.cuh"
+#include "../../kernels/patch_smoother.h"
+#include "../instantiate.h"
+
+using tpmg::LocalSolverKind;
+using tpmg::PatchKernelKind;
+#define TPMG_INST(dim, k, N)                                                                                 \
+  TPMG_INSTANTIATE_DEVICE_KERNEL(tpmg::PatchKernel<dim, k, N, PatchKernelKind::fused, LocalSolverKind::fast_diagonalization>)    \
+  TPMG_INSTANTIATE_DEVICE_KERNEL(tpmg::PatchKernel<dim, k, N, PatchKernelKind::residual, LocalSolverKind::fast_diagonalization>) \
+  TPMG_INSTANTIATE_DEVICE_KERNEL(tpmg::PatchKernel<dim, k, N, PatchKernelKind::solve, LocalSolverKind::fast_diagonalization>)    \
+  TPMG_INSTANTIATE_DEVICE_KERNEL(tpmg::PatchKernel<dim, k, N, PatchKernelKind::fused, LocalSolverKind::inverse_matrix>)          \
+  TPMG_INSTANTIATE_DEVICE_KERNEL(tpmg::PatchKernel<dim, k, N, PatchKernelKind::solve, LocalSolverKind::inverse_matrix>)
+TPMG_FOR_DEGREES_TO_8(TPMG_INST, 3, float)
+#undef TPMG_INST

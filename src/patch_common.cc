@@ -1,0 +1,29 @@
+#include "../kernels/patch_common.h"
+
+namespace tpmg
+{
+  PatchColorGeometry patch_color_geometry(const CartesianLevel &level, int color)
+  {
+    PatchColorGeometry g{};
+    g.degree    = level.degree;
+    g.n_patches = 1;
+    for (int d = 0; d < 3; ++d)
+      {
+        g.nodes[d] = level.nodes(d);
+        if (d < level.dim)
+          {
+            const int     parity = (color >> d) & 1;
+            const index_t nv     = level.cells[d] - 1;          // interior vertices 1..nv
+            g.first_vertex[d]    = parity ? 1 : 2;
+            g.count[d]           = nv >= g.first_vertex[d] ? (nv - g.first_vertex[d]) / 2 + 1 : 0;
+          }
+        else
+          {
+            g.first_vertex[d] = 1;
+            g.count[d]        = 1;
+          }
+        g.n_patches *= g.count[d];
+      }
+    return g;
+  }
+} // namespace tpmg

@@ -1,0 +1,69 @@
+#include <tpmg/patch_smoother.h>
+
+
+#include <Eigen/Dense>
+
+#include <stdexcept>
+
+namespace tpmg
+{
+  PatchData1D patch_data_1d(int k, bool lumped_mass)
+  {
+    const ElementMatrices1D e  = element_matrices_1d(k);
+    const Matrix1D         &mc = lumped_mass ? e.lumped_mass : e.mass;
+    const int               np = 2 * k + 1, ni = 2 * k - 1;
+    PatchData1D             d;
+    d.mass      = Matrix1D(np, np);
+    d.stiffness = Matrix1D(np, np);
+    for (int c = 0; c < 2; ++c) // the two cells of the patch
+      for (int i = 0; i <= k; ++i)
+        for (int j = 0; j <= k; ++j)
+          {
+            d.mass(c * k + i, c * k + j) += mc(i, j);
+            d.stiffness(c * k + i, c * k + j) += e.stiffness(i, j);
+          }
+    Eigen::MatrixXd Mi(ni, ni), Ai(ni, ni);
+    for (int i = 0; i < ni; ++i)
+      for (int j = 0; j < ni; ++j)
+        {
+          Mi(i, j) = d.mass(i + 1, j + 1);
+          Ai(i, j) = d.stiffness(i + 1, j + 1);
+        }
+    Eigen::GeneralizedSelfAdjointEigenSolver<Eigen::MatrixXd> es(Ai, Mi);
+    if (es.info() != Eigen::Success)
+      throw std::runtime_error("generalized eigenproblem of the 1D patch matrices failed");
+    d.eigenvectors = Matrix1D(ni, ni);
+    d.eigenvalues.resize(ni);
+    for (int a = 0; a < ni; ++a)
+      {
+        d.eigenvalues[a] = es.eigenvalues()(a);
+        for (int i = 0; i < ni; ++i)
+          d.eigenvectors(i, a) = es.eigenvectors()(i, a);
+      }
+    return d;
+  }
+
+  std::vector<double> patch_interior_matrix(int dim, int k, const std::array<double, 3> &coef, bool lumped_mass)
+  {
+    const PatchData1D d  = patch_data_1d(k, lumped_mass);
+    const int         ni = 2 * k - 1;
+    const int         n  = dim == 3 ? ni * ni * ni : ni * ni;
+    std::vector<double> A(std::size_t(n) * n, 0.0);
+    for (int I = 0; I < n; ++I)
+      for (int J = 0; J < n; ++J)
+        {
+          const int i[3] = {I % ni, (I / ni) % ni, I / (ni * ni)};
+          const int j[3] = {J % ni, (J / ni) % ni, J / (ni * ni)};
+          double    v    = 0;
+          for (int dir = 0; dir < dim; ++dir)
+            {
+              double t = coef[dir];
+              for (int e = 0; e < dim; ++e)
+                t *= e == dir ? d.stiffness(i[e] + 1, j[e] + 1) : d.mass(i[e] + 1, j[e] + 1);
+              v += t;
+            }
+          A[std::size_t(I) * n + J] = v;
+        }
+    return A;
+  }
+} // namespace tpmg
