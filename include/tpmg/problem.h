@@ -1,0 +1,58 @@
+// The model problem: right-hand sides and discretization errors against the manufactured
+// solution (DESIGN.md §1, §7).
+//
+// Manufactured solution on the level's box [a, a+L] (L_d = h_d * cells_d):
+//   u(x) = Π_d sin(π (x_d - a_d) / L_d),   f = -Δu = (Σ_d (π/L_d)^2) u,
+// which vanishes on the boundary; on the unit box it is the paper's u = Π sin(π x_i).
+#pragma once
+
+#include <tpmg/config.h>
+#include <tpmg/mesh.h>
+#include <tpmg/vector.h>
+
+#include <string>
+
+namespace tpmg
+{
+  enum class RightHandSide
+  {
+    manufactured, ///< f = -Δu of the manufactured solution above
+    one,          ///< f ≡ 1
+    ones_vector   ///< the authors' convention: b_i = 1 at every interior node (not an integral)
+  };
+
+  const char *to_string(RightHandSide rhs);
+  /// "manufactured" | "one" | "ones_vector"; throws std::invalid_argument otherwise.
+  RightHandSide parse_right_hand_side(const std::string &name);
+
+  /// b_i = ∫ f φ_i at interior nodes, 0 at boundary nodes (for ones_vector: 1 at interior
+  /// nodes). b is resized to level.n_dofs() on `backend`. The integrals are exact to rounding:
+  /// f is separable, so b = C ⊗_d b1d_d with 1D integrals computed on the host in double
+  /// (k+12 Gauss points per cell), then expanded on the backend.
+  template <typename Number>
+  void assemble_rhs(const CartesianLevel &level, RightHandSide rhs, Backend backend, Vector<Number> &b);
+
+  /// Nodal interpolant of the manufactured solution (boundary nodes 0), resized to
+  /// level.n_dofs() on `backend`.
+  template <typename Number>
+  void interpolate_exact_solution(const CartesianLevel &level, Backend backend, Vector<Number> &u);
+
+  struct ErrorNorms
+  {
+    double l2      = 0; ///< ‖u - u_h‖_L2
+    double h1_semi = 0; ///< |u - u_h|_H1 = ‖∇(u - u_h)‖_L2
+  };
+
+  /// ‖u - u_h‖_L2 and |u - u_h|_H1 against the manufactured solution over the cells of the
+  /// level's owned box, with n_quadrature Gauss points per direction per cell (DESIGN §7:
+  /// k+3, the default; the authors' code uses k+1). Supported: n_quadrature in
+  /// {degree+1, degree+2, degree+3}. Computed in double on u_h's backend by one phased kernel
+  /// (sum factorization to the quadrature points) and reduce_sum. u_h is read as stored,
+  /// boundary nodes included (they should be zero).
+  template <int dim, int degree>
+  ErrorNorms compute_errors(const CartesianLevel &level, const Vector<double> &u_h,
+                            int n_quadrature = degree + 3);
+
+  /// Run-time dispatch on level.dim and level.degree; n_quadrature <= 0 means degree + 3.
+  ErrorNorms compute_errors(const CartesianLevel &level, const Vector<double> &u_h, int n_quadrature = 0);
+} // namespace tpmg

@@ -1,0 +1,27 @@
+// Prolongation (interpolation) and restriction (its transpose) between consecutive levels.
+#pragma once
+
+#include <tpmg/fe_1d.h>
+#include <tpmg/mesh.h>
+#include <tpmg/vector.h>
+
+namespace tpmg
+{
+  template <int dim, int degree, typename Number>
+  class Transfer
+  {
+  public:
+    Transfer() = default;
+    Transfer(const CartesianLevel &coarse, const CartesianLevel &fine, Backend backend);
+
+    /// fine += P coarse
+    void prolongate_add(Vector<Number> &fine, const Vector<Number> &coarse) const;
+    /// coarse = Pᵀ fine (boundary entries of coarse are zero)
+    void restrict_to(Vector<Number> &coarse, const Vector<Number> &fine) const;
+
+  private:
+    CartesianLevel coarse_, fine_;
+    Backend        backend_ = Backend::cpu;
+    Matrix1D       p1d_;
+  };
+} // namespace tpmg

@@ -1,0 +1,6 @@
+#include "instantiate.h"
+#include "transfer_impl.h"
+
+#define TPMG_INST(dim, k, N) template class tpmg::Transfer<dim, k, N>;
+TPMG_FOR_DEGREES_TO_8(TPMG_INST, 3, double)
+#undef TPMG_INST
