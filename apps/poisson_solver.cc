@@ -1,2 +1,126 @@
+// poisson_solver: solve -Δu = f on a box with Q_k elements, GMRES/CG/FMG with a vertex-patch
+// multigrid V-cycle, on the GPU when one is present. See README.md and DESIGN.md §9.
+#include <tpmg/parameters.h>
+#include <tpmg/poisson.h>
+#include <tpmg/report.h>
+#include <tpmg/solver_parameters.h>
+
+#include <cstring>
 #include <iostream>
-int main() { std::cout << "placeholder\n"; }
+#include <string>
+#include <vector>
+
+namespace
+{
+  const char *usage = R"(usage: poisson_solver [FILE.prm] [options]
+
+Solves -Δu = f, u = 0 on the boundary, with Q_k elements on a Cartesian mesh of a box,
+by GMRES (or CG, or full multigrid) with a geometric multigrid V-cycle and vertex-patch
+smoothers, on the GPU when one is present.
+
+  FILE.prm                   parameters in deal.II ParameterHandler syntax
+                             (without a file, all parameters take their defaults)
+  --set "Section/Name=value" override one parameter (repeatable), e.g.
+                             --set "Multigrid/Precision=double"
+  --json OUT.json            write the summary as JSON (same as Output/JSON file)
+  --print-parameters         print every parameter, documented, as a .prm file
+  --help                     this text
+
+Exit codes: 0 converged, 1 not converged or failed at run time, 2 bad input.
+)";
+
+  int bad_input(const std::string &message)
+  {
+    std::cerr << message << std::endl;
+    return 2;
+  }
+} // namespace
+
+int main(int argc, char **argv)
+{
+  using namespace tpmg;
+  ParameterHandler prm;
+  declare_parameters(prm);
+
+  std::string              file, json;
+  std::vector<std::string> overrides;
+  bool                     print_parameters = false;
+  for (int i = 1; i < argc; ++i)
+    {
+      const std::string a = argv[i];
+      if (a == "--help" || a == "-h")
+        {
+          std::cout << usage;
+          return 0;
+        }
+      else if (a == "--print-parameters")
+        print_parameters = true;
+      else if (a == "--set" || a == "--json")
+        {
+          if (i + 1 >= argc)
+            return bad_input("poisson_solver: " + a + " needs an argument (see --help)");
+          (a == "--set" ? overrides.emplace_back(argv[++i]) : (json = argv[++i]));
+        }
+      else if (a.size() > 1 && a[0] == '-')
+        return bad_input("poisson_solver: unknown option '" + a + "' (see --help)");
+      else if (file.empty())
+        file = a;
+      else
+        return bad_input("poisson_solver: more than one parameter file given ('" + file + "', '" + a + "')");
+    }
+
+  SolverParameters params;
+  try
+    {
+      if (!file.empty())
+        prm.parse_file(file);
+      for (const auto &o : overrides)
+        prm.set_override(o);
+      if (print_parameters)
+        {
+          prm.print(std::cout);
+          return 0;
+        }
+      params        = read_parameters(prm);
+      params.source = file.empty() ? "defaults" : file;
+      if (!json.empty())
+        params.json_file = json;
+    }
+  catch (const ParameterError &e)
+    {
+      return bad_input(e.what());
+    }
+
+  try
+    {
+      const RunResult r = run_poisson(params, std::cout);
+      print_report(std::cout, r);
+      if (!params.json_file.empty())
+        write_json_file(params.json_file, r);
+      if (!params.csv_file.empty())
+        write_csv_file(params.csv_file, r);
+      if (!r.converged)
+        {
+          std::cerr << "poisson_solver: not converged: " << r.failure << std::endl;
+          return 1;
+        }
+      return 0;
+    }
+  catch (const ParameterError &e)
+    {
+      return bad_input(e.what());
+    }
+  catch (const OutOfMemoryError &e)
+    {
+      return bad_input(params.source + ": " + e.what());
+    }
+  catch (const std::invalid_argument &e)
+    {
+      return bad_input(params.source + ": " + e.what());
+    }
+  catch (const std::exception &e)
+    {
+      std::cerr << "poisson_solver: error: " << e.what() << std::endl;
+      return 1;
+    }
+}

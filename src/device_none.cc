@@ -36,3 +36,11 @@ namespace tpmg
 
   void synchronize(Backend) {}
 } // namespace tpmg
+
+namespace tpmg
+{
+  void  *event_create() { throw_no_cuda("CUDA events"); }
+  void   event_destroy(void *) noexcept {}
+  void   event_record(void *) { throw_no_cuda("CUDA events"); }
+  double event_elapsed_seconds(void *, void *) { throw_no_cuda("CUDA events"); }
+} // namespace tpmg

@@ -31,3 +31,13 @@ namespace tpmg
   /// Waits for all queued device work (no-op on the CPU backend).
   void synchronize(Backend b);
 } // namespace tpmg
+
+namespace tpmg
+{
+  /// CUDA events on the library's stream (used by Timers).
+  void  *event_create();
+  void   event_destroy(void *e) noexcept;
+  void   event_record(void *e);
+  /// Waits for `stop`, returns the seconds between the two events.
+  double event_elapsed_seconds(void *start, void *stop);
+} // namespace tpmg

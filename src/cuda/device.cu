@@ -129,3 +129,22 @@ namespace tpmg
     }
   } // namespace internal
 } // namespace tpmg
+
+namespace tpmg
+{
+  void *event_create()
+  {
+    cudaEvent_t e;
+    TPMG_CUDA_CHECK(cudaEventCreate(&e));
+    return e;
+  }
+  void event_destroy(void *e) noexcept { cudaEventDestroy(static_cast<cudaEvent_t>(e)); }
+  void event_record(void *e) { TPMG_CUDA_CHECK(cudaEventRecord(static_cast<cudaEvent_t>(e), current_stream())); }
+  double event_elapsed_seconds(void *start, void *stop)
+  {
+    TPMG_CUDA_CHECK(cudaEventSynchronize(static_cast<cudaEvent_t>(stop)));
+    float ms = 0;
+    TPMG_CUDA_CHECK(cudaEventElapsedTime(&ms, static_cast<cudaEvent_t>(start), static_cast<cudaEvent_t>(stop)));
+    return ms * 1e-3;
+  }
+} // namespace tpmg

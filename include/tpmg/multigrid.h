@@ -1,0 +1,111 @@
+// Geometric multigrid (DESIGN.md §4): V-cycle (paper Algorithm 1), the level hierarchy with
+// its operators, smoothers and transfers, the coarse solver, and the full multigrid start
+// (Algorithm 2). Arithmetic in `Number` (float or double) on one backend.
+#pragma once
+
+#include <tpmg/chebyshev_smoother.h>
+#include <tpmg/linear_operator.h>
+#include <tpmg/mesh.h>
+#include <tpmg/patch_smoother.h>
+#include <tpmg/timers.h>
+#include <tpmg/transfer.h>
+#include <tpmg/vector.h>
+
+#include <memory>
+#include <vector>
+
+namespace tpmg
+{
+  enum class SmootherType
+  {
+    vertex_patch,
+    chebyshev_jacobi
+  };
+  enum class LevelOperatorType
+  {
+    cartesian,
+    bp3,
+    bp5
+  };
+
+  struct MultigridSettings
+  {
+    SmootherType          smoother = SmootherType::vertex_patch;
+    PatchSmootherSettings patch;
+    ChebyshevSettings     chebyshev;
+    LevelOperatorType     level_operator = LevelOperatorType::cartesian;
+    /// Reverse color order in post-smoothing (symmetric V-cycle, for CG).
+    bool symmetric = false;
+    /// Largest coarse system (interior unknowns) the dense direct coarse solver accepts.
+    index_t coarse_direct_limit = 4096;
+  };
+
+  /// A level operator of the chosen kind (cartesian now; bp3/bp5 in their own module).
+  template <int dim, int degree, typename Number>
+  std::unique_ptr<LinearOperator<Number>> make_level_operator(const CartesianLevel &level, Backend backend,
+                                                              LevelOperatorType type);
+
+  /// The smoother of one level, behind one interface.
+  template <typename Number>
+  class Smoother
+  {
+  public:
+    virtual ~Smoother() = default;
+    /// x <- S(x, b); `post` = post-smoothing (reverse colors for the symmetric cycle).
+    virtual void smooth(Vector<Number> &x, const Vector<Number> &b, bool post) const = 0;
+  };
+
+  template <int dim, int degree, typename Number>
+  class Multigrid final : public LinearOperator<Number>
+  {
+  public:
+    /// `levels` = the whole hierarchy 0..L; the coarsest level used is coarsest_level(levels).
+    Multigrid(const std::vector<CartesianLevel> &levels, Backend backend, const MultigridSettings &settings,
+              Timers *timers = nullptr);
+    ~Multigrid() override;
+
+    /// Level 1 when level 0 is a single cell per direction (one vertex patch then covers
+    /// level 1), else level 0; never above the finest level.
+    static int coarsest_level(const std::vector<CartesianLevel> &levels);
+
+    int finest_level() const { return finest_; }
+    int coarsest_level() const { return coarsest_; }
+    const LinearOperator<Number> &level_operator(int level) const;
+    const CartesianLevel         &level_mesh(int level) const;
+    /// How the coarsest level is solved ("one vertex-patch step" or "dense direct").
+    const char *coarse_solver_name() const;
+
+    /// x <- V(x, b) on the finest level (Algorithm 1).
+    void vcycle(Vector<Number> &x, const Vector<Number> &b) const;
+    /// dst = V(0, src): the preconditioner.
+    void    vmult(Vector<Number> &dst, const Vector<Number> &src) const override;
+    index_t size() const override;
+
+    /// Full multigrid start (Algorithm 2, lines 1-3): coarse solve, then per level
+    /// prolongate and one V-cycle. rhs[l] is the right-hand side of level l (coarsest..finest
+    /// are used); returns the finest-level iterate in x.
+    void full_multigrid(const std::vector<Vector<Number>> &rhs, Vector<Number> &x) const;
+
+    /// Device bytes this object holds.
+    std::size_t memory_bytes() const;
+    /// Bytes a Multigrid with these arguments would hold (for the memory check before setup).
+    static std::size_t estimate_memory_bytes(const std::vector<CartesianLevel> &levels,
+                                             const MultigridSettings &settings);
+
+  private:
+    struct Level;
+    void vcycle_level(int l, Vector<Number> &x, const Vector<Number> &b) const;
+    void coarse_solve(Vector<Number> &x, const Vector<Number> &b) const;
+    Level       &lev(int l) { return *levels_[l - coarsest_]; }
+    const Level &lev(int l) const { return *levels_[l - coarsest_]; }
+
+    Backend                             backend_;
+    MultigridSettings                   settings_;
+    Timers                             *timers_;
+    int                                 coarsest_ = 0, finest_ = 0;
+    std::vector<std::unique_ptr<Level>> levels_;
+    bool                                coarse_by_smoother_ = false;
+    index_t                             coarse_n_ = 0;
+    Vector<Number>                      coarse_inverse_;
+  };
+} // namespace tpmg

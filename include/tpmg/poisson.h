@@ -1,0 +1,62 @@
+// The whole job of poisson_solver: set up the hierarchy on the chosen backend, solve, measure.
+#pragma once
+
+#include <tpmg/solver_parameters.h>
+
+#include <iosfwd>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace tpmg
+{
+  /// Thrown when the problem does not fit in the device's memory (bad input: exit code 2).
+  class OutOfMemoryError : public std::runtime_error
+  {
+  public:
+    using std::runtime_error::runtime_error;
+  };
+
+  struct LevelTimes
+  {
+    int     level = 0;
+    index_t dofs  = 0;
+    double  smoother = 0, matvec = 0, vector = 0, restriction = 0, prolongation = 0, coarse_solve = 0;
+    double  total() const { return smoother + matvec + vector + restriction + prolongation + coarse_solve; }
+  };
+
+  struct RunResult
+  {
+    int         dim = 0, degree = 0, level = 0;
+    index_t     dofs = 0;
+    std::string solver, precision, smoother, smoother_kernel, kernel_optimization, level_operator, backend, device;
+    std::string coarse_solver;
+    int         coarsest_level = 0;
+
+    int                 iterations = 0;
+    bool                converged  = false;
+    double              relative_residual = 0, average_reduction = 0;
+    std::vector<double> history;
+    std::string         failure;
+
+    std::optional<double> l2_error, h1_error;
+
+    double              setup_time_s = 0, solve_time_s = 0;
+    std::vector<double> solve_times; ///< every repetition
+    std::size_t         memory_bytes = 0, memory_estimate_bytes = 0;
+    /// DESIGN.md §6 breakdown of the fastest repetition: component name -> seconds
+    std::vector<std::pair<std::string, double>> breakdown;
+    std::vector<LevelTimes>                     levels;
+
+    double dofs_per_second() const { return solve_time_s > 0 ? double(dofs) / solve_time_s : 0.0; }
+  };
+
+  /// Runs the solver; progress and per-iteration lines go to `log` when verbose.
+  RunResult run_poisson(const SolverParameters &params, std::ostream &log);
+
+  /// Backend that `params.device` selects on this machine (throws ParameterError if the
+  /// GPU was asked for and none is usable).
+  Backend select_backend(const SolverParameters &params);
+} // namespace tpmg

@@ -1,0 +1,18 @@
+// Human-readable tables and machine-readable summaries (JSON, CSV) of a run.
+#pragma once
+
+#include <tpmg/poisson.h>
+
+#include <iosfwd>
+#include <string>
+
+namespace tpmg
+{
+  /// Final convergence table, breakdown per component and per level.
+  void print_report(std::ostream &out, const RunResult &r);
+  /// The JSON summary of DESIGN.md §9.
+  void write_json(std::ostream &out, const RunResult &r);
+  void write_json_file(const std::string &filename, const RunResult &r);
+  /// level,dofs,component,seconds rows (outer solver components with level "outer").
+  void write_csv_file(const std::string &filename, const RunResult &r);
+} // namespace tpmg

@@ -1,0 +1,358 @@
+// Outer solvers in double precision (DESIGN.md §4): flexible right-preconditioned GMRES,
+// left-preconditioned GMRES, preconditioned CG, and the defect-correction loop used by the
+// V-cycle iteration and full multigrid. The preconditioner is any object with
+//   void vmult(Vector<double> &z, const Vector<double> &r)   // z = M^{-1} r
+// (MixedPrecisionPreconditioner converts to and from the V-cycle's precision).
+#pragma once
+
+#include <tpmg/linear_operator.h>
+#include <tpmg/timers.h>
+#include <tpmg/vector.h>
+#include <tpmg/vector_ops.h>
+
+#include <cmath>
+#include <functional>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace tpmg
+{
+  struct SolverControl
+  {
+    double relative_tolerance = 1e-9;
+    int    max_iterations     = 100;
+    int    restart            = 30; ///< GMRES basis size
+    /// Called after every iteration with (iteration, residual norm, relative residual).
+    std::function<void(int, double, double)> monitor;
+  };
+
+  struct SolveStats
+  {
+    int                 iterations = 0;
+    bool                converged  = false;
+    double              initial_residual = 0, final_residual = 0;
+    std::vector<double> history; ///< residual norm after each iteration, [0] initial
+    std::string         failure; ///< why the solve stopped without converging, if it did
+    double relative_residual() const { return initial_residual > 0 ? final_residual / initial_residual : 0.0; }
+    /// Geometric mean reduction per iteration.
+    double average_reduction() const
+    {
+      return iterations > 0 && initial_residual > 0 ? std::pow(final_residual / initial_residual, 1.0 / iterations) : 0.0;
+    }
+  };
+
+  /// Wraps a preconditioner in precision Number (e.g. a float V-cycle) for double vectors.
+  template <typename Number, class Precond>
+  class MixedPrecisionPreconditioner
+  {
+  public:
+    MixedPrecisionPreconditioner(const Precond &p, Backend backend, Timers *timers)
+      : p_(p), backend_(backend), timers_(timers)
+    {}
+    void vmult(Vector<double> &z, const Vector<double> &r) const
+    {
+      if constexpr (std::is_same_v<Number, double>)
+        p_.vmult(z, r);
+      else
+        {
+          {
+            const auto t = time_scope(timers_, outer_level, Component::conversion);
+            r_.reinit(r.size(), backend_, false);
+            convert(r, r_);
+          }
+          p_.vmult(z_, r_);
+          const auto t = time_scope(timers_, outer_level, Component::conversion);
+          z.reinit(r.size(), backend_, false);
+          convert(z_, z);
+        }
+    }
+
+  private:
+    const Precond         &p_;
+    Backend                backend_;
+    Timers                *timers_;
+    mutable Vector<Number> r_, z_;
+  };
+
+  namespace internal
+  {
+    inline bool check_residual(SolveStats &s, double res, int it)
+    {
+      if (!std::isfinite(res))
+        {
+          std::ostringstream m;
+          m << "the residual is " << res << " at iteration " << it << " (NaN or overflow in the solve)";
+          s.failure = m.str();
+          return false;
+        }
+      if (s.initial_residual > 0 && res > 1e8 * s.initial_residual)
+        {
+          std::ostringstream m;
+          m << "the solve diverged: residual " << res << " at iteration " << it << " vs initial " << s.initial_residual;
+          s.failure = m.str();
+          return false;
+        }
+      return true;
+    }
+
+    /// Residual r = b - A x in double; returns ‖r‖.
+    inline double residual(const LinearOperator<double> &A, const Vector<double> &b, const Vector<double> &x,
+                           Vector<double> &r, Timers *timers)
+    {
+      {
+        const auto t = time_scope(timers, outer_level, Component::outer_matvec);
+        A.vmult(r, x);
+      }
+      const auto t = time_scope(timers, outer_level, Component::outer_vector);
+      sadd(-1.0, 1.0, b, r);
+      return norm_l2(r);
+    }
+  } // namespace internal
+
+  /// GMRES with right (flexible: the preconditioned vectors are stored) or left
+  /// preconditioning. Stops when ‖r‖ <= tol ‖r_0‖ (right: true residual; left: the
+  /// preconditioned one).
+  template <class Precond>
+  SolveStats gmres(const LinearOperator<double> &A, const Precond &M, const Vector<double> &b, Vector<double> &x,
+                   const SolverControl &control, bool left_preconditioning, Timers *timers)
+  {
+    SolveStats     s;
+    const Backend  be = b.backend();
+    const int      m  = std::max(1, control.restart);
+    Vector<double> r(b.size(), be), w(b.size(), be);
+    std::vector<Vector<double>> V, Z; // grown on demand, at most m+1 and m vectors
+    auto basis = [&](std::vector<Vector<double>> &B, int j) -> Vector<double> & {
+      while (int(B.size()) <= j)
+        B.emplace_back(b.size(), be);
+      return B[j];
+    };
+    std::vector<double> H(std::size_t(m + 1) * m), cs(m), sn(m), g(m + 1);
+    auto                h = [&](int i, int j) -> double & { return H[std::size_t(j) * (m + 1) + i]; };
+
+    // initial (preconditioned) residual
+    auto outer_residual = [&]() {
+      double res = internal::residual(A, b, x, r, timers);
+      if (left_preconditioning)
+        {
+          M.vmult(w, r);
+          const auto t = time_scope(timers, outer_level, Component::outer_vector);
+          r.copy_from(w);
+          res = norm_l2(r);
+        }
+      return res;
+    };
+    double beta        = outer_residual();
+    s.initial_residual = beta;
+    s.final_residual   = beta;
+    s.history.push_back(beta);
+    if (!internal::check_residual(s, beta, 0))
+      return s;
+    const double target = control.relative_tolerance * beta;
+    if (beta == 0.0)
+      {
+        s.converged = true;
+        return s;
+      }
+    while (s.iterations < control.max_iterations)
+      {
+        {
+          const auto t = time_scope(timers, outer_level, Component::outer_vector);
+          Vector<double> &v0 = basis(V, 0);
+          v0.copy_from(r);
+          scale(1.0 / beta, v0);
+        }
+        std::fill(g.begin(), g.end(), 0.0);
+        g[0]  = beta;
+        int j = 0;
+        for (; j < m && s.iterations < control.max_iterations; ++j)
+          {
+            // w = A M^{-1} v_j (right) or M^{-1} A v_j (left)
+            if (left_preconditioning)
+              {
+                {
+                  const auto t = time_scope(timers, outer_level, Component::outer_matvec);
+                  A.vmult(r, V[j]);
+                }
+                M.vmult(w, r);
+              }
+            else
+              {
+                Vector<double> &z = basis(Z, j);
+                M.vmult(z, V[j]);
+                const auto t = time_scope(timers, outer_level, Component::outer_matvec);
+                A.vmult(w, z);
+              }
+            {
+              // modified Gram-Schmidt
+              const auto t = time_scope(timers, outer_level, Component::outer_vector);
+              for (int i = 0; i <= j; ++i)
+                {
+                  h(i, j) = dot(w, V[i]);
+                  axpy(-h(i, j), V[i], w);
+                }
+              h(j + 1, j) = norm_l2(w);
+              if (h(j + 1, j) > 0)
+                {
+                  Vector<double> &vn = basis(V, j + 1);
+                  vn.copy_from(w);
+                  scale(1.0 / h(j + 1, j), vn);
+                }
+            }
+            // Givens rotations
+            for (int i = 0; i < j; ++i)
+              {
+                const double t0 = cs[i] * h(i, j) + sn[i] * h(i + 1, j);
+                h(i + 1, j)     = -sn[i] * h(i, j) + cs[i] * h(i + 1, j);
+                h(i, j)         = t0;
+              }
+            const double denom = std::hypot(h(j, j), h(j + 1, j));
+            cs[j]              = denom > 0 ? h(j, j) / denom : 1.0;
+            sn[j]              = denom > 0 ? h(j + 1, j) / denom : 0.0;
+            h(j, j)            = denom;
+            h(j + 1, j)        = 0;
+            g[j + 1]           = -sn[j] * g[j];
+            g[j]               = cs[j] * g[j];
+            const double res   = std::fabs(g[j + 1]);
+            ++s.iterations;
+            s.final_residual = res;
+            s.history.push_back(res);
+            if (control.monitor)
+              control.monitor(s.iterations, res, res / s.initial_residual);
+            if (!internal::check_residual(s, res, s.iterations))
+              return s;
+            if (res <= target || denom == 0.0)
+              {
+                ++j;
+                break;
+              }
+          }
+        // x += (Z or V) y with H y = g
+        std::vector<double> y(j);
+        for (int i = j - 1; i >= 0; --i)
+          {
+            double v = g[i];
+            for (int l = i + 1; l < j; ++l)
+              v -= h(i, l) * y[l];
+            y[i] = v / h(i, i);
+          }
+        {
+          const auto t = time_scope(timers, outer_level, Component::outer_vector);
+          for (int i = 0; i < j; ++i)
+            axpy(y[i], left_preconditioning ? V[i] : Z[i], x);
+        }
+        if (s.final_residual <= target)
+          {
+            s.converged = true;
+            break;
+          }
+        beta = outer_residual(); // restart
+        if (!internal::check_residual(s, beta, s.iterations))
+          return s;
+      }
+    if (!s.converged && s.failure.empty())
+      s.failure = "no convergence within " + std::to_string(control.max_iterations) + " iterations";
+    return s;
+  }
+
+  /// Preconditioned conjugate gradients (M must be symmetric positive definite).
+  template <class Precond>
+  SolveStats cg(const LinearOperator<double> &A, const Precond &M, const Vector<double> &b, Vector<double> &x,
+                const SolverControl &control, Timers *timers)
+  {
+    SolveStats     s;
+    const Backend  be = b.backend();
+    Vector<double> r(b.size(), be), z(b.size(), be), p(b.size(), be), q(b.size(), be);
+    double         res = internal::residual(A, b, x, r, timers);
+    s.initial_residual = s.final_residual = res;
+    s.history.push_back(res);
+    if (!internal::check_residual(s, res, 0))
+      return s;
+    if (res == 0.0)
+      {
+        s.converged = true;
+        return s;
+      }
+    const double target = control.relative_tolerance * res;
+    M.vmult(z, r);
+    double rz;
+    {
+      const auto t = time_scope(timers, outer_level, Component::outer_vector);
+      p.copy_from(z);
+      rz = dot(r, z);
+    }
+    while (s.iterations < control.max_iterations)
+      {
+        {
+          const auto t = time_scope(timers, outer_level, Component::outer_matvec);
+          A.vmult(q, p);
+        }
+        {
+          const auto   t     = time_scope(timers, outer_level, Component::outer_vector);
+          const double alpha = rz / dot(p, q);
+          axpy(alpha, p, x);
+          axpy(-alpha, q, r);
+          res = norm_l2(r);
+        }
+        ++s.iterations;
+        s.final_residual = res;
+        s.history.push_back(res);
+        if (control.monitor)
+          control.monitor(s.iterations, res, res / s.initial_residual);
+        if (!internal::check_residual(s, res, s.iterations))
+          return s;
+        if (res <= target)
+          {
+            s.converged = true;
+            return s;
+          }
+        M.vmult(z, r);
+        const auto   t      = time_scope(timers, outer_level, Component::outer_vector);
+        const double rz_new = dot(r, z);
+        sadd(rz_new / rz, 1.0, z, p); // p = z + β p
+        rz = rz_new;
+      }
+    s.failure = "no convergence within " + std::to_string(control.max_iterations) + " iterations";
+    return s;
+  }
+
+  /// Defect correction x <- x + M^{-1}(b - A x) until ‖b - A x‖ <= tol ‖b‖ (Algorithm 2's
+  /// while loop when M is one V-cycle). The relative residual refers to ‖b‖, so that a good
+  /// starting x (full multigrid) counts.
+  template <class Precond>
+  SolveStats defect_correction(const LinearOperator<double> &A, const Precond &M, const Vector<double> &b,
+                               Vector<double> &x, const SolverControl &control, Timers *timers)
+  {
+    SolveStats     s;
+    const Backend  be = b.backend();
+    Vector<double> r(b.size(), be), c(b.size(), be);
+    const double   bnorm = norm_l2(b);
+    double         res   = internal::residual(A, b, x, r, timers);
+    s.initial_residual   = bnorm;
+    s.final_residual     = res;
+    s.history.push_back(res);
+    if (!internal::check_residual(s, res, 0))
+      return s;
+    const double target = control.relative_tolerance * bnorm;
+    while (res > target && s.iterations < control.max_iterations)
+      {
+        M.vmult(c, r);
+        {
+          const auto t = time_scope(timers, outer_level, Component::outer_vector);
+          axpy(1.0, c, x);
+        }
+        res = internal::residual(A, b, x, r, timers);
+        ++s.iterations;
+        s.final_residual = res;
+        s.history.push_back(res);
+        if (control.monitor)
+          control.monitor(s.iterations, res, res / bnorm);
+        if (!internal::check_residual(s, res, s.iterations))
+          return s;
+      }
+    s.converged = res <= target;
+    if (!s.converged)
+      s.failure = "no convergence within " + std::to_string(control.max_iterations) + " iterations";
+    return s;
+  }
+} // namespace tpmg

@@ -1,0 +1,168 @@
+#include <tpmg/report.h>
+
+#include <cmath>
+#include <fstream>
+#include <iomanip>
+#include <ostream>
+#include <sstream>
+#include <stdexcept>
+
+namespace tpmg
+{
+  namespace
+  {
+    std::string json_string(const std::string &s)
+    {
+      std::string out = "\"";
+      for (char c : s)
+        switch (c)
+          {
+            case '"': out += "\\\""; break;
+            case '\\': out += "\\\\"; break;
+            case '\n': out += "\\n"; break;
+            case '\t': out += "\\t"; break;
+            default:
+              if (static_cast<unsigned char>(c) < 0x20)
+                {
+                  char buf[8];
+                  std::snprintf(buf, sizeof buf, "\\u%04x", c);
+                  out += buf;
+                }
+              else
+                out += c;
+          }
+      return out + "\"";
+    }
+
+    std::string json_number(double v)
+    {
+      if (!std::isfinite(v))
+        return "null";
+      std::ostringstream s;
+      s << std::setprecision(17) << v;
+      return s.str();
+    }
+  } // namespace
+
+  void print_report(std::ostream &out, const RunResult &r)
+  {
+    const auto flags = out.flags();
+    out << "\n=== Result: " << r.dim << "D Q" << r.degree << ", level " << r.level << ", " << r.dofs << " DoFs, "
+        << r.solver << " with " << r.precision << " V-cycle, " << r.smoother << " (" << r.smoother_kernel << ", "
+        << r.kernel_optimization << "), " << r.level_operator << " operator, on " << r.backend << ": " << r.device
+        << "\n";
+    out << std::left << std::setw(14) << "DoFs" << std::setw(8) << "its" << std::setw(12) << "rel.res" << std::setw(10)
+        << "rate" << std::setw(12) << "solve [s]" << std::setw(12) << "DoF/s" << std::setw(12) << "L2 error"
+        << std::setw(12) << "H1 error" << std::setw(12) << "memory" << "\n";
+    out << std::setw(14) << r.dofs << std::setw(8) << r.iterations << std::scientific << std::setprecision(2)
+        << std::setw(12) << r.relative_residual << std::setw(10) << r.average_reduction << std::setw(12)
+        << r.solve_time_s << std::setw(12) << r.dofs_per_second() << std::setw(12)
+        << (r.l2_error ? *r.l2_error : NAN) << std::setw(12) << (r.h1_error ? *r.h1_error : NAN) << std::fixed
+        << std::setprecision(2) << double(r.memory_bytes) / (1 << 30) << " GiB\n";
+    out << "setup " << std::setprecision(3) << r.setup_time_s << " s; coarse solver on level " << r.coarsest_level
+        << ": " << r.coarse_solver << (r.converged ? "" : "; NOT CONVERGED: " + r.failure) << "\n";
+
+    double total = 0;
+    for (const auto &[name, t] : r.breakdown)
+      total += t;
+    out << "\nRuntime breakdown (fastest of " << r.solve_times.size() << " solve" << (r.solve_times.size() > 1 ? "s" : "")
+        << ", timed sections " << std::setprecision(4) << total << " s):\n";
+    for (const auto &[name, t] : r.breakdown)
+      out << "  " << std::setw(18) << name << std::setw(12) << std::setprecision(6) << t << std::setw(8)
+          << std::setprecision(1) << (total > 0 ? 100 * t / total : 0.0) << "%\n";
+    out << "\nPer level [s]:\n  " << std::setw(7) << "level" << std::setw(14) << "DoFs" << std::setw(12) << "smoother"
+        << std::setw(12) << "matvec" << std::setw(12) << "vector" << std::setw(12) << "restrict" << std::setw(12)
+        << "prolongate" << std::setw(12) << "coarse" << std::setw(12) << "total" << "\n";
+    out << std::setprecision(6);
+    for (const LevelTimes &l : r.levels)
+      out << "  " << std::setw(7) << l.level << std::setw(14) << l.dofs << std::setw(12) << l.smoother << std::setw(12)
+          << l.matvec << std::setw(12) << l.vector << std::setw(12) << l.restriction << std::setw(12) << l.prolongation
+          << std::setw(12) << l.coarse_solve << std::setw(12) << l.total() << "\n";
+    out.flags(flags);
+  }
+
+  void write_json(std::ostream &out, const RunResult &r)
+  {
+    out << "{\n";
+    auto kv = [&](const std::string &k, const std::string &v, bool last = false) {
+      out << "  " << json_string(k) << ": " << v << (last ? "\n" : ",\n");
+    };
+    kv("dimension", std::to_string(r.dim));
+    kv("degree", std::to_string(r.degree));
+    kv("level", std::to_string(r.level));
+    kv("dofs", std::to_string(r.dofs));
+    kv("solver", json_string(r.solver));
+    kv("precision", json_string(r.precision));
+    kv("smoother", json_string(r.smoother));
+    kv("smoother_kernel", json_string(r.smoother_kernel));
+    kv("kernel_optimization", json_string(r.kernel_optimization));
+    kv("level_operator", json_string(r.level_operator));
+    kv("backend", json_string(r.backend));
+    kv("device", json_string(r.device));
+    kv("coarsest_level", std::to_string(r.coarsest_level));
+    kv("coarse_solver", json_string(r.coarse_solver));
+    kv("iterations", std::to_string(r.iterations));
+    kv("converged", r.converged ? "true" : "false");
+    kv("failure", r.failure.empty() ? "null" : json_string(r.failure));
+    kv("relative_residual", json_number(r.relative_residual));
+    kv("average_reduction", json_number(r.average_reduction));
+    std::string hist = "[";
+    for (std::size_t i = 0; i < r.history.size(); ++i)
+      hist += (i ? ", " : "") + json_number(r.history[i]);
+    kv("residual_history", hist + "]");
+    kv("l2_error", r.l2_error ? json_number(*r.l2_error) : "null");
+    kv("h1_error", r.h1_error ? json_number(*r.h1_error) : "null");
+    kv("setup_time_s", json_number(r.setup_time_s));
+    kv("solve_time_s", json_number(r.solve_time_s));
+    std::string times = "[";
+    for (std::size_t i = 0; i < r.solve_times.size(); ++i)
+      times += (i ? ", " : "") + json_number(r.solve_times[i]);
+    kv("solve_times_s", times + "]");
+    kv("dofs_per_second", json_number(r.dofs_per_second()));
+    kv("memory_bytes", std::to_string(r.memory_bytes));
+    kv("memory_estimate_bytes", std::to_string(r.memory_estimate_bytes));
+    std::string br = "{";
+    for (std::size_t i = 0; i < r.breakdown.size(); ++i)
+      br += (i ? ", " : "") + json_string(r.breakdown[i].first) + ": " + json_number(r.breakdown[i].second);
+    kv("breakdown", br + "}");
+    std::string lv = "[";
+    for (std::size_t i = 0; i < r.levels.size(); ++i)
+      {
+        const LevelTimes &l = r.levels[i];
+        lv += std::string(i ? ",\n    " : "\n    ") + "{\"level\": " + std::to_string(l.level) +
+              ", \"dofs\": " + std::to_string(l.dofs) + ", \"smoother\": " + json_number(l.smoother) +
+              ", \"matvec\": " + json_number(l.matvec) + ", \"vector\": " + json_number(l.vector) +
+              ", \"restrict\": " + json_number(l.restriction) + ", \"prolongate\": " + json_number(l.prolongation) +
+              ", \"coarse_solve\": " + json_number(l.coarse_solve) + ", \"total\": " + json_number(l.total()) + "}";
+      }
+    kv("levels", lv + "\n  ]", true);
+    out << "}\n";
+  }
+
+  void write_json_file(const std::string &filename, const RunResult &r)
+  {
+    std::ofstream out(filename);
+    if (!out)
+      throw std::runtime_error("cannot write JSON file '" + filename + "'");
+    write_json(out, r);
+  }
+
+  void write_csv_file(const std::string &filename, const RunResult &r)
+  {
+    std::ofstream out(filename);
+    if (!out)
+      throw std::runtime_error("cannot write CSV file '" + filename + "'");
+    out << std::setprecision(10) << "level,dofs,component,seconds\n";
+    for (const LevelTimes &l : r.levels)
+      {
+        const std::pair<const char *, double> rows[] = {{"smoother", l.smoother},       {"matvec", l.matvec},
+                                                        {"vector", l.vector},           {"restrict", l.restriction},
+                                                        {"prolongate", l.prolongation}, {"coarse_solve", l.coarse_solve}};
+        for (const auto &[name, t] : rows)
+          out << l.level << ',' << l.dofs << ',' << name << ',' << t << '\n';
+      }
+    for (const auto &[name, t] : r.breakdown)
+      if (name.rfind("outer", 0) == 0 || name == "conversion")
+        out << "outer," << r.dofs << ',' << name << ',' << t << '\n';
+  }
+} // namespace tpmg

@@ -1,0 +1,58 @@
+#include <tpmg/fe_1d.h>
+#include <tpmg/vtu.h>
+
+#include <fstream>
+#include <stdexcept>
+
+namespace tpmg
+{
+  void write_vtu(const std::string &filename, const CartesianLevel &lev, const std::vector<double> &values,
+                 index_t max_nodes)
+  {
+    if (lev.n_dofs() > max_nodes)
+      throw std::runtime_error("VTU output of " + std::to_string(lev.n_dofs()) + " nodes refused (limit " +
+                               std::to_string(max_nodes) + "); use a smaller Mesh/Refinement level");
+    std::ofstream out(filename);
+    if (!out)
+      throw std::runtime_error("cannot write VTU file '" + filename + "'");
+    const LagrangeBasis1D basis(lev.degree);
+    const index_t         n[3] = {lev.nodes(0), lev.nodes(1), lev.nodes(2)};
+    const index_t         sub[3] = {n[0] - 1, n[1] - 1, lev.dim == 3 ? n[2] - 1 : 1};
+    const index_t         n_sub  = sub[0] * sub[1] * sub[2];
+    const int             corners = lev.dim == 3 ? 8 : 4;
+    out << "<?xml version=\"1.0\"?>\n<VTKFile type=\"UnstructuredGrid\" version=\"0.1\" byte_order=\"LittleEndian\">\n"
+        << "<UnstructuredGrid><Piece NumberOfPoints=\"" << lev.n_dofs() << "\" NumberOfCells=\"" << n_sub << "\">\n"
+        << "<Points><DataArray type=\"Float64\" NumberOfComponents=\"3\" format=\"ascii\">\n";
+    out.precision(12);
+    for (index_t l = 0; l < n[2]; ++l)
+      for (index_t j = 0; j < n[1]; ++j)
+        for (index_t i = 0; i < n[0]; ++i)
+          out << lev.node_coordinate(0, i, basis.support_points()) << ' '
+              << lev.node_coordinate(1, j, basis.support_points()) << ' '
+              << (lev.dim == 3 ? lev.node_coordinate(2, l, basis.support_points()) : 0.0) << '\n';
+    out << "</DataArray></Points>\n<Cells><DataArray type=\"Int64\" Name=\"connectivity\" format=\"ascii\">\n";
+    for (index_t l = 0; l < sub[2]; ++l)
+      for (index_t j = 0; j < sub[1]; ++j)
+        for (index_t i = 0; i < sub[0]; ++i)
+          {
+            const index_t c[8] = {lev.dof_index(i, j, l),         lev.dof_index(i + 1, j, l),
+                                  lev.dof_index(i + 1, j + 1, l), lev.dof_index(i, j + 1, l),
+                                  lev.dof_index(i, j, l + 1),     lev.dof_index(i + 1, j, l + 1),
+                                  lev.dof_index(i + 1, j + 1, l + 1), lev.dof_index(i, j + 1, l + 1)};
+            for (int q = 0; q < corners; ++q)
+              out << c[q] << (q + 1 < corners ? ' ' : '\n');
+          }
+    out << "</DataArray>\n<DataArray type=\"Int64\" Name=\"offsets\" format=\"ascii\">\n";
+    for (index_t c = 1; c <= n_sub; ++c)
+      out << c * corners << '\n';
+    out << "</DataArray>\n<DataArray type=\"UInt8\" Name=\"types\" format=\"ascii\">\n";
+    for (index_t c = 0; c < n_sub; ++c)
+      out << (lev.dim == 3 ? 12 : 9) << '\n';
+    out << "</DataArray></Cells>\n<PointData Scalars=\"solution\"><DataArray type=\"Float64\" Name=\"solution\" format=\"ascii\">\n";
+    for (double v : values)
+      out << v << '\n';
+    out << "</DataArray></PointData>\n</Piece></UnstructuredGrid>\n</VTKFile>\n";
+    if (!out)
+      throw std::runtime_error("error while writing VTU file '" + filename + "'");
+  }
+} // namespace tpmg
