@@ -1,0 +1,211 @@
+// The whole solver against the numbers of DESIGN.md §7 (paper Tables 1-2 and the
+// contraction rates of an independent implementation), on the CPU backend.
+#include <tpmg/poisson.h>
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <map>
+#include <sstream>
+
+using namespace tpmg;
+
+namespace
+{
+  SolverParameters base(int dim, int k, int level)
+  {
+    SolverParameters p;
+    p.dim              = dim;
+    p.degree           = k;
+    p.refinement_level = level;
+    p.device           = DeviceChoice::cpu;
+    p.verbose          = false;
+    p.source           = "test";
+    return p;
+  }
+
+  RunResult solve(const SolverParameters &p)
+  {
+    std::ostringstream log;
+    return run_poisson(p, log);
+  }
+
+  // V-cycle iteration from x = 0 with f = 1 (DESIGN.md §7)
+  RunResult vcycle(int dim, int k, int level, Precision prec = Precision::dual)
+  {
+    SolverParameters p = base(dim, k, level);
+    p.solver           = SolverType::vcycle;
+    p.rhs              = RightHandSide::one;
+    p.precision        = prec;
+    return solve(p);
+  }
+
+  RunResult fmg(int dim, int k, int level, Conventions c = Conventions::standard)
+  {
+    SolverParameters p = base(dim, k, level);
+    p.solver           = SolverType::fmg;
+    p.rhs              = RightHandSide::one;
+    p.precision        = Precision::dual;
+    p.conventions      = c;
+    return solve(p);
+  }
+} // namespace
+
+TEST(Multigrid, ContractionRates2D)
+{
+  // DESIGN.md §7: k=1 0.04-0.05, k=2 0.008, k=3 0.0035, k=4 0.0007, k=5 0.0004; steps 7 5 4 3 3
+  const double rate[]  = {0, 0.05, 0.008, 0.0035, 0.0007, 0.0004};
+  const int    steps[] = {0, 7, 5, 4, 3, 3};
+  for (int k = 1; k <= 5; ++k)
+    for (int level = 5; level <= 7; ++level)
+      {
+        const RunResult r = vcycle(2, k, level);
+        ASSERT_TRUE(r.converged) << r.failure;
+        EXPECT_LE(r.average_reduction, rate[k] * 4 / 3) << "k=" << k << " level=" << level;
+        EXPECT_LE(std::abs(r.iterations - steps[k]), 1) << "k=" << k << " level=" << level;
+        RecordProperty("rate_2D_k" + std::to_string(k) + "_L" + std::to_string(level), std::to_string(r.average_reduction));
+      }
+}
+
+TEST(Multigrid, ContractionRates3D)
+{
+  // DESIGN.md §7: k=1 0.05, k=2 0.03, k=3 0.008, k=4 0.003; steps 7 6 5 4 (level 4)
+  const double rate[]  = {0, 0.05, 0.03, 0.008, 0.003};
+  const int    steps[] = {0, 7, 6, 5, 4};
+  for (int k = 1; k <= 4; ++k)
+    for (int level = 3; level <= (k <= 2 ? 5 : 4); ++level)
+      {
+        const RunResult r = vcycle(3, k, level);
+        ASSERT_TRUE(r.converged) << r.failure;
+        EXPECT_LE(r.average_reduction, rate[k] * 4 / 3) << "k=" << k << " level=" << level;
+        if (level == 4)
+          EXPECT_LE(std::abs(r.iterations - steps[k]), 1) << "k=" << k;
+      }
+}
+
+TEST(Multigrid, FullMultigridSteps)
+{
+  // DESIGN.md §7: 2D k=1..6 on levels 5-7: 5 2 2 1 1 1; 3D k=1..4 on level 4: 6 4 2 1
+  const int steps2[] = {0, 5, 2, 2, 1, 1, 1};
+  for (int k = 1; k <= 6; ++k)
+    for (int level = 5; level <= 7; ++level)
+      {
+        const RunResult r = fmg(2, k, level);
+        ASSERT_TRUE(r.converged) << r.failure;
+        EXPECT_LE(std::abs(r.iterations - steps2[k]), 1) << "2D k=" << k << " level=" << level;
+      }
+  const int steps3[] = {0, 6, 4, 2, 1};
+  for (int k = 1; k <= 4; ++k)
+    {
+      const RunResult r = fmg(3, k, 4);
+      ASSERT_TRUE(r.converged) << r.failure;
+      EXPECT_LE(std::abs(r.iterations - steps3[k]), 1) << "3D k=" << k;
+    }
+}
+
+TEST(Multigrid, PaperCodeConventionsGiveTable2)
+{
+  // with b = ones restricted to coarser levels and odd-first colors: exactly 6 5 3 3
+  const int table2[] = {0, 6, 5, 3, 3};
+  for (int k = 1; k <= 4; ++k)
+    EXPECT_EQ(fmg(3, k, 4, Conventions::paper_code).iterations, table2[k]) << "k=" << k;
+}
+
+TEST(Multigrid, MixedPrecisionVcycleContractsLikeDouble)
+{
+  for (int k : {1, 3})
+    {
+      const RunResult d = vcycle(2, k, 6, Precision::dual);
+      const RunResult f = vcycle(2, k, 6, Precision::single);
+      ASSERT_TRUE(f.converged) << f.failure;
+      EXPECT_LE(std::abs(d.iterations - f.iterations), 1);
+    }
+}
+
+TEST(Multigrid, GmresL2ErrorConvergesAtRateKPlus1AndMixedEqualsDouble)
+{
+  for (int dim : {2, 3})
+    for (int k = 1; k <= (dim == 2 ? 4 : 2); ++k)
+      {
+        std::vector<double> err;
+        for (int level = (dim == 2 ? 3 : 2); level <= (dim == 2 ? 5 : 4); ++level)
+          {
+            SolverParameters p = base(dim, k, level);
+            p.precision        = Precision::single;
+            const RunResult rf = solve(p);
+            p.precision        = Precision::dual;
+            const RunResult rd = solve(p);
+            ASSERT_TRUE(rf.converged && rd.converged);
+            ASSERT_TRUE(rf.l2_error && rd.l2_error);
+            // same error to 2 digits
+            EXPECT_NEAR(*rf.l2_error / *rd.l2_error, 1.0, 0.005) << dim << "D k=" << k << " level=" << level;
+            EXPECT_LE(rf.iterations, 10);
+            err.push_back(*rd.l2_error);
+          }
+        for (std::size_t i = 1; i < err.size(); ++i)
+          EXPECT_NEAR(std::log2(err[i - 1] / err[i]), k + 1, 0.25) << dim << "D k=" << k;
+      }
+}
+
+TEST(Multigrid, AllSmootherVariantsAndSolversConverge)
+{
+  for (int dim : {2, 3})
+    {
+      std::map<std::string, int> its;
+      for (SmootherKernel kern : {SmootherKernel::global, SmootherKernel::separate, SmootherKernel::fused})
+        for (LocalSolver ls : {LocalSolver::fast_diagonalization, LocalSolver::inverse_matrix})
+          {
+            SolverParameters p = base(dim, 2, dim == 2 ? 5 : 3);
+            p.kernel           = kern;
+            p.local_solver     = ls;
+            const RunResult r  = solve(p);
+            ASSERT_TRUE(r.converged) << r.failure;
+            its[std::string(to_string(kern)) + (ls == LocalSolver::inverse_matrix ? "/inverse" : "/fd")] = r.iterations;
+          }
+      for (const auto &[name, n] : its)
+        EXPECT_EQ(n, its.begin()->second) << dim << "D " << name << ": all variants compute the same V-cycle";
+    }
+  // CG with the symmetric V-cycle: 1-3 steps more than GMRES at most a few
+  SolverParameters p = base(2, 3, 6);
+  const RunResult  g = solve(p);
+  p.solver           = SolverType::cg;
+  p.symmetric_vcycle = true;
+  const RunResult c  = solve(p);
+  ASSERT_TRUE(c.converged) << c.failure;
+  EXPECT_LE(c.iterations, g.iterations + 3);
+  EXPECT_NEAR(*c.l2_error / *g.l2_error, 1.0, 0.01);
+  // left-preconditioned GMRES
+  p.solver               = SolverType::gmres;
+  p.symmetric_vcycle     = false;
+  p.left_preconditioning = true;
+  const RunResult l      = solve(p);
+  ASSERT_TRUE(l.converged) << l.failure;
+  EXPECT_LE(l.iterations, g.iterations + 1);
+  // Chebyshev-Jacobi smoother: converges, needs more steps
+  p.left_preconditioning = false;
+  p.smoother             = SmootherType::chebyshev_jacobi;
+  const RunResult ch     = solve(p);
+  ASSERT_TRUE(ch.converged) << ch.failure;
+  EXPECT_GT(ch.iterations, g.iterations);
+  EXPECT_LE(ch.iterations, 30);
+}
+
+TEST(Multigrid, CoarseCellsUseTheDenseDirectCoarseSolver)
+{
+  SolverParameters p = base(2, 2, 4);
+  p.coarse_cells     = 3;
+  const RunResult r  = solve(p);
+  ASSERT_TRUE(r.converged) << r.failure;
+  EXPECT_EQ(r.coarsest_level, 0);
+  EXPECT_EQ(r.coarse_solver, "dense direct");
+  EXPECT_LE(r.iterations, 6);
+}
+
+TEST(Multigrid, NonConvergenceIsReported)
+{
+  SolverParameters p = base(2, 1, 6);
+  p.max_iterations   = 2;
+  const RunResult r  = solve(p);
+  EXPECT_FALSE(r.converged);
+  EXPECT_NE(r.failure.find("no convergence within 2 iterations"), std::string::npos);
+}
