@@ -55,7 +55,7 @@ namespace tpmg
     std::string format_double(double v)
     {
       std::ostringstream s;
-      s << std::setprecision(17) << v;
+      s << std::setprecision(6) << v;
       return s.str();
     }
   } // namespace

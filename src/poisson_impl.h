@@ -37,7 +37,7 @@ namespace tpmg
       switch (p.solver)
         {
           case SolverType::gmres:
-            return p.left_preconditioning ? p.gmres_restart + 4 : 2 * p.gmres_restart + 4;
+            return p.left_preconditioning ? p.gmres_restart + 5 : 2 * p.gmres_restart + 5;
           case SolverType::cg:
             return 6;
           default:

@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# Everything that needs the GPU, in stages that each fit one device call (10 min):
+#   benchmarks/gpu_session.sh build       configure + build (16 cores) into build-gpu/
+#   benchmarks/gpu_session.sh test        GPU tests, compute-sanitizer memcheck/racecheck/synccheck
+#   benchmarks/gpu_session.sh operator    level operator throughput (3D k = 2,4,7, >= 50 M DoFs)
+#   benchmarks/gpu_session.sh smoother    one smoothing step per variant and degree
+#   benchmarks/gpu_session.sh table7      the paper's Table 7 solves
+# Logs and CSV/JSON go to $OUT (or ./gpu-out).
+set -uo pipefail
+cd "$(dirname "$0")/.."
+OUT=${OUT:-$PWD/gpu-out}
+mkdir -p "$OUT"
+B=build-gpu
+for stage in "$@"; do
+  case "$stage" in
+    build)
+      nvidia-smi --query-gpu=name,memory.total,memory.used,clocks.sm,clocks.max.sm --format=csv | tee "$OUT/nvidia-smi.txt"
+      cmake -S . -B $B -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 > "$OUT/configure.log" 2>&1 || { tail -30 "$OUT/configure.log"; exit 1; }
+      /usr/bin/time -f "build: %e s" cmake --build $B -j 16 > "$OUT/build.log" 2>&1 || { grep -E "error" "$OUT/build.log" | head -30; exit 1; }
+      tail -1 "$OUT/build.log"
+      ;;
+    test)
+      $B/tests/gpu_tests 2>&1 | tee "$OUT/gpu_tests.log" | grep -E "^\[  (FAILED|PASSED|  OK) |Failure|device:" | head -40
+      for tool in memcheck racecheck synccheck; do
+        for args in "prm/2d_fused_float.prm --set Mesh/Refinement\ level=4" \
+                    "prm/3d_fused_double.prm --set Mesh/Refinement\ level=2" \
+                    "prm/3d_separate_float.prm --set Mesh/Refinement\ level=2" \
+                    "prm/3d_global_float.prm --set Mesh/Refinement\ level=2 --set Solver/Type=fmg" \
+                    "prm/chebyshev_3d.prm --set Mesh/Refinement\ level=2 --set Mesh/Coarse\ cells=2"; do
+          eval "compute-sanitizer --tool $tool --error-exitcode 3 $B/apps/poisson_solver $args --set Output/Verbose=false" \
+            > "$OUT/sanitizer.log.tmp" 2>&1
+          rc=$?
+          echo "$tool [$args]: exit $rc, $(grep -c -E '^========= (Invalid|Race|Barrier|Error)' "$OUT/sanitizer.log.tmp") reports, $(grep 'ERROR SUMMARY' "$OUT/sanitizer.log.tmp" | tail -1)" | tee -a "$OUT/sanitizer.txt"
+          cat "$OUT/sanitizer.log.tmp" >> "$OUT/sanitizer_full.log"
+        done
+      done
+      rm -f "$OUT/sanitizer.log.tmp"
+      ;;
+    operator)
+      $B/benchmarks/tpmg_bench operator --dim 3 --degrees 1,2,3,4,5,6,7,8 --precision both --dofs 5e7 --csv "$OUT/operator.csv" 2>&1 | tee "$OUT/operator.txt"
+      ;;
+    smoother)
+      $B/benchmarks/tpmg_bench smoother --dim 3 --degrees 1,2,3,4,5,6,7,8 --precision both --kernel all --dofs 5e7 --groups 3 --runs 5 --csv "$OUT/smoother3d.csv" 2>&1 | tee "$OUT/smoother3d.txt"
+      $B/benchmarks/tpmg_bench smoother --dim 2 --degrees 1,2,3,4,5,6,7,8,9,10 --precision both --kernel all --dofs 3e7 --groups 3 --runs 5 --csv "$OUT/smoother2d.csv" 2>&1 | tee "$OUT/smoother2d.txt"
+      ;;
+    table7)
+      for f in table7_k1_mixed table7_k1_double table7_k3_mixed table7_k3_double table7_k7_mixed table7_k7_double; do
+        $B/apps/poisson_solver prm/$f.prm --json "$OUT/$f.json" > "$OUT/$f.log" 2>&1
+        echo "$f: exit $? $(grep -A1 '^DoFs' "$OUT/$f.log" | tail -1)"
+      done
+      ;;
+    *)
+      echo "unknown stage $stage" >&2
+      exit 2
+      ;;
+  esac
+done

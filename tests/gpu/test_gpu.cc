@@ -1,0 +1,306 @@
+// GPU runs of every kernel against the CPU runner's results (label "gpu": needs a CUDA device).
+#include <tpmg/chebyshev_smoother.h>
+#include <tpmg/device.h>
+#include <tpmg/dispatch.h>
+#include <tpmg/laplace_operator.h>
+#include <tpmg/patch_smoother.h>
+#include <tpmg/poisson.h>
+#include <tpmg/problem.h>
+#include <tpmg/transfer.h>
+#include <tpmg/vector_ops.h>
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <random>
+#include <sstream>
+
+using namespace tpmg;
+
+namespace
+{
+  template <typename T>
+  std::vector<T> random_interior(const CartesianLevel &lev, unsigned seed)
+  {
+    std::mt19937                      gen(seed);
+    std::uniform_real_distribution<T> dist(-1, 1);
+    std::vector<T>                    v(lev.n_dofs(), T(0));
+    for (index_t l = 0; l < lev.nodes(2); ++l)
+      for (index_t j = 0; j < lev.nodes(1); ++j)
+        for (index_t i = 0; i < lev.nodes(0); ++i)
+          if (!lev.on_boundary(i, j, l))
+            v[lev.dof_index(i, j, l)] = dist(gen);
+    return v;
+  }
+
+  template <typename T>
+  double rel_diff(const std::vector<T> &a, const std::vector<T> &b)
+  {
+    double num = 0, den = 0;
+    for (std::size_t i = 0; i < a.size(); ++i)
+      {
+        num += (double(a[i]) - double(b[i])) * (double(a[i]) - double(b[i]));
+        den += double(b[i]) * double(b[i]);
+      }
+    return den > 0 ? std::sqrt(num / den) : std::sqrt(num);
+  }
+
+  template <typename T>
+  double tolerance()
+  {
+    return std::is_same_v<T, double> ? 1e-12 : 1e-5;
+  }
+
+  CartesianLevel level_of(int dim, int k, int level, std::array<int, 3> n0 = {1, 1, 1})
+  {
+    Domain d;
+    d.dim          = dim;
+    d.upper        = {1.0, 1.25, 0.75};
+    d.coarse_cells = n0;
+    return make_hierarchy(d, k, level).back();
+  }
+
+  // Applies `f(backend, vectors...)` on both backends to the same host data and compares.
+  template <typename T, class F>
+  void compare_backends(const CartesianLevel &lev, const std::vector<std::vector<T>> &inputs, F f,
+                        const std::string &what, double tol = tolerance<T>())
+  {
+    std::vector<T> out[2];
+    for (Backend b : {Backend::cpu, Backend::cuda})
+      {
+        std::vector<Vector<T>> v;
+        for (const auto &h : inputs)
+          {
+            v.emplace_back(lev.n_dofs(), b);
+            v.back().from_host(h);
+          }
+        f(b, v);
+        out[b == Backend::cuda] = v[0].to_host();
+      }
+    EXPECT_LT(rel_diff(out[1], out[0]), tol) << what;
+    EXPECT_GT(std::sqrt(std::inner_product(out[0].begin(), out[0].end(), out[0].begin(), 0.0)), 0.0) << what;
+  }
+} // namespace
+
+TEST(Gpu, DeviceIsPresent)
+{
+  ASSERT_TRUE(cuda_device_available());
+  const DeviceInfo info = cuda_device_info();
+  RecordProperty("device", info.name);
+  std::cout << "device: " << info.name << ", " << info.multiprocessors << " SMs, " << info.free_bytes / (1 << 20)
+            << " MiB free\n";
+}
+
+template <typename T>
+void laplace_case(int dim, int k)
+{
+  dispatch_dim(dim, [&](auto D) {
+    dispatch_degree(k, [&](auto K) {
+      constexpr int dd = decltype(D)::value, kk = decltype(K)::value;
+      const auto    lev = level_of(dd, kk, dd == 3 ? (kk <= 3 ? 3 : 2) : 4, {2, 1, 3});
+      compare_backends<T>(lev, {std::vector<T>(lev.n_dofs()), random_interior<T>(lev, 1)},
+                          [&](Backend b, std::vector<Vector<T>> &v) {
+                            CartesianLaplaceOperator<dd, kk, T> op(lev, b);
+                            op.vmult(v[0], v[1]);
+                          },
+                          "laplace " + std::to_string(dd) + "D k=" + std::to_string(kk));
+    });
+  });
+}
+
+TEST(Gpu, LaplaceOperatorEqualsCpu)
+{
+  for (int k = 1; k <= 10; ++k)
+    for (int dim : {2, 3})
+      {
+        laplace_case<double>(dim, k);
+        laplace_case<float>(dim, k);
+      }
+}
+
+template <typename T>
+void smoother_case(int dim, int k, SmootherKernel kern, LocalSolver ls)
+{
+  dispatch_dim(dim, [&](auto D) {
+    dispatch_degree(k, [&](auto K) {
+      constexpr int dd = decltype(D)::value, kk = decltype(K)::value;
+      if constexpr (VertexPatchSmoother<dd, kk, T>::supported())
+        {
+          const auto lev = level_of(dd, kk, dd == 3 ? (kk <= 4 ? 3 : 2) : 4, {1, 2, 1});
+          PatchSmootherSettings s;
+          s.kernel       = kern;
+          s.local_solver = ls;
+          compare_backends<T>(lev, {random_interior<T>(lev, 2), random_interior<T>(lev, 3)},
+                              [&](Backend b, std::vector<Vector<T>> &v) {
+                                CartesianLaplaceOperator<dd, kk, T> op(lev, b);
+                                VertexPatchSmoother<dd, kk, T>      sm(lev, b, s, &op);
+                                sm.smooth(v[0], v[1]);
+                                sm.smooth(v[0], v[1], true);
+                              },
+                              "smoother " + std::to_string(dd) + "D k=" + std::to_string(kk) + " " +
+                                std::to_string(int(kern)) + "/" + std::to_string(int(ls)));
+        }
+    });
+  });
+}
+
+TEST(Gpu, PatchSmootherEqualsCpu)
+{
+  for (int dim : {2, 3})
+    for (int k = 1; k <= (dim == 2 ? 10 : 8); ++k)
+      for (SmootherKernel kern : {SmootherKernel::global, SmootherKernel::separate, SmootherKernel::fused})
+        {
+          smoother_case<double>(dim, k, kern, LocalSolver::fast_diagonalization);
+          smoother_case<float>(dim, k, kern, LocalSolver::fast_diagonalization);
+          if (kern != SmootherKernel::separate && (dim == 2 || k <= 4))
+            {
+              smoother_case<double>(dim, k, kern, LocalSolver::inverse_matrix);
+              smoother_case<float>(dim, k, kern, LocalSolver::inverse_matrix);
+            }
+        }
+}
+
+TEST(Gpu, TransferEqualsCpu)
+{
+  for (int dim : {2, 3})
+    for (int k = 1; k <= (dim == 2 ? 10 : 8); ++k)
+      dispatch_dim(dim, [&](auto D) {
+        dispatch_degree(k, [&](auto K) {
+          constexpr int dd = decltype(D)::value, kk = decltype(K)::value;
+          if constexpr (dd == 2 || kk <= 8)
+            {
+              Domain d;
+              d.dim          = dd;
+              d.coarse_cells = {1, 2, 1};
+              const auto levels = make_hierarchy(d, kk, dd == 3 ? 2 : 4);
+              const auto &c = levels[levels.size() - 2], &f = levels.back();
+              for (int restrict_dir = 0; restrict_dir < 2; ++restrict_dir)
+                {
+                  std::vector<double> out[2];
+                  for (Backend b : {Backend::cpu, Backend::cuda})
+                    {
+                      Transfer<dd, kk, double> t(c, f, b);
+                      Vector<double>           vc(c.n_dofs(), b), vf(f.n_dofs(), b);
+                      if (restrict_dir)
+                        {
+                          vf.from_host(random_interior<double>(f, 4));
+                          t.restrict_to(vc, vf);
+                          out[b == Backend::cuda] = vc.to_host();
+                        }
+                      else
+                        {
+                          vc.from_host(random_interior<double>(c, 5));
+                          t.prolongate_add(vf, vc);
+                          out[b == Backend::cuda] = vf.to_host();
+                        }
+                    }
+                  EXPECT_LT(rel_diff(out[1], out[0]), 1e-13) << dd << "D k=" << kk << " restrict=" << restrict_dir;
+                }
+            }
+        });
+      });
+}
+
+TEST(Gpu, VectorOperationsEqualCpu)
+{
+  const auto          lev = level_of(3, 2, 4);
+  const auto          x = random_interior<double>(lev, 6), y = random_interior<double>(lev, 7);
+  double              dots[2];
+  std::vector<double> ax[2];
+  for (Backend b : {Backend::cpu, Backend::cuda})
+    {
+      Vector<double> vx(lev.n_dofs(), b), vy(lev.n_dofs(), b);
+      vx.from_host(x);
+      vy.from_host(y);
+      dots[b == Backend::cuda] = dot(vx, vy);
+      axpy(0.5, vx, vy);
+      sadd(2.0, -1.0, vx, vy);
+      Vector<float> f(lev.n_dofs(), b);
+      convert(vy, f);
+      convert(f, vy);
+      ax[b == Backend::cuda] = vy.to_host();
+      EXPECT_EQ(count_non_finite(vy), 0);
+    }
+  EXPECT_NEAR(dots[1], dots[0], 1e-12 * std::fabs(dots[0]));
+  EXPECT_LT(rel_diff(ax[1], ax[0]), 1e-15);
+}
+
+TEST(Gpu, ChebyshevEqualsCpu)
+{
+  const auto lev = level_of(3, 3, 3);
+  compare_backends<double>(lev, {random_interior<double>(lev, 8), random_interior<double>(lev, 9)},
+                           [&](Backend b, std::vector<Vector<double>> &v) {
+                             CartesianLaplaceOperator<3, 3, double> op(lev, b);
+                             Vector<double>                         diag;
+                             laplace_diagonal(lev, b, false, diag);
+                             ChebyshevSmoother<double> sm(op, std::move(diag), ChebyshevSettings{}, b);
+                             sm.smooth(v[0], v[1]);
+                           },
+                           "chebyshev", 1e-10);
+}
+
+TEST(Gpu, RhsAndErrorsEqualCpu)
+{
+  const auto lev = level_of(3, 4, 3);
+  ErrorNorms e[2];
+  for (Backend b : {Backend::cpu, Backend::cuda})
+    {
+      Vector<double> u;
+      interpolate_exact_solution(lev, b, u);
+      e[b == Backend::cuda] = compute_errors<3, 4>(lev, u);
+    }
+  EXPECT_NEAR(e[1].l2, e[0].l2, 1e-10 * e[0].l2);
+  EXPECT_NEAR(e[1].h1_semi, e[0].h1_semi, 1e-10 * e[0].h1_semi);
+  compare_backends<double>(lev, {std::vector<double>(lev.n_dofs())},
+                           [&](Backend b, std::vector<Vector<double>> &v) {
+                             assemble_rhs(lev, RightHandSide::manufactured, b, v[0]);
+                           },
+                           "rhs");
+}
+
+TEST(Gpu, WholeSolveMatchesCpu)
+{
+  for (auto [dim, k, level] : {std::tuple{2, 3, 6}, std::tuple{3, 2, 4}, std::tuple{3, 5, 3}})
+    for (Precision prec : {Precision::single, Precision::dual})
+      for (SolverType st : {SolverType::gmres, SolverType::fmg})
+        {
+          SolverParameters p;
+          p.dim              = dim;
+          p.degree           = k;
+          p.refinement_level = level;
+          p.precision        = prec;
+          p.solver           = st;
+          p.verbose          = false;
+          RunResult r[2];
+          for (DeviceChoice d : {DeviceChoice::cpu, DeviceChoice::cuda})
+            {
+              p.device = d;
+              std::ostringstream log;
+              r[d == DeviceChoice::cuda] = run_poisson(p, log);
+            }
+          ASSERT_TRUE(r[1].converged) << r[1].failure;
+          EXPECT_EQ(r[1].iterations, r[0].iterations) << dim << "D k=" << k;
+          EXPECT_NEAR(*r[1].l2_error / *r[0].l2_error, 1.0, 1e-3);
+          EXPECT_EQ(r[1].backend, "cuda");
+        }
+}
+
+TEST(Gpu, TooLargeProblemIsRefusedBeforeAllocation)
+{
+  SolverParameters p;
+  p.dim              = 3;
+  p.degree           = 8;
+  p.refinement_level = 9; // 4097^3 = 69 G DoFs
+  p.device           = DeviceChoice::cuda;
+  p.verbose          = false;
+  std::ostringstream log;
+  try
+    {
+      run_poisson(p, log);
+      FAIL() << "no OutOfMemoryError";
+    }
+  catch (const OutOfMemoryError &e)
+    {
+      EXPECT_NE(std::string(e.what()).find("GiB free"), std::string::npos) << e.what();
+    }
+}
