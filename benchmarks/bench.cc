@@ -135,6 +135,10 @@ namespace
       }
     else if (o.what == "transfer")
       {
+        if constexpr (dim == 3 && k > 8)
+          throw std::invalid_argument("3D transfers exist for k <= 8");
+        else
+        {
         Domain d;
         d.dim                = dim;
         d.coarse_cells       = {int(lev.cells[0] / 2), int(lev.cells[1] / 2), dim == 3 ? int(lev.cells[2] / 2) : 1};
@@ -146,6 +150,7 @@ namespace
           tr.restrict_to(c, f);
           tr.prolongate_add(f, c);
         });
+        }
       }
     rows.push_back(Row{o.what, kernel, std::is_same_v<T, float> ? "float" : "double", dim, k, lev.n_dofs(), t});
     std::cout << std::setw(9) << o.what << std::setw(9) << kernel << std::setw(8) << rows.back().precision << " "

@@ -44,10 +44,13 @@ for stage in "$@"; do
       $B/benchmarks/tpmg_bench smoother --dim 2 --degrees 1,2,3,4,5,6,7,8,9,10 --precision both --kernel all --dofs 3e7 --groups 3 --runs 5 --csv "$OUT/smoother2d.csv" 2>&1 | tee "$OUT/smoother2d.txt"
       ;;
     table7)
+      mkdir -p "$OUT/table7"
       for f in table7_k1_mixed table7_k1_double table7_k3_mixed table7_k3_double table7_k7_mixed table7_k7_double; do
-        $B/apps/poisson_solver prm/$f.prm --json "$OUT/$f.json" > "$OUT/$f.log" 2>&1
-        echo "$f: exit $? $(grep -A1 '^DoFs' "$OUT/$f.log" | tail -1)"
+        $B/apps/poisson_solver prm/$f.prm --json "$OUT/table7/$f.json" > "$OUT/table7/$f.log" 2>&1
+        echo "$f: exit $? $(grep -A1 '^DoFs' "$OUT/table7/$f.log" | tail -1)"
       done
+      python3 benchmarks/plot_breakdown.py "$OUT"/table7/table7_*.json -o "$OUT/table7_breakdown.png" --levels
+      tar czf "$OUT/table7.tgz" -C "$OUT" table7 && rm -rf "$OUT/table7"
       ;;
     *)
       echo "unknown stage $stage" >&2
