@@ -6,6 +6,7 @@
 #include <tpmg/vector_ops.h>
 
 #include "../kernels/patch_smoother.h"
+#include "../kernels/patch_smoother_fiber.h"
 
 #include <Eigen/Dense>
 
@@ -20,25 +21,30 @@ namespace tpmg
     : level_(level), backend_(backend), settings_(settings), op_(op)
   {
     static_assert(supported(), "vertex-patch smoother: degree out of range for this dimension");
-    if (settings.optimization != KernelOptimization::basic)
-      throw std::invalid_argument("kernel optimizations other than 'basic' are not available yet");
     if (settings.kernel == SmootherKernel::global && op == nullptr)
       throw std::invalid_argument("the 'global' smoother kernel needs the level operator");
+    const bool optimized = settings.optimization != KernelOptimization::basic;
+    if (optimized && settings.local_solver != LocalSolver::fast_diagonalization)
+      throw std::invalid_argument("the optimized patch kernels use fast diagonalization; the inverse_matrix "
+                                  "local solver exists with the basic kernels only");
+    if (settings.optimization == KernelOptimization::boundary && settings.kernel == SmootherKernel::global)
+      throw std::invalid_argument("the 'boundary' optimization (reduced local residual) applies to the separate "
+                                  "and fused kernels, not to the global one");
+    using Fiber = FiberPatchKernel<dim, k, Number, PatchKernelKind::fused, KernelOptimization::conflict_free>;
+    patches_per_block_ = settings.patches_per_block > 0 ? settings.patches_per_block
+                                                        : Fiber::automatic_patches_per_block();
+    if (optimized && (patches_per_block_ & (patches_per_block_ - 1)) != 0)
+      throw std::invalid_argument("patches per block must be a power of two, not " + std::to_string(patches_per_block_));
+    if (optimized && patches_per_block_ > Fiber::max_patches_per_block)
+      throw std::invalid_argument("patches per block " + std::to_string(patches_per_block_) + " exceeds the maximum " +
+                                  std::to_string(Fiber::max_patches_per_block) + " for this degree");
+    if (!optimized && settings.patches_per_block > 0)
+      throw std::invalid_argument("the basic patch kernels choose their patches per block themselves");
     coef_ = CartesianLaplaceOperator<dim, k, Number>::direction_coefficients(level);
 
-    using L = PatchData1DLayout<k>;
-    const PatchData1D   d = patch_data_1d(k, settings.lumped_mass);
-    std::vector<Number> packed(L::size);
-    for (int i = 0; i < L::np * L::np; ++i)
-      {
-        packed[L::mass + i]      = Number(d.mass.data[i]);
-        packed[L::stiffness + i] = Number(d.stiffness.data[i]);
-      }
-    for (int i = 0; i < L::ni * L::ni; ++i)
-      packed[L::eigenvectors + i] = Number(d.eigenvectors.data[i]);
-    for (int i = 0; i < L::ni; ++i)
-      packed[L::eigenvalues + i] = Number(d.eigenvalues[i]);
-    data1d_.reinit(L::size, backend);
+    data_                             = patch_data_1d(k, settings.lumped_mass);
+    const std::vector<Number> packed = pack_patch_data_1d<k, Number>(data_);
+    data1d_.reinit(index_t(packed.size()), backend);
     data1d_.from_host(packed);
 
     if (settings.local_solver == LocalSolver::inverse_matrix)
@@ -88,6 +94,30 @@ namespace tpmg
         kern.coef[d] = Number(coef[d]);
       launch(backend, kern, kern.shape());
     }
+
+    template <int dim, int k, typename Number, PatchKernelKind kind, KernelOptimization opt>
+    void launch_fiber(Backend backend, const PatchColorGeometry &geo, Number *x, const Number *b, Number *r,
+                      const PatchData1D &d, const std::array<double, 3> &coef, int P)
+    {
+      const auto kern = make_fiber_kernel<dim, k, Number, kind, opt>(geo, x, b, r, d, coef, P);
+      launch(backend, kern, kern.shape());
+    }
+
+    /// The optimized kernels of one color for a compile-time optimization.
+    template <int dim, int k, typename Number, KernelOptimization opt>
+    void smooth_color_fiber(Backend backend, SmootherKernel variant, const PatchColorGeometry &geo, Number *x,
+                            const Number *b, Number *r, const PatchData1D &d, const std::array<double, 3> &coef, int P)
+    {
+      using K = PatchKernelKind;
+      if (variant == SmootherKernel::fused)
+        launch_fiber<dim, k, Number, K::fused, opt>(backend, geo, x, b, r, d, coef, P);
+      else
+        {
+          if (variant == SmootherKernel::separate)
+            launch_fiber<dim, k, Number, K::residual, opt>(backend, geo, x, b, r, d, coef, P);
+          launch_fiber<dim, k, Number, K::solve, opt>(backend, geo, x, b, r, d, coef, P);
+        }
+    }
   } // namespace
 
   template <int dim, int k, typename Number>
@@ -96,6 +126,32 @@ namespace tpmg
     const PatchColorGeometry geo = patch_color_geometry(level_, color);
     if (geo.n_patches == 0)
       return;
+    if (settings_.optimization != KernelOptimization::basic)
+      {
+        if (settings_.kernel == SmootherKernel::global)
+          {
+            op_->vmult(residual_, x);
+            sadd(Number(-1), Number(1), b, residual_);
+          }
+        Number    *r = residual_.data();
+        const auto P = patches_per_block_;
+        switch (settings_.optimization)
+          {
+            case KernelOptimization::linear_indexing:
+              smooth_color_fiber<dim, k, Number, KernelOptimization::linear_indexing>(backend_, settings_.kernel, geo,
+                                                                                      x.data(), b.data(), r, data_, coef_, P);
+              break;
+            case KernelOptimization::conflict_free:
+              smooth_color_fiber<dim, k, Number, KernelOptimization::conflict_free>(backend_, settings_.kernel, geo,
+                                                                                    x.data(), b.data(), r, data_, coef_, P);
+              break;
+            default:
+              smooth_color_fiber<dim, k, Number, KernelOptimization::boundary>(backend_, settings_.kernel, geo,
+                                                                               x.data(), b.data(), r, data_, coef_, P);
+              break;
+          }
+        return;
+      }
     const bool    fd  = settings_.local_solver == LocalSolver::fast_diagonalization;
     const Number *d1  = data1d_.data();
     const Number *inv = inverse_.data();

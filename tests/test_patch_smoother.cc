@@ -15,18 +15,22 @@ namespace
 {
   struct Case
   {
-    int            dim, k;
-    SmootherKernel kernel;
-    LocalSolver    solver;
-    ColorOrder     order;
+    int                dim, k;
+    SmootherKernel     kernel;
+    LocalSolver        solver;
+    ColorOrder         order;
+    KernelOptimization opt = KernelOptimization::basic;
+    int                patches_per_block = 0;
   };
 
   std::string name(const Case &c)
   {
     const char *kn[] = {"global", "separate", "fused"};
-    return std::to_string(c.dim) + "D_k" + std::to_string(c.k) + "_" + kn[int(c.kernel)] +
+    const char *on[] = {"basic", "linear_indexing", "conflict_free", "boundary"};
+    return std::to_string(c.dim) + "D_k" + std::to_string(c.k) + "_" + kn[int(c.kernel)] + "_" + on[int(c.opt)] +
            (c.solver == LocalSolver::inverse_matrix ? "_inverse" : "_fd") +
-           (c.order == ColorOrder::odd_first ? "_oddfirst" : "");
+           (c.order == ColorOrder::odd_first ? "_oddfirst" : "") +
+           (c.patches_per_block ? "_P" + std::to_string(c.patches_per_block) : "");
   }
 
   // A level with several patches of every color, anisotropic cells.
@@ -48,6 +52,8 @@ namespace
     s.kernel       = c.kernel;
     s.local_solver = c.solver;
     s.color_order  = c.order;
+    s.optimization = c.opt;
+    s.patches_per_block = c.patches_per_block;
     CartesianLaplaceOperator<dim, k, Number> op(lev, Backend::cpu);
     VertexPatchSmoother<dim, k, Number>      smoother(lev, Backend::cpu, s, &op);
     Vector<Number> x(lev.n_dofs(), Backend::cpu), b(lev.n_dofs(), Backend::cpu);
@@ -99,6 +105,19 @@ static std::vector<Case> all_cases()
           if (kern != SmootherKernel::separate && (dim == 2 || k <= 3))
             cases.push_back({dim, k, kern, LocalSolver::inverse_matrix, ColorOrder::standard});
         }
+  for (KernelOptimization opt :
+       {KernelOptimization::linear_indexing, KernelOptimization::conflict_free, KernelOptimization::boundary})
+    for (int dim : {2, 3})
+      for (int k = 1; k <= (dim == 2 ? 10 : 5); ++k)
+        for (SmootherKernel kern : {SmootherKernel::global, SmootherKernel::separate, SmootherKernel::fused})
+          if (!(opt == KernelOptimization::boundary && kern == SmootherKernel::global))
+            cases.push_back({dim, k, kern, LocalSolver::fast_diagonalization, ColorOrder::standard, opt});
+  // patches per block other than the automatic choice
+  for (int P : {1, 2, 4, 8})
+    cases.push_back({3, 1, SmootherKernel::fused, LocalSolver::fast_diagonalization, ColorOrder::standard,
+                     KernelOptimization::conflict_free, P});
+  cases.push_back({2, 2, SmootherKernel::fused, LocalSolver::fast_diagonalization, ColorOrder::standard,
+                   KernelOptimization::boundary, 32});
   cases.push_back({2, 3, SmootherKernel::fused, LocalSolver::fast_diagonalization, ColorOrder::odd_first});
   cases.push_back({3, 2, SmootherKernel::fused, LocalSolver::fast_diagonalization, ColorOrder::odd_first});
   return cases;
@@ -137,4 +156,34 @@ TEST(PatchSmoother, OnePatchSolvesExactly)
           });
         });
       }
+}
+
+// 3D k = 6..8: the optimized kernels against the basic ones (the dense reference is too slow)
+TEST(PatchSmoother, OptimizedEqualBasicForHighDegrees3D)
+{
+  for (int k = 6; k <= 8; ++k)
+    dispatch_degree(k, [&](auto K) {
+      constexpr int kk = decltype(K)::value;
+      if constexpr (VertexPatchSmoother<3, kk, double>::supported())
+        {
+          Domain d;
+          d.dim          = 3;
+          d.coarse_cells = {3, 2, 2};
+          const auto lev = make_hierarchy(d, kk, 0).back();
+          const auto x0  = random_vector(lev, 31);
+          const auto b   = random_vector(lev, 32);
+          Case       basic{3, kk, SmootherKernel::fused, LocalSolver::fast_diagonalization, ColorOrder::standard};
+          const auto ref = run_smoother<3, kk, double>(lev, basic, x0, b);
+          for (KernelOptimization opt :
+               {KernelOptimization::linear_indexing, KernelOptimization::conflict_free, KernelOptimization::boundary})
+            for (SmootherKernel kern : {SmootherKernel::separate, SmootherKernel::fused})
+              {
+                Case c = basic;
+                c.kernel = kern;
+                c.opt    = opt;
+                EXPECT_LT(rel_diff(run_smoother<3, kk, double>(lev, c, x0, b), ref), 1e-11) << name(c);
+                EXPECT_LT(rel_diff(run_smoother<3, kk, float>(lev, c, x0, b), ref), 5e-5) << name(c);
+              }
+        }
+    });
 }

@@ -45,6 +45,9 @@ namespace tpmg
     LocalSolver        local_solver = LocalSolver::fast_diagonalization;
     ColorOrder         color_order  = ColorOrder::standard;
     bool               lumped_mass  = false; ///< GLL-lumped 1D masses (with the bp5 operator)
+    /// Patches per thread block of the optimized kernels: 0 = automatic (by degree and
+    /// precision), else a power of two.
+    int patches_per_block = 0;
   };
 
   /// Host-side 1D data of the patch problems: patch matrices ((2k+1)², reference width)
@@ -81,6 +84,9 @@ namespace tpmg
 
     static constexpr bool supported() { return dim == 2 ? degree <= 10 : degree <= 8; }
 
+    /// Patches per block the optimized kernels use with these settings.
+    int patches_per_block() const { return patches_per_block_; }
+
   private:
     CartesianLevel                level_;
     Backend                       backend_;
@@ -89,5 +95,7 @@ namespace tpmg
     Vector<Number>                data1d_, inverse_;
     mutable Vector<Number>        residual_;
     std::array<double, 3>         coef_;
+    PatchData1D                   data_;
+    int                           patches_per_block_ = 1;
   };
 } // namespace tpmg

@@ -1,0 +1,439 @@
+// Vertex-patch smoother kernels with register-tiled 1D contractions ("fiber" kernels) for
+// the optimizations `linear_indexing`, `conflict_free` and `boundary` (DESIGN.md §5).
+//
+// Each stage contracts along one direction: thread l = p + P f of a block owns fiber f of
+// patch p (the f-th line of nodes along that direction), loads the whole fiber into
+// registers, and produces every output of that fiber with all loop indices known at
+// compile time. So the 1D matrices, which live in the kernel's arguments, are read as
+// constant-bank operands of the FMAs, and each shared-memory load feeds 2k-1 (or 2k+1)
+// FMAs instead of one. Threads map linearly onto the fibers a stage has (no idle boundary
+// threads), and structurally zero entries of the 1D patch matrices (nodes in different
+// cells) are skipped at compile time.
+//
+// Stages, 3D (2D drops z): load x | z: T = M_z X, A_z X | y: U | x: r = b - Ā x, Sᵀ_x |
+// Sᵀ_y | z: Sᵀ_z, divide by eigenvalue sums, S_z | S_y | S_x, update x.
+// `conflict_free` and `boundary` pad the shared layouts (patch_layout.h) so that no
+// access has a bank conflict; `boundary` computes the reduced residual b_I - A_IB x_B
+// (x_I taken as zero, eqs. 16-17 of the paper) and assigns x_I = A_j^{-1} r instead of
+// adding, so the old interior values are never loaded.
+#pragma once
+
+#include "patch_common.h"
+#include "patch_layout.h"
+#include "patch_smoother.h"
+
+#include <tpmg/patch_smoother.h>
+
+#include <type_traits>
+
+namespace tpmg
+{
+  template <int dim, int k, typename Number, PatchKernelKind kind, KernelOptimization opt>
+  struct FiberPatchKernel
+  {
+    static_assert(opt != KernelOptimization::basic, "basic is PatchKernel");
+    static constexpr bool padded  = opt != KernelOptimization::linear_indexing;
+    static constexpr bool reduced = opt == KernelOptimization::boundary;
+    using L                       = PatchLayouts<dim, k, padded>;
+    static constexpr int np = 2 * k + 1, ni = 2 * k - 1, nzp = L::nzp, nzi = L::nzi;
+    /// fibers of the widest stage
+    static constexpr int threads_per_patch     = dim == 3 ? np * np : np;
+    static constexpr int max_threads_per_block = cmax(threads_per_patch, 512);
+    static constexpr int max_patches_per_block = max_threads_per_block / threads_per_patch;
+
+    static constexpr int n_phases = kind == PatchKernelKind::residual ? dim + 1
+                                    : kind == PatchKernelKind::solve  ? 2 * dim - 1
+                                                                      : 3 * dim - 1;
+
+    struct Registers
+    {
+    };
+
+    // arguments
+    PatchColorGeometry          geo;
+    Number                     *x;
+    const Number               *b;
+    Number                     *r;
+    Number                      coef[3];
+    int                         P; ///< patches per block, a power of two
+    SmallMatrix<Number, np, np> M, A;
+    SmallMatrix<Number, ni, ni> S;
+    Number                      lambda[ni];
+
+    // shared buffers, each P patches interleaved
+    static constexpr int cap_x  = L::X::size;
+    static constexpr int cap_ab = cmax(L::T::size, cmax(L::Vx::size, L::Vz::size));
+    static constexpr int cap_cd = L::U::size;
+    static constexpr TPMG_HD std::size_t a16(std::size_t b) { return (b + 15) / 16 * 16; }
+    /// byte offset of shared buffer i (0: X, 1-2: T/V/W, 3-4: U)
+    TPMG_HD std::size_t buffer_offset(int i) const
+    {
+      const std::size_t cap[5] = {std::size_t(cap_x), std::size_t(cap_ab), std::size_t(cap_ab), std::size_t(cap_cd),
+                                  std::size_t(cap_cd)};
+      std::size_t       o      = 0;
+      for (int j = 0; j < i; ++j)
+        o += a16(cap[j] * P * sizeof(Number));
+      return o;
+    }
+    std::size_t shared_bytes() const { return buffer_offset(5); }
+
+    LaunchShape shape() const
+    {
+      LaunchShape s;
+      s.grid.x       = unsigned((geo.n_patches + P - 1) / P);
+      s.block        = Dim3{unsigned(P * threads_per_patch), 1, 1};
+      s.shared_bytes = shared_bytes();
+      return s;
+    }
+
+    /// Patches per block chosen by degree and precision: about 128-256 threads per block.
+    static int automatic_patches_per_block()
+    {
+      int p = 1;
+      while (2 * p * threads_per_patch <= (sizeof(Number) == 8 ? 192 : 256) && 2 * p <= max_patches_per_block)
+        p *= 2;
+      return p;
+    }
+
+    // structurally nonzero entries of the 1D patch matrices: row r and column j share a cell
+    static constexpr bool nz(int row, int j) { return (row <= k && j <= k) || (row >= k && j >= k); }
+
+    template <int phase, class Shared>
+    TPMG_HD void run(const KernelCtx &ctx, Shared &sh, Registers &) const
+    {
+      const int     l     = int(ctx.thread.x);
+      const int     p     = l % P;
+      const int     f     = l / P;
+      const index_t patch = index_t(ctx.block.x) * P + p;
+      if (patch >= geo.n_patches)
+        return;
+      index_t c0[3];
+      geo.first_node(patch, c0);
+      // this patch's element p of each interleaved buffer
+      auto buf = [&](int i) { return sh.template array<Number>(buffer_offset(i)) + p; };
+      auto BX = buf(0), BA = buf(1), BB = buf(2), BC = buf(3), BD = buf(4);
+
+      if constexpr (kind == PatchKernelKind::solve)
+        {
+          // r -> Sᵀ_x | (3D: Sᵀ_y) | turn | (3D: S_y) | S_x + update
+          if constexpr (phase == 0)
+            stage_x(f, c0, BA, BA, BA, BX);
+          else if constexpr (dim == 3 && phase == 1)
+            stage_yT(f, BA, BB);
+          else if constexpr (phase == dim - 1)
+            stage_turn(f, dim == 3 ? BB : BA, dim == 3 ? BA : BB);
+          else if constexpr (dim == 3 && phase == 3)
+            stage_y(f, BA, BB);
+          else
+            stage_update(f, c0, BB, BX);
+        }
+      else
+        {
+          if constexpr (phase == 0)
+            stage_load(f, c0, BX);
+          else if constexpr (dim == 3 && phase == 1)
+            stage_z(f, BX, BA, BB);
+          else if constexpr (phase == dim - 1)
+            stage_y_residual(f, BX, BA, BB, BC, BD);
+          else if constexpr (phase == dim)
+            stage_x(f, c0, BC, BD, BA, BX);
+          else if constexpr (dim == 3 && phase == 4)
+            stage_yT(f, BA, BB);
+          else if constexpr (phase == 2 * dim - 1)
+            stage_turn(f, dim == 3 ? BB : BA, dim == 3 ? BA : BB);
+          else if constexpr (dim == 3 && phase == 6)
+            stage_y(f, BA, BB);
+          else
+            stage_update(f, c0, BB, BX);
+        }
+    }
+
+    // ----------------------------------------------------------------------- stages
+    /// X <- x on the patch; z-fibers (x, y) in 3D, y-fibers x in 2D. `boundary`: interior zero.
+    template <class Buf>
+    TPMG_HD void stage_load(int f, const index_t *c0, Buf BX) const
+    {
+      if (f >= (dim == 3 ? np * np : np))
+        return;
+      const int u = f % np, v = dim == 3 ? f / np : 0;
+      if constexpr (dim == 3)
+        {
+          const bool inner = u > 0 && u < np - 1 && v > 0 && v < np - 1;
+          TPMG_UNROLL
+          for (int z = 0; z < np; ++z)
+            {
+              const bool skip = reduced && inner && z > 0 && z < np - 1;
+              BX[P * L::X::at(u, v, z)] = skip ? Number(0) : x[geo.global(c0, u, v, z)];
+            }
+        }
+      else
+        {
+          TPMG_UNROLL
+          for (int y = 0; y < np; ++y)
+            {
+              const bool skip = reduced && u > 0 && u < np - 1 && y > 0 && y < np - 1;
+              BX[P * L::X::at(u, y)] = skip ? Number(0) : x[geo.global(c0, u, y, 0)];
+            }
+        }
+    }
+
+    /// 3D z-stage: T_m = M_z X, T_a = A_z X on interior z rows; z-fibers (x, y).
+    template <class Buf>
+    TPMG_HD void stage_z(int f, Buf BX, Buf BA, Buf BB) const
+    {
+      if (f >= np * np)
+        return;
+      const int u = f % np, v = f / np;
+      Number    in[np];
+      TPMG_UNROLL
+      for (int z = 0; z < np; ++z)
+        in[z] = BX[P * L::X::at(u, v, z)];
+      TPMG_UNROLL
+      for (int i = 0; i < ni; ++i)
+        {
+          Number tm = 0, ta = 0;
+          TPMG_UNROLL
+          for (int j = 0; j < np; ++j)
+            if (nz(i + 1, j))
+              {
+                tm += M(i + 1, j) * in[j];
+                ta += A(i + 1, j) * in[j];
+              }
+          BA[P * L::T::at(u, v, i)] = tm;
+          BB[P * L::T::at(u, v, i)] = ta;
+        }
+    }
+
+    /// y-stage of the residual: U1 = M_y T_m, U2 = c_y A_y T_m + c_z M_y T_a (2D: T_m = X,
+    /// T_a = 0); y-fibers (x, zi).
+    template <class Buf>
+    TPMG_HD void stage_y_residual(int f, Buf BX, Buf BA, Buf BB, Buf BC, Buf BD) const
+    {
+      if (f >= np * nzi)
+        return;
+      const int u = f % np, w = f / np;
+      Number    tm[np], ta[np];
+      TPMG_UNROLL
+      for (int y = 0; y < np; ++y)
+        {
+          if constexpr (dim == 3)
+            {
+              tm[y] = BA[P * L::T::at(u, y, w)];
+              ta[y] = BB[P * L::T::at(u, y, w)];
+            }
+          else
+            {
+              tm[y] = BX[P * L::X::at(u, y)];
+              ta[y] = 0;
+            }
+        }
+      TPMG_UNROLL
+      for (int i = 0; i < ni; ++i)
+        {
+          Number u1 = 0, ua = 0, ub = 0;
+          TPMG_UNROLL
+          for (int j = 0; j < np; ++j)
+            if (nz(i + 1, j))
+              {
+                u1 += M(i + 1, j) * tm[j];
+                ua += A(i + 1, j) * tm[j];
+                if constexpr (dim == 3)
+                  ub += M(i + 1, j) * ta[j];
+              }
+          BC[P * L::U::at(u, i, w)] = u1;
+          BD[P * L::U::at(u, i, w)] = coef[1] * ua + (dim == 3 ? coef[2] * ub : Number(0));
+        }
+    }
+
+    /// x-stage: for fused/residual kinds r = b - (c_x A_x U1 + M_x U2) on the x-fiber (yi, zi),
+    /// for the solve kind r is read from global memory. Then either r is stored (residual
+    /// kind) or Sᵀ_x r goes to V1 (layout Vx).
+    template <class Buf>
+    TPMG_HD void stage_x(int f, const index_t *c0, Buf BC, Buf BD, Buf BV1, Buf) const
+    {
+      if (f >= ni * nzi)
+        return;
+      const int yi = f % ni, zi = f / ni;
+      const int zg = dim == 3 ? zi + 1 : 0;
+      Number    res[ni];
+      if constexpr (kind == PatchKernelKind::solve)
+        {
+          TPMG_UNROLL
+          for (int i = 0; i < ni; ++i)
+            res[i] = r[geo.global(c0, i + 1, yi + 1, zg)];
+        }
+      else
+        {
+          Number u1[np], u2[np];
+          TPMG_UNROLL
+          for (int j = 0; j < np; ++j)
+            {
+              u1[j] = BC[P * L::U::at(j, yi, zi)];
+              u2[j] = BD[P * L::U::at(j, yi, zi)];
+            }
+          TPMG_UNROLL
+          for (int i = 0; i < ni; ++i)
+            {
+              Number a = 0, m = 0;
+              TPMG_UNROLL
+              for (int j = 0; j < np; ++j)
+                if (nz(i + 1, j))
+                  {
+                    a += A(i + 1, j) * u1[j];
+                    m += M(i + 1, j) * u2[j];
+                  }
+              const index_t g = geo.global(c0, i + 1, yi + 1, zg);
+              res[i]          = b[g] - (coef[0] * a + m);
+              if constexpr (kind == PatchKernelKind::residual)
+                r[g] = res[i];
+            }
+        }
+      if constexpr (kind != PatchKernelKind::residual)
+        {
+          TPMG_UNROLL
+          for (int a = 0; a < ni; ++a)
+            {
+              Number v = 0;
+              TPMG_UNROLL
+              for (int i = 0; i < ni; ++i)
+                v += S(i, a) * res[i];
+              BV1[P * L::Vx::at(a, yi, zi)] = v;
+            }
+        }
+    }
+
+    /// 3D: Sᵀ_y on y-fibers (a, zi): V1 (Vx) -> V2 (Vz).
+    template <class Buf>
+    TPMG_HD void stage_yT(int f, Buf in, Buf out) const
+    {
+      if (f >= ni * ni)
+        return;
+      const int a = f % ni, zi = f / ni;
+      Number    v[ni];
+      TPMG_UNROLL
+      for (int j = 0; j < ni; ++j)
+        v[j] = in[P * L::Vx::at(a, j, zi)];
+      TPMG_UNROLL
+      for (int bb = 0; bb < ni; ++bb)
+        {
+          Number s = 0;
+          TPMG_UNROLL
+          for (int j = 0; j < ni; ++j)
+            s += S(j, bb) * v[j];
+          out[P * L::Vz::at(a, bb, zi)] = s;
+        }
+    }
+
+    /// The last direction (z in 3D, y in 2D): Sᵀ, divide by the eigenvalue sums, S.
+    /// 3D: z-fibers (a, b), V2 (Vz) -> W1 (Vz). 2D: y-fibers a, V1 (Vx) -> W (Vx).
+    template <class Buf>
+    TPMG_HD void stage_turn(int f, Buf in, Buf out) const
+    {
+      if (f >= (dim == 3 ? ni * ni : ni))
+        return;
+      const int a = f % ni, bb = dim == 3 ? f / ni : 0;
+      using In  = typename std::conditional<dim == 3, typename L::Vz, typename L::Vx>::type;
+      Number v[ni];
+      TPMG_UNROLL
+      for (int j = 0; j < ni; ++j)
+        v[j] = dim == 3 ? Number(in[P * In::at(a, bb, j)]) : Number(in[P * In::at(a, j)]);
+      const Number base = coef[0] * lambda[a] + (dim == 3 ? coef[1] * lambda[bb] : Number(0));
+      Number       w[ni];
+      TPMG_UNROLL
+      for (int c = 0; c < ni; ++c)
+        {
+          Number s = 0;
+          TPMG_UNROLL
+          for (int j = 0; j < ni; ++j)
+            s += S(j, c) * v[j];
+          w[c] = s / (base + coef[dim - 1] * lambda[c]);
+        }
+      TPMG_UNROLL
+      for (int i = 0; i < ni; ++i)
+        {
+          Number s = 0;
+          TPMG_UNROLL
+          for (int c = 0; c < ni; ++c)
+            s += S(i, c) * w[c];
+          if constexpr (dim == 3)
+            out[P * In::at(a, bb, i)] = s;
+          else
+            out[P * In::at(a, i)] = s;
+        }
+    }
+
+    /// 3D: S_y on y-fibers (a, zi): W1 (Vz) -> W2 (Vx).
+    template <class Buf>
+    TPMG_HD void stage_y(int f, Buf in, Buf out) const
+    {
+      if (f >= ni * ni)
+        return;
+      const int a = f % ni, zi = f / ni;
+      Number    v[ni];
+      TPMG_UNROLL
+      for (int j = 0; j < ni; ++j)
+        v[j] = in[P * L::Vz::at(a, j, zi)];
+      TPMG_UNROLL
+      for (int i = 0; i < ni; ++i)
+        {
+          Number s = 0;
+          TPMG_UNROLL
+          for (int j = 0; j < ni; ++j)
+            s += S(i, j) * v[j];
+          out[P * L::Vx::at(a, i, zi)] = s;
+        }
+    }
+
+    /// S_x on x-fibers (yi, zi) and the update of the interior: x_I += c, or x_I = c for
+    /// `boundary` (whose residual already excluded x_I).
+    template <class Buf>
+    TPMG_HD void stage_update(int f, const index_t *c0, Buf in, Buf BX) const
+    {
+      if (f >= ni * nzi)
+        return;
+      const int yi = f % ni, zi = f / ni;
+      const int zg = dim == 3 ? zi + 1 : 0;
+      Number    v[ni];
+      TPMG_UNROLL
+      for (int j = 0; j < ni; ++j)
+        v[j] = in[P * L::Vx::at(j, yi, zi)];
+      TPMG_UNROLL
+      for (int i = 0; i < ni; ++i)
+        {
+          Number s = 0;
+          TPMG_UNROLL
+          for (int j = 0; j < ni; ++j)
+            s += S(i, j) * v[j];
+          const index_t g = geo.global(c0, i + 1, yi + 1, zg);
+          if constexpr (reduced)
+            x[g] = s;
+          else if constexpr (kind == PatchKernelKind::solve)
+            x[g] += s;
+          else
+            x[g] = BX[P * L::X::at(i + 1, yi + 1, zg)] + s;
+        }
+    }
+  };
+
+  /// A fiber kernel for one color with its 1D data (host side).
+  template <int dim, int k, typename Number, PatchKernelKind kind, KernelOptimization opt>
+  FiberPatchKernel<dim, k, Number, kind, opt> make_fiber_kernel(const PatchColorGeometry &geo, Number *x, const Number *b,
+                                                                Number *r, const PatchData1D &d,
+                                                                const std::array<double, 3> &coef, int P)
+  {
+    FiberPatchKernel<dim, k, Number, kind, opt> kern;
+    kern.geo = geo;
+    kern.x   = x;
+    kern.b   = b;
+    kern.r   = r;
+    kern.P   = P;
+    for (int i = 0; i < 3; ++i)
+      kern.coef[i] = Number(coef[i]);
+    kern.M = make_small_matrix<Number, 2 * k + 1, 2 * k + 1>(d.mass);
+    kern.A = make_small_matrix<Number, 2 * k + 1, 2 * k + 1>(d.stiffness);
+    kern.S = make_small_matrix<Number, 2 * k - 1, 2 * k - 1>(d.eigenvectors);
+    for (int i = 0; i < 2 * k - 1; ++i)
+      kern.lambda[i] = Number(d.eigenvalues[i]);
+    return kern;
+  }
+} // namespace tpmg
