@@ -33,6 +33,8 @@ namespace
     std::vector<int> degrees{2, 4, 7};
     std::vector<std::string> precisions{"float", "double"};
     std::vector<std::string> kernels{"fused"};
+    std::vector<std::string> optimizations{"basic"};
+    int                      patches_per_block = 0;
     double           dofs   = 5e7;
     int              groups = 5, runs = 10;
     std::string      csv;
@@ -105,14 +107,58 @@ namespace
 
   struct Row
   {
-    std::string what, kernel, precision;
+    std::string what, kernel, optimization, precision;
     int         dim, degree;
     index_t     dofs;
     double      seconds;
+    double      flops = 0, shared_bytes = 0, dram_bytes = 0; ///< analytic counts per application
   };
 
+  /// Analytic work of one smoothing step of the patch kernels (see NOTES.md, "counting"):
+  /// FMAs per patch with the structural zeros of the 1D patch matrices skipped (fiber
+  /// kernels) or not (basic), shared-memory words per patch, DRAM words per patch and color.
+  struct PatchWork
+  {
+    double fma, shared_words, dram_words;
+  };
+  PatchWork patch_work(int dim, int k, const std::string &kernel, const std::string &opt)
+  {
+    const double np = 2 * k + 1, ni = 2 * k - 1;
+    const bool   fiber = opt != "basic";
+    const double nnz   = fiber ? (2 * k - 2) * (k + 1) + (2 * k + 1) : ni * np; // Σ over interior rows
+    PatchWork    w{};
+    if (dim == 3)
+      {
+        const double res = nnz * (2 * np * np + 3 * np * ni + 2 * ni * ni);
+        w.fma            = (kernel == "global" ? 0 : res) + 6 * ni * ni * ni * ni;
+        w.shared_words   = (kernel == "global" ? 0 : 2 * np * np * np + 4 * np * np * ni + 4 * np * ni * ni) + 9 * ni * ni * ni;
+        w.dram_words     = (kernel == "global" ? 0 : np * np * np) + 3 * ni * ni * ni;
+      }
+    else
+      {
+        const double res = nnz * (2 * np + 2 * ni);
+        w.fma            = (kernel == "global" ? 0 : res) + 4 * ni * ni * ni;
+        w.shared_words   = (kernel == "global" ? 0 : 2 * np * np + 4 * np * ni) + 7 * ni * ni;
+        w.dram_words     = (kernel == "global" ? 0 : np * np) + 3 * ni * ni;
+      }
+    return w;
+  }
+
+  KernelOptimization parse_optimization(const std::string &s)
+  {
+    if (s == "basic")
+      return KernelOptimization::basic;
+    if (s == "linear_indexing")
+      return KernelOptimization::linear_indexing;
+    if (s == "conflict_free")
+      return KernelOptimization::conflict_free;
+    if (s == "boundary")
+      return KernelOptimization::boundary;
+    throw std::invalid_argument("unknown optimization " + s);
+  }
+
   template <int dim, int k, typename T>
-  void bench_one(const Options &o, const std::string &kernel, std::vector<Row> &rows)
+  void bench_one(const Options &o, const std::string &kernel, const std::string &opt, std::vector<Row> &rows)
   {
     const CartesianLevel lev = sized_level(dim, k, o.dofs);
     Vector<T>            x(lev.n_dofs(), o.backend), y(lev.n_dofs(), o.backend);
@@ -120,6 +166,7 @@ namespace
     fill_random(y, lev);
     CartesianLaplaceOperator<dim, k, T> op(lev, o.backend);
     double                              t = 0;
+    Row                                 work;
     if (o.what == "operator")
       t = time_best_of_groups(o.backend, o, [&] { op.vmult(y, x); });
     else if (o.what == "smoother")
@@ -129,8 +176,21 @@ namespace
             PatchSmootherSettings s;
             s.kernel = kernel == "global" ? SmootherKernel::global : kernel == "separate" ? SmootherKernel::separate
                                                                                           : SmootherKernel::fused;
+            s.optimization      = parse_optimization(opt);
+            s.patches_per_block = o.patches_per_block;
+            if (s.optimization == KernelOptimization::boundary && s.kernel == SmootherKernel::global)
+              return;
             VertexPatchSmoother<dim, k, T> sm(lev, o.backend, s, &op);
             t = time_best_of_groups(o.backend, o, [&] { sm.smooth(x, y); });
+            const PatchWork w       = patch_work(dim, k, kernel, opt);
+            const double    patches = double(lev.n_patches());
+            work.flops              = 2 * w.fma * patches;
+            work.shared_bytes       = w.shared_words * patches * sizeof(T);
+            work.dram_bytes         = w.dram_words * patches * sizeof(T);
+            if (kernel != "fused") // residual vector written and read once more
+              work.dram_bytes += 2.0 * (1 << dim) * double(lev.n_dofs()) * sizeof(T) * std::pow(double(2 * k - 1) / (2 * k), dim);
+            if (kernel == "global") // one operator application per color
+              work.dram_bytes += (1 << dim) * 4.0 * double(lev.n_dofs()) * sizeof(T);
           }
       }
     else if (o.what == "transfer")
@@ -152,11 +212,20 @@ namespace
         });
         }
       }
-    rows.push_back(Row{o.what, kernel, std::is_same_v<T, float> ? "float" : "double", dim, k, lev.n_dofs(), t});
-    std::cout << std::setw(9) << o.what << std::setw(9) << kernel << std::setw(8) << rows.back().precision << " "
-              << dim << "D k=" << std::setw(2) << k << std::setw(13) << lev.n_dofs() << std::setw(13)
-              << std::setprecision(4) << t * 1e3 << " ms" << std::setw(10) << lev.n_dofs() / t / 1e9 << " GDoF/s"
-              << std::endl;
+    const bool single = std::is_same_v<T, float>;
+    rows.push_back(Row{o.what, kernel, opt, single ? "float" : "double", dim, k, lev.n_dofs(), t, work.flops,
+                       work.shared_bytes, work.dram_bytes});
+    // measured ceilings of the H100 (DESIGN.md §8)
+    const double peak = single ? 61e12 : 33e12, shared_bw = 33e12, dram_bw = 2.9e12;
+    std::cout << std::setw(9) << o.what << std::setw(9) << kernel << std::setw(16) << opt << std::setw(7)
+              << rows.back().precision << " " << dim << "D k=" << std::setw(2) << k << std::setw(12) << lev.n_dofs()
+              << std::fixed << std::setprecision(3) << std::setw(10) << t * 1e3 << " ms" << std::setw(9)
+              << lev.n_dofs() / t / 1e9 << " GDoF/s";
+    if (work.flops > 0)
+      std::cout << std::setprecision(1) << std::setw(8) << work.flops / t / 1e12 << " TFLOP/s" << std::setw(6)
+                << 100 * work.flops / t / peak << "% FP" << std::setw(6) << 100 * work.shared_bytes / t / shared_bw
+                << "% smem" << std::setw(6) << 100 * work.dram_bytes / t / dram_bw << "% DRAM";
+    std::cout << std::defaultfloat << std::endl;
   }
 } // namespace
 
@@ -187,6 +256,14 @@ int main(int argc, char **argv)
               const std::string k = next();
               o.kernels = k == "all" ? std::vector<std::string>{"global", "separate", "fused"} : std::vector<std::string>{k};
             }
+          else if (a == "--optimization")
+            {
+              const std::string v = next();
+              o.optimizations = v == "all" ? std::vector<std::string>{"basic", "linear_indexing", "conflict_free", "boundary"}
+                                           : std::vector<std::string>{v};
+            }
+          else if (a == "--patches-per-block")
+            o.patches_per_block = std::stoi(next());
           else if (a == "--dofs")
             o.dofs = std::stod(next());
           else if (a == "--groups")
@@ -208,23 +285,26 @@ int main(int argc, char **argv)
       std::cout << "device: " << (o.backend == Backend::cuda ? cuda_device_info().name : host_description()) << "\n";
       for (const auto &prec : o.precisions)
         for (const auto &kern : o.kernels)
+          for (const auto &opt : o.optimizations)
           for (int k : o.degrees)
             dispatch_dim(o.dim, [&](auto D) {
               dispatch_degree(k, [&](auto K) {
                 constexpr int dd = decltype(D)::value, kk = decltype(K)::value;
                 if (prec == "float")
-                  bench_one<dd, kk, float>(o, kern, rows);
+                  bench_one<dd, kk, float>(o, kern, opt, rows);
                 else
-                  bench_one<dd, kk, double>(o, kern, rows);
+                  bench_one<dd, kk, double>(o, kern, opt, rows);
               });
             });
       if (!o.csv.empty())
         {
           std::ofstream out(o.csv);
-          out << "what,kernel,precision,dim,degree,dofs,seconds,dofs_per_second\n" << std::setprecision(8);
+          out << "what,kernel,optimization,precision,dim,degree,dofs,seconds,dofs_per_second,flops,shared_bytes,dram_bytes\n"
+              << std::setprecision(8);
           for (const Row &r : rows)
-            out << r.what << ',' << r.kernel << ',' << r.precision << ',' << r.dim << ',' << r.degree << ','
-                << r.dofs << ',' << r.seconds << ',' << r.dofs / r.seconds << '\n';
+            out << r.what << ',' << r.kernel << ',' << r.optimization << ',' << r.precision << ',' << r.dim << ','
+                << r.degree << ',' << r.dofs << ',' << r.seconds << ',' << r.dofs / r.seconds << ',' << r.flops << ','
+                << r.shared_bytes << ',' << r.dram_bytes << '\n';
         }
     }
   catch (const std::exception &e)

@@ -66,6 +66,7 @@ namespace tpmg
       mg.patch.kernel             = p.kernel;
       mg.patch.optimization       = p.optimization;
       mg.patch.local_solver       = p.local_solver;
+      mg.patch.patches_per_block  = p.patches_per_block;
       mg.patch.color_order        = p.conventions == Conventions::paper_code ? ColorOrder::odd_first : ColorOrder::standard;
       mg.chebyshev.degree         = p.chebyshev_degree;
       mg.level_operator           = p.level_operator;

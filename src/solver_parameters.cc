@@ -74,6 +74,8 @@ namespace tpmg
                       "Vertex-patch kernel optimization (DESIGN.md section 5)");
     prm.declare_entry("Level operator", "cartesian", Pattern::selection({"cartesian", "bp3", "bp5"}),
                       "Matrix-free level operator: Kronecker form, CEED BP3 (Gauss k+2) or BP5 (GLL collocation)");
+    prm.declare_entry("Patches per block", "0", Pattern::integer(0, 64),
+                      "Vertex patches per thread block of the optimized kernels: 0 = automatic, else a power of two");
     prm.declare_entry("Local solver", "fast_diagonalization", Pattern::selection({"fast_diagonalization", "inverse_matrix"}),
                       "Patch solver: fast diagonalization, or a stored dense inverse (the baseline)");
     prm.declare_entry("Post-smoothing order", "auto", Pattern::selection({"auto", "same", "reverse"}),
@@ -131,6 +133,7 @@ namespace tpmg
                                                 : KernelOptimization::boundary;
     const std::string lop = prm.get("Multigrid/Level operator");
     p.level_operator      = lop == "cartesian" ? LevelOperatorType::cartesian : lop == "bp3" ? LevelOperatorType::bp3 : LevelOperatorType::bp5;
+    p.patches_per_block = int(prm.get_integer("Multigrid/Patches per block"));
     p.local_solver = prm.get("Multigrid/Local solver") == "inverse_matrix" ? LocalSolver::inverse_matrix
                                                                            : LocalSolver::fast_diagonalization;
     const std::string post = prm.get("Multigrid/Post-smoothing order");
@@ -150,9 +153,16 @@ namespace tpmg
     // cross-checks, reported at the line that set the offending value
     if (p.dim == 3 && p.degree > 8)
       fail("Polynomial degree", "the 3D multigrid solver supports degrees 1..8, not " + std::to_string(p.degree));
-    if (p.optimization != KernelOptimization::basic && p.smoother == SmootherType::vertex_patch)
+    if (p.optimization == KernelOptimization::boundary && p.kernel == SmootherKernel::global)
       fail("Multigrid/Kernel optimization",
-           "kernel optimization '" + opt + "' is not available in this build yet (only 'basic')");
+           "the 'boundary' optimization (reduced local residual) applies to the separate and fused kernels, not to global");
+    if (p.optimization != KernelOptimization::basic && p.local_solver == LocalSolver::inverse_matrix)
+      fail("Multigrid/Local solver", "the inverse_matrix local solver exists with Kernel optimization = basic only");
+    if (p.patches_per_block != 0 && (p.patches_per_block & (p.patches_per_block - 1)) != 0)
+      fail("Multigrid/Patches per block", "patches per block must be 0 (automatic) or a power of two");
+    if (p.patches_per_block != 0 && p.optimization == KernelOptimization::basic)
+      fail("Multigrid/Patches per block", "the basic kernels choose their patches per block themselves; "
+                                          "set it with the optimized kernels only");
     if (p.level_operator != LevelOperatorType::cartesian)
       fail("Multigrid/Level operator", "level operator '" + lop + "' is not available in this build yet (only 'cartesian')");
     if (p.solver == SolverType::cg && !p.symmetric_vcycle && p.smoother == SmootherType::vertex_patch)

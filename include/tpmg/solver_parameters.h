@@ -57,6 +57,7 @@ namespace tpmg
     KernelOptimization optimization = KernelOptimization::basic;
     LevelOperatorType  level_operator = LevelOperatorType::cartesian;
     LocalSolver        local_solver   = LocalSolver::fast_diagonalization;
+    int                patches_per_block = 0; ///< 0: automatic
     Conventions        conventions    = Conventions::standard;
     bool               symmetric_vcycle = false; ///< reverse colors in post-smoothing
     int                chebyshev_degree = 3;

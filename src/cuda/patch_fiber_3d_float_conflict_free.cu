@@ -1,0 +1,13 @@
+// Device instantiations of the fiber patch kernels, 3D, float, conflict_free.
+#include "../../kernels/cuda_runner.cuh"
+#include "../../kernels/patch_smoother_fiber.h"
+#include "../instantiate.h"
+
+using tpmg::KernelOptimization;
+using tpmg::PatchKernelKind;
+#define TPMG_INST(dim, k, N)                                                                                  \
+  TPMG_INSTANTIATE_DEVICE_KERNEL(tpmg::FiberPatchKernel<dim, k, N, PatchKernelKind::fused, KernelOptimization::conflict_free>)    \
+  TPMG_INSTANTIATE_DEVICE_KERNEL(tpmg::FiberPatchKernel<dim, k, N, PatchKernelKind::residual, KernelOptimization::conflict_free>) \
+  TPMG_INSTANTIATE_DEVICE_KERNEL(tpmg::FiberPatchKernel<dim, k, N, PatchKernelKind::solve, KernelOptimization::conflict_free>)
+TPMG_FOR_DEGREES_TO_8(TPMG_INST, 3, float)
+#undef TPMG_INST
