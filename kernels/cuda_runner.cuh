@@ -7,6 +7,8 @@
 
 #include <tpmg/cuda_check.h>
 
+#include <cstring>
+
 namespace tpmg
 {
   namespace internal
@@ -36,6 +38,21 @@ namespace tpmg
       run_phases_on_device(kernel, ctx, shared, regs,
                            std::make_integer_sequence<int, Kernel::n_phases>{});
     }
+    /// Copies a kernel's Constants into its __constant__ symbol, in stream order, when they
+    /// differ from the last upload (they depend on the degree, rarely on anything else).
+    template <class Tag>
+    void upload_constants(const typename Tag::Constants &c)
+    {
+      using C          = typename Tag::Constants;
+      static bool seen = false;
+      static C    last;
+      if (seen && std::memcmp(&last, &c, sizeof(C)) == 0)
+        return;
+      TPMG_CUDA_CHECK(cudaMemcpyToSymbolAsync(tpmg_kernel_constants<Tag>, &c, sizeof(C), 0, cudaMemcpyHostToDevice,
+                                              current_stream()));
+      std::memcpy(&last, &c, sizeof(C));
+      seen = true;
+    }
   } // namespace internal
 
   template <class Kernel>
@@ -49,6 +66,8 @@ namespace tpmg
                                              int(227 * 1024)));
         attribute_set = true;
       }
+    if constexpr (has_constants<Kernel>::value)
+      internal::upload_constants<typename constants_tag<Kernel>::type>(kernel.constants);
     const dim3 grid(shape.grid.x, shape.grid.y, shape.grid.z);
     const dim3 block(shape.block.x, shape.block.y, shape.block.z);
     fn<<<grid, block, shape.shared_bytes, current_stream()>>>(kernel);

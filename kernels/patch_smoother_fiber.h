@@ -28,6 +28,15 @@
 
 namespace tpmg
 {
+  /// The 1D data of the fiber kernels of degree k.
+  template <int k, typename Number>
+  struct FiberConstants
+  {
+    SmallMatrix<Number, 2 * k + 1, 2 * k + 1> M, A; ///< patch mass and stiffness, reference width
+    SmallMatrix<Number, 2 * k - 1, 2 * k - 1> S;    ///< eigenvectors, Sᵀ M S = I
+    Number                                    lambda[2 * k - 1];
+  };
+
   template <int dim, int k, typename Number, PatchKernelKind kind, KernelOptimization opt>
   struct FiberPatchKernel
   {
@@ -56,9 +65,12 @@ namespace tpmg
     Number                     *r;
     Number                      coef[3];
     int                         P; ///< patches per block, a power of two
-    SmallMatrix<Number, np, np> M, A;
-    SmallMatrix<Number, ni, ni> S;
-    Number                      lambda[ni];
+    /// 1D data (runner.h: a __constant__ copy on the GPU)
+    using Constants = FiberConstants<k, Number>;
+    Constants constants;
+    /// the three kernel kinds of one optimization share one __constant__ copy
+    using ConstantsTag = FiberPatchKernel<dim, k, Number, PatchKernelKind::fused, opt>;
+    TPMG_HD const Constants &C() const { return tpmg::constants(*this); }
 
     // shared buffers, each P patches interleaved
     static constexpr int cap_x  = L::X::size;
@@ -196,8 +208,8 @@ namespace tpmg
           for (int j = 0; j < np; ++j)
             if (nz(i + 1, j))
               {
-                tm += M(i + 1, j) * in[j];
-                ta += A(i + 1, j) * in[j];
+                tm += C().M(i + 1, j) * in[j];
+                ta += C().A(i + 1, j) * in[j];
               }
           BA[P * L::T::at(u, v, i)] = tm;
           BB[P * L::T::at(u, v, i)] = ta;
@@ -235,10 +247,10 @@ namespace tpmg
           for (int j = 0; j < np; ++j)
             if (nz(i + 1, j))
               {
-                u1 += M(i + 1, j) * tm[j];
-                ua += A(i + 1, j) * tm[j];
+                u1 += C().M(i + 1, j) * tm[j];
+                ua += C().A(i + 1, j) * tm[j];
                 if constexpr (dim == 3)
-                  ub += M(i + 1, j) * ta[j];
+                  ub += C().M(i + 1, j) * ta[j];
               }
           BC[P * L::U::at(u, i, w)] = u1;
           BD[P * L::U::at(u, i, w)] = coef[1] * ua + (dim == 3 ? coef[2] * ub : Number(0));
@@ -279,8 +291,8 @@ namespace tpmg
               for (int j = 0; j < np; ++j)
                 if (nz(i + 1, j))
                   {
-                    a += A(i + 1, j) * u1[j];
-                    m += M(i + 1, j) * u2[j];
+                    a += C().A(i + 1, j) * u1[j];
+                    m += C().M(i + 1, j) * u2[j];
                   }
               const index_t g = geo.global(c0, i + 1, yi + 1, zg);
               res[i]          = b[g] - (coef[0] * a + m);
@@ -296,7 +308,7 @@ namespace tpmg
               Number v = 0;
               TPMG_UNROLL
               for (int i = 0; i < ni; ++i)
-                v += S(i, a) * res[i];
+                v += C().S(i, a) * res[i];
               BV1[P * L::Vx::at(a, yi, zi)] = v;
             }
         }
@@ -319,7 +331,7 @@ namespace tpmg
           Number s = 0;
           TPMG_UNROLL
           for (int j = 0; j < ni; ++j)
-            s += S(j, bb) * v[j];
+            s += C().S(j, bb) * v[j];
           out[P * L::Vz::at(a, bb, zi)] = s;
         }
     }
@@ -337,7 +349,7 @@ namespace tpmg
       TPMG_UNROLL
       for (int j = 0; j < ni; ++j)
         v[j] = dim == 3 ? Number(in[P * In::at(a, bb, j)]) : Number(in[P * In::at(a, j)]);
-      const Number base = coef[0] * lambda[a] + (dim == 3 ? coef[1] * lambda[bb] : Number(0));
+      const Number base = coef[0] * C().lambda[a] + (dim == 3 ? coef[1] * C().lambda[bb] : Number(0));
       Number       w[ni];
       TPMG_UNROLL
       for (int c = 0; c < ni; ++c)
@@ -345,8 +357,8 @@ namespace tpmg
           Number s = 0;
           TPMG_UNROLL
           for (int j = 0; j < ni; ++j)
-            s += S(j, c) * v[j];
-          w[c] = s / (base + coef[dim - 1] * lambda[c]);
+            s += C().S(j, c) * v[j];
+          w[c] = s / (base + coef[dim - 1] * C().lambda[c]);
         }
       TPMG_UNROLL
       for (int i = 0; i < ni; ++i)
@@ -354,7 +366,7 @@ namespace tpmg
           Number s = 0;
           TPMG_UNROLL
           for (int c = 0; c < ni; ++c)
-            s += S(i, c) * w[c];
+            s += C().S(i, c) * w[c];
           if constexpr (dim == 3)
             out[P * In::at(a, bb, i)] = s;
           else
@@ -379,7 +391,7 @@ namespace tpmg
           Number s = 0;
           TPMG_UNROLL
           for (int j = 0; j < ni; ++j)
-            s += S(i, j) * v[j];
+            s += C().S(i, j) * v[j];
           out[P * L::Vx::at(a, i, zi)] = s;
         }
     }
@@ -403,7 +415,7 @@ namespace tpmg
           Number s = 0;
           TPMG_UNROLL
           for (int j = 0; j < ni; ++j)
-            s += S(i, j) * v[j];
+            s += C().S(i, j) * v[j];
           const index_t g = geo.global(c0, i + 1, yi + 1, zg);
           if constexpr (reduced)
             x[g] = s;
@@ -429,11 +441,11 @@ namespace tpmg
     kern.P   = P;
     for (int i = 0; i < 3; ++i)
       kern.coef[i] = Number(coef[i]);
-    kern.M = make_small_matrix<Number, 2 * k + 1, 2 * k + 1>(d.mass);
-    kern.A = make_small_matrix<Number, 2 * k + 1, 2 * k + 1>(d.stiffness);
-    kern.S = make_small_matrix<Number, 2 * k - 1, 2 * k - 1>(d.eigenvectors);
+    kern.constants.M = make_small_matrix<Number, 2 * k + 1, 2 * k + 1>(d.mass);
+    kern.constants.A = make_small_matrix<Number, 2 * k + 1, 2 * k + 1>(d.stiffness);
+    kern.constants.S = make_small_matrix<Number, 2 * k - 1, 2 * k - 1>(d.eigenvectors);
     for (int i = 0; i < 2 * k - 1; ++i)
-      kern.lambda[i] = Number(d.eigenvalues[i]);
+      kern.constants.lambda[i] = Number(d.eigenvalues[i]);
     return kern;
   }
 } // namespace tpmg

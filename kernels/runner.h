@@ -17,6 +17,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <type_traits>
 #include <utility>
 
 namespace tpmg
@@ -59,6 +60,48 @@ namespace tpmg
       return reinterpret_cast<T *>(base + byte_offset);
     }
   };
+
+  /// Kernels may group read-only data that every thread reads at compile-time offsets (small
+  /// 1D matrices) into `struct Constants` and a member `constants`. Phase code reads them via
+  /// constants(kernel): on the GPU that is a __constant__ copy the CUDA runner uploads, so the
+  /// compiler can use the entries directly as FMA operands (through the kernel's `this`
+  /// pointer into parameter space it emits a separate LDC per use); on the CPU the member.
+  /// Kernels that share their constants (and are instantiated in the same .cu file) name a
+  /// common `ConstantsTag`, so that one __constant__ copy serves them (64 KB per module);
+  /// otherwise the kernel type itself is the tag.
+  template <class Kernel, class = void>
+  struct constants_tag
+  {
+    using type = Kernel;
+  };
+  template <class Kernel>
+  struct constants_tag<Kernel, std::void_t<typename Kernel::ConstantsTag>>
+  {
+    using type = typename Kernel::ConstantsTag;
+  };
+
+#if defined(__CUDACC__)
+  template <class Tag>
+  __constant__ typename Tag::Constants tpmg_kernel_constants;
+#endif
+
+  template <class Kernel>
+  TPMG_HD TPMG_FORCEINLINE const typename Kernel::Constants &constants(const Kernel &kernel)
+  {
+#if TPMG_DEVICE_CODE
+    (void)kernel;
+    return tpmg_kernel_constants<typename constants_tag<Kernel>::type>;
+#else
+    return kernel.constants;
+#endif
+  }
+
+  template <class Kernel, class = void>
+  struct has_constants : std::false_type
+  {};
+  template <class Kernel>
+  struct has_constants<Kernel, std::void_t<typename Kernel::Constants>> : std::true_type
+  {};
 
   /// Byte offsets of consecutive shared arrays, each aligned to 16 bytes.
   struct SharedLayout

@@ -119,7 +119,8 @@ TEST(Gpu, LaplaceOperatorEqualsCpu)
 }
 
 template <typename T>
-void smoother_case(int dim, int k, SmootherKernel kern, LocalSolver ls)
+void smoother_case(int dim, int k, SmootherKernel kern, LocalSolver ls,
+                   KernelOptimization opt = KernelOptimization::basic)
 {
   dispatch_dim(dim, [&](auto D) {
     dispatch_degree(k, [&](auto K) {
@@ -130,6 +131,7 @@ void smoother_case(int dim, int k, SmootherKernel kern, LocalSolver ls)
           PatchSmootherSettings s;
           s.kernel       = kern;
           s.local_solver = ls;
+          s.optimization = opt;
           compare_backends<T>(lev, {random_interior<T>(lev, 2), random_interior<T>(lev, 3)},
                               [&](Backend b, std::vector<Vector<T>> &v) {
                                 CartesianLaplaceOperator<dd, kk, T> op(lev, b);
@@ -138,7 +140,8 @@ void smoother_case(int dim, int k, SmootherKernel kern, LocalSolver ls)
                                 sm.smooth(v[0], v[1], true);
                               },
                               "smoother " + std::to_string(dd) + "D k=" + std::to_string(kk) + " " +
-                                std::to_string(int(kern)) + "/" + std::to_string(int(ls)));
+                                std::to_string(int(kern)) + "/" + std::to_string(int(ls)) + "/" +
+                                std::to_string(int(opt)));
         }
     });
   });
@@ -157,6 +160,13 @@ TEST(Gpu, PatchSmootherEqualsCpu)
               smoother_case<double>(dim, k, kern, LocalSolver::inverse_matrix);
               smoother_case<float>(dim, k, kern, LocalSolver::inverse_matrix);
             }
+          for (KernelOptimization opt :
+               {KernelOptimization::linear_indexing, KernelOptimization::conflict_free, KernelOptimization::boundary})
+            if (!(opt == KernelOptimization::boundary && kern == SmootherKernel::global))
+              {
+                smoother_case<double>(dim, k, kern, LocalSolver::fast_diagonalization, opt);
+                smoother_case<float>(dim, k, kern, LocalSolver::fast_diagonalization, opt);
+              }
         }
 }
 
