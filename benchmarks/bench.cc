@@ -290,10 +290,18 @@ int main(int argc, char **argv)
             dispatch_dim(o.dim, [&](auto D) {
               dispatch_degree(k, [&](auto K) {
                 constexpr int dd = decltype(D)::value, kk = decltype(K)::value;
-                if (prec == "float")
-                  bench_one<dd, kk, float>(o, kern, opt, rows);
-                else
-                  bench_one<dd, kk, double>(o, kern, opt, rows);
+                try
+                  {
+                    if (prec == "float")
+                      bench_one<dd, kk, float>(o, kern, opt, rows);
+                    else
+                      bench_one<dd, kk, double>(o, kern, opt, rows);
+                  }
+                catch (const std::exception &e)
+                  {
+                    std::cout << "  " << o.what << " " << kern << " " << opt << " " << prec << " " << dd << "D k=" << kk
+                              << ": FAILED: " << e.what() << std::endl;
+                  }
               });
             });
       if (!o.csv.empty())

@@ -19,6 +19,9 @@ for stage in "$@"; do
       /usr/bin/time -f "build: %e s" cmake --build $B -j 16 > "$OUT/build.log" 2>&1 || { grep -E "error" "$OUT/build.log" | head -30; exit 1; }
       tail -1 "$OUT/build.log"
       ;;
+    gputests)
+      $B/tests/gpu_tests 2>&1 | tee "$OUT/gpu_tests.log" | grep -E "^\[  (FAILED|PASSED|  OK) |Failure|device:|exception" | head -40
+      ;;
     test)
       $B/tests/gpu_tests 2>&1 | tee "$OUT/gpu_tests.log" | grep -E "^\[  (FAILED|PASSED|  OK) |Failure|device:" | head -40
       for tool in memcheck racecheck synccheck; do

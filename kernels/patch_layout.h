@@ -1,71 +1,129 @@
 // Shared-memory layouts of the patch tensors (CuTe-style layout objects): a tensor of
-// extents (E0, E1, E2) is stored at i0 + S1 i1 + S2 i2, and P patches of a block are
+// extents (E0, E1, E2) is stored at i0 + S1 i1 + S2 i2, and the P patches of a block are
 // interleaved, patch index fastest: address = p + P (i0 + S1 i1 + S2 i2).
 //
-// Why this is conflict-free. The patch kernels give thread l = p + P f the fiber f of patch p,
-// f running lexicographically over the two free indices of the fiber (u + E_u v). A warp's
-// addresses are then p + P A(f) for 32 consecutive l. If A(f) ≡ c f (mod 32) with c odd, the
-// map is one-to-one modulo 32 (float: every lane its own bank) and every residue modulo 16
-// appears exactly twice (double: two wavefronts, the minimum for 256 bytes). The strides
-// below are the smallest ones with A(u + E_u v) ≡ c (u + E_u v) for the fibers each tensor
-// meets (see PatchLayouts), P a power of two.
+// Why this is conflict-free. The fiber kernels give thread l = p + P f the fiber f of patch
+// p, f running lexicographically over the two free indices (u, v) of the fiber direction,
+// f = u + E_u v. A warp covers 32 consecutive l, i.e. all p and an aligned window of m = 32/P
+// consecutive f. If the word offsets A(f) = c_u u + c_v v of those fibers are distinct
+// modulo m, the warp's addresses are distinct modulo 32 (float: one bank per lane) and every
+// residue modulo 16 appears at most twice (double: two wavefronts, the minimum for 256
+// bytes). The strides are the smallest found (S1 first, then S2) for which every access
+// pattern of the tensor has this property for every P the kernels allow.
 #pragma once
 
 #include <tpmg/config.h>
 
+#include <utility>
+
 namespace tpmg
 {
-  /// Smallest s >= min with s ≡ residue (mod 32).
-  constexpr int congruent_at_least(int min, int residue)
+  /// An access pattern: fibers f = u + Eu v (u < Eu, v < Ev) at word offsets cu u + cv v,
+  /// where a coefficient given as -1 means "S1" and -2 means "S2" of the tensor.
+  struct FiberAccess
   {
-    int s = min;
-    while (((s - residue) % 32 + 32) % 32 != 0)
-      ++s;
-    return s;
-  }
+    int Eu, Ev, cu, cv;
+  };
 
-  /// Inverse of an odd number modulo 32.
-  constexpr int inverse_mod32(int a)
+  namespace internal
   {
-    for (int x = 1; x < 32; x += 2)
-      if (((a * x) % 32 + 32) % 32 == 1)
-        return x;
-    return 1;
+    constexpr int coefficient(int c, int S1, int S2) { return c == -1 ? S1 : c == -2 ? S2 : c; }
+
+    /// Are the offsets of every aligned window of m fibers distinct modulo m?
+    constexpr bool distinct_in_windows(const FiberAccess &a, int S1, int S2, int m)
+    {
+      const int n  = a.Eu * a.Ev;
+      const int cu = coefficient(a.cu, S1, S2), cv = coefficient(a.cv, S1, S2);
+      for (int w0 = 0; w0 < n; w0 += m)
+        {
+          unsigned long long seen = 0;
+          for (int f = w0; f < w0 + m && f < n; ++f)
+            {
+              const int r = ((cu * (f % a.Eu) + cv * (f / a.Eu)) % m + m) % m;
+              if ((seen >> r) & 1ull)
+                return false;
+              seen |= 1ull << r;
+            }
+        }
+      return true;
+    }
+
+    constexpr bool uses(const FiberAccess &a, int which) { return a.cu == which || a.cv == which; }
+
+    template <int n_access>
+    constexpr bool conflict_free(const FiberAccess (&acc)[n_access], int S1, int S2, int max_patches, int level)
+    {
+      // level 1: only the patterns that do not involve S2; level 2: all
+      for (int i = 0; i < n_access; ++i)
+        if (level == 2 || !uses(acc[i], -2))
+          for (int P = 1; P <= max_patches && P <= 32; P *= 2)
+            if (!distinct_in_windows(acc[i], S1, S2, 32 / P))
+              return false;
+      return true;
+    }
+  } // namespace internal
+
+  /// Strides {S1, S2} for extents (E0, E1) and the given access patterns.
+  template <int n_access>
+  constexpr std::pair<int, int> conflict_free_strides(int E0, int E1, const FiberAccess (&acc)[n_access], int max_patches)
+  {
+    for (int S1 = E0; S1 < E0 + 64; ++S1)
+      if (internal::conflict_free(acc, S1, 0, max_patches, 1))
+        for (int S2 = S1 * E1; S2 < S1 * E1 + 64; ++S2)
+          if (internal::conflict_free(acc, S1, S2, max_patches, 2))
+            return {S1, S2};
+    return {-1, -1}; // no layout found: a static_assert at the use site reports it
   }
 
   template <int E0_, int E1_, int E2_, int S1_, int S2_>
   struct TensorLayout
   {
+    static_assert(S1_ >= E0_ && S2_ >= S1_ * E1_, "no conflict-free layout found");
     static constexpr int E0 = E0_, E1 = E1_, E2 = E2_, S1 = S1_, S2 = S2_;
-    static constexpr int size = E2 > 1 ? S2 * E2 : S1 * E1; ///< elements one patch occupies
+    static constexpr int size = E2 > 1 ? S2 * E2 : S1 * E1; ///< words one patch occupies
     static TPMG_HD constexpr int at(int i0, int i1, int i2 = 0) { return i0 + S1 * i1 + S2 * i2; }
   };
 
-  /// Natural (unpadded) lexicographic layout.
-  template <int E0, int E1, int E2>
-  using DenseLayout = TensorLayout<E0, E1, E2, E0, E0 * E1>;
-
-  /// The layouts of the fiber patch kernels (patch_smoother_fiber.h), padded or not.
-  /// 3D tensors and the fibers that access them (u fastest):
-  ///   X  (np,np,np): z-fibers (x,y) write/read; x-fibers (yi,zi) read at +1 offsets
+  /// The tensors of the fiber patch kernels (patch_smoother_fiber.h) and the fibers that
+  /// access them. 3D (u fastest):
+  ///   X  (np,np,np): z-fibers (x,y); x-fibers (yi,zi) at +1 offsets (old x at the update)
   ///   T  (np,np,ni): z-fibers (x,y) write; y-fibers (x,zi) read
   ///   U  (np,ni,ni): y-fibers (x,zi) write; x-fibers (yi,zi) read
-  ///   Vx (ni,ni,ni): x-fibers (yi,zi) write or read; y-fibers (a,zi) read or write
-  ///   Vz (ni,ni,ni): y-fibers (a,zi) write or read; z-fibers (a,b) read or write
-  /// In 2D all strides are odd and the natural layouts are conflict-free.
-  template <int dim, int k, bool padded>
+  ///   Vx (ni,ni,ni): x-fibers (yi,zi) and y-fibers (a,zi)
+  ///   Vz (ni,ni,ni): y-fibers (a,zi) and z-fibers (a,b)
+  /// 2D: X (np,np): y-fibers x, x-fibers yi; U (np,ni): y-fibers x, x-fibers yi;
+  /// Vx (ni,ni): x-fibers yi, y-fibers a. Unpadded when `padded` is false.
+  template <int dim, int k, bool padded, int max_patches>
   struct PatchLayouts
   {
     static constexpr int np = 2 * k + 1, ni = 2 * k - 1;
     static constexpr int nzp = dim == 3 ? np : 1, nzi = dim == 3 ? ni : 1;
-    static constexpr int a = (np * inverse_mod32(ni)) % 32;
+    static constexpr int S1 = -1, S2 = -2;
 
-    using X  = TensorLayout<np, np, nzp, np, padded && dim == 3 ? congruent_at_least(np * np, np * ni) : np * np>;
-    using T  = TensorLayout<np, np, nzi, np, padded && dim == 3 ? congruent_at_least(np * np, np) : np * np>;
-    static constexpr int u_s1 = padded && dim == 3 ? congruent_at_least(np, a) : np;
-    using U  = TensorLayout<np, ni, nzi, u_s1, padded && dim == 3 ? congruent_at_least(u_s1 * ni, np) : u_s1 * ni>;
-    static constexpr int vx_s1 = padded && dim == 3 ? congruent_at_least(ni, 1) : ni;
-    using Vx = TensorLayout<ni, ni, nzi, vx_s1, padded && dim == 3 ? congruent_at_least(vx_s1 * ni, ni) : vx_s1 * ni>;
-    using Vz = TensorLayout<ni, ni, nzi, ni, padded && dim == 3 ? congruent_at_least(ni * ni, ni) : ni * ni>;
+    static constexpr FiberAccess x3[] = {{np, np, 1, S1}, {ni, ni, S1, S2}};
+    static constexpr FiberAccess t3[] = {{np, np, 1, S1}, {np, ni, 1, S2}};
+    static constexpr FiberAccess u3[] = {{np, ni, 1, S2}, {ni, ni, S1, S2}};
+    static constexpr FiberAccess vx3[] = {{ni, ni, S1, S2}, {ni, ni, 1, S2}};
+    static constexpr FiberAccess vz3[] = {{ni, ni, 1, S2}, {ni, ni, 1, S1}};
+    static constexpr FiberAccess x2[] = {{np, 1, 1, 0}, {ni, 1, S1, 0}};
+    static constexpr FiberAccess u2[] = {{np, 1, 1, 0}, {ni, 1, S1, 0}};
+    static constexpr FiberAccess v2[] = {{ni, 1, S1, 0}, {ni, 1, 1, 0}};
+
+    template <int E0, int E1, int E2, int n>
+    static constexpr std::pair<int, int> strides(const FiberAccess (&acc)[n])
+    {
+      return padded ? conflict_free_strides(E0, E1, acc, max_patches) : std::pair<int, int>{E0, E0 * E1};
+    }
+    static constexpr auto sx  = dim == 3 ? strides<np, np, np>(x3) : strides<np, np, 1>(x2);
+    static constexpr auto st  = strides<np, np, ni>(t3);
+    static constexpr auto su  = dim == 3 ? strides<np, ni, ni>(u3) : strides<np, ni, 1>(u2);
+    static constexpr auto svx = dim == 3 ? strides<ni, ni, ni>(vx3) : strides<ni, ni, 1>(v2);
+    static constexpr auto svz = strides<ni, ni, ni>(vz3);
+
+    using X  = TensorLayout<np, np, nzp, sx.first, sx.second>;
+    using T  = TensorLayout<np, np, nzi, st.first, st.second>;
+    using U  = TensorLayout<np, ni, nzi, su.first, su.second>;
+    using Vx = TensorLayout<ni, ni, nzi, svx.first, svx.second>;
+    using Vz = TensorLayout<ni, ni, nzi, svz.first, svz.second>;
   };
 } // namespace tpmg

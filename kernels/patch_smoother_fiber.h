@@ -43,12 +43,13 @@ namespace tpmg
     static_assert(opt != KernelOptimization::basic, "basic is PatchKernel");
     static constexpr bool padded  = opt != KernelOptimization::linear_indexing;
     static constexpr bool reduced = opt == KernelOptimization::boundary;
-    using L                       = PatchLayouts<dim, k, padded>;
-    static constexpr int np = 2 * k + 1, ni = 2 * k - 1, nzp = L::nzp, nzi = L::nzi;
+    static constexpr int  np = 2 * k + 1, ni = 2 * k - 1;
     /// fibers of the widest stage
     static constexpr int threads_per_patch     = dim == 3 ? np * np : np;
     static constexpr int max_threads_per_block = cmax(threads_per_patch, 512);
     static constexpr int max_patches_per_block = max_threads_per_block / threads_per_patch;
+    using L = PatchLayouts<dim, k, padded, max_patches_per_block>;
+    static constexpr int nzp = L::nzp, nzi = L::nzi;
 
     static constexpr int n_phases = kind == PatchKernelKind::residual ? dim + 1
                                     : kind == PatchKernelKind::solve  ? 2 * dim - 1
@@ -72,22 +73,35 @@ namespace tpmg
     using ConstantsTag = FiberPatchKernel<dim, k, Number, PatchKernelKind::fused, opt>;
     TPMG_HD const Constants &C() const { return tpmg::constants(*this); }
 
-    // shared buffers, each P patches interleaved
-    static constexpr int cap_x  = L::X::size;
-    static constexpr int cap_ab = cmax(L::T::size, cmax(L::Vx::size, L::Vz::size));
-    static constexpr int cap_cd = L::U::size;
+    // Shared memory: regions X, R0, R1 (words per patch; P patches interleaved), reused as
+    // the stages go: 3D  R0: T_m,T_a -> V1 -> W1,  R1: U1,U2 -> V2 -> W2;  2D  R0: V1,
+    // R1: U1,U2 -> W. X is read at the last stage only by the fused, non-reduced kernel;
+    // otherwise it shares the region that is first written after its last read.
+    static constexpr bool fused  = kind == PatchKernelKind::fused;
+    static constexpr bool with_x = kind != PatchKernelKind::solve;
+    static constexpr int  cap_v  = cmax(L::Vx::size, dim == 3 ? L::Vz::size : 0);
+    static constexpr int  cap_r0 = kind == PatchKernelKind::solve ? cap_v
+                                   : dim == 3                     ? cmax(2 * L::T::size, fused ? cap_v : 0)
+                                   : fused                        ? cap_v
+                                                                  : 0;
+    static constexpr int  cap_r1 = kind == PatchKernelKind::solve ? cap_v : cmax(2 * L::U::size, fused ? cap_v : 0);
+    /// X has its own region only when the update reads it; else it shares the region first
+    /// written after its last read: R1 in 3D (written by the y-stage), R0 in 2D (x-stage).
+    static constexpr bool x_own    = with_x && fused && !reduced;
+    static constexpr int  x_region = !with_x ? -1 : x_own ? 0 : dim == 3 ? 2 : 1;
+    static constexpr int  cap[3]   = {x_own ? L::X::size : 0, cmax(cap_r0, x_region == 1 ? L::X::size : 0),
+                                      cmax(cap_r1, x_region == 2 ? L::X::size : 0)};
+
     static constexpr TPMG_HD std::size_t a16(std::size_t b) { return (b + 15) / 16 * 16; }
-    /// byte offset of shared buffer i (0: X, 1-2: T/V/W, 3-4: U)
-    TPMG_HD std::size_t buffer_offset(int i) const
+    /// byte offset of region i (0: X, 1: R0, 2: R1)
+    TPMG_HD std::size_t region_offset(int i) const
     {
-      const std::size_t cap[5] = {std::size_t(cap_x), std::size_t(cap_ab), std::size_t(cap_ab), std::size_t(cap_cd),
-                                  std::size_t(cap_cd)};
-      std::size_t       o      = 0;
+      std::size_t o = 0;
       for (int j = 0; j < i; ++j)
-        o += a16(cap[j] * P * sizeof(Number));
+        o += a16(std::size_t(cap[j]) * P * sizeof(Number));
       return o;
     }
-    std::size_t shared_bytes() const { return buffer_offset(5); }
+    std::size_t shared_bytes() const { return region_offset(3); }
 
     LaunchShape shape() const
     {
@@ -121,9 +135,11 @@ namespace tpmg
         return;
       index_t c0[3];
       geo.first_node(patch, c0);
-      // this patch's element p of each interleaved buffer
-      auto buf = [&](int i) { return sh.template array<Number>(buffer_offset(i)) + p; };
-      auto BX = buf(0), BA = buf(1), BB = buf(2), BC = buf(3), BD = buf(4);
+      // this patch's element p of each interleaved region; B pairs with A, D with C
+      auto region = [&](int i) { return sh.template array<Number>(region_offset(i)) + p; };
+      auto BA = region(1), BC = region(2);
+      auto BB = BA + P * L::T::size, BD = BC + P * L::U::size;
+      auto BX = region(x_region < 0 ? 0 : x_region);
 
       if constexpr (kind == PatchKernelKind::solve)
         {
@@ -131,13 +147,13 @@ namespace tpmg
           if constexpr (phase == 0)
             stage_x(f, c0, BA, BA, BA, BX);
           else if constexpr (dim == 3 && phase == 1)
-            stage_yT(f, BA, BB);
+            stage_yT(f, BA, BC);
           else if constexpr (phase == dim - 1)
-            stage_turn(f, dim == 3 ? BB : BA, dim == 3 ? BA : BB);
+            stage_turn(f, dim == 3 ? BC : BA, dim == 3 ? BA : BC);
           else if constexpr (dim == 3 && phase == 3)
-            stage_y(f, BA, BB);
+            stage_y(f, BA, BC);
           else
-            stage_update(f, c0, BB, BX);
+            stage_update(f, c0, BC, BX);
         }
       else
         {
@@ -150,13 +166,13 @@ namespace tpmg
           else if constexpr (phase == dim)
             stage_x(f, c0, BC, BD, BA, BX);
           else if constexpr (dim == 3 && phase == 4)
-            stage_yT(f, BA, BB);
+            stage_yT(f, BA, BC);
           else if constexpr (phase == 2 * dim - 1)
-            stage_turn(f, dim == 3 ? BB : BA, dim == 3 ? BA : BB);
+            stage_turn(f, dim == 3 ? BC : BA, dim == 3 ? BA : BC);
           else if constexpr (dim == 3 && phase == 6)
-            stage_y(f, BA, BB);
+            stage_y(f, BA, BC);
           else
-            stage_update(f, c0, BB, BX);
+            stage_update(f, c0, BC, BX);
         }
     }
 
