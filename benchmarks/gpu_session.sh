@@ -69,6 +69,21 @@ for stage in "$@"; do
       python3 benchmarks/plot_breakdown.py "$OUT"/table7/table7_*.json -o "$OUT/table7_breakdown.png" --levels
       tar czf "$OUT/table7.tgz" -C "$OUT" table7 && rm -rf "$OUT/table7"
       ;;
+    table7best)
+      # Table 7 with the fastest smoother kernel per degree (benchmarks/NOTES.md section 4),
+      # right and left preconditioning
+      mkdir -p "$OUT/table7best"
+      for f in table7_k1_mixed table7_k1_double table7_k3_mixed table7_k3_double table7_k7_mixed table7_k7_double; do
+        case $f in *k1*) opt=basic ;; *) opt=linear_indexing ;; esac
+        for side in right left; do
+          $B/apps/poisson_solver prm/$f.prm --set "Multigrid/Kernel optimization=$opt" --set "Solver/Preconditioning side=$side" \
+            --json "$OUT/table7best/${f}_$side.json" > "$OUT/table7best/${f}_$side.log" 2>&1
+          echo "$f $opt $side: exit $? $(grep -A1 '^DoFs' "$OUT/table7best/${f}_$side.log" | tail -1)"
+        done
+      done
+      python3 benchmarks/plot_breakdown.py "$OUT"/table7best/table7_*_right.json -o "$OUT/table7best_breakdown.png" --levels
+      tar czf "$OUT/table7best.tgz" -C "$OUT" table7best && rm -rf "$OUT/table7best"
+      ;;
     *)
       echo "unknown stage $stage" >&2
       exit 2

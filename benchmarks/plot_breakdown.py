@@ -27,8 +27,8 @@ COMPONENTS = [
 
 
 def label(run):
-    return "{}D Q{} L{}\n{} {}\n{}".format(run["dimension"], run["degree"], run["level"], run["solver"],
-                                          run["precision"], run["smoother_kernel"])
+    return "{}D Q{} L{}\n{} {}\n{} {}".format(run["dimension"], run["degree"], run["level"], run["solver"],
+                                             run["precision"], run["smoother_kernel"], run["kernel_optimization"])
 
 
 def main():
@@ -56,6 +56,7 @@ def main():
     for i, r in enumerate(runs):
         ax.text(i, bottom[i], "{} its\n{:.3g} s".format(r["iterations"], r["solve_time_s"]), ha="center",
                 va="bottom", fontsize=8)
+    ax.set_ylim(0, 1.15 * max(bottom))
     ax.set_xticks(list(x))
     ax.set_xticklabels([label(r) for r in runs], fontsize=8)
     ax.set_ylabel("time [s]")
@@ -70,6 +71,7 @@ def main():
             vals = [next((lv["total"] for lv in r["levels"] if lv["level"] == lev), 0.0) for r in runs]
             ax.bar(x, vals, bottom=bottom, label="level {}".format(lev))
             bottom = [b + v for b, v in zip(bottom, vals)]
+        ax.set_ylim(0, 1.15 * max(bottom))
         ax.set_xticks(list(x))
         ax.set_xticklabels([label(r) for r in runs], fontsize=8)
         ax.set_title("per level (multigrid only)", fontsize=9)

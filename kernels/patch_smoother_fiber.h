@@ -89,8 +89,13 @@ namespace tpmg
     /// written after its last read: R1 in 3D (written by the y-stage), R0 in 2D (x-stage).
     static constexpr bool x_own    = with_x && fused && !reduced;
     static constexpr int  x_region = !with_x ? -1 : x_own ? 0 : dim == 3 ? 2 : 1;
-    static constexpr int  cap[3]   = {x_own ? L::X::size : 0, cmax(cap_r0, x_region == 1 ? L::X::size : 0),
-                                      cmax(cap_r1, x_region == 2 ? L::X::size : 0)};
+    /// words per patch of region i
+    static constexpr TPMG_HD int capacity(int i)
+    {
+      return i == 0 ? (x_own ? L::X::size : 0)
+             : i == 1 ? cmax(cap_r0, x_region == 1 ? L::X::size : 0)
+                      : cmax(cap_r1, x_region == 2 ? L::X::size : 0);
+    }
 
     static constexpr TPMG_HD std::size_t a16(std::size_t b) { return (b + 15) / 16 * 16; }
     /// byte offset of region i (0: X, 1: R0, 2: R1)
@@ -98,7 +103,7 @@ namespace tpmg
     {
       std::size_t o = 0;
       for (int j = 0; j < i; ++j)
-        o += a16(std::size_t(cap[j]) * P * sizeof(Number));
+        o += a16(std::size_t(capacity(j)) * P * sizeof(Number));
       return o;
     }
     std::size_t shared_bytes() const { return region_offset(3); }
