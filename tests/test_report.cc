@@ -1,0 +1,91 @@
+// Output of a run: JSON summary with the keys of DESIGN.md §9, CSV breakdown, VTU file.
+#include <tpmg/poisson.h>
+#include <tpmg/report.h>
+#include <tpmg/vtu.h>
+
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+
+using namespace tpmg;
+
+namespace
+{
+  RunResult small_run(RightHandSide rhs)
+  {
+    SolverParameters p;
+    p.dim              = 2;
+    p.degree           = 2;
+    p.refinement_level = 3;
+    p.device           = DeviceChoice::cpu;
+    p.verbose          = false;
+    p.rhs              = rhs;
+    std::ostringstream log;
+    return run_poisson(p, log);
+  }
+
+  std::string slurp(const std::string &file)
+  {
+    std::ifstream     in(file);
+    std::stringstream s;
+    s << in.rdbuf();
+    return s.str();
+  }
+} // namespace
+
+TEST(Report, JsonHasTheInterfaceKeys)
+{
+  const RunResult    r = small_run(RightHandSide::manufactured);
+  std::ostringstream out;
+  write_json(out, r);
+  const std::string j = out.str();
+  for (const char *key : {"dimension", "degree", "level", "dofs", "solver", "precision", "smoother_kernel",
+                          "kernel_optimization", "level_operator", "device", "iterations", "converged",
+                          "relative_residual", "l2_error", "setup_time_s", "solve_time_s", "breakdown", "levels"})
+    EXPECT_NE(j.find("\"" + std::string(key) + "\": "), std::string::npos) << key;
+  EXPECT_NE(j.find("\"converged\": true"), std::string::npos);
+  EXPECT_NE(j.find("\"finest_smoother\": "), std::string::npos);
+  EXPECT_EQ(j.find("\"l2_error\": null"), std::string::npos);
+  // f = 1 has no exact solution: l2_error is null
+  std::ostringstream out1;
+  write_json(out1, small_run(RightHandSide::one));
+  EXPECT_NE(out1.str().find("\"l2_error\": null"), std::string::npos);
+  // the levels array has one object per level from the coarsest to the finest
+  EXPECT_EQ(int(r.levels.size()), 3 - r.coarsest_level + 1);
+}
+
+TEST(Report, CsvAndTable)
+{
+  const RunResult   r    = small_run(RightHandSide::manufactured);
+  const std::string file = ::testing::TempDir() + "/tpmg_breakdown.csv";
+  write_csv_file(file, r);
+  const std::string csv = slurp(file);
+  EXPECT_EQ(csv.rfind("level,dofs,component,seconds\n", 0), 0u);
+  EXPECT_NE(csv.find(",smoother,"), std::string::npos);
+  EXPECT_NE(csv.find("outer,"), std::string::npos);
+  std::ostringstream table;
+  print_report(table, r);
+  EXPECT_NE(table.str().find("Runtime breakdown"), std::string::npos);
+  EXPECT_NE(table.str().find("Per level"), std::string::npos);
+  std::remove(file.c_str());
+}
+
+TEST(Report, VtuFile)
+{
+  Domain d;
+  d.dim          = 2;
+  const auto lev = make_hierarchy(d, 2, 1).back(); // 2x2 cells, 5x5 nodes
+  std::vector<double> v(lev.n_dofs());
+  for (std::size_t i = 0; i < v.size(); ++i)
+    v[i] = double(i);
+  const std::string file = ::testing::TempDir() + "/tpmg_solution.vtu";
+  write_vtu(file, lev, v);
+  const std::string x = slurp(file);
+  EXPECT_NE(x.find("NumberOfPoints=\"25\" NumberOfCells=\"16\""), std::string::npos);
+  EXPECT_NE(x.find("Name=\"solution\""), std::string::npos);
+  EXPECT_NE(x.find("</VTKFile>"), std::string::npos);
+  std::remove(file.c_str());
+  EXPECT_THROW(write_vtu(file, lev, v, 10), std::runtime_error); // refuses large levels
+}
