@@ -181,6 +181,21 @@ namespace tpmg
         }
     }
 
+    /// out = Sᵀ in (transposed) or S in, on one fiber held in registers
+    template <bool transposed>
+    TPMG_HD TPMG_FORCEINLINE void apply_S(const Number (&in)[ni], Number (&out)[ni]) const
+    {
+      TPMG_UNROLL
+      for (int i = 0; i < ni; ++i)
+        {
+          Number s = 0;
+          TPMG_UNROLL
+          for (int j = 0; j < ni; ++j)
+            s += (transposed ? C().S(j, i) : C().S(i, j)) * in[j];
+          out[i] = s;
+        }
+    }
+
     // ----------------------------------------------------------------------- stages
     /// X <- x on the patch; z-fibers (x, y) in 3D, y-fibers x in 2D. `boundary`: interior zero.
     template <class Buf>
@@ -323,15 +338,11 @@ namespace tpmg
         }
       if constexpr (kind != PatchKernelKind::residual)
         {
+          Number v[ni];
+          apply_S<true>(res, v);
           TPMG_UNROLL
           for (int a = 0; a < ni; ++a)
-            {
-              Number v = 0;
-              TPMG_UNROLL
-              for (int i = 0; i < ni; ++i)
-                v += C().S(i, a) * res[i];
-              BV1[P * L::Vx::at(a, yi, zi)] = v;
-            }
+            BV1[P * L::Vx::at(a, yi, zi)] = v[a];
         }
     }
 
@@ -342,19 +353,14 @@ namespace tpmg
       if (f >= ni * ni)
         return;
       const int a = f % ni, zi = f / ni;
-      Number    v[ni];
+      Number    v[ni], w[ni];
       TPMG_UNROLL
       for (int j = 0; j < ni; ++j)
         v[j] = in[P * L::Vx::at(a, j, zi)];
+      apply_S<true>(v, w);
       TPMG_UNROLL
       for (int bb = 0; bb < ni; ++bb)
-        {
-          Number s = 0;
-          TPMG_UNROLL
-          for (int j = 0; j < ni; ++j)
-            s += C().S(j, bb) * v[j];
-          out[P * L::Vz::at(a, bb, zi)] = s;
-        }
+        out[P * L::Vz::at(a, bb, zi)] = w[bb];
     }
 
     /// The last direction (z in 3D, y in 2D): Sᵀ, divide by the eigenvalue sums, S.
@@ -372,26 +378,18 @@ namespace tpmg
         v[j] = dim == 3 ? Number(in[P * In::at(a, bb, j)]) : Number(in[P * In::at(a, j)]);
       const Number base = coef[0] * C().lambda[a] + (dim == 3 ? coef[1] * C().lambda[bb] : Number(0));
       Number       w[ni];
+      apply_S<true>(v, w);
       TPMG_UNROLL
       for (int c = 0; c < ni; ++c)
-        {
-          Number s = 0;
-          TPMG_UNROLL
-          for (int j = 0; j < ni; ++j)
-            s += C().S(j, c) * v[j];
-          w[c] = s / (base + coef[dim - 1] * C().lambda[c]);
-        }
+        w[c] /= base + coef[dim - 1] * C().lambda[c];
+      apply_S<false>(w, v);
       TPMG_UNROLL
       for (int i = 0; i < ni; ++i)
         {
-          Number s = 0;
-          TPMG_UNROLL
-          for (int c = 0; c < ni; ++c)
-            s += C().S(i, c) * w[c];
           if constexpr (dim == 3)
-            out[P * In::at(a, bb, i)] = s;
+            out[P * In::at(a, bb, i)] = v[i];
           else
-            out[P * In::at(a, i)] = s;
+            out[P * In::at(a, i)] = v[i];
         }
     }
 
@@ -402,19 +400,14 @@ namespace tpmg
       if (f >= ni * ni)
         return;
       const int a = f % ni, zi = f / ni;
-      Number    v[ni];
+      Number    v[ni], w[ni];
       TPMG_UNROLL
       for (int j = 0; j < ni; ++j)
         v[j] = in[P * L::Vz::at(a, j, zi)];
+      apply_S<false>(v, w);
       TPMG_UNROLL
       for (int i = 0; i < ni; ++i)
-        {
-          Number s = 0;
-          TPMG_UNROLL
-          for (int j = 0; j < ni; ++j)
-            s += C().S(i, j) * v[j];
-          out[P * L::Vx::at(a, i, zi)] = s;
-        }
+        out[P * L::Vx::at(a, i, zi)] = w[i];
     }
 
     /// S_x on x-fibers (yi, zi) and the update of the interior: x_I += c, or x_I = c for
@@ -426,17 +419,15 @@ namespace tpmg
         return;
       const int yi = f % ni, zi = f / ni;
       const int zg = dim == 3 ? zi + 1 : 0;
-      Number    v[ni];
+      Number    v[ni], w[ni];
       TPMG_UNROLL
       for (int j = 0; j < ni; ++j)
         v[j] = in[P * L::Vx::at(j, yi, zi)];
+      apply_S<false>(v, w);
       TPMG_UNROLL
       for (int i = 0; i < ni; ++i)
         {
-          Number s = 0;
-          TPMG_UNROLL
-          for (int j = 0; j < ni; ++j)
-            s += C().S(i, j) * v[j];
+          const Number  s = w[i];
           const index_t g = geo.global(c0, i + 1, yi + 1, zg);
           if constexpr (reduced)
             x[g] = s;
