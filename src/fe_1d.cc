@@ -200,6 +200,30 @@ namespace tpmg
     return e;
   }
 
+  Matrix1D lagrange_derivative_matrix(const std::vector<double> &x)
+  {
+    const std::size_t n = x.size();
+    std::vector<ld>   w(n, 1);
+    for (std::size_t j = 0; j < n; ++j)
+      for (std::size_t m = 0; m < n; ++m)
+        if (m != j)
+          w[j] /= ld(x[j]) - ld(x[m]);
+    Matrix1D D(static_cast<unsigned>(n), static_cast<unsigned>(n));
+    for (std::size_t i = 0; i < n; ++i)
+      {
+        ld diag = 0;
+        for (std::size_t j = 0; j < n; ++j)
+          if (j != i)
+            {
+              const ld v = (w[j] / w[i]) / (ld(x[i]) - ld(x[j]));
+              D(unsigned(i), unsigned(j)) = double(v);
+              diag -= v;
+            }
+        D(unsigned(i), unsigned(i)) = double(diag);
+      }
+    return D;
+  }
+
   Matrix1D prolongation_matrix_1d(unsigned degree)
   {
     LagrangeBasis1D basis(degree);

@@ -1,6 +1,7 @@
 // Definitions of Multigrid; instantiated by multigrid_<dim>d_<number>.cc.
 #pragma once
 
+#include <tpmg/bp_operator.h>
 #include <tpmg/laplace_operator.h>
 #include <tpmg/multigrid.h>
 #include <tpmg/vector_ops.h>
@@ -19,11 +20,21 @@ namespace tpmg
 {
   template <int dim, int k, typename Number>
   std::unique_ptr<LinearOperator<Number>> make_level_operator(const CartesianLevel &level, Backend backend,
-                                                              LevelOperatorType type)
+                                                              LevelOperatorType type,
+                                                              const DeformationSettings &deformation)
   {
-    if (type != LevelOperatorType::cartesian)
-      throw std::invalid_argument("level operators bp3 and bp5 are not available yet in this build");
-    return std::make_unique<CartesianLaplaceOperator<dim, k, Number>>(level, backend);
+    switch (type)
+      {
+        case LevelOperatorType::cartesian:
+          if (deformation.type != Deformation::none)
+            throw std::invalid_argument("the cartesian level operator needs an undeformed mesh; use bp3 or bp5");
+          return std::make_unique<CartesianLaplaceOperator<dim, k, Number>>(level, backend);
+        case LevelOperatorType::bp3:
+          return std::make_unique<BPOperator<dim, k, Number>>(level, backend, BakeOff::bp3, deformation);
+        case LevelOperatorType::bp5:
+          break;
+      }
+    return std::make_unique<BPOperator<dim, k, Number>>(level, backend, BakeOff::bp5, deformation);
   }
 
   namespace internal
@@ -99,7 +110,7 @@ namespace tpmg
       {
         auto L  = std::make_unique<Level>();
         L->mesh = levels[l];
-        L->op   = make_level_operator<dim, k, Number>(levels[l], backend, settings.level_operator);
+        L->op   = make_level_operator<dim, k, Number>(levels[l], backend, settings.level_operator, settings.deformation);
         PatchSmootherSettings ps = settings.patch;
         ps.lumped_mass           = lumped;
         if (settings.smoother == SmootherType::vertex_patch)
@@ -111,8 +122,13 @@ namespace tpmg
               throw std::invalid_argument("the vertex-patch smoother supports degrees up to 8 in 3D");
           }
         else if (l > coarsest_)
-          L->smoother = std::make_unique<internal::ChebyshevAdapter<Number>>(levels[l], backend, settings.chebyshev,
+          {
+            if (settings.deformation.type != Deformation::none)
+              throw std::invalid_argument("the Chebyshev-Jacobi smoother needs the Cartesian operator diagonal; "
+                                          "use the vertex-patch smoother on deformed meshes");
+            L->smoother = std::make_unique<internal::ChebyshevAdapter<Number>>(levels[l], backend, settings.chebyshev,
                                                                             L->op.get(), lumped);
+          }
         if (l < finest_)
           L->to_finer = Transfer<dim, k, Number>(levels[l], levels[l + 1], backend);
         L->r.reinit(levels[l].n_dofs(), backend);
@@ -138,7 +154,7 @@ namespace tpmg
         if (coarse_n_ > 0)
           {
             // Assemble A_II column by column with a double-precision CPU copy of the operator.
-            auto            op = make_level_operator<dim, k, double>(c, Backend::cpu, settings.level_operator);
+            auto op = make_level_operator<dim, k, double>(c, Backend::cpu, settings.level_operator, settings.deformation);
             DenseCoarseSolve<double> map{nullptr, nullptr, nullptr, coarse_n_, {c.nodes(0), c.nodes(1), c.nodes(2)}};
             Eigen::MatrixXd A(coarse_n_, coarse_n_);
             Vector<double>  e(c.n_dofs(), Backend::cpu), Ae;

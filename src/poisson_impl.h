@@ -70,6 +70,8 @@ namespace tpmg
       mg.patch.color_order        = p.conventions == Conventions::paper_code ? ColorOrder::odd_first : ColorOrder::standard;
       mg.chebyshev.degree         = p.chebyshev_degree;
       mg.level_operator           = p.level_operator;
+      mg.deformation              = p.deformation;
+      const bool deformed         = p.deformation.type != Deformation::none;
       mg.symmetric                = p.symmetric_vcycle;
       const bool fmg              = p.solver == SolverType::fmg;
       const RightHandSide rhs     = p.conventions == Conventions::paper_code ? RightHandSide::ones_vector : p.rhs;
@@ -120,9 +122,15 @@ namespace tpmg
       if (verbose)
         log << "  multigrid ready (" << multigrid.coarse_solver_name() << " coarse solver on level "
             << multigrid.coarsest_level() << ")" << std::endl;
-      auto         A = make_level_operator<dim, k, double>(fine, backend, p.level_operator);
+      auto A = make_level_operator<dim, k, double>(fine, backend, p.level_operator, p.deformation);
       Vector<double> b, x(fine.n_dofs(), backend);
-      assemble_rhs(fine, rhs, backend, b);
+      auto           assemble = [&](const CartesianLevel &lev, auto &vec) {
+        if (deformed)
+          assemble_rhs_deformed(lev, p.deformation, rhs, backend, vec);
+        else
+          assemble_rhs(lev, rhs, backend, vec);
+      };
+      assemble(fine, b);
       std::vector<Vector<Number>> level_rhs;
       if (fmg)
         {
@@ -137,7 +145,7 @@ namespace tpmg
                   t.restrict_to(level_rhs[l], level_rhs[l + 1]);
                 }
               else
-                assemble_rhs(levels[l], rhs, backend, level_rhs[l]);
+                assemble(levels[l], level_rhs[l]);
             }
         }
       synchronize(backend);
@@ -241,7 +249,8 @@ namespace tpmg
 
       if (p.rhs == RightHandSide::manufactured && p.conventions == Conventions::standard)
         {
-          const ErrorNorms e = compute_errors<dim, k>(fine, x, k + 3);
+          const ErrorNorms e = deformed ? compute_errors_deformed(fine, p.deformation, x)
+                                        : compute_errors<dim, k>(fine, x, k + 3);
           res.l2_error       = e.l2;
           res.h1_error       = e.h1_semi;
         }

@@ -46,6 +46,11 @@ namespace tpmg
     prm.declare_entry("Coarse cells", "1", Pattern::integer(1, 1024), "Cells per direction N0 of level 0");
     prm.declare_entry("Box lower", "0", Pattern::real(-1e6, 1e6), "Lower corner coordinate a of the cube [a,b]^d");
     prm.declare_entry("Box upper", "1", Pattern::real(-1e6, 1e6), "Upper corner coordinate b of the cube [a,b]^d");
+    prm.declare_entry("Deformation", "none", Pattern::selection({"none", "sine", "kershaw"}),
+                      "Mesh deformation that keeps the box (needs Level operator bp3 or bp5): none, sine "
+                      "(x += a L prod sin(pi xi)), kershaw (CEED benchmarks; cells per direction multiple of 6)");
+    prm.declare_entry("Deformation amplitude", "0.1", Pattern::real(0.0, 1.0),
+                      "sine: relative amplitude a in [0, 0.3]; kershaw: epsilon in (0, 1], 1 = undeformed");
     prm.leave_subsection();
     prm.enter_subsection("Problem");
     prm.declare_entry("Right-hand side", "manufactured", Pattern::selection({"manufactured", "one"}),
@@ -110,6 +115,9 @@ namespace tpmg
     p.coarse_cells     = int(prm.get_integer("Mesh/Coarse cells"));
     p.box_lower        = prm.get_double("Mesh/Box lower");
     p.box_upper        = prm.get_double("Mesh/Box upper");
+    const std::string deform = prm.get("Mesh/Deformation");
+    p.deformation.type       = deform == "none" ? Deformation::none : deform == "sine" ? Deformation::sine : Deformation::kershaw;
+    p.deformation.amplitude  = prm.get_double("Mesh/Deformation amplitude");
     if (!(p.box_upper > p.box_lower))
       fail("Mesh/Box upper", "'Box upper' must be larger than 'Box lower'");
 
@@ -163,8 +171,16 @@ namespace tpmg
     if (p.patches_per_block != 0 && p.optimization == KernelOptimization::basic)
       fail("Multigrid/Patches per block", "the basic kernels choose their patches per block themselves; "
                                           "set it with the optimized kernels only");
-    if (p.level_operator != LevelOperatorType::cartesian)
-      fail("Multigrid/Level operator", "level operator '" + lop + "' is not available in this build yet (only 'cartesian')");
+    if (p.deformation.type != Deformation::none && p.level_operator == LevelOperatorType::cartesian)
+      fail("Mesh/Deformation", "a deformed mesh needs Multigrid/Level operator = bp3 or bp5 (cartesian assumes a "
+                               "Cartesian mesh)");
+    if (p.deformation.type == Deformation::sine && p.deformation.amplitude > 0.3)
+      fail("Mesh/Deformation amplitude", "the sine deformation needs an amplitude in [0, 0.3] to stay invertible");
+    if (p.deformation.type == Deformation::kershaw && p.deformation.amplitude <= 0.0)
+      fail("Mesh/Deformation amplitude", "the Kershaw deformation needs epsilon in (0, 1]");
+    if (p.deformation.type != Deformation::none && p.smoother == SmootherType::chebyshev_jacobi)
+      fail("Multigrid/Smoother", "the Chebyshev-Jacobi smoother uses the Cartesian diagonal; use vertex_patch on "
+                                 "deformed meshes");
     if (p.solver == SolverType::cg && !p.symmetric_vcycle && p.smoother == SmootherType::vertex_patch)
       fail("Multigrid/Post-smoothing order", "cg needs a symmetric V-cycle: Post-smoothing order must be reverse or auto");
     if (p.solver == SolverType::cg && p.left_preconditioning)

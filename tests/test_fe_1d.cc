@@ -154,3 +154,21 @@ TEST(Prolongation1D, ReproducesCoarsePolynomials)
       EXPECT_EQ(p(2 * k, 0), 0.0);
     }
 }
+
+TEST(LagrangeDerivative, ExactForPolynomialsOnTheirPoints)
+{
+  for (unsigned n : {2u, 5u, 9u})
+    {
+      const auto     q = gauss_quadrature(n);
+      const Matrix1D D = lagrange_derivative_matrix(q.points);
+      // p(x) = x^(n-1) - 2x + 1 has degree n-1: differentiated exactly
+      for (unsigned i = 0; i < n; ++i)
+        {
+          double d = 0;
+          for (unsigned j = 0; j < n; ++j)
+            d += D(i, j) * (std::pow(q.points[j], int(n) - 1) - 2 * q.points[j] + 1);
+          const double exact = (n - 1) * std::pow(q.points[i], int(n) - 2) - 2;
+          EXPECT_NEAR(d, exact, 1e-11) << n;
+        }
+    }
+}

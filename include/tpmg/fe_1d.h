@@ -67,6 +67,10 @@ namespace tpmg
 
   ElementMatrices1D element_matrices_1d(unsigned degree);
 
+  /// Derivative matrix of the Lagrange basis on the given (distinct) points, evaluated at
+  /// those points: D(i, j) = ℓ_j'(x_i) (collocation derivative; barycentric formula).
+  Matrix1D lagrange_derivative_matrix(const std::vector<double> &points);
+
   /// Prolongation from one coarse cell to its two children in 1D: a (2k+1) x (k+1) matrix
   /// whose row r is the coarse basis evaluated at fine node r of the two children (fine node
   /// r of the child c = r / k at local position r % k). Exact zeros and ones are snapped.

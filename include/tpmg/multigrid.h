@@ -4,6 +4,7 @@
 #pragma once
 
 #include <tpmg/chebyshev_smoother.h>
+#include <tpmg/geometry.h>
 #include <tpmg/linear_operator.h>
 #include <tpmg/mesh.h>
 #include <tpmg/patch_smoother.h>
@@ -34,16 +35,21 @@ namespace tpmg
     PatchSmootherSettings patch;
     ChebyshevSettings     chebyshev;
     LevelOperatorType     level_operator = LevelOperatorType::cartesian;
+    /// Mesh deformation (bp3/bp5 level operators only; the smoothers use the Cartesian
+    /// surrogate with the undeformed cell widths).
+    DeformationSettings deformation;
     /// Reverse color order in post-smoothing (symmetric V-cycle, for CG).
     bool symmetric = false;
     /// Largest coarse system (interior unknowns) the dense direct coarse solver accepts.
     index_t coarse_direct_limit = 4096;
   };
 
-  /// A level operator of the chosen kind (cartesian now; bp3/bp5 in their own module).
+  /// A level operator of the chosen kind: `cartesian` (Kronecker form, undeformed meshes),
+  /// `bp3` or `bp5` (stored geometric factors of the deformed mesh).
   template <int dim, int degree, typename Number>
   std::unique_ptr<LinearOperator<Number>> make_level_operator(const CartesianLevel &level, Backend backend,
-                                                              LevelOperatorType type);
+                                                              LevelOperatorType type,
+                                                              const DeformationSettings &deformation = {});
 
   /// The smoother of one level, behind one interface.
   template <typename Number>

@@ -55,4 +55,16 @@ namespace tpmg
 
   /// Run-time dispatch on level.dim and level.degree; n_quadrature <= 0 means degree + 3.
   ErrorNorms compute_errors(const CartesianLevel &level, const Vector<double> &u_h, int n_quadrature = 0);
+
+  struct DeformationSettings;
+  /// On a deformed mesh (cells mapped multilinearly through their deformed vertices, see
+  /// geometry.h): b_i = ∫ f φ_i with the manufactured f (or f = 1) at the mapped points,
+  /// k+3 Gauss points per direction; host loop over cells (setup work), result copied to
+  /// `backend`. `ones_vector` is mesh-independent and handled by assemble_rhs.
+  template <typename Number>
+  void assemble_rhs_deformed(const CartesianLevel &level, const DeformationSettings &deformation, RightHandSide rhs,
+                             Backend backend, Vector<Number> &b);
+  /// ‖u - u_h‖_L2 and |u - u_h|_H1 on a deformed mesh (host loop over cells, k+3 points).
+  ErrorNorms compute_errors_deformed(const CartesianLevel &level, const DeformationSettings &deformation,
+                                     const Vector<double> &u_h);
 } // namespace tpmg

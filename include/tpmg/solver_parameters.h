@@ -2,6 +2,7 @@
 // and their validated, typed form.
 #pragma once
 
+#include <tpmg/geometry.h>
 #include <tpmg/multigrid.h>
 #include <tpmg/parameters.h>
 #include <tpmg/patch_smoother.h>
@@ -42,6 +43,7 @@ namespace tpmg
     int    dim = 3, degree = 4;
     int    refinement_level = 3, coarse_cells = 1;
     double box_lower = 0.0, box_upper = 1.0;
+    DeformationSettings deformation;
 
     RightHandSide rhs = RightHandSide::manufactured;
 

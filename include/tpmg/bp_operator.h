@@ -1,0 +1,52 @@
+// CEED bake-off operators BP1 (mass), BP3 (Laplacian, Gauss k+2), BP5 (Laplacian collocated
+// at the k+1 Gauss–Lobatto nodes) with stored geometric factors, on Cartesian or deformed
+// meshes; BP2/BP4/BP6 are their 3-component vector versions (DESIGN.md §4, seed 000).
+#pragma once
+
+#include <tpmg/geometry.h>
+#include <tpmg/linear_operator.h>
+#include <tpmg/mesh.h>
+#include <tpmg/vector.h>
+
+namespace tpmg
+{
+  enum class BakeOff
+  {
+    bp1 = 1,
+    bp3 = 3,
+    bp5 = 5
+  };
+
+  /// Scalar BP operator. `constrained` (the level operator): boundary nodes are held at zero,
+  /// boundary rows act as the identity. Unconstrained (the CEED benchmark): all nodes.
+  template <int dim, int degree, typename Number>
+  class BPOperator final : public LinearOperator<Number>
+  {
+  public:
+    BPOperator(const CartesianLevel &level, Backend backend, BakeOff bp, const DeformationSettings &deformation = {},
+               bool constrained = true);
+    void    vmult(Vector<Number> &dst, const Vector<Number> &src) const override;
+    index_t size() const override { return level_.n_dofs(); }
+
+    /// `components` scalar fields stored one after the other (BP2/4/6 with 3 components):
+    /// every component gets the scalar operator.
+    void vmult_components(Vector<Number> &dst, const Vector<Number> &src, int components) const;
+
+    BakeOff               kind() const { return bp_; }
+    const CartesianLevel &level() const { return level_; }
+    /// Bytes of stored geometric factors.
+    std::size_t geometry_bytes() const { return geometry_.bytes(); }
+    /// Quadrature points per direction (k+2 for BP1/BP3, k+1 for BP5).
+    int quadrature_points() const { return bp_ == BakeOff::bp5 ? degree + 1 : degree + 2; }
+
+  private:
+    void apply(Number *dst, const Number *src) const;
+
+    CartesianLevel      level_;
+    Backend             backend_;
+    BakeOff             bp_;
+    bool                constrained_;
+    Vector<Number>      geometry_;
+    std::vector<double> B_, D_; ///< 1D interpolation and collocation derivative, row-major
+  };
+} // namespace tpmg

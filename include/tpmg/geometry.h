@@ -1,0 +1,78 @@
+// Deformed-mesh geometry for the CEED bake-off operators (BP1 mass, BP3/BP5 Laplacian):
+// smooth deformations of a level's box, deformed vertex coordinates, and the geometric
+// factors at the quadrature points of the multilinear cell maps.
+#pragma once
+
+#include <tpmg/fe_1d.h>
+#include <tpmg/mesh.h>
+
+#include <array>
+#include <vector>
+
+namespace tpmg
+{
+  /// How the vertices of a Cartesian level are moved.
+  ///   none:    identity.
+  ///   sine:    with ξ_d = (x_d - a_d)/L_d ∈ [0,1] on the level's box [a, a+L] (L_d = h_d cells_d),
+  ///            x'_d = x_d + amplitude L_d Π_e sin(π ξ_e) (e over the dim directions); the identity on
+  ///            the boundary. The map's Jacobian determinant is 1 + amplitude π f(ξ) with
+  ///            min f = -1 (2D) and -2/√3 (3D), so it is invertible for amplitude < 1/π ≈ 0.318 (2D)
+  ///            and < √3/(2π) ≈ 0.276 (3D); amplitude must be in [0, 0.3] (2D) or [0, 0.27] (3D).
+  ///   kershaw: the generalized Kershaw transformation of the CEED benchmarks with ε = amplitude
+  ///            in (0,1] (1 = identity): x is unchanged; the x-range is split into 6 equal layers;
+  ///            the other coordinates (normalized t) are mapped by L_ε in layer 0, by R_ε in layer 5,
+  ///            blended linearly from L_ε to R_ε in layers 1 and 4 (layer-local coordinate) and
+  ///            from R_ε to L_ε across layers 2-3, with R_ε(t) = (2-ε) t for t <= 1/2,
+  ///            1 + ε (t-1) otherwise, and L_ε(t) = 1 - R_ε(1-t). Needs cells_x % 6 == 0 and even
+  ///            cells_y (and cells_z in 3D) so that all kinks lie on cell faces; then the
+  ///            multilinear cell maps reproduce the transformation exactly. Maps every boundary face
+  ///            onto itself but is not the identity on the faces.
+  enum class Deformation
+  {
+    none,
+    sine,
+    kershaw
+  };
+
+  struct DeformationSettings
+  {
+    Deformation type      = Deformation::none;
+    double      amplitude = 0.0;
+  };
+
+  /// Throws std::invalid_argument when `s` is not valid on `level` (amplitude range, Kershaw
+  /// divisibility of the cell counts). Called by all functions below.
+  void check_deformation(const CartesianLevel &level, const DeformationSettings &s);
+
+  /// The deformed position of point x of the level's box (z ignored and returned unchanged in 2D).
+  std::array<double, 3> deformed_point(const CartesianLevel &level, const DeformationSettings &s,
+                                       const std::array<double, 3> &x);
+
+  /// Deformed vertex coordinates of a level: (cells_x+1)(cells_y+1)(cells_z+1) vertices (2D: z
+  /// extent 1), lexicographic x fastest, 3 doubles each (z = 0 in 2D).
+  std::vector<double> deformed_vertices(const CartesianLevel &level, const DeformationSettings &s);
+
+  enum class GeometricFactorKind
+  {
+    mass,
+    laplace
+  };
+
+  /// 1 (mass), 3 (laplace, 2D) or 6 (laplace, 3D).
+  int n_geometric_entries(int dim, GeometricFactorKind kind);
+
+  /// Geometric factors at the tensor-product quadrature points of every cell, for the cell map
+  /// that is multilinear (bilinear 2D / trilinear 3D) through the cell's deformed vertices, on
+  /// the reference cell [0,1]^d:
+  ///   mass:    w_q |J(ξ_q)|                                    (1 entry)
+  ///   laplace: the symmetric entries of w_q |J| J^{-1} J^{-T}  (2D: xx, xy, yy; 3D: xx, xy, xz,
+  ///            yy, yz, zz)
+  /// where J = ∂x/∂ξ (rows physical, columns reference) and w_q the product of the 1D weights
+  /// of `q` (a rule on [0,1]). Layout: factors[(cell * n_entries + entry) * n_points + point],
+  /// cells lexicographic (x fastest) over all cells of the level, points lexicographic over the
+  /// quadrature tensor (x fastest), n_points = q.size()^dim. OpenMP over cells.
+  /// Throws std::runtime_error if |J| <= 0 at some quadrature point (a folded cell: this happens
+  /// on coarse levels with large sine amplitudes even where the smooth map is invertible).
+  std::vector<double> geometric_factors(const CartesianLevel &level, const DeformationSettings &s,
+                                        const Quadrature1D &q, GeometricFactorKind kind);
+} // namespace tpmg

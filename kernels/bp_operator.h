@@ -1,0 +1,461 @@
+// CEED bake-off operators on Q_k elements with stored geometric factors (DESIGN.md §4;
+// seed 000): element restriction (gather from the global lexicographic vector), sum
+// factorization to the quadrature points, pointwise geometry, transpose, scatter-add.
+//   BP1 (mass):       v = Bᵀ (w|J|) B u,                      Gauss, k+2 points
+//   BP3 (Laplacian):  v = Gᵀ (w|J| J⁻¹J⁻ᵀ) G u, G = collocated gradient at k+2 Gauss points
+//   BP5 (Laplacian):  the same at the k+1 Gauss–Lobatto nodes (B = I, spectral elements)
+// The gradient at the quadrature points is the derivative matrix of the Lagrange basis on
+// those points applied to the interpolated values (exact: u has degree k < k+2).
+// Thread structure (3D): one thread per (x, y) quadrature column of a cell, keeping its z
+// column in registers, so z contractions need no shared memory; x and y contractions go
+// through shared memory; several cells per block for low degrees. Boundary nodes read as
+// zero and receive nothing (the constrained operator; boundary rows are the identity,
+// applied by the host class).
+#pragma once
+
+#include "atomic.h"
+#include "runner.h"
+#include "tensor.h"
+
+#include <tpmg/mesh.h>
+
+namespace tpmg
+{
+  enum class BPKind
+  {
+    mass,          ///< BP1
+    laplace_gauss, ///< BP3
+    laplace_gll    ///< BP5
+  };
+
+  template <int k, int nq, typename Number>
+  struct BPConstants
+  {
+    SmallMatrix<Number, nq, k + 1> B; ///< basis values at the quadrature points
+    SmallMatrix<Number, nq, nq>    D; ///< collocation derivative on the quadrature points
+  };
+
+  template <int dim, int k, typename Number, BPKind kind>
+  struct BPOperatorKernel
+  {
+    static_assert(dim == 2 || dim == 3, "dimension 2 or 3");
+    static constexpr int  n        = k + 1;
+    static constexpr int  nq       = kind == BPKind::laplace_gll ? k + 1 : k + 2;
+    static constexpr bool gradient = kind != BPKind::mass;
+    static constexpr bool interp   = kind != BPKind::laplace_gll;
+    static constexpr int  n_entries = !gradient ? 1 : (dim == 3 ? 6 : 3);
+    static constexpr int  nqz = dim == 3 ? nq : 1, nz = dim == 3 ? n : 1;
+    static constexpr int  points = ipow<nq, dim>();
+    static constexpr int  threads_per_cell      = dim == 3 ? nq * nq : nq;
+    static constexpr int  cells_per_block       = cmax(1, 128 / threads_per_cell);
+    static constexpr int  max_threads_per_block = threads_per_cell * cells_per_block;
+    static constexpr int  n_phases              = dim == 3 ? 7 : 5;
+
+    /// per-thread column kept across barriers: the z (2D: y) derivative, then the result
+    struct Registers
+    {
+      Number a[nq];
+    };
+
+    const Number *src;
+    Number       *dst;
+    const Number *geometry; ///< [cell][entry][point], point lexicographic over the nq^dim points
+    index_t       cells[3];
+    index_t       nodes[3];
+    index_t       n_cells;
+    bool          constrained; ///< boundary nodes read as zero and receive nothing
+    using Constants = BPConstants<k, nq, Number>;
+    Constants                constants;
+    TPMG_HD const Constants &C() const { return tpmg::constants(*this); }
+
+    // shared: B and D copies (rows indexed by thread), then 5 cell buffers of nq^dim
+    static constexpr std::size_t a16(std::size_t b) { return (b + 15) / 16 * 16; }
+    static constexpr std::size_t off_B   = 0;
+    static constexpr std::size_t off_D   = a16(nq * n * sizeof(Number));
+    static constexpr std::size_t off_buf = off_D + a16(nq * nq * sizeof(Number));
+    static constexpr std::size_t buf     = a16(std::size_t(points) * cells_per_block * sizeof(Number));
+    static constexpr std::size_t shared_bytes = off_buf + 5 * buf;
+
+    LaunchShape shape() const
+    {
+      LaunchShape s;
+      s.grid.x       = unsigned((n_cells + cells_per_block - 1) / cells_per_block);
+      s.block        = dim == 3 ? Dim3{nq, nq, cells_per_block} : Dim3{nq, cells_per_block, 1};
+      s.shared_bytes = shared_bytes;
+      return s;
+    }
+
+    TPMG_HD index_t node(const index_t *c0, int x, int y, int z) const
+    {
+      const index_t g[3] = {c0[0] + x, c0[1] + y, c0[2] + z};
+      if (constrained)
+        for (int d = 0; d < dim; ++d)
+          if (g[d] == 0 || g[d] == nodes[d] - 1)
+            return -1;
+      return g[0] + nodes[0] * (g[1] + nodes[1] * g[2]);
+    }
+
+    template <int phase, class Shared>
+    TPMG_HD void run(const KernelCtx &ctx, Shared &sh, Registers &reg) const
+    {
+      auto Bs = sh.template array<Number>(off_B);
+      auto Ds = sh.template array<Number>(off_D);
+      if constexpr (phase == 0)
+        for (unsigned t = ctx.linear_thread(); t < unsigned(nq * nq); t += ctx.block_dim.size())
+          {
+            if (t < unsigned(nq * n))
+              Bs[t] = C().B.v[t];
+            Ds[t] = C().D.v[t];
+          }
+      const int     c    = dim == 3 ? ctx.thread.z : ctx.thread.y;
+      const index_t cell = index_t(ctx.block.x) * cells_per_block + c;
+      if (cell >= n_cells)
+        return;
+      index_t c0[3];
+      c0[0] = (cell % cells[0]) * k;
+      c0[1] = ((cell / cells[0]) % cells[1]) * k;
+      c0[2] = dim == 3 ? (cell / (cells[0] * cells[1])) * k : 0;
+      const Number *G    = geometry + cell * index_t(n_entries * points);
+      const int     base = c * points;
+      auto          S0   = sh.template array<Number>(off_buf) + base;
+      auto          S1   = sh.template array<Number>(off_buf + buf) + base;
+      auto          S2   = sh.template array<Number>(off_buf + 2 * buf) + base;
+      auto          S3   = sh.template array<Number>(off_buf + 3 * buf) + base;
+      auto          S4   = sh.template array<Number>(off_buf + 4 * buf) + base;
+      auto          B    = [&](int q, int i) -> Number { return Bs[q * n + i]; };
+      auto          D    = [&](int q, int j) -> Number { return Ds[q * nq + j]; };
+      // index of (x, y, z) in a cell buffer; every buffer has extents nq in each direction
+      auto at = [](int x, int y, int z) { return x + nq * (y + nq * z); };
+      Number *a = reg.a;
+
+      if constexpr (dim == 3)
+        {
+          const int tx = ctx.thread.x, ty = ctx.thread.y;
+          if constexpr (phase == 0)
+            {
+              // gather column (tx, ty) and interpolate along z: S0 (n, n, nq)
+              if (tx < n && ty < n)
+                {
+                  Number u[n];
+                  TPMG_UNROLL
+                  for (int z = 0; z < n; ++z)
+                    {
+                      const index_t g = node(c0, tx, ty, z);
+                      u[z]            = g < 0 ? Number(0) : src[g];
+                    }
+                  TPMG_UNROLL
+                  for (int qz = 0; qz < nq; ++qz)
+                    {
+                      Number s = 0;
+                      if constexpr (interp)
+                        {
+                          TPMG_UNROLL
+                          for (int z = 0; z < n; ++z)
+                            s += C().B(qz, z) * u[z];
+                        }
+                      else
+                        s = u[qz];
+                      S0[at(tx, ty, qz)] = s;
+                    }
+                }
+            }
+          else if constexpr (phase == 1)
+            {
+              // y: S1 (n, nq, nq)
+              if (tx < n)
+                TPMG_UNROLL
+                for (int qz = 0; qz < nq; ++qz)
+                  {
+                    Number s = 0;
+                    if constexpr (interp)
+                      {
+                        TPMG_UNROLL
+                        for (int y = 0; y < n; ++y)
+                          s += B(ty, y) * S0[at(tx, y, qz)];
+                      }
+                    else
+                      s = S0[at(tx, ty, qz)];
+                    S1[at(tx, ty, qz)] = s;
+                  }
+            }
+          else if constexpr (phase == 2)
+            {
+              // x: the values at the points (tx, ty, *); mass: times w|J|; Laplacian: keep d/dz
+              Number uq[nq];
+              TPMG_UNROLL
+              for (int qz = 0; qz < nq; ++qz)
+                {
+                  Number s = 0;
+                  if constexpr (interp)
+                    {
+                      TPMG_UNROLL
+                      for (int x = 0; x < n; ++x)
+                        s += B(tx, x) * S1[at(x, ty, qz)];
+                    }
+                  else
+                    s = S1[at(tx, ty, qz)];
+                  uq[qz]             = s;
+                  S2[at(tx, ty, qz)] = s;
+                }
+              TPMG_UNROLL
+              for (int qz = 0; qz < nq; ++qz)
+                {
+                  if constexpr (gradient)
+                    {
+                      Number dz = 0;
+                      TPMG_UNROLL
+                      for (int j = 0; j < nq; ++j)
+                        dz += C().D(qz, j) * uq[j];
+                      a[qz] = dz;
+                    }
+                  else
+                    a[qz] = G[at(tx, ty, qz)] * uq[qz];
+                }
+            }
+          else if constexpr (phase == 3)
+            {
+              // Laplacian: reference gradient, geometry; g0, g1 to shared, Dᵀ_z g2 in registers
+              if constexpr (gradient)
+                {
+                  Number g2[nq];
+                  TPMG_UNROLL
+                  for (int qz = 0; qz < nq; ++qz)
+                    {
+                      Number dx = 0, dy = 0;
+                      TPMG_UNROLL
+                      for (int j = 0; j < nq; ++j)
+                        {
+                          dx += D(tx, j) * S2[at(j, ty, qz)];
+                          dy += D(ty, j) * S2[at(tx, j, qz)];
+                        }
+                      const Number dz = a[qz];
+                      const int    p  = at(tx, ty, qz);
+                      const Number xx = G[p], xy = G[points + p], xz = G[2 * points + p], yy = G[3 * points + p],
+                                   yz = G[4 * points + p], zz = G[5 * points + p];
+                      S0[p] = xx * dx + xy * dy + xz * dz;
+                      S1[p] = xy * dx + yy * dy + yz * dz;
+                      g2[qz] = xz * dx + yz * dy + zz * dz;
+                    }
+                  TPMG_UNROLL
+                  for (int qz = 0; qz < nq; ++qz)
+                    {
+                      Number s = 0;
+                      TPMG_UNROLL
+                      for (int j = 0; j < nq; ++j)
+                        s += C().D(j, qz) * g2[j];
+                      a[qz] = s;
+                    }
+                }
+            }
+          else if constexpr (phase == 4)
+            {
+              // Laplacian: add Dᵀ_x g0 + Dᵀ_y g1; then Bᵀ along z: S3 (nq, nq, n)
+              TPMG_UNROLL
+              for (int qz = 0; qz < nq; ++qz)
+                if constexpr (gradient)
+                  {
+                    Number s = a[qz];
+                    TPMG_UNROLL
+                    for (int j = 0; j < nq; ++j)
+                      s += D(j, tx) * S0[at(j, ty, qz)] + D(j, ty) * S1[at(tx, j, qz)];
+                    a[qz] = s;
+                  }
+              TPMG_UNROLL
+              for (int z = 0; z < n; ++z)
+                {
+                  Number s = 0;
+                  if constexpr (interp)
+                    {
+                      TPMG_UNROLL
+                      for (int qz = 0; qz < nq; ++qz)
+                        s += C().B(qz, z) * a[qz];
+                    }
+                  else
+                    s = a[z];
+                  S3[at(tx, ty, z)] = s;
+                }
+            }
+          else if constexpr (phase == 5)
+            {
+              // Bᵀ along y: S4 (nq, n, n)
+              if (ty < n)
+                TPMG_UNROLL
+                for (int z = 0; z < n; ++z)
+                  {
+                    Number s = 0;
+                    if constexpr (interp)
+                      {
+                        TPMG_UNROLL
+                        for (int qy = 0; qy < nq; ++qy)
+                          s += B(qy, ty) * S3[at(tx, qy, z)];
+                      }
+                    else
+                      s = S3[at(tx, ty, z)];
+                    S4[at(tx, ty, z)] = s;
+                  }
+            }
+          else
+            {
+              // Bᵀ along x and scatter-add
+              if (tx < n && ty < n)
+                TPMG_UNROLL
+                for (int z = 0; z < n; ++z)
+                  {
+                    Number s = 0;
+                    if constexpr (interp)
+                      {
+                        TPMG_UNROLL
+                        for (int qx = 0; qx < nq; ++qx)
+                          s += B(qx, tx) * S4[at(qx, ty, z)];
+                      }
+                    else
+                      s = S4[at(tx, ty, z)];
+                    const index_t g = node(c0, tx, ty, z);
+                    if (g >= 0)
+                      atomic_add(dst + g, s);
+                  }
+            }
+        }
+      else
+        {
+          // 2D: one thread per x (quadrature or node) column, the y column in registers
+          const int tx = ctx.thread.x;
+          if constexpr (phase == 0)
+            {
+              if (tx < n)
+                {
+                  Number u[n];
+                  TPMG_UNROLL
+                  for (int y = 0; y < n; ++y)
+                    {
+                      const index_t g = node(c0, tx, y, 0);
+                      u[y]            = g < 0 ? Number(0) : src[g];
+                    }
+                  TPMG_UNROLL
+                  for (int qy = 0; qy < nq; ++qy)
+                    {
+                      Number s = 0;
+                      if constexpr (interp)
+                        {
+                          TPMG_UNROLL
+                          for (int y = 0; y < n; ++y)
+                            s += C().B(qy, y) * u[y];
+                        }
+                      else
+                        s = u[qy];
+                      S0[at(tx, qy, 0)] = s;
+                    }
+                }
+            }
+          else if constexpr (phase == 1)
+            {
+              Number uq[nq];
+              TPMG_UNROLL
+              for (int qy = 0; qy < nq; ++qy)
+                {
+                  Number s = 0;
+                  if constexpr (interp)
+                    {
+                      TPMG_UNROLL
+                      for (int x = 0; x < n; ++x)
+                        s += B(tx, x) * S0[at(x, qy, 0)];
+                    }
+                  else
+                    s = S0[at(tx, qy, 0)];
+                  uq[qy]            = s;
+                  S2[at(tx, qy, 0)] = s;
+                }
+              TPMG_UNROLL
+              for (int qy = 0; qy < nq; ++qy)
+                {
+                  if constexpr (gradient)
+                    {
+                      Number dy = 0;
+                      TPMG_UNROLL
+                      for (int j = 0; j < nq; ++j)
+                        dy += C().D(qy, j) * uq[j];
+                      a[qy] = dy;
+                    }
+                  else
+                    a[qy] = G[at(tx, qy, 0)] * uq[qy];
+                }
+            }
+          else if constexpr (phase == 2)
+            {
+              if constexpr (gradient)
+                {
+                  Number g1[nq];
+                  TPMG_UNROLL
+                  for (int qy = 0; qy < nq; ++qy)
+                    {
+                      Number dx = 0;
+                      TPMG_UNROLL
+                      for (int j = 0; j < nq; ++j)
+                        dx += D(tx, j) * S2[at(j, qy, 0)];
+                      const int    p  = at(tx, qy, 0);
+                      const Number xx = G[p], xy = G[points + p], yy = G[2 * points + p];
+                      S1[p]  = xx * dx + xy * a[qy];
+                      g1[qy] = xy * dx + yy * a[qy];
+                    }
+                  TPMG_UNROLL
+                  for (int qy = 0; qy < nq; ++qy)
+                    {
+                      Number s = 0;
+                      TPMG_UNROLL
+                      for (int j = 0; j < nq; ++j)
+                        s += C().D(j, qy) * g1[j];
+                      a[qy] = s;
+                    }
+                }
+            }
+          else if constexpr (phase == 3)
+            {
+              TPMG_UNROLL
+              for (int qy = 0; qy < nq; ++qy)
+                if constexpr (gradient)
+                  {
+                    Number s = a[qy];
+                    TPMG_UNROLL
+                    for (int j = 0; j < nq; ++j)
+                      s += D(j, tx) * S1[at(j, qy, 0)];
+                    a[qy] = s;
+                  }
+              TPMG_UNROLL
+              for (int y = 0; y < n; ++y)
+                {
+                  Number s = 0;
+                  if constexpr (interp)
+                    {
+                      TPMG_UNROLL
+                      for (int qy = 0; qy < nq; ++qy)
+                        s += C().B(qy, y) * a[qy];
+                    }
+                  else
+                    s = a[y];
+                  S3[at(tx, y, 0)] = s;
+                }
+            }
+          else
+            {
+              if (tx < n)
+                TPMG_UNROLL
+                for (int y = 0; y < n; ++y)
+                  {
+                    Number s = 0;
+                    if constexpr (interp)
+                      {
+                        TPMG_UNROLL
+                        for (int qx = 0; qx < nq; ++qx)
+                          s += B(qx, tx) * S3[at(qx, y, 0)];
+                      }
+                    else
+                      s = S3[at(tx, y, 0)];
+                    const index_t g = node(c0, tx, y, 0);
+                    if (g >= 0)
+                      atomic_add(dst + g, s);
+                  }
+            }
+        }
+    }
+  };
+} // namespace tpmg

@@ -1,0 +1,99 @@
+// Definitions of BPOperator; instantiated by bp_operator_<dim>d_<number>.cc.
+#pragma once
+
+#include <tpmg/bp_operator.h>
+#include <tpmg/fe_1d.h>
+
+#include "../kernels/bp_operator.h"
+#include "../kernels/forall.h"
+#include "../kernels/laplace_cartesian.h"
+
+#include <stdexcept>
+
+namespace tpmg
+{
+  template <int dim, int k, typename Number>
+  BPOperator<dim, k, Number>::BPOperator(const CartesianLevel &level, Backend backend, BakeOff bp,
+                                         const DeformationSettings &deformation, bool constrained)
+    : level_(level), backend_(backend), bp_(bp), constrained_(constrained)
+  {
+    if (level.dim != dim || level.degree != k)
+      throw std::invalid_argument("BPOperator: level does not match dim/degree");
+    const Quadrature1D q = bp == BakeOff::bp5 ? gauss_lobatto_quadrature(k + 1) : gauss_quadrature(k + 2);
+    const auto kind = bp == BakeOff::bp1 ? GeometricFactorKind::mass : GeometricFactorKind::laplace;
+    const std::vector<double> g = geometric_factors(level, deformation, q, kind);
+    std::vector<Number>       gn(g.begin(), g.end());
+    geometry_.reinit(index_t(gn.size()), backend, false);
+    geometry_.from_host(gn);
+    const LagrangeBasis1D basis(k);
+    const Matrix1D        B = basis.values(q.points);
+    const Matrix1D        D = lagrange_derivative_matrix(q.points);
+    B_                      = B.data;
+    D_                      = D.data;
+  }
+
+  namespace internal
+  {
+    template <int dim, int k, typename Number, BPKind kind>
+    void launch_bp(Backend backend, const CartesianLevel &lev, bool constrained, const Number *geometry,
+                   const std::vector<double> &B, const std::vector<double> &D, Number *dst, const Number *src)
+    {
+      using Kernel = BPOperatorKernel<dim, k, Number, kind>;
+      Kernel kern;
+      kern.src      = src;
+      kern.dst      = dst;
+      kern.geometry = geometry;
+      for (int d = 0; d < 3; ++d)
+        {
+          kern.cells[d] = d < dim ? lev.cells[d] : 1;
+          kern.nodes[d] = lev.nodes(d);
+        }
+      kern.n_cells     = lev.n_cells();
+      kern.constrained = constrained;
+      for (std::size_t i = 0; i < B.size(); ++i)
+        kern.constants.B.v[i] = Number(B[i]);
+      for (std::size_t i = 0; i < D.size(); ++i)
+        kern.constants.D.v[i] = Number(D[i]);
+      launch(backend, kern, kern.shape());
+    }
+  } // namespace internal
+
+  template <int dim, int k, typename Number>
+  void BPOperator<dim, k, Number>::apply(Number *dst, const Number *src) const
+  {
+    switch (bp_)
+      {
+        case BakeOff::bp1:
+          internal::launch_bp<dim, k, Number, BPKind::mass>(backend_, level_, constrained_, geometry_.data(), B_, D_, dst, src);
+          break;
+        case BakeOff::bp3:
+          internal::launch_bp<dim, k, Number, BPKind::laplace_gauss>(backend_, level_, constrained_, geometry_.data(), B_, D_, dst, src);
+          break;
+        case BakeOff::bp5:
+          internal::launch_bp<dim, k, Number, BPKind::laplace_gll>(backend_, level_, constrained_, geometry_.data(), B_, D_, dst, src);
+          break;
+      }
+    if (constrained_)
+      {
+        CopyBoundaryLines<Number> copy{src, dst, {level_.nodes(0), level_.nodes(1), level_.nodes(2)}, dim};
+        forall(backend_, level_.nodes(1) * level_.nodes(2), copy);
+      }
+  }
+
+  template <int dim, int k, typename Number>
+  void BPOperator<dim, k, Number>::vmult(Vector<Number> &dst, const Vector<Number> &src) const
+  {
+    vmult_components(dst, src, 1);
+  }
+
+  template <int dim, int k, typename Number>
+  void BPOperator<dim, k, Number>::vmult_components(Vector<Number> &dst, const Vector<Number> &src, int components) const
+  {
+    const index_t n = size();
+    if (src.size() != n * components || src.backend() != backend_)
+      throw std::invalid_argument("BPOperator::vmult: source vector does not fit");
+    dst.reinit(n * components, backend_);
+    for (int c = 0; c < components; ++c)
+      apply(dst.data() + c * n, src.data() + c * n);
+  }
+} // namespace tpmg
