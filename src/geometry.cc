@@ -199,16 +199,24 @@ namespace tpmg
               X[v][a] = vert[std::size_t(g) * 3 + a];
           }
         double *out = factors.data() + std::size_t(c) * n_ent * n_points;
-        for (int p = 0; p < n_points; ++p)
+        // the quadrature points, then the cell's vertices (only checked: a fold that a Gauss
+        // rule misses shows at the vertices)
+        for (int p = 0; p < n_points + n_vert; ++p)
           {
-            const int    qi[3] = {p % nq, (p / nq) % nq, dim == 3 ? p / (nq * nq) : 0};
-            double       xi[3] = {0, 0, 0};
-            double       w     = 1.0;
-            for (int d = 0; d < dim; ++d)
+            double xi[3] = {0, 0, 0};
+            double w     = 1.0;
+            if (p < n_points)
               {
-                xi[d] = q.points[qi[d]];
-                w *= q.weights[qi[d]];
+                const int qi[3] = {p % nq, (p / nq) % nq, dim == 3 ? p / (nq * nq) : 0};
+                for (int d = 0; d < dim; ++d)
+                  {
+                    xi[d] = q.points[qi[d]];
+                    w *= q.weights[qi[d]];
+                  }
               }
+            else
+              for (int d = 0; d < dim; ++d)
+                xi[d] = double(((p - n_points) >> d) & 1);
             // J(a, b) = ∂x_a / ∂ξ_b of the multilinear map through the vertices
             double J[3][3] = {{0, 0, 0}, {0, 0, 0}, {0, 0, 0}};
             for (int v = 0; v < n_vert; ++v)
@@ -246,6 +254,8 @@ namespace tpmg
             min_det = std::min(min_det, det);
             if (!(det > 0.0))
               first_bad = std::min(first_bad, c);
+            if (p >= n_points)
+              continue;
             if (kind == GeometricFactorKind::mass)
               out[p] = w * det;
             else
@@ -265,8 +275,9 @@ namespace tpmg
           }
       }
     if (first_bad != std::numeric_limits<index_t>::max())
-      throw std::runtime_error("geometric_factors: non-positive Jacobian determinant (min " + std::to_string(min_det) +
-                               ", first in cell " + std::to_string(first_bad) + ") on " + level.describe() +
+      throw std::runtime_error("geometric_factors: non-positive Jacobian determinant at a quadrature point or vertex "
+                               "(min " + std::to_string(min_det) + ", first in cell " + std::to_string(first_bad) +
+                               ") on " + level.describe() +
                                ": the deformed mesh is folded; use a finer level or a smaller amplitude");
     return factors;
   }

@@ -86,7 +86,8 @@ namespace tpmg::test
     const int       nq  = int(q.size());
     const int       np  = dim == 3 ? nq * nq * nq : nq * nq;
     LagrangeBasis1D basis(k);
-    const auto      X = bp_cell_vertices(lev, s, cx, cy, cz);
+    const Matrix1D  val1d = basis.values(q.points), der1d = basis.derivatives(q.points); // (point, i)
+    const auto      X     = bp_cell_vertices(lev, s, cx, cy, cz);
 
     Eigen::MatrixXd K = Eigen::MatrixXd::Zero(nd, nd);
     Eigen::MatrixXd grad(dim, nd); // physical gradients of all basis functions at one point
@@ -115,9 +116,9 @@ namespace tpmg::test
               {
                 double g = 1;
                 for (int e = 0; e < dim; ++e)
-                  g *= e == d ? basis.derivative(ii[e], xi[e]) : basis.value(ii[e], xi[e]);
+                  g *= e == d ? der1d(qi[e], ii[e]) : val1d(qi[e], ii[e]);
                 gref(d) = g;
-                v *= basis.value(ii[d], xi[d]);
+                v *= val1d(qi[d], ii[d]);
               }
             grad.col(I) = JinvT * gref;
             val(I)      = v;

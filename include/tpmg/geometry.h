@@ -71,8 +71,9 @@ namespace tpmg
   /// of `q` (a rule on [0,1]). Layout: factors[(cell * n_entries + entry) * n_points + point],
   /// cells lexicographic (x fastest) over all cells of the level, points lexicographic over the
   /// quadrature tensor (x fastest), n_points = q.size()^dim. OpenMP over cells.
-  /// Throws std::runtime_error if |J| <= 0 at some quadrature point (a folded cell: this happens
-  /// on coarse levels with large sine amplitudes even where the smooth map is invertible).
+  /// Throws std::runtime_error if |J| <= 0 at some quadrature point or cell vertex (a folded
+  /// cell: this happens on coarse levels with large sine amplitudes even where the smooth map is
+  /// invertible; e.g. in 3D amplitude 0.2 folds meshes with 2 or 3 cells per direction).
   std::vector<double> geometric_factors(const CartesianLevel &level, const DeformationSettings &s,
                                         const Quadrature1D &q, GeometricFactorKind kind);
 } // namespace tpmg

@@ -1,0 +1,210 @@
+// CEED bake-off operators against independent references (DESIGN.md §4, issue "BP").
+#include <tpmg/bp_operator.h>
+#include <tpmg/dispatch.h>
+#include <tpmg/laplace_operator.h>
+
+#include <gtest/gtest.h>
+
+#include "reference.h"
+#include "reference_bp.h"
+
+using namespace tpmg;
+using namespace tpmg::test;
+
+namespace
+{
+  template <int dim, int k, typename Number>
+  std::vector<double> apply_bp(const CartesianLevel &lev, BakeOff bp, const DeformationSettings &d,
+                               const std::vector<double> &x, bool constrained = true, int components = 1)
+  {
+    BPOperator<dim, k, Number> op(lev, Backend::cpu, bp, d, constrained);
+    Vector<Number>             src(index_t(x.size()), Backend::cpu), dst;
+    src.from_host(std::vector<Number>(x.begin(), x.end()));
+    op.vmult_components(dst, src, components);
+    const auto h = dst.to_host();
+    return std::vector<double>(h.begin(), h.end());
+  }
+
+  CartesianLevel kershaw_level(int dim, int k)
+  {
+    Domain d;
+    d.dim          = dim;
+    d.coarse_cells = {6, 2, 2};
+    return make_hierarchy(d, k, 0).back();
+  }
+
+  CartesianLevel box_level(int dim, int k, int level)
+  {
+    Domain d;
+    d.dim          = dim;
+    d.upper        = {1.0, 1.5, 0.75};
+    d.coarse_cells = {2, 1, 1};
+    return make_hierarchy(d, k, level).back();
+  }
+
+  class BPTest : public ::testing::TestWithParam<std::tuple<int, int>>
+  {};
+} // namespace
+
+TEST_P(BPTest, EqualsReferenceAssemblyOnDeformedMeshes)
+{
+  const auto [dim, k] = GetParam();
+  for (const DeformationSettings d : {DeformationSettings{Deformation::sine, 0.15},
+                                      DeformationSettings{Deformation::kershaw, 0.3}})
+    {
+      const auto lev = d.type == Deformation::kershaw ? kershaw_level(dim, k) : box_level(dim, k, 1);
+      const auto x   = random_vector(lev, 41);
+      dispatch_dim(dim, [&](auto D) {
+        dispatch_degree<8>(k, [&](auto K) {
+          constexpr int dd = decltype(D)::value, kk = decltype(K)::value;
+          struct Case
+          {
+            BakeOff             bp;
+            Quadrature1D        q;
+            GeometricFactorKind kind;
+          };
+          for (const Case &c : {Case{BakeOff::bp1, gauss_quadrature(kk + 2), GeometricFactorKind::mass},
+                                Case{BakeOff::bp3, gauss_quadrature(kk + 2), GeometricFactorKind::laplace},
+                                Case{BakeOff::bp5, gauss_lobatto_quadrature(kk + 1), GeometricFactorKind::laplace}})
+            {
+              const auto A   = assemble_bp(lev, d, c.q, c.kind);
+              const auto ref = to_std(A * to_eigen(x));
+              EXPECT_LT(rel_diff(apply_bp<dd, kk, double>(lev, c.bp, d, x), ref), 1e-12)
+                << "BP" << int(c.bp) << " " << dd << "D k=" << kk << " deformation " << int(d.type);
+              EXPECT_LT(rel_diff(apply_bp<dd, kk, float>(lev, c.bp, d, x), ref), 5e-6);
+            }
+        });
+      });
+    }
+}
+
+INSTANTIATE_TEST_SUITE_P(Degrees, BPTest,
+                         ::testing::Combine(::testing::Values(2, 3), ::testing::Values(1, 2, 3, 4, 6)),
+                         [](const auto &param_info) {
+                           return std::to_string(std::get<0>(param_info.param)) + "D_k" +
+                                  std::to_string(std::get<1>(param_info.param));
+                         });
+
+TEST(BP, BP3EqualsCartesianOnCartesianMeshes)
+{
+  for (int dim : {2, 3})
+    for (int k : {1, 2, 3, 5, 8})
+      dispatch_dim(dim, [&](auto D) {
+        dispatch_degree<8>(k, [&](auto K) {
+          constexpr int dd = decltype(D)::value, kk = decltype(K)::value;
+          const auto    lev = box_level(dd, kk, dd == 3 && kk > 4 ? 0 : 1);
+          const auto    x   = random_vector(lev, 42);
+          CartesianLaplaceOperator<dd, kk, double> cart(lev, Backend::cpu);
+          Vector<double>                           src(lev.n_dofs(), Backend::cpu), dst;
+          src.from_host(x);
+          cart.vmult(dst, src);
+          EXPECT_LT(rel_diff(apply_bp<dd, kk, double>(lev, BakeOff::bp3, {}, x), dst.to_host()), 1e-13) << dd << "D k=" << kk;
+        });
+      });
+}
+
+TEST(BP, BP1OfOnesIsTheVolume)
+{
+  for (int dim : {2, 3})
+    for (const DeformationSettings d : {DeformationSettings{}, DeformationSettings{Deformation::sine, 0.1},
+                                        DeformationSettings{Deformation::kershaw, 0.3}})
+      dispatch_dim(dim, [&](auto D) {
+        constexpr int dd  = decltype(D)::value;
+        const auto    lev = d.type == Deformation::kershaw ? kershaw_level(dd, 3) : box_level(dd, 3, 1);
+        const std::vector<double> ones(lev.n_dofs(), 1.0);
+        const auto                m = apply_bp<dd, 3, double>(lev, BakeOff::bp1, d, ones, /*constrained=*/false);
+        double                    volume = 0;
+        for (double v : m)
+          volume += v;
+        double box = 1;
+        for (int e = 0; e < dd; ++e)
+          box *= lev.h[e] * double(lev.cells[e]);
+        EXPECT_NEAR(volume, box, 1e-12 * box) << dd << "D deformation " << int(d.type);
+      });
+}
+
+TEST(BP, SymmetricOnDeformedMeshes)
+{
+  const DeformationSettings d{Deformation::sine, 0.1};
+  const auto                lev = box_level(3, 3, 1);
+  const auto                x = random_vector(lev, 43), y = random_vector(lev, 44);
+  for (BakeOff bp : {BakeOff::bp1, BakeOff::bp3, BakeOff::bp5})
+    {
+      const auto Ax = apply_bp<3, 3, double>(lev, bp, d, x), Ay = apply_bp<3, 3, double>(lev, bp, d, y);
+      double     xAy = 0, yAx = 0, s = 0;
+      for (std::size_t i = 0; i < x.size(); ++i)
+        {
+          xAy += x[i] * Ay[i];
+          yAx += y[i] * Ax[i];
+          s += std::fabs(x[i] * Ay[i]);
+        }
+      EXPECT_NEAR(xAy, yAx, 1e-13 * s) << "BP" << int(bp);
+    }
+}
+
+TEST(BP, VectorVersionsAreThreeScalarOnes)
+{
+  const DeformationSettings d{Deformation::kershaw, 0.5};
+  const auto                lev = kershaw_level(3, 2);
+  const index_t             n   = lev.n_dofs();
+  std::vector<double>       x3(3 * n);
+  for (int c = 0; c < 3; ++c)
+    {
+      const auto xc = random_vector(lev, 50 + c);
+      std::copy(xc.begin(), xc.end(), x3.begin() + c * n);
+    }
+  for (BakeOff bp : {BakeOff::bp1, BakeOff::bp3, BakeOff::bp5})
+    {
+      const auto v = apply_bp<3, 2, double>(lev, bp, d, x3, true, 3); // BP2, BP4, BP6
+      for (int c = 0; c < 3; ++c)
+        {
+          const std::vector<double> xc(x3.begin() + c * n, x3.begin() + (c + 1) * n);
+          const auto                s = apply_bp<3, 2, double>(lev, bp, d, xc);
+          // equal up to the order of the atomic additions
+          const std::vector<double> vc(v.begin() + c * n, v.begin() + (c + 1) * n);
+          EXPECT_LT(rel_diff(vc, s), 1e-14) << "BP" << int(bp) + 1 << " component " << c;
+        }
+    }
+}
+
+TEST(BP, BP5ApproachesBP3WithTheQuadratureErrorOrder)
+{
+  // (v, (A5 - A3) u) for interpolants of smooth u, v on a deformed mesh decreases like h^(2k)
+  // (GLL with k+1 points integrates degree 2k-1 exactly, Gauss with k+2 degree 2k+3).
+  const DeformationSettings d{Deformation::sine, 0.1};
+  for (int k : {2, 3})
+    {
+      std::vector<double> diff;
+      for (int level = 2; level <= 4; ++level)
+        dispatch_degree<8>(k, [&](auto K) {
+          constexpr int         kk = decltype(K)::value;
+          Domain                dom;
+          dom.dim        = 2;
+          const auto            lev = make_hierarchy(dom, kk, level).back();
+          const LagrangeBasis1D b(kk);
+          std::vector<double>   u(lev.n_dofs()), v(lev.n_dofs());
+          for (index_t j = 0; j < lev.nodes(1); ++j)
+            for (index_t i = 0; i < lev.nodes(0); ++i)
+              {
+                const std::array<double, 3> p =
+                  deformed_point(lev, d, {lev.node_coordinate(0, i, b.support_points()),
+                                          lev.node_coordinate(1, j, b.support_points()), 0.0});
+                const bool bd = lev.on_boundary(i, j, 0);
+                u[lev.dof_index(i, j)] = bd ? 0.0 : std::sin(M_PI * p[0]) * std::sin(M_PI * p[1]);
+                v[lev.dof_index(i, j)] = bd ? 0.0 : std::sin(2 * M_PI * p[0]) * std::sin(M_PI * p[1]);
+              }
+          const auto a3 = apply_bp<2, kk, double>(lev, BakeOff::bp3, d, u);
+          const auto a5 = apply_bp<2, kk, double>(lev, BakeOff::bp5, d, u);
+          double     s  = 0;
+          for (index_t i = 0; i < lev.n_dofs(); ++i)
+            if (!is_boundary(lev, i))
+              s += v[i] * (a5[i] - a3[i]);
+          diff.push_back(std::fabs(s));
+        });
+      for (std::size_t i = 1; i < diff.size(); ++i)
+        {
+          const double rate = std::log2(diff[i - 1] / diff[i]);
+          EXPECT_GT(rate, 2 * k - 0.6) << "k=" << k << " rate " << rate << " " << diff[i - 1] << " -> " << diff[i];
+        }
+    }
+}
