@@ -50,7 +50,7 @@ namespace tpmg
                       "Mesh deformation that keeps the box (needs Level operator bp3 or bp5): none, sine "
                       "(x += a L prod sin(pi xi)), kershaw (CEED benchmarks; cells per direction multiple of 6)");
     prm.declare_entry("Deformation amplitude", "0.1", Pattern::real(0.0, 1.0),
-                      "sine: relative amplitude a in [0, 0.3]; kershaw: epsilon in (0, 1], 1 = undeformed");
+                      "sine: relative amplitude a in [0, 0.3] (2D), [0, 0.27] (3D); kershaw: epsilon in (0, 1], 1 = undeformed");
     prm.leave_subsection();
     prm.enter_subsection("Problem");
     prm.declare_entry("Right-hand side", "manufactured", Pattern::selection({"manufactured", "one"}),
@@ -174,8 +174,10 @@ namespace tpmg
     if (p.deformation.type != Deformation::none && p.level_operator == LevelOperatorType::cartesian)
       fail("Mesh/Deformation", "a deformed mesh needs Multigrid/Level operator = bp3 or bp5 (cartesian assumes a "
                                "Cartesian mesh)");
-    if (p.deformation.type == Deformation::sine && p.deformation.amplitude > 0.3)
-      fail("Mesh/Deformation amplitude", "the sine deformation needs an amplitude in [0, 0.3] to stay invertible");
+    if (p.deformation.type == Deformation::sine && p.deformation.amplitude > (p.dim == 3 ? 0.27 : 0.3))
+      fail("Mesh/Deformation amplitude", std::string("the sine deformation needs an amplitude in [0, ") +
+                                           (p.dim == 3 ? "0.27" : "0.3") + "] in " + std::to_string(p.dim) +
+                                           "D to stay invertible");
     if (p.deformation.type == Deformation::kershaw && p.deformation.amplitude <= 0.0)
       fail("Mesh/Deformation amplitude", "the Kershaw deformation needs epsilon in (0, 1]");
     if (p.deformation.type != Deformation::none && p.smoother == SmootherType::chebyshev_jacobi)
