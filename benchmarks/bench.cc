@@ -4,6 +4,7 @@
 //
 //   tpmg_bench operator|smoother|transfer [--dim D] [--degrees 2,4,7] [--precision float|double|both]
 //              [--dofs 5e7] [--kernel global|separate|fused|all] [--groups 5] [--runs 10] [--csv FILE]
+#include <tpmg/bp_operator.h>
 #include <tpmg/device.h>
 #include <tpmg/dispatch.h>
 #include <tpmg/laplace_operator.h>
@@ -35,6 +36,7 @@ namespace
     std::vector<std::string> kernels{"fused"};
     std::vector<std::string> optimizations{"basic"};
     int                      patches_per_block = 0;
+    std::vector<int>         bps{1, 2, 3, 4, 5, 6};
     double           dofs   = 5e7;
     int              groups = 5, runs = 10;
     std::string      csv;
@@ -169,6 +171,26 @@ namespace
     Row                                 work;
     if (o.what == "operator")
       t = time_best_of_groups(o.backend, o, [&] { op.vmult(y, x); });
+    else if (o.what == "bp")
+      {
+        // CEED bake-off: unconstrained operator on all nodes, stored geometry, gather/scatter
+        // included; BP2/4/6 = 3 components. kernel string carries the BP number.
+        const int     bp   = std::stoi(kernel.substr(2));
+        const int     comp = bp % 2 == 0 ? 3 : 1;
+        const BakeOff kind = bp <= 2 ? BakeOff::bp1 : bp <= 4 ? BakeOff::bp3 : BakeOff::bp5;
+        if constexpr (dim == 3 && k > 8)
+          throw std::invalid_argument("3D BP operators exist for k <= 8");
+        else
+          {
+            BPOperator<dim, k, T> bpop(lev, o.backend, kind, {}, /*constrained=*/false);
+            Vector<T>             xb(comp * lev.n_dofs(), o.backend), yb(comp * lev.n_dofs(), o.backend);
+            for (int c = 0; c < comp; ++c)
+              copy_bytes(xb.data() + c * lev.n_dofs(), o.backend, x.data(), o.backend, x.bytes());
+            t = time_best_of_groups(o.backend, o, [&] { bpop.vmult_components(yb, xb, comp); });
+            // DRAM: read x and write y once per component, the geometric factors once per component
+            work.dram_bytes = comp * (3.0 * double(lev.n_dofs()) * sizeof(T)) + comp * double(bpop.geometry_bytes());
+          }
+      }
     else if (o.what == "smoother")
       {
         if constexpr (VertexPatchSmoother<dim, k, T>::supported())
@@ -221,6 +243,8 @@ namespace
               << rows.back().precision << " " << dim << "D k=" << std::setw(2) << k << std::setw(12) << lev.n_dofs()
               << std::fixed << std::setprecision(3) << std::setw(10) << t * 1e3 << " ms" << std::setw(9)
               << lev.n_dofs() / t / 1e9 << " GDoF/s";
+    if (o.what == "bp")
+      std::cout << std::setprecision(1) << std::setw(8) << 100 * work.dram_bytes / t / dram_bw << "% DRAM(model)";
     if (work.flops > 0)
       std::cout << std::setprecision(1) << std::setw(8) << work.flops / t / 1e12 << " TFLOP/s" << std::setw(6)
                 << 100 * work.flops / t / peak << "% FP" << std::setw(6) << 100 * work.shared_bytes / t / shared_bw
@@ -262,6 +286,8 @@ int main(int argc, char **argv)
               o.optimizations = v == "all" ? std::vector<std::string>{"basic", "linear_indexing", "conflict_free", "boundary"}
                                            : std::vector<std::string>{v};
             }
+          else if (a == "--bp")
+            o.bps = parse_ints(next());
           else if (a == "--patches-per-block")
             o.patches_per_block = std::stoi(next());
           else if (a == "--dofs")
@@ -283,6 +309,13 @@ int main(int argc, char **argv)
         throw std::runtime_error("no CUDA device (use --cpu for the CPU runner)");
       std::vector<Row> rows;
       std::cout << "device: " << (o.backend == Backend::cuda ? cuda_device_info().name : host_description()) << "\n";
+      if (o.what == "bp")
+        {
+          o.kernels.clear();
+          for (int bp : o.bps)
+            o.kernels.push_back("bp" + std::to_string(bp));
+          o.optimizations = {"-"};
+        }
       for (const auto &prec : o.precisions)
         for (const auto &kern : o.kernels)
           for (const auto &opt : o.optimizations)

@@ -52,6 +52,14 @@ for stage in "$@"; do
     smoother2d)
       $B/benchmarks/tpmg_bench smoother --dim 2 --degrees 1,2,3,4,5,6,7,8,9,10 --precision both --kernel all --optimization all --dofs 3e7 --groups 3 --runs 5 --csv "$OUT/smoother2d.csv" 2>&1 | tee "$OUT/smoother2d.txt"
       ;;
+    bp)
+      $B/benchmarks/tpmg_bench bp --dim 3 --degrees 1,2,3,4,5,6,7,8 --precision both --dofs 1e7 --groups 3 --runs 5 --csv "$OUT/bp3d.csv" 2>&1 | tee "$OUT/bp3d.txt"
+      ;;
+    deformed)
+      for eps in 1.0 0.7 0.5; do
+        $B/apps/poisson_solver prm/3d_fused_float.prm --set Mesh/Coarse\ cells=6 --set Mesh/Refinement\ level=3 --set Multigrid/Level\ operator=bp3 --set Mesh/Deformation=kershaw --set Mesh/Deformation\ amplitude=$eps --set Solver/Maximum\ iterations=300 --set Output/Verbose=false 2>&1 | grep -A1 "^DoFs" | tail -1 | sed "s/^/kershaw eps=$eps: /"
+      done
+      ;;
     sass)
       # are the 1D matrices constant-bank operands of the FMAs? registers and spills of every kernel
       o=$(find $B -name 'patch_fiber_3d_float_conflict_free.cu.o' | head -1)

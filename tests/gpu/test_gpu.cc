@@ -1,4 +1,5 @@
 // GPU runs of every kernel against the CPU runner's results (label "gpu": needs a CUDA device).
+#include <tpmg/bp_operator.h>
 #include <tpmg/chebyshev_smoother.h>
 #include <tpmg/device.h>
 #include <tpmg/dispatch.h>
@@ -293,6 +294,35 @@ TEST(Gpu, WholeSolveMatchesCpu)
           EXPECT_NEAR(*r[1].l2_error / *r[0].l2_error, 1.0, 1e-3);
           EXPECT_EQ(r[1].backend, "cuda");
         }
+}
+
+TEST(Gpu, BPOperatorsEqualCpu)
+{
+  for (int dim : {2, 3})
+    for (int k = 1; k <= 8; ++k)
+      for (BakeOff bp : {BakeOff::bp1, BakeOff::bp3, BakeOff::bp5})
+        dispatch_dim(dim, [&](auto D) {
+          dispatch_degree<8>(k, [&](auto K) {
+            constexpr int dd = decltype(D)::value, kk = decltype(K)::value;
+            Domain        d;
+            d.dim          = dd;
+            d.coarse_cells = {6, 2, 2};
+            const auto lev = make_hierarchy(d, kk, dd == 3 && kk > 4 ? 0 : 1).back();
+            const DeformationSettings def{Deformation::kershaw, 0.4};
+            compare_backends<double>(lev, {std::vector<double>(lev.n_dofs()), random_interior<double>(lev, 11)},
+                                     [&](Backend b, std::vector<Vector<double>> &v) {
+                                       BPOperator<dd, kk, double> op(lev, b, bp, def);
+                                       op.vmult(v[0], v[1]);
+                                     },
+                                     "BP" + std::to_string(int(bp)) + " " + std::to_string(dd) + "D k=" + std::to_string(kk));
+            compare_backends<float>(lev, {std::vector<float>(lev.n_dofs()), random_interior<float>(lev, 12)},
+                                    [&](Backend b, std::vector<Vector<float>> &v) {
+                                      BPOperator<dd, kk, float> op(lev, b, bp, def, false);
+                                      op.vmult(v[0], v[1]);
+                                    },
+                                    "BP float " + std::to_string(dd) + "D k=" + std::to_string(kk));
+          });
+        });
 }
 
 TEST(Gpu, TooLargeProblemIsRefusedBeforeAllocation)
