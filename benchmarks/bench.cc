@@ -2,8 +2,11 @@
 // transfers at sizes that fill the GPU. Timing (DESIGN.md §6): CUDA events, warm-up runs,
 // then `groups` groups of `runs` launches; each group's mean time, the best group reported.
 //
-//   tpmg_bench operator|smoother|transfer [--dim D] [--degrees 2,4,7] [--precision float|double|both]
-//              [--dofs 5e7] [--kernel global|separate|fused|all] [--groups 5] [--runs 10] [--csv FILE]
+//   tpmg_bench operator|smoother|transfer|bp [--dim D] [--degrees 2,4,7] [--precision float|double|both]
+//              [--dofs 5e7[,1e5,...]] [--kernel global|separate|fused|all] [--groups 5] [--runs 10] [--csv FILE]
+//   bp only:   [--bp 1,3,5] [--geometry stored|onthefly|both] [--deformation none|sine] [--cg]
+//              --cg times a CG iteration (operator, 2 dot products, 3 vector updates) and reports
+//              the CEED metric DoFs x iterations / s.
 #include <tpmg/bp_operator.h>
 #include <tpmg/device.h>
 #include <tpmg/dispatch.h>
@@ -37,7 +40,10 @@ namespace
     std::vector<std::string> optimizations{"basic"};
     int                      patches_per_block = 0;
     std::vector<int>         bps{1, 2, 3, 4, 5, 6};
-    double           dofs   = 5e7;
+    std::vector<double>      sizes{5e7};
+    std::vector<std::string> geometries{"stored"};
+    Deformation              deformation = Deformation::none;
+    bool                     cg_loop     = false;
     int              groups = 5, runs = 10;
     std::string      csv;
     Backend          backend = Backend::cuda;
@@ -109,7 +115,7 @@ namespace
 
   struct Row
   {
-    std::string what, kernel, optimization, precision;
+    std::string what, kernel, optimization, precision; ///< bp: kernel = bpN, optimization = geometry
     int         dim, degree;
     index_t     dofs;
     double      seconds;
@@ -159,10 +165,39 @@ namespace
     throw std::invalid_argument("unknown optimization " + s);
   }
 
-  template <int dim, int k, typename T>
-  void bench_one(const Options &o, const std::string &kernel, const std::string &opt, std::vector<Row> &rows)
+  std::vector<double> parse_doubles(const std::string &s)
   {
-    const CartesianLevel lev = sized_level(dim, k, o.dofs);
+    std::vector<double> v;
+    std::stringstream   ss(s);
+    for (std::string t; std::getline(ss, t, ',');)
+      v.push_back(std::stod(t));
+    return v;
+  }
+
+  /// One iteration of unpreconditioned CG as in the CEED benchmarks: y = A p, two dot
+  /// products, three vector updates. Returns the time per iteration.
+  template <typename T, class Apply>
+  double time_cg_iteration(const Options &o, Vector<T> &x, Vector<T> &r, Vector<T> &p, Vector<T> &y, Apply apply)
+  {
+    double rr = dot(r, r);
+    auto   it = [&] {
+      apply(y, p);
+      const double pAp   = dot(p, y);
+      const double alpha = pAp != 0 ? rr / pAp : 0;
+      axpy(T(alpha), p, x);
+      axpy(T(-alpha), y, r);
+      const double rr_new = dot(r, r);
+      sadd(T(rr != 0 ? rr_new / rr : 0), T(1), r, p);
+      rr = rr_new;
+    };
+    return time_best_of_groups(o.backend, o, it);
+  }
+
+  template <int dim, int k, typename T>
+  void bench_one(const Options &o, double size, const std::string &kernel, const std::string &opt,
+                 std::vector<Row> &rows)
+  {
+    const CartesianLevel lev = sized_level(dim, k, size);
     Vector<T>            x(lev.n_dofs(), o.backend), y(lev.n_dofs(), o.backend);
     fill_random(x, lev);
     fill_random(y, lev);
@@ -173,8 +208,8 @@ namespace
       t = time_best_of_groups(o.backend, o, [&] { op.vmult(y, x); });
     else if (o.what == "bp")
       {
-        // CEED bake-off: unconstrained operator on all nodes, stored geometry, gather/scatter
-        // included; BP2/4/6 = 3 components. kernel string carries the BP number.
+        // CEED bake-off: unconstrained operator on all nodes, gather/scatter included;
+        // BP2/4/6 = 3 components. kernel carries the BP number, opt the geometry mode.
         const int     bp   = std::stoi(kernel.substr(2));
         const int     comp = bp % 2 == 0 ? 3 : 1;
         const BakeOff kind = bp <= 2 ? BakeOff::bp1 : bp <= 4 ? BakeOff::bp3 : BakeOff::bp5;
@@ -182,13 +217,30 @@ namespace
           throw std::invalid_argument("3D BP operators exist for k <= 8");
         else
           {
-            BPOperator<dim, k, T> bpop(lev, o.backend, kind, {}, /*constrained=*/false);
+            const GeometryMode    mode = opt == "onthefly" ? GeometryMode::on_the_fly : GeometryMode::stored;
+            DeformationSettings   def;
+            def.type      = o.deformation;
+            def.amplitude = o.deformation == Deformation::none ? 0.0 : 0.1;
+            // the CG loop uses the Dirichlet-constrained operator (an SPD system), as CEED's
+            BPOperator<dim, k, T> bpop(lev, o.backend, kind, def, /*constrained=*/o.cg_loop, mode);
             Vector<T>             xb(comp * lev.n_dofs(), o.backend), yb(comp * lev.n_dofs(), o.backend);
             for (int c = 0; c < comp; ++c)
               copy_bytes(xb.data() + c * lev.n_dofs(), o.backend, x.data(), o.backend, x.bytes());
-            t = time_best_of_groups(o.backend, o, [&] { bpop.vmult_components(yb, xb, comp); });
-            // DRAM: read x and write y once per component, the geometric factors once per component
+            auto apply = [&](Vector<T> &dst, const Vector<T> &src) { bpop.vmult_components(dst, src, comp); };
+            // DRAM: read x and write y once per component, the geometry once per component
             work.dram_bytes = comp * (3.0 * double(lev.n_dofs()) * sizeof(T)) + comp * double(bpop.geometry_bytes());
+            if (o.cg_loop)
+              {
+                Vector<T> r(comp * lev.n_dofs(), o.backend), p(comp * lev.n_dofs(), o.backend);
+                Vector<T> xs(comp * lev.n_dofs(), o.backend);
+                copy_bytes(r.data(), o.backend, xb.data(), o.backend, xb.bytes());
+                copy_bytes(p.data(), o.backend, xb.data(), o.backend, xb.bytes());
+                t = time_cg_iteration<T>(o, xs, r, p, yb, apply);
+                // + 2 dot products (4 reads), 3 updates (3 reads + 3 read-writes) of comp n values
+                work.dram_bytes += 13.0 * comp * double(lev.n_dofs()) * sizeof(T);
+              }
+            else
+              t = time_best_of_groups(o.backend, o, [&] { apply(yb, xb); });
           }
       }
     else if (o.what == "smoother")
@@ -244,7 +296,8 @@ namespace
               << std::fixed << std::setprecision(3) << std::setw(10) << t * 1e3 << " ms" << std::setw(9)
               << lev.n_dofs() / t / 1e9 << " GDoF/s";
     if (o.what == "bp")
-      std::cout << std::setprecision(1) << std::setw(8) << 100 * work.dram_bytes / t / dram_bw << "% DRAM(model)";
+      std::cout << std::setprecision(1) << std::setw(8) << work.dram_bytes / lev.n_dofs() << " B/DoF"
+                << std::setprecision(1) << std::setw(8) << 100 * work.dram_bytes / t / dram_bw << "% DRAM(model)";
     if (work.flops > 0)
       std::cout << std::setprecision(1) << std::setw(8) << work.flops / t / 1e12 << " TFLOP/s" << std::setw(6)
                 << 100 * work.flops / t / peak << "% FP" << std::setw(6) << 100 * work.shared_bytes / t / shared_bw
@@ -291,7 +344,23 @@ int main(int argc, char **argv)
           else if (a == "--patches-per-block")
             o.patches_per_block = std::stoi(next());
           else if (a == "--dofs")
-            o.dofs = std::stod(next());
+            o.sizes = parse_doubles(next());
+          else if (a == "--geometry")
+            {
+              const std::string g = next();
+              if (g != "stored" && g != "onthefly" && g != "both")
+                throw std::invalid_argument("--geometry: stored, onthefly or both, not " + g);
+              o.geometries = g == "both" ? std::vector<std::string>{"stored", "onthefly"} : std::vector<std::string>{g};
+            }
+          else if (a == "--deformation")
+            {
+              const std::string g = next();
+              if (g != "none" && g != "sine")
+                throw std::invalid_argument("--deformation: none or sine, not " + g);
+              o.deformation = g == "sine" ? Deformation::sine : Deformation::none;
+            }
+          else if (a == "--cg")
+            o.cg_loop = true;
           else if (a == "--groups")
             o.groups = std::stoi(next());
           else if (a == "--runs")
@@ -311,11 +380,14 @@ int main(int argc, char **argv)
       std::cout << "device: " << (o.backend == Backend::cuda ? cuda_device_info().name : host_description()) << "\n";
       if (o.what == "bp")
         {
+          if (o.cg_loop)
+            std::cout << "CG loop: GDoF/s below = 1e9 DoFs x CG iterations / s (CEED metric)\n";
           o.kernels.clear();
           for (int bp : o.bps)
             o.kernels.push_back("bp" + std::to_string(bp));
-          o.optimizations = {"-"};
+          o.optimizations = o.geometries;
         }
+      for (double size : o.sizes)
       for (const auto &prec : o.precisions)
         for (const auto &kern : o.kernels)
           for (const auto &opt : o.optimizations)
@@ -326,9 +398,9 @@ int main(int argc, char **argv)
                 try
                   {
                     if (prec == "float")
-                      bench_one<dd, kk, float>(o, kern, opt, rows);
+                      bench_one<dd, kk, float>(o, size, kern, opt, rows);
                     else
-                      bench_one<dd, kk, double>(o, kern, opt, rows);
+                      bench_one<dd, kk, double>(o, size, kern, opt, rows);
                   }
                 catch (const std::exception &e)
                   {

@@ -33,9 +33,118 @@ namespace tpmg
   {
     SmallMatrix<Number, nq, k + 1> B; ///< basis values at the quadrature points
     SmallMatrix<Number, nq, nq>    D; ///< collocation derivative on the quadrature points
+    double                         points[nq], weights[nq]; ///< 1D rule on [0,1]
   };
 
-  template <int dim, int k, typename Number, BPKind kind>
+  /// Geometric factors of a cell whose map is multilinear through its 2^d vertices, computed
+  /// on the fly in double (float operators lose no accuracy in the vertex differences):
+  /// w|J| (mass) or w|J| J⁻¹J⁻ᵀ = (w/|J|) adj(J)ᵀ adj(J) (Laplacian), in the stored order
+  /// (xx, xy, xz, yy, yz, zz; 2D xx, xy, yy).
+  ///
+  /// A thread owns a column of points: all reference coordinates fixed but the last one, t.
+  /// Along the column the Jacobian's columns are affine in t (the ones of the fixed
+  /// directions) or constant (the last direction's), so `column()` precomputes base and slope
+  /// and `at()` costs dim² FMAs plus the cofactors.
+  template <int dim>
+  struct VertexColumn
+  {
+    double base[dim][dim], slope[dim][dim]; ///< J(:, c) = base[c] + t slope[c]
+
+    template <bool laplace, typename Number>
+    TPMG_HD void at(double t, double w, Number *f) const
+    {
+      double J[dim][dim]; // J[c][r] = ∂x_r/∂ξ_c
+      for (int c = 0; c < dim; ++c)
+        for (int r = 0; r < dim; ++r)
+          J[c][r] = base[c][r] + t * slope[c][r];
+      if constexpr (dim == 3)
+        {
+          double cof[3][3]; // cof[i] = J[i+1] × J[i+2], so J[a]·cof[b] = δ_ab det
+          for (int i = 0; i < 3; ++i)
+            {
+              const int j = (i + 1) % 3, l = (i + 2) % 3;
+              cof[i][0]   = J[j][1] * J[l][2] - J[j][2] * J[l][1];
+              cof[i][1]   = J[j][2] * J[l][0] - J[j][0] * J[l][2];
+              cof[i][2]   = J[j][0] * J[l][1] - J[j][1] * J[l][0];
+            }
+          const double det = J[0][0] * cof[0][0] + J[0][1] * cof[0][1] + J[0][2] * cof[0][2];
+          if constexpr (!laplace)
+            f[0] = Number(w * det);
+          else
+            {
+              const double s   = w / det;
+              auto         dot = [&](int a, int b) {
+                return cof[a][0] * cof[b][0] + cof[a][1] * cof[b][1] + cof[a][2] * cof[b][2];
+              };
+              f[0] = Number(s * dot(0, 0));
+              f[1] = Number(s * dot(0, 1));
+              f[2] = Number(s * dot(0, 2));
+              f[3] = Number(s * dot(1, 1));
+              f[4] = Number(s * dot(1, 2));
+              f[5] = Number(s * dot(2, 2));
+            }
+        }
+      else
+        {
+          const double det = J[0][0] * J[1][1] - J[0][1] * J[1][0];
+          if constexpr (!laplace)
+            f[0] = Number(w * det);
+          else
+            {
+              // gradients of the reference coordinates times det: (J1y, -J1x), (-J0y, J0x)
+              const double c0[2] = {J[1][1], -J[1][0]}, c1[2] = {-J[0][1], J[0][0]};
+              const double s     = w / det;
+              f[0]               = Number(s * (c0[0] * c0[0] + c0[1] * c0[1]));
+              f[1]               = Number(s * (c0[0] * c1[0] + c0[1] * c1[1]));
+              f[2]               = Number(s * (c1[0] * c1[0] + c1[1] * c1[1]));
+            }
+        }
+    }
+  };
+
+  /// The column of a multilinear cell with vertices v (lexicographic, bit d of the index =
+  /// upper side in direction d) at the fixed coordinates xi[0..dim-2].
+  template <int dim>
+  TPMG_HD VertexColumn<dim> vertex_column(const double (&v)[1 << dim][dim], const double *xi)
+  {
+    VertexColumn<dim> col;
+    constexpr int     last = dim - 1, nv = 1 << dim;
+    for (int c = 0; c < dim; ++c)
+      for (int r = 0; r < dim; ++r)
+        {
+          // ∂x_r/∂ξ_c = Σ over vertex pairs along c of the difference times the multilinear
+          // weight in the other directions; split by the side in the last direction
+          double lo = 0, hi = 0;
+          for (int a = 0; a < nv; ++a)
+            if (!((a >> c) & 1))
+              {
+                double we = 1;
+                for (int d = 0; d < last; ++d)
+                  if (d != c)
+                    we *= (a >> d) & 1 ? xi[d] : 1 - xi[d];
+                const double diff = v[a | (1 << c)][r] - v[a][r];
+                if (c == last || !((a >> last) & 1))
+                  lo += we * diff;
+                else
+                  hi += we * diff;
+              }
+          if (c == last)
+            {
+              col.base[c][r]  = lo;
+              col.slope[c][r] = 0;
+            }
+          else
+            {
+              col.base[c][r]  = lo;
+              col.slope[c][r] = hi - lo;
+            }
+        }
+    return col;
+  }
+
+  /// `onthefly`: geometric factors computed from the cell's vertices (multilinear map) instead
+  /// of read from the stored array.
+  template <int dim, int k, typename Number, BPKind kind, bool onthefly = false>
   struct BPOperatorKernel
   {
     static_assert(dim == 2 || dim == 3, "dimension 2 or 3");
@@ -59,7 +168,8 @@ namespace tpmg
 
     const Number *src;
     Number       *dst;
-    const Number *geometry; ///< [cell][entry][point], point lexicographic over the nq^dim points
+    const Number *geometry; ///< stored: [cell][entry][point], point lexicographic over nq^dim
+    const double *vertices; ///< on the fly: deformed vertices, lexicographic, 3 doubles each
     index_t       cells[3];
     index_t       nodes[3];
     index_t       n_cells;
@@ -95,6 +205,52 @@ namespace tpmg
       return g[0] + nodes[0] * (g[1] + nodes[1] * g[2]);
     }
 
+    /// The geometric factors along the column of points (q0, q1, *) in 3D or (q0, *) in 2D
+    /// of a cell: read (stored) or computed from the cell's vertices (on the fly).
+    struct FactorColumn
+    {
+      const Number                     *G; ///< stored: the column's first point, entry 0
+      VertexColumn<dim>                 vc;
+      const BPConstants<k, nq, Number> *c;
+      double                            w0; ///< weights of the fixed directions
+
+      TPMG_HD void at(int q, Number *f) const
+      {
+        if constexpr (!onthefly)
+          for (int e = 0; e < n_entries; ++e)
+            f[e] = G[e * points + q * (dim == 3 ? nq * nq : nq)];
+        else
+          vc.template at<gradient>(c->points[q], w0 * c->weights[q], f);
+      }
+    };
+
+    TPMG_HD FactorColumn factor_column(index_t cell, int q0, int q1) const
+    {
+      FactorColumn fc;
+      fc.c  = &C();
+      fc.G  = nullptr;
+      fc.w0 = 1;
+      if constexpr (onthefly)
+        {
+          const index_t cx = cell % cells[0], cy = (cell / cells[0]) % cells[1];
+          const index_t cz  = dim == 3 ? cell / (cells[0] * cells[1]) : 0;
+          const index_t nvx = cells[0] + 1, nvy = cells[1] + 1;
+          double        v[1 << dim][dim];
+          for (int a = 0; a < (1 << dim); ++a)
+            {
+              const index_t vi = (cx + (a & 1)) + nvx * ((cy + ((a >> 1) & 1)) + nvy * (cz + ((a >> 2) & 1)));
+              for (int r = 0; r < dim; ++r)
+                v[a][r] = vertices[3 * vi + r];
+            }
+          const double xi[2] = {C().points[q0], C().points[q1]};
+          fc.vc              = vertex_column<dim>(v, xi);
+          fc.w0              = C().weights[q0] * (dim == 3 ? C().weights[q1] : 1.0);
+        }
+      else
+        fc.G = geometry + cell * index_t(n_entries * points) + q0 + (dim == 3 ? nq * q1 : 0);
+      return fc;
+    }
+
     template <int phase, class Shared>
     TPMG_HD void run(const KernelCtx &ctx, Shared &sh, Registers &reg) const
     {
@@ -115,7 +271,6 @@ namespace tpmg
       c0[0] = (cell % cells[0]) * k;
       c0[1] = ((cell / cells[0]) % cells[1]) * k;
       c0[2] = dim == 3 ? (cell / (cells[0] * cells[1])) * k : 0;
-      const Number *G    = geometry + cell * index_t(n_entries * points);
       const int     base = c * points;
       auto          S0   = sh.template array<Number>(off_buf) + base;
       auto          S1   = sh.template array<Number>(off_buf + buf) + base;
@@ -197,6 +352,7 @@ namespace tpmg
                   uq[qz]             = s;
                   S2[at(tx, ty, qz)] = s;
                 }
+              const FactorColumn fc = gradient ? FactorColumn{} : factor_column(cell, tx, ty);
               TPMG_UNROLL
               for (int qz = 0; qz < nq; ++qz)
                 {
@@ -209,7 +365,11 @@ namespace tpmg
                       a[qz] = dz;
                     }
                   else
-                    a[qz] = G[at(tx, ty, qz)] * uq[qz];
+                    {
+                      Number w;
+                      fc.at(qz, &w);
+                      a[qz] = w * uq[qz];
+                    }
                 }
             }
           else if constexpr (phase == 3)
@@ -217,7 +377,8 @@ namespace tpmg
               // Laplacian: reference gradient, geometry; g0, g1 to shared, Dᵀ_z g2 in registers
               if constexpr (gradient)
                 {
-                  Number g2[nq];
+                  Number             g2[nq];
+                  const FactorColumn fc = factor_column(cell, tx, ty);
                   TPMG_UNROLL
                   for (int qz = 0; qz < nq; ++qz)
                     {
@@ -230,8 +391,9 @@ namespace tpmg
                         }
                       const Number dz = a[qz];
                       const int    p  = at(tx, ty, qz);
-                      const Number xx = G[p], xy = G[points + p], xz = G[2 * points + p], yy = G[3 * points + p],
-                                   yz = G[4 * points + p], zz = G[5 * points + p];
+                      Number       g[6];
+                      fc.at(qz, g);
+                      const Number xx = g[0], xy = g[1], xz = g[2], yy = g[3], yz = g[4], zz = g[5];
                       S0[p] = xx * dx + xy * dy + xz * dz;
                       S1[p] = xy * dx + yy * dy + yz * dz;
                       g2[qz] = xz * dx + yz * dy + zz * dz;
@@ -365,6 +527,7 @@ namespace tpmg
                   uq[qy]            = s;
                   S2[at(tx, qy, 0)] = s;
                 }
+              const FactorColumn fc = gradient ? FactorColumn{} : factor_column(cell, tx, 0);
               TPMG_UNROLL
               for (int qy = 0; qy < nq; ++qy)
                 {
@@ -377,14 +540,19 @@ namespace tpmg
                       a[qy] = dy;
                     }
                   else
-                    a[qy] = G[at(tx, qy, 0)] * uq[qy];
+                    {
+                      Number w;
+                      fc.at(qy, &w);
+                      a[qy] = w * uq[qy];
+                    }
                 }
             }
           else if constexpr (phase == 2)
             {
               if constexpr (gradient)
                 {
-                  Number g1[nq];
+                  Number             g1[nq];
+                  const FactorColumn fc = factor_column(cell, tx, 0);
                   TPMG_UNROLL
                   for (int qy = 0; qy < nq; ++qy)
                     {
@@ -393,7 +561,9 @@ namespace tpmg
                       for (int j = 0; j < nq; ++j)
                         dx += D(tx, j) * S2[at(j, qy, 0)];
                       const int    p  = at(tx, qy, 0);
-                      const Number xx = G[p], xy = G[points + p], yy = G[2 * points + p];
+                      Number       g[3];
+                      fc.at(qy, g);
+                      const Number xx = g[0], xy = g[1], yy = g[2];
                       S1[p]  = xx * dx + xy * a[qy];
                       g1[qy] = xy * dx + yy * a[qy];
                     }

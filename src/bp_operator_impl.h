@@ -14,17 +14,29 @@ namespace tpmg
 {
   template <int dim, int k, typename Number>
   BPOperator<dim, k, Number>::BPOperator(const CartesianLevel &level, Backend backend, BakeOff bp,
-                                         const DeformationSettings &deformation, bool constrained)
-    : level_(level), backend_(backend), bp_(bp), constrained_(constrained)
+                                         const DeformationSettings &deformation, bool constrained, GeometryMode mode)
+    : level_(level), backend_(backend), bp_(bp), constrained_(constrained), mode_(mode)
   {
     if (level.dim != dim || level.degree != k)
       throw std::invalid_argument("BPOperator: level does not match dim/degree");
     const Quadrature1D q = bp == BakeOff::bp5 ? gauss_lobatto_quadrature(k + 1) : gauss_quadrature(k + 2);
+    q_                   = q;
     const auto kind = bp == BakeOff::bp1 ? GeometricFactorKind::mass : GeometricFactorKind::laplace;
-    const std::vector<double> g = geometric_factors(level, deformation, q, kind);
-    std::vector<Number>       gn(g.begin(), g.end());
-    geometry_.reinit(index_t(gn.size()), backend, false);
-    geometry_.from_host(gn);
+    if (mode == GeometryMode::stored)
+      {
+        const std::vector<double> g = geometric_factors(level, deformation, q, kind);
+        std::vector<Number>       gn(g.begin(), g.end());
+        geometry_.reinit(index_t(gn.size()), backend, false);
+        geometry_.from_host(gn);
+      }
+    else
+      {
+        // checks the deformation (folds) exactly like the stored mode
+        (void)geometric_factors(level, deformation, gauss_quadrature(2), kind);
+        const std::vector<double> v = deformed_vertices(level, deformation);
+        vertices_.reinit(index_t(v.size()), backend, false);
+        vertices_.from_host(v);
+      }
     const LagrangeBasis1D basis(k);
     const Matrix1D        B = basis.values(q.points);
     const Matrix1D        D = lagrange_derivative_matrix(q.points);
@@ -34,15 +46,22 @@ namespace tpmg
 
   namespace internal
   {
-    template <int dim, int k, typename Number, BPKind kind>
+    template <int dim, int k, typename Number, BPKind kind, bool onthefly>
     void launch_bp(Backend backend, const CartesianLevel &lev, bool constrained, const Number *geometry,
-                   const std::vector<double> &B, const std::vector<double> &D, Number *dst, const Number *src)
+                   const double *vertices, const Quadrature1D &q, const std::vector<double> &B,
+                   const std::vector<double> &D, Number *dst, const Number *src)
     {
-      using Kernel = BPOperatorKernel<dim, k, Number, kind>;
+      using Kernel = BPOperatorKernel<dim, k, Number, kind, onthefly>;
       Kernel kern;
       kern.src      = src;
       kern.dst      = dst;
       kern.geometry = geometry;
+      kern.vertices = vertices;
+      for (std::size_t i = 0; i < q.size(); ++i)
+        {
+          kern.constants.points[i]  = q.points[i];
+          kern.constants.weights[i] = q.weights[i];
+        }
       for (int d = 0; d < 3; ++d)
         {
           kern.cells[d] = d < dim ? lev.cells[d] : 1;
@@ -61,18 +80,25 @@ namespace tpmg
   template <int dim, int k, typename Number>
   void BPOperator<dim, k, Number>::apply(Number *dst, const Number *src) const
   {
-    switch (bp_)
-      {
-        case BakeOff::bp1:
-          internal::launch_bp<dim, k, Number, BPKind::mass>(backend_, level_, constrained_, geometry_.data(), B_, D_, dst, src);
-          break;
-        case BakeOff::bp3:
-          internal::launch_bp<dim, k, Number, BPKind::laplace_gauss>(backend_, level_, constrained_, geometry_.data(), B_, D_, dst, src);
-          break;
-        case BakeOff::bp5:
-          internal::launch_bp<dim, k, Number, BPKind::laplace_gll>(backend_, level_, constrained_, geometry_.data(), B_, D_, dst, src);
-          break;
-      }
+    auto go = [&](auto kind_c, auto fly_c) {
+      internal::launch_bp<dim, k, Number, decltype(kind_c)::value, decltype(fly_c)::value>(
+        backend_, level_, constrained_, geometry_.data(), vertices_.data(), q_, B_, D_, dst, src);
+    };
+    using Mass = std::integral_constant<BPKind, BPKind::mass>;
+    using Gauss = std::integral_constant<BPKind, BPKind::laplace_gauss>;
+    using GLL  = std::integral_constant<BPKind, BPKind::laplace_gll>;
+    auto with_kind = [&](auto fly_c) {
+      if (bp_ == BakeOff::bp1)
+        go(Mass{}, fly_c);
+      else if (bp_ == BakeOff::bp3)
+        go(Gauss{}, fly_c);
+      else
+        go(GLL{}, fly_c);
+    };
+    if (mode_ == GeometryMode::stored)
+      with_kind(std::false_type{});
+    else
+      with_kind(std::true_type{});
     if (constrained_)
       {
         CopyBoundaryLines<Number> copy{src, dst, {level_.nodes(0), level_.nodes(1), level_.nodes(2)}, dim};

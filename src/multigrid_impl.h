@@ -21,7 +21,8 @@ namespace tpmg
   template <int dim, int k, typename Number>
   std::unique_ptr<LinearOperator<Number>> make_level_operator(const CartesianLevel &level, Backend backend,
                                                               LevelOperatorType type,
-                                                              const DeformationSettings &deformation)
+                                                              const DeformationSettings &deformation,
+                                                              GeometryMode geometry)
   {
     switch (type)
       {
@@ -30,11 +31,11 @@ namespace tpmg
             throw std::invalid_argument("the cartesian level operator needs an undeformed mesh; use bp3 or bp5");
           return std::make_unique<CartesianLaplaceOperator<dim, k, Number>>(level, backend);
         case LevelOperatorType::bp3:
-          return std::make_unique<BPOperator<dim, k, Number>>(level, backend, BakeOff::bp3, deformation);
+          return std::make_unique<BPOperator<dim, k, Number>>(level, backend, BakeOff::bp3, deformation, true, geometry);
         case LevelOperatorType::bp5:
           break;
       }
-    return std::make_unique<BPOperator<dim, k, Number>>(level, backend, BakeOff::bp5, deformation);
+    return std::make_unique<BPOperator<dim, k, Number>>(level, backend, BakeOff::bp5, deformation, true, geometry);
   }
 
   namespace internal
@@ -110,7 +111,8 @@ namespace tpmg
       {
         auto L  = std::make_unique<Level>();
         L->mesh = levels[l];
-        L->op   = make_level_operator<dim, k, Number>(levels[l], backend, settings.level_operator, settings.deformation);
+        L->op   = make_level_operator<dim, k, Number>(levels[l], backend, settings.level_operator, settings.deformation,
+                                                       settings.geometry);
         PatchSmootherSettings ps = settings.patch;
         ps.lumped_mass           = lumped;
         if (settings.smoother == SmootherType::vertex_patch)
@@ -154,7 +156,8 @@ namespace tpmg
         if (coarse_n_ > 0)
           {
             // Assemble A_II column by column with a double-precision CPU copy of the operator.
-            auto op = make_level_operator<dim, k, double>(c, Backend::cpu, settings.level_operator, settings.deformation);
+            auto op = make_level_operator<dim, k, double>(c, Backend::cpu, settings.level_operator, settings.deformation,
+                                                          settings.geometry);
             DenseCoarseSolve<double> map{nullptr, nullptr, nullptr, coarse_n_, {c.nodes(0), c.nodes(1), c.nodes(2)}};
             Eigen::MatrixXd A(coarse_n_, coarse_n_);
             Vector<double>  e(c.n_dofs(), Backend::cpu), Ae;

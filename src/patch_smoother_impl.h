@@ -7,6 +7,7 @@
 
 #include "../kernels/patch_smoother.h"
 #include "../kernels/patch_smoother_fiber.h"
+#include "../kernels/patch_smoother_tile.h"
 
 #include <Eigen/Dense>
 
@@ -103,6 +104,14 @@ namespace tpmg
       launch(backend, kern, kern.shape());
     }
 
+    template <int dim, typename Number, bool reduced>
+    void launch_tile(Backend backend, const PatchColorGeometry &geo, Number *x, const Number *b, const PatchData1D &d,
+                     const std::array<double, 3> &coef)
+    {
+      const auto kern = make_tile_kernel<dim, Number, reduced>(geo, x, b, d, coef);
+      launch(backend, kern, kern.shape());
+    }
+
     /// The optimized kernels of one color for a compile-time optimization.
     template <int dim, int k, typename Number, KernelOptimization opt>
     void smooth_color_fiber(Backend backend, SmootherKernel variant, const PatchColorGeometry &geo, Number *x,
@@ -133,7 +142,16 @@ namespace tpmg
             op_->vmult(residual_, x);
             sadd(Number(-1), Number(1), b, residual_);
           }
-        Number    *r = residual_.data();
+        Number *r = residual_.data();
+        if (k == 1 && settings_.kernel == SmootherKernel::fused)
+          {
+            // one interior DoF per patch: the tile kernel, whose patches share their loads
+            if (settings_.optimization == KernelOptimization::boundary)
+              launch_tile<dim, Number, true>(backend_, geo, x.data(), b.data(), data_, coef_);
+            else
+              launch_tile<dim, Number, false>(backend_, geo, x.data(), b.data(), data_, coef_);
+            return;
+          }
         const auto P = patches_per_block_;
         switch (settings_.optimization)
           {

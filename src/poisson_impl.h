@@ -71,6 +71,7 @@ namespace tpmg
       mg.chebyshev.degree         = p.chebyshev_degree;
       mg.level_operator           = p.level_operator;
       mg.deformation              = p.deformation;
+      mg.geometry                 = p.geometry;
       const bool deformed         = p.deformation.type != Deformation::none;
       mg.symmetric                = p.symmetric_vcycle;
       const bool fmg              = p.solver == SolverType::fmg;
@@ -86,6 +87,8 @@ namespace tpmg
       res.smoother_kernel = to_string(p.kernel);
       res.kernel_optimization = to_string(p.optimization);
       res.level_operator = to_string(p.level_operator);
+      if (p.level_operator != LevelOperatorType::cartesian && p.geometry == GeometryMode::on_the_fly)
+        res.level_operator += " (geometry on the fly)";
       res.backend = to_string(backend);
       res.device = backend == Backend::cuda ? cuda_device_info().name : host_description();
       res.coarsest_level = Multigrid<dim, k, Number>::coarsest_level(levels);
@@ -122,7 +125,7 @@ namespace tpmg
       if (verbose)
         log << "  multigrid ready (" << multigrid.coarse_solver_name() << " coarse solver on level "
             << multigrid.coarsest_level() << ")" << std::endl;
-      auto A = make_level_operator<dim, k, double>(fine, backend, p.level_operator, p.deformation);
+      auto A = make_level_operator<dim, k, double>(fine, backend, p.level_operator, p.deformation, p.geometry);
       Vector<double> b, x(fine.n_dofs(), backend);
       auto           assemble = [&](const CartesianLevel &lev, auto &vec) {
         if (deformed)

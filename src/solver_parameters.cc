@@ -79,6 +79,8 @@ namespace tpmg
                       "Vertex-patch kernel optimization (DESIGN.md section 5)");
     prm.declare_entry("Level operator", "cartesian", Pattern::selection({"cartesian", "bp3", "bp5"}),
                       "Matrix-free level operator: Kronecker form, CEED BP3 (Gauss k+2) or BP5 (GLL collocation)");
+    prm.declare_entry("Geometric factors", "stored", Pattern::selection({"stored", "on_the_fly"}),
+                      "bp3/bp5: factors stored per quadrature point, or computed from the cell vertices in the kernel");
     prm.declare_entry("Patches per block", "0", Pattern::integer(0, 64),
                       "Vertex patches per thread block of the optimized kernels: 0 = automatic, else a power of two");
     prm.declare_entry("Local solver", "fast_diagonalization", Pattern::selection({"fast_diagonalization", "inverse_matrix"}),
@@ -141,6 +143,7 @@ namespace tpmg
                                                 : KernelOptimization::boundary;
     const std::string lop = prm.get("Multigrid/Level operator");
     p.level_operator      = lop == "cartesian" ? LevelOperatorType::cartesian : lop == "bp3" ? LevelOperatorType::bp3 : LevelOperatorType::bp5;
+    p.geometry = prm.get("Multigrid/Geometric factors") == "on_the_fly" ? GeometryMode::on_the_fly : GeometryMode::stored;
     p.patches_per_block = int(prm.get_integer("Multigrid/Patches per block"));
     p.local_solver = prm.get("Multigrid/Local solver") == "inverse_matrix" ? LocalSolver::inverse_matrix
                                                                            : LocalSolver::fast_diagonalization;

@@ -15,9 +15,10 @@ namespace
 {
   template <int dim, int k, typename Number>
   std::vector<double> apply_bp(const CartesianLevel &lev, BakeOff bp, const DeformationSettings &d,
-                               const std::vector<double> &x, bool constrained = true, int components = 1)
+                               const std::vector<double> &x, bool constrained = true, int components = 1,
+                               GeometryMode mode = GeometryMode::stored)
   {
-    BPOperator<dim, k, Number> op(lev, Backend::cpu, bp, d, constrained);
+    BPOperator<dim, k, Number> op(lev, Backend::cpu, bp, d, constrained, mode);
     Vector<Number>             src(index_t(x.size()), Backend::cpu), dst;
     src.from_host(std::vector<Number>(x.begin(), x.end()));
     op.vmult_components(dst, src, components);
@@ -72,6 +73,12 @@ TEST_P(BPTest, EqualsReferenceAssemblyOnDeformedMeshes)
               EXPECT_LT(rel_diff(apply_bp<dd, kk, double>(lev, c.bp, d, x), ref), 1e-12)
                 << "BP" << int(c.bp) << " " << dd << "D k=" << kk << " deformation " << int(d.type);
               EXPECT_LT(rel_diff(apply_bp<dd, kk, float>(lev, c.bp, d, x), ref), 5e-6);
+              // factors computed on the fly from the vertices: the same multilinear map
+              EXPECT_LT(rel_diff(apply_bp<dd, kk, double>(lev, c.bp, d, x, true, 1, GeometryMode::on_the_fly), ref),
+                        1e-12)
+                << "on the fly: BP" << int(c.bp) << " " << dd << "D k=" << kk << " deformation " << int(d.type);
+              EXPECT_LT(rel_diff(apply_bp<dd, kk, float>(lev, c.bp, d, x, true, 1, GeometryMode::on_the_fly), ref),
+                        5e-6);
             }
         });
       });

@@ -24,7 +24,7 @@ namespace tpmg
   {
   public:
     BPOperator(const CartesianLevel &level, Backend backend, BakeOff bp, const DeformationSettings &deformation = {},
-               bool constrained = true);
+               bool constrained = true, GeometryMode mode = GeometryMode::stored);
     void    vmult(Vector<Number> &dst, const Vector<Number> &src) const override;
     index_t size() const override { return level_.n_dofs(); }
 
@@ -34,8 +34,9 @@ namespace tpmg
 
     BakeOff               kind() const { return bp_; }
     const CartesianLevel &level() const { return level_; }
-    /// Bytes of stored geometric factors.
-    std::size_t geometry_bytes() const { return geometry_.bytes(); }
+    /// Bytes of geometry the operator reads per application (factors or vertices).
+    std::size_t geometry_bytes() const { return geometry_.bytes() + vertices_.bytes(); }
+    GeometryMode geometry_mode() const { return mode_; }
     /// Quadrature points per direction (k+2 for BP1/BP3, k+1 for BP5).
     int quadrature_points() const { return bp_ == BakeOff::bp5 ? degree + 1 : degree + 2; }
 
@@ -46,7 +47,10 @@ namespace tpmg
     Backend             backend_;
     BakeOff             bp_;
     bool                constrained_;
+    GeometryMode        mode_;
     Vector<Number>      geometry_;
+    Vector<double>      vertices_;
     std::vector<double> B_, D_; ///< 1D interpolation and collocation derivative, row-major
+    Quadrature1D        q_;
   };
 } // namespace tpmg

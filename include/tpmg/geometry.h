@@ -11,6 +11,15 @@
 
 namespace tpmg
 {
+  /// Where an operator's geometric factors come from: `stored` per quadrature point (any
+  /// mapping; 6 numbers per point for the Laplacian), or computed `on_the_fly` from each
+  /// cell's 2^d vertices (multilinear cells, as every deformation here produces).
+  enum class GeometryMode
+  {
+    stored,
+    on_the_fly
+  };
+
   /// How the vertices of a Cartesian level are moved.
   ///   none:    identity.
   ///   sine:    with ξ_d = (x_d - a_d)/L_d ∈ [0,1] on the level's box [a, a+L] (L_d = h_d cells_d),

@@ -38,6 +38,7 @@ namespace tpmg
     /// Mesh deformation (bp3/bp5 level operators only; the smoothers use the Cartesian
     /// surrogate with the undeformed cell widths).
     DeformationSettings deformation;
+    GeometryMode        geometry = GeometryMode::stored; ///< of the bp3/bp5 level operators
     /// Reverse color order in post-smoothing (symmetric V-cycle, for CG).
     bool symmetric = false;
     /// Largest coarse system (interior unknowns) the dense direct coarse solver accepts.
@@ -45,11 +46,12 @@ namespace tpmg
   };
 
   /// A level operator of the chosen kind: `cartesian` (Kronecker form, undeformed meshes),
-  /// `bp3` or `bp5` (stored geometric factors of the deformed mesh).
+  /// `bp3` or `bp5` (geometric factors of the deformed mesh, stored or on the fly).
   template <int dim, int degree, typename Number>
   std::unique_ptr<LinearOperator<Number>> make_level_operator(const CartesianLevel &level, Backend backend,
                                                               LevelOperatorType type,
-                                                              const DeformationSettings &deformation = {});
+                                                              const DeformationSettings &deformation = {},
+                                                              GeometryMode geometry = GeometryMode::stored);
 
   /// The smoother of one level, behind one interface.
   template <typename Number>

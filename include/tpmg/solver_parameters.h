@@ -58,6 +58,7 @@ namespace tpmg
     SmootherKernel     kernel    = SmootherKernel::fused;
     KernelOptimization optimization = KernelOptimization::basic;
     LevelOperatorType  level_operator = LevelOperatorType::cartesian;
+    GeometryMode       geometry       = GeometryMode::stored; ///< bp3/bp5: geometric factors
     LocalSolver        local_solver   = LocalSolver::fast_diagonalization;
     int                patches_per_block = 0; ///< 0: automatic
     Conventions        conventions    = Conventions::standard;

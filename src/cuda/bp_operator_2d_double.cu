@@ -4,9 +4,12 @@
 #include "../instantiate.h"
 
 using tpmg::BPKind;
-#define TPMG_INST(dim, k, N)                                                       \
-  TPMG_INSTANTIATE_DEVICE_KERNEL(tpmg::BPOperatorKernel<dim, k, N, BPKind::mass>)          \
-  TPMG_INSTANTIATE_DEVICE_KERNEL(tpmg::BPOperatorKernel<dim, k, N, BPKind::laplace_gauss>) \
-  TPMG_INSTANTIATE_DEVICE_KERNEL(tpmg::BPOperatorKernel<dim, k, N, BPKind::laplace_gll>)
+#define TPMG_INST(dim, k, N)                                                                  \
+  TPMG_INSTANTIATE_DEVICE_KERNEL(tpmg::BPOperatorKernel<dim, k, N, BPKind::mass, false>)          \
+  TPMG_INSTANTIATE_DEVICE_KERNEL(tpmg::BPOperatorKernel<dim, k, N, BPKind::laplace_gauss, false>) \
+  TPMG_INSTANTIATE_DEVICE_KERNEL(tpmg::BPOperatorKernel<dim, k, N, BPKind::laplace_gll, false>)   \
+  TPMG_INSTANTIATE_DEVICE_KERNEL(tpmg::BPOperatorKernel<dim, k, N, BPKind::mass, true>)           \
+  TPMG_INSTANTIATE_DEVICE_KERNEL(tpmg::BPOperatorKernel<dim, k, N, BPKind::laplace_gauss, true>)  \
+  TPMG_INSTANTIATE_DEVICE_KERNEL(tpmg::BPOperatorKernel<dim, k, N, BPKind::laplace_gll, true>)
 TPMG_FOR_DEGREES(TPMG_INST, 2, double)
 #undef TPMG_INST

@@ -1,6 +1,7 @@
 // Device instantiations of the vertex-patch kernels, 2D, float.
 #include "../../kernels/cuda_runner.cuh"
 #include "../../kernels/patch_smoother.h"
+#include "../../kernels/patch_smoother_tile.h"
 #include "../instantiate.h"
 
 using tpmg::LocalSolverKind;
@@ -13,3 +14,6 @@ using tpmg::PatchKernelKind;
   TPMG_INSTANTIATE_DEVICE_KERNEL(tpmg::PatchKernel<dim, k, N, PatchKernelKind::solve, LocalSolverKind::inverse_matrix>)
 TPMG_FOR_DEGREES(TPMG_INST, 2, float)
 #undef TPMG_INST
+// k = 1 with shared loads
+TPMG_INSTANTIATE_DEVICE_KERNEL(tpmg::PatchTileKernel<2, float, false>)
+TPMG_INSTANTIATE_DEVICE_KERNEL(tpmg::PatchTileKernel<2, float, true>)

@@ -301,6 +301,7 @@ TEST(Gpu, BPOperatorsEqualCpu)
   for (int dim : {2, 3})
     for (int k = 1; k <= 8; ++k)
       for (BakeOff bp : {BakeOff::bp1, BakeOff::bp3, BakeOff::bp5})
+        for (GeometryMode mode : {GeometryMode::stored, GeometryMode::on_the_fly})
         dispatch_dim(dim, [&](auto D) {
           dispatch_degree<8>(k, [&](auto K) {
             constexpr int dd = decltype(D)::value, kk = decltype(K)::value;
@@ -311,13 +312,14 @@ TEST(Gpu, BPOperatorsEqualCpu)
             const DeformationSettings def{Deformation::kershaw, 0.4};
             compare_backends<double>(lev, {std::vector<double>(lev.n_dofs()), random_interior<double>(lev, 11)},
                                      [&](Backend b, std::vector<Vector<double>> &v) {
-                                       BPOperator<dd, kk, double> op(lev, b, bp, def);
+                                       BPOperator<dd, kk, double> op(lev, b, bp, def, true, mode);
                                        op.vmult(v[0], v[1]);
                                      },
-                                     "BP" + std::to_string(int(bp)) + " " + std::to_string(dd) + "D k=" + std::to_string(kk));
+                                     "BP" + std::to_string(int(bp)) + " " + std::to_string(dd) + "D k=" + std::to_string(kk) +
+                                       (mode == GeometryMode::stored ? " stored" : " on the fly"));
             compare_backends<float>(lev, {std::vector<float>(lev.n_dofs()), random_interior<float>(lev, 12)},
                                     [&](Backend b, std::vector<Vector<float>> &v) {
-                                      BPOperator<dd, kk, float> op(lev, b, bp, def, false);
+                                      BPOperator<dd, kk, float> op(lev, b, bp, def, false, mode);
                                       op.vmult(v[0], v[1]);
                                     },
                                     "BP float " + std::to_string(dd) + "D k=" + std::to_string(kk));
