@@ -135,6 +135,16 @@ namespace
     const bool   fiber = opt != "basic";
     const double nnz   = fiber ? (2 * k - 2) * (k + 1) + (2 * k + 1) : ni * np; // Σ over interior rows
     PatchWork    w{};
+    if (k == 1 && kernel == "fused" && fiber)
+      {
+        // tile kernel (patch_smoother_tile.h): a block of 8×8×4 (2D 16×16) patches loads
+        // its (2T+1)^d nodes once; per patch 3^d FMAs, reads of b, write of x
+        const double tile = dim == 3 ? 17.0 * 17 * 9 / 256 : 33.0 * 33 / 256;
+        w.fma             = dim == 3 ? 27 : 9;
+        w.shared_words    = tile + w.fma;
+        w.dram_words      = tile + 2;
+        return w;
+      }
     if (dim == 3)
       {
         const double res = nnz * (2 * np * np + 3 * np * ni + 2 * ni * ni);

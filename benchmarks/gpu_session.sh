@@ -16,7 +16,7 @@ for stage in "$@"; do
     build)
       nvidia-smi --query-gpu=name,memory.total,memory.used,clocks.sm,clocks.max.sm --format=csv | tee "$OUT/nvidia-smi.txt"
       cmake -S . -B $B -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 > "$OUT/configure.log" 2>&1 || { tail -30 "$OUT/configure.log"; exit 1; }
-      /usr/bin/time -f "build: %e s" cmake --build $B -j 16 > "$OUT/build.log" 2>&1 || { grep -E "error" "$OUT/build.log" | head -30; exit 1; }
+      /usr/bin/time -f "build: %e s" cmake --build $B -j 16 --target poisson_solver gpu_tests tpmg_bench > "$OUT/build.log" 2>&1 || { grep -E "error" "$OUT/build.log" | head -30; exit 1; }
       tail -1 "$OUT/build.log"
       ;;
     gputests)
@@ -33,7 +33,11 @@ for stage in "$@"; do
                     "prm/3d_fused_float.prm --set Mesh/Refinement\ level=2 --set Multigrid/Kernel\ optimization=conflict_free" \
                     "prm/3d_separate_double.prm --set Mesh/Refinement\ level=2 --set Multigrid/Kernel\ optimization=boundary" \
                     "prm/2d_fused_float.prm --set Mesh/Refinement\ level=4 --set Multigrid/Kernel\ optimization=boundary" \
-                    "prm/3d_global_float.prm --set Mesh/Refinement\ level=2 --set Multigrid/Kernel\ optimization=linear_indexing"; do
+                    "prm/3d_global_float.prm --set Mesh/Refinement\ level=2 --set Multigrid/Kernel\ optimization=linear_indexing" \
+                    "prm/3d_fused_float.prm --set Polynomial\ degree=1 --set Mesh/Refinement\ level=4 --set Multigrid/Kernel\ optimization=linear_indexing" \
+                    "prm/2d_fused_double.prm --set Polynomial\ degree=1 --set Mesh/Refinement\ level=6 --set Multigrid/Kernel\ optimization=boundary" \
+                    "prm/3d_fused_float.prm --set Mesh/Refinement\ level=2 --set Multigrid/Level\ operator=bp5 --set Mesh/Deformation=sine --set Mesh/Deformation\ amplitude=0.1 --set Multigrid/Geometric\ factors=on_the_fly" \
+                    "prm/3d_fused_double.prm --set Mesh/Coarse\ cells=6 --set Mesh/Refinement\ level=1 --set Multigrid/Level\ operator=bp3 --set Mesh/Deformation=kershaw --set Mesh/Deformation\ amplitude=0.7"; do
           eval "compute-sanitizer --tool $tool --error-exitcode 3 $B/apps/poisson_solver $args --set Output/Verbose=false" \
             > "$OUT/sanitizer.log.tmp" 2>&1
           rc=$?
@@ -53,7 +57,28 @@ for stage in "$@"; do
       $B/benchmarks/tpmg_bench smoother --dim 2 --degrees 1,2,3,4,5,6,7,8,9,10 --precision both --kernel all --optimization all --dofs 3e7 --groups 3 --runs 5 --csv "$OUT/smoother2d.csv" 2>&1 | tee "$OUT/smoother2d.txt"
       ;;
     bp)
-      $B/benchmarks/tpmg_bench bp --dim 3 --degrees 1,2,3,4,5,6,7,8 --precision both --dofs 1e7 --groups 3 --runs 5 --csv "$OUT/bp3d.csv" 2>&1 | tee "$OUT/bp3d.txt"
+      # BP1-BP6, stored and on-the-fly geometry, float and double, ~10 M DoFs (sine-deformed mesh)
+      $B/benchmarks/tpmg_bench bp --dim 3 --degrees 1,2,3,4,5,6,7,8 --precision both --geometry both --deformation sine --dofs 1e7 --groups 3 --runs 5 --csv "$OUT/bp3d.csv" 2>&1 | tee "$OUT/bp3d.txt"
+      ;;
+    bpsweep)
+      # throughput against size (BP3, BP5, double, both geometries), and the CEED CG-loop metric
+      $B/benchmarks/tpmg_bench bp --dim 3 --degrees 2,4,7 --bp 3,5 --precision double --geometry both --deformation sine --dofs 1e5,3e5,1e6,3e6,1e7,3e7,1e8 --groups 3 --runs 5 --csv "$OUT/bpsweep.csv" 2>&1 | tee "$OUT/bpsweep.txt"
+      $B/benchmarks/tpmg_bench bp --dim 3 --degrees 1,2,3,4,5,6,7,8 --bp 1,3,5 --precision double --geometry onthefly --deformation sine --cg --dofs 1e7 --groups 3 --runs 5 --csv "$OUT/bpcg.csv" 2>&1 | tee "$OUT/bpcg.txt"
+      ;;
+    smootherk1)
+      # k = 1: the tile kernel (fused, optimized) against basic and global
+      $B/benchmarks/tpmg_bench smoother --dim 3 --degrees 1 --precision both --kernel all --optimization all --dofs 1.35e8 --groups 3 --runs 3 --csv "$OUT/smootherk1_3d.csv" 2>&1 | tee "$OUT/smootherk1_3d.txt"
+      $B/benchmarks/tpmg_bench smoother --dim 2 --degrees 1 --precision both --kernel fused --optimization all --dofs 6.7e7 --groups 3 --runs 3 --csv "$OUT/smootherk1_2d.csv" 2>&1 | tee "$OUT/smootherk1_2d.txt"
+      ;;
+    table7k1)
+      mkdir -p "$OUT/table7k1"
+      for f in table7_k1_mixed table7_k1_double; do
+        for opt in basic linear_indexing; do
+          $B/apps/poisson_solver prm/$f.prm --set "Multigrid/Kernel optimization=$opt" --json "$OUT/table7k1/${f}_$opt.json" > "$OUT/table7k1/${f}_$opt.log" 2>&1
+          echo "$f $opt: exit $? $(grep -A1 '^DoFs' "$OUT/table7k1/${f}_$opt.log" | tail -1)"
+        done
+      done
+      tar czf "$OUT/table7k1.tgz" -C "$OUT" table7k1 && rm -rf "$OUT/table7k1"
       ;;
     deformed)
       for eps in 1.0 0.7 0.5; do

@@ -33,6 +33,7 @@ namespace tpmg
     static constexpr int N0 = 2 * T0 + 1, N1 = 2 * T1 + 1, N2 = dim == 3 ? 2 * T2 + 1 : 1;
     static constexpr int tile_nodes = N0 * N1 * N2;
     static constexpr int n_phases   = 2;
+    static constexpr int max_threads_per_block = T0 * T1 * T2;
 
     struct Registers
     {

@@ -187,3 +187,33 @@ TEST(PatchSmoother, OptimizedEqualBasicForHighDegrees3D)
         }
     });
 }
+
+// k = 1: the fused optimized kernels are the tile kernel (patches share their loads). On
+// meshes of several tiles per direction, with partial tiles, against the basic kernel
+// (itself checked against the dense reference above), both colour orders.
+TEST(PatchSmoother, TileKernelForK1OverSeveralTiles)
+{
+  for (int dim : {2, 3})
+    dispatch_dim(dim, [&](auto D) {
+      constexpr int dd = decltype(D)::value;
+      Domain        d;
+      d.dim          = dd;
+      d.coarse_cells = dd == 2 ? std::array<int, 3>{37, 70, 1} : std::array<int, 3>{35, 18, 13};
+      const auto lev = make_hierarchy(d, 1, 0).back();
+      const auto x0  = random_vector(lev, 41);
+      const auto b   = random_vector(lev, 42);
+      for (ColorOrder order : {ColorOrder::standard, ColorOrder::odd_first})
+        {
+          Case       basic{dd, 1, SmootherKernel::fused, LocalSolver::fast_diagonalization, order};
+          const auto ref = run_smoother<dd, 1, double>(lev, basic, x0, b);
+          for (KernelOptimization opt :
+               {KernelOptimization::linear_indexing, KernelOptimization::conflict_free, KernelOptimization::boundary})
+            {
+              Case c = basic;
+              c.opt  = opt;
+              EXPECT_LT(rel_diff(run_smoother<dd, 1, double>(lev, c, x0, b), ref), 1e-13) << name(c);
+              EXPECT_LT(rel_diff(run_smoother<dd, 1, float>(lev, c, x0, b), ref), 1e-5) << name(c);
+            }
+        }
+    });
+}
