@@ -158,10 +158,7 @@ namespace tpmg
     static constexpr int  threads_per_cell      = dim == 3 ? nq * nq : nq;
     static constexpr int  cells_per_block       = cmax(1, 128 / threads_per_cell);
     static constexpr int  max_threads_per_block = threads_per_cell * cells_per_block;
-    /// 3D BP5 (collocation, no interpolation): gather + d/dz | geometry | Dᵀ + scatter;
-    /// otherwise interpolation and its transpose take one phase per direction.
-    static constexpr bool gll3d    = dim == 3 && !interp;
-    static constexpr int  n_phases = gll3d ? 3 : dim == 3 ? 7 : 5;
+    static constexpr int  n_phases              = dim == 3 ? 7 : 5;
 
     /// per-thread column kept across barriers: the z (2D: y) derivative, then the result
     struct Registers
@@ -187,7 +184,7 @@ namespace tpmg
     static constexpr std::size_t off_D   = a16(nq * n * sizeof(Number));
     static constexpr std::size_t off_buf = off_D + a16(nq * nq * sizeof(Number));
     static constexpr std::size_t buf     = a16(std::size_t(points) * cells_per_block * sizeof(Number));
-    static constexpr std::size_t shared_bytes = off_buf + (gll3d ? 3 : 5) * buf;
+    static constexpr std::size_t shared_bytes = off_buf + 5 * buf;
 
     LaunchShape shape() const
     {
@@ -289,45 +286,7 @@ namespace tpmg
       if constexpr (dim == 3)
         {
           const int tx = ctx.thread.x, ty = ctx.thread.y;
-          // phase of the general pipeline this phase runs (gll3d: 100 and 101 are its own)
-          constexpr int P = !gll3d ? phase : phase == 0 ? 100 : phase == 1 ? 3 : 101;
-          if constexpr (P == 100)
-            {
-              // the values are the nodal ones: S2 <- u, d/dz in registers
-              Number u[nq];
-              TPMG_UNROLL
-              for (int z = 0; z < nq; ++z)
-                {
-                  const index_t g    = node(c0, tx, ty, z);
-                  u[z]               = g < 0 ? Number(0) : src[g];
-                  S2[at(tx, ty, z)] = u[z];
-                }
-              TPMG_UNROLL
-              for (int qz = 0; qz < nq; ++qz)
-                {
-                  Number dz = 0;
-                  TPMG_UNROLL
-                  for (int j = 0; j < nq; ++j)
-                    dz += C().D(qz, j) * u[j];
-                  a[qz] = dz;
-                }
-            }
-          else if constexpr (P == 101)
-            {
-              // Dᵀ_x g0 + Dᵀ_y g1 + (Dᵀ_z g2 in registers), scatter-add at the nodes
-              TPMG_UNROLL
-              for (int z = 0; z < nq; ++z)
-                {
-                  Number s = a[z];
-                  TPMG_UNROLL
-                  for (int j = 0; j < nq; ++j)
-                    s += D(j, tx) * S0[at(j, ty, z)] + D(j, ty) * S1[at(tx, j, z)];
-                  const index_t g = node(c0, tx, ty, z);
-                  if (g >= 0)
-                    atomic_add(dst + g, s);
-                }
-            }
-          else if constexpr (P == 0)
+          if constexpr (phase == 0)
             {
               // gather column (tx, ty) and interpolate along z: S0 (n, n, nq)
               if (tx < n && ty < n)
@@ -355,7 +314,7 @@ namespace tpmg
                     }
                 }
             }
-          else if constexpr (P == 1)
+          else if constexpr (phase == 1)
             {
               // y: S1 (n, nq, nq)
               if (tx < n)
@@ -374,7 +333,7 @@ namespace tpmg
                     S1[at(tx, ty, qz)] = s;
                   }
             }
-          else if constexpr (P == 2)
+          else if constexpr (phase == 2)
             {
               // x: the values at the points (tx, ty, *); mass: times w|J|; Laplacian: keep d/dz
               Number uq[nq];
@@ -413,7 +372,7 @@ namespace tpmg
                     }
                 }
             }
-          else if constexpr (P == 3)
+          else if constexpr (phase == 3)
             {
               // Laplacian: reference gradient, geometry; g0, g1 to shared, Dᵀ_z g2 in registers
               if constexpr (gradient)
@@ -450,7 +409,7 @@ namespace tpmg
                     }
                 }
             }
-          else if constexpr (P == 4)
+          else if constexpr (phase == 4)
             {
               // Laplacian: add Dᵀ_x g0 + Dᵀ_y g1; then Bᵀ along z: S3 (nq, nq, n)
               TPMG_UNROLL
@@ -478,7 +437,7 @@ namespace tpmg
                   S3[at(tx, ty, z)] = s;
                 }
             }
-          else if constexpr (P == 5)
+          else if constexpr (phase == 5)
             {
               // Bᵀ along y: S4 (nq, n, n)
               if (ty < n)
