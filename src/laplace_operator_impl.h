@@ -5,6 +5,7 @@
 
 #include "../kernels/forall.h"
 #include "../kernels/laplace_cartesian.h"
+#include "../kernels/laplace_stencil.h"
 
 #include <stdexcept>
 
@@ -39,11 +40,23 @@ namespace tpmg
   {
     if (src.size() != size() || src.backend() != backend_)
       throw std::invalid_argument("CartesianLaplaceOperator::vmult: source vector does not fit");
+    const auto c = direction_coefficients(level_);
+    if constexpr (degree == 1)
+      {
+        // Q1: the stencil kernel writes every node (boundary rows copied), no atomics
+        dst.reinit(size(), backend_, false);
+        auto kern = make_laplace_stencil<dim, Number>(matrices_.mass, matrices_.stiffness, c);
+        kern.src  = src.data();
+        kern.dst  = dst.data();
+        for (int d = 0; d < 3; ++d)
+          kern.nodes[d] = level_.nodes(d);
+        launch(backend_, kern, kern.shape());
+        return;
+      }
     dst.reinit(size(), backend_);
 
     using Kernel = CartesianLaplaceKernel<dim, degree, Number>;
     Kernel     kern;
-    const auto c = direction_coefficients(level_);
     kern.src     = src.data();
     kern.dst     = dst.data();
     for (int d = 0; d < 3; ++d)
