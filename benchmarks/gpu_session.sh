@@ -70,6 +70,18 @@ for stage in "$@"; do
       $B/benchmarks/tpmg_bench smoother --dim 3 --degrees 1 --precision both --kernel all --optimization all --dofs 1.35e8 --groups 3 --runs 3 --csv "$OUT/smootherk1_3d.csv" 2>&1 | tee "$OUT/smootherk1_3d.txt"
       $B/benchmarks/tpmg_bench smoother --dim 2 --degrees 1 --precision both --kernel fused --optimization all --dofs 6.7e7 --groups 3 --runs 3 --csv "$OUT/smootherk1_2d.csv" 2>&1 | tee "$OUT/smootherk1_2d.txt"
       ;;
+    operatork1)
+      # k = 1: the stencil operator (laplace_stencil.h)
+      $B/benchmarks/tpmg_bench operator --dim 3 --degrees 1 --precision both --dofs 1.35e8 --csv "$OUT/operatork1_3d.csv" 2>&1 | tee "$OUT/operatork1_3d.txt"
+      $B/benchmarks/tpmg_bench operator --dim 2 --degrees 1 --precision both --dofs 6.7e7 --csv "$OUT/operatork1_2d.csv" 2>&1 | tee "$OUT/operatork1_2d.txt"
+      ;;
+    smootherhigh)
+      # 3D k = 6..8: global basic against the fused fiber kernels with 1 and 2 patches per block
+      $B/benchmarks/tpmg_bench smoother --dim 3 --degrees 6,7,8 --precision both --kernel global --optimization basic --dofs 5e7 --groups 3 --runs 3 --csv "$OUT/smootherhigh_global.csv" 2>&1 | tee "$OUT/smootherhigh.txt"
+      for P in 1 2; do
+        $B/benchmarks/tpmg_bench smoother --dim 3 --degrees 6,7,8 --precision both --kernel fused --optimization all --patches-per-block $P --dofs 5e7 --groups 3 --runs 3 --csv "$OUT/smootherhigh_P$P.csv" 2>&1 | grep -v " basic " | sed "s/\$/  P=$P/" | tee -a "$OUT/smootherhigh.txt"
+      done
+      ;;
     table7k1)
       mkdir -p "$OUT/table7k1"
       for f in table7_k1_mixed table7_k1_double; do
