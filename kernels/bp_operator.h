@@ -37,29 +37,44 @@ namespace tpmg
   };
 
   /// Geometric factors of a cell whose map is multilinear through its 2^d vertices, computed
-  /// on the fly in double (float operators lose no accuracy in the vertex differences):
-  /// w|J| (mass) or w|J| J⁻¹J⁻ᵀ = (w/|J|) adj(J)ᵀ adj(J) (Laplacian), in the stored order
+  /// on the fly: w|J| (mass) or w|J| J⁻¹J⁻ᵀ = (w/|J|) adj(J)ᵀ adj(J) (Laplacian), in the stored order
   /// (xx, xy, xz, yy, yz, zz; 2D xx, xy, yy).
   ///
   /// A thread owns a column of points: all reference coordinates fixed but the last one, t.
   /// Along the column the Jacobian's columns are affine in t (the ones of the fixed
   /// directions) or constant (the last direction's), so `column()` precomputes base and slope
   /// and `at()` costs dim² FMAs plus the cofactors.
-  template <int dim>
+  ///
+  /// `Real`: the arithmetic of the per-point part. The column itself is set up in double
+  /// (vertex differences, no cancellation); float operators then evaluate in float.
+  template <int dim, typename Real = double>
   struct VertexColumn
   {
-    double base[dim][dim], slope[dim][dim]; ///< J(:, c) = base[c] + t slope[c]
+    Real base[dim][dim], slope[dim][dim]; ///< J(:, c) = base[c] + t slope[c]
+
+    template <typename R2>
+    TPMG_HD VertexColumn<dim, R2> cast() const
+    {
+      VertexColumn<dim, R2> c;
+      for (int i = 0; i < dim; ++i)
+        for (int j = 0; j < dim; ++j)
+          {
+            c.base[i][j]  = R2(base[i][j]);
+            c.slope[i][j] = R2(slope[i][j]);
+          }
+      return c;
+    }
 
     template <bool laplace, typename Number>
-    TPMG_HD void at(double t, double w, Number *f) const
+    TPMG_HD void at(Real t, Real w, Number *f) const
     {
-      double J[dim][dim]; // J[c][r] = ∂x_r/∂ξ_c
+      Real J[dim][dim]; // J[c][r] = ∂x_r/∂ξ_c
       for (int c = 0; c < dim; ++c)
         for (int r = 0; r < dim; ++r)
           J[c][r] = base[c][r] + t * slope[c][r];
       if constexpr (dim == 3)
         {
-          double cof[3][3]; // cof[i] = J[i+1] × J[i+2], so J[a]·cof[b] = δ_ab det
+          Real cof[3][3]; // cof[i] = J[i+1] × J[i+2], so J[a]·cof[b] = δ_ab det
           for (int i = 0; i < 3; ++i)
             {
               const int j = (i + 1) % 3, l = (i + 2) % 3;
@@ -67,13 +82,13 @@ namespace tpmg
               cof[i][1]   = J[j][2] * J[l][0] - J[j][0] * J[l][2];
               cof[i][2]   = J[j][0] * J[l][1] - J[j][1] * J[l][0];
             }
-          const double det = J[0][0] * cof[0][0] + J[0][1] * cof[0][1] + J[0][2] * cof[0][2];
+          const Real det = J[0][0] * cof[0][0] + J[0][1] * cof[0][1] + J[0][2] * cof[0][2];
           if constexpr (!laplace)
             f[0] = Number(w * det);
           else
             {
-              const double s   = w / det;
-              auto         dot = [&](int a, int b) {
+              const Real s   = w / det;
+              auto       dot = [&](int a, int b) {
                 return cof[a][0] * cof[b][0] + cof[a][1] * cof[b][1] + cof[a][2] * cof[b][2];
               };
               f[0] = Number(s * dot(0, 0));
@@ -86,14 +101,14 @@ namespace tpmg
         }
       else
         {
-          const double det = J[0][0] * J[1][1] - J[0][1] * J[1][0];
+          const Real det = J[0][0] * J[1][1] - J[0][1] * J[1][0];
           if constexpr (!laplace)
             f[0] = Number(w * det);
           else
             {
               // gradients of the reference coordinates times det: (J1y, -J1x), (-J0y, J0x)
-              const double c0[2] = {J[1][1], -J[1][0]}, c1[2] = {-J[0][1], J[0][0]};
-              const double s     = w / det;
+              const Real c0[2] = {J[1][1], -J[1][0]}, c1[2] = {-J[0][1], J[0][0]};
+              const Real s     = w / det;
               f[0]               = Number(s * (c0[0] * c0[0] + c0[1] * c0[1]));
               f[1]               = Number(s * (c0[0] * c1[0] + c0[1] * c1[1]));
               f[2]               = Number(s * (c1[0] * c1[0] + c1[1] * c1[1]));
@@ -210,7 +225,7 @@ namespace tpmg
     struct FactorColumn
     {
       const Number                     *G; ///< stored: the column's first point, entry 0
-      VertexColumn<dim>                 vc;
+      VertexColumn<dim, Number>         vc;
       const BPConstants<k, nq, Number> *c;
       double                            w0; ///< weights of the fixed directions
 
@@ -220,7 +235,7 @@ namespace tpmg
           for (int e = 0; e < n_entries; ++e)
             f[e] = G[e * points + q * (dim == 3 ? nq * nq : nq)];
         else
-          vc.template at<gradient>(c->points[q], w0 * c->weights[q], f);
+          vc.template at<gradient>(Number(c->points[q]), Number(w0 * c->weights[q]), f);
       }
     };
 
@@ -243,7 +258,7 @@ namespace tpmg
                 v[a][r] = vertices[3 * vi + r];
             }
           const double xi[2] = {C().points[q0], C().points[q1]};
-          fc.vc              = vertex_column<dim>(v, xi);
+          fc.vc              = vertex_column<dim>(v, xi).template cast<Number>();
           fc.w0              = C().weights[q0] * (dim == 3 ? C().weights[q1] : 1.0);
         }
       else
