@@ -82,6 +82,13 @@ for stage in "$@"; do
         $B/benchmarks/tpmg_bench smoother --dim 3 --degrees 6,7,8 --precision both --kernel fused --optimization all --patches-per-block $P --dofs 5e7 --groups 3 --runs 3 --csv "$OUT/smootherhigh_P$P.csv" 2>&1 | grep -v " basic " | sed "s/\$/  P=$P/" | tee -a "$OUT/smootherhigh.txt"
       done
       ;;
+    bpfly)
+      # on-the-fly geometry, float and double, BP1/3/5; deformed-mesh solves with bp5 level operators
+      $B/benchmarks/tpmg_bench bp --dim 3 --degrees 1,2,3,4,5,6,7,8 --bp 1,3,5 --precision both --geometry onthefly --deformation sine --dofs 1e7 --groups 3 --runs 5 --csv "$OUT/bpfly.csv" 2>&1 | tee "$OUT/bpfly.txt"
+      for g in stored on_the_fly; do
+        $B/apps/poisson_solver prm/3d_fused_float.prm --set Polynomial\ degree=4 --set Mesh/Refinement\ level=6 --set Multigrid/Level\ operator=bp5 --set Mesh/Deformation=sine --set Mesh/Deformation\ amplitude=0.1 --set Multigrid/Kernel\ optimization=linear_indexing --set Multigrid/Geometric\ factors=$g --set Output/Verbose=false 2>&1 | grep -A1 "^DoFs" | tail -1 | sed "s/^/sine 0.1 Q4 level 6 bp5 $g: /" | tee -a "$OUT/bpfly.txt"
+      done
+      ;;
     table7k1)
       mkdir -p "$OUT/table7k1"
       for f in table7_k1_mixed table7_k1_double; do
