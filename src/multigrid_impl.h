@@ -319,6 +319,9 @@ namespace tpmg
           b += n;                                                            // patch residual
         if (settings.smoother == SmootherType::chebyshev_jacobi)
           b += 3 * n;                                                        // diagonal, two work vectors
+        if (settings.level_operator != LevelOperatorType::cartesian)
+          b += bp_geometry_bytes(levels[l], settings.level_operator == LevelOperatorType::bp3 ? BakeOff::bp3 : BakeOff::bp5,
+                                 settings.geometry, sizeof(Number));
       }
     const std::size_t nc = std::size_t(levels[c].n_interior_dofs());
     if (nc <= std::size_t(settings.coarse_direct_limit))

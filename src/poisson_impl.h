@@ -1,6 +1,7 @@
 // run_poisson for one (dim, degree, V-cycle precision); instantiated by poisson_<dim>d.cc.
 #pragma once
 
+#include <tpmg/bp_operator.h>
 #include <tpmg/device.h>
 #include <tpmg/laplace_operator.h>
 #include <tpmg/multigrid.h>
@@ -98,6 +99,9 @@ namespace tpmg
         const std::size_t n8 = std::size_t(fine.n_dofs()) * sizeof(double);
         std::size_t       est = Multigrid<dim, k, Number>::estimate_memory_bytes(levels, mg);
         est += std::size_t(outer_vectors(p)) * n8;
+        if (p.level_operator != LevelOperatorType::cartesian) // the outer (double) operator's geometry
+          est += bp_geometry_bytes(fine, p.level_operator == LevelOperatorType::bp3 ? BakeOff::bp3 : BakeOff::bp5,
+                                   p.geometry, sizeof(double));
         if (!std::is_same_v<Number, double>)
           est += 2 * std::size_t(fine.n_dofs()) * sizeof(Number);
         if (fmg)

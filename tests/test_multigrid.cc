@@ -1,5 +1,6 @@
 // The whole solver against the numbers of DESIGN.md §7 (paper Tables 1-2 and the
 // contraction rates of an independent implementation), on the CPU backend.
+#include <tpmg/bp_operator.h>
 #include <tpmg/poisson.h>
 
 #include <gtest/gtest.h>
@@ -263,4 +264,28 @@ TEST(Multigrid, OnTheFlyGeometryGivesTheStoredSolve)
       EXPECT_EQ(rs.iterations, rf.iterations) << to_string(op);
       EXPECT_NEAR(*rf.l2_error / *rs.l2_error, 1.0, 1e-6) << to_string(op);
     }
+}
+
+TEST(Multigrid, MemoryEstimateCountsTheBPGeometry)
+{
+  // stored: 6 factors per Gauss point on every level (float) and on the fine level (double);
+  // on the fly: the vertices only
+  SolverParameters p = base(3, 2, 2);
+  p.level_operator   = LevelOperatorType::bp3;
+  p.deformation      = {Deformation::sine, 0.1};
+  const RunResult rs = solve(p);
+  p.geometry         = GeometryMode::on_the_fly;
+  const RunResult rf = solve(p);
+  Domain d;
+  d.dim            = 3;
+  const auto  levs = make_hierarchy(d, 2, 2);
+  std::size_t diff = 0;
+  for (std::size_t l = 1; l < levs.size(); ++l) // level 0 (one cell) is not a multigrid level
+    diff += bp_geometry_bytes(levs[l], BakeOff::bp3, GeometryMode::stored, sizeof(float)) -
+            bp_geometry_bytes(levs[l], BakeOff::bp3, GeometryMode::on_the_fly, sizeof(float));
+  diff += bp_geometry_bytes(levs.back(), BakeOff::bp3, GeometryMode::stored, sizeof(double)) -
+          bp_geometry_bytes(levs.back(), BakeOff::bp3, GeometryMode::on_the_fly, sizeof(double));
+  EXPECT_EQ(rs.memory_estimate_bytes - rf.memory_estimate_bytes, diff);
+  // level 2, 4^3 cells of Q2: 64 cells × 4^3 points × 6 × 8 bytes for the outer operator alone
+  EXPECT_GE(rs.memory_estimate_bytes, std::size_t(64 * 64 * 6 * 8));
 }

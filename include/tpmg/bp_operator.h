@@ -8,6 +8,8 @@
 #include <tpmg/mesh.h>
 #include <tpmg/vector.h>
 
+#include <cstddef>
+
 namespace tpmg
 {
   enum class BakeOff
@@ -16,6 +18,26 @@ namespace tpmg
     bp3 = 3,
     bp5 = 5
   };
+
+  /// Bytes of geometry a BP operator on `level` keeps on its device (memory estimates before
+  /// allocation): the factors per quadrature point (stored) or the vertices (on the fly).
+  inline std::size_t bp_geometry_bytes(const CartesianLevel &level, BakeOff bp, GeometryMode mode,
+                                       std::size_t number_bytes)
+  {
+    if (mode == GeometryMode::on_the_fly)
+      {
+        std::size_t v = 1;
+        for (int d = 0; d < level.dim; ++d)
+          v *= std::size_t(level.cells[d]) + 1;
+        return v * 3 * sizeof(double);
+      }
+    const std::size_t nq      = std::size_t(bp == BakeOff::bp5 ? level.degree + 1 : level.degree + 2);
+    const std::size_t entries = bp == BakeOff::bp1 ? 1 : std::size_t(level.dim * (level.dim + 1) / 2);
+    std::size_t       points  = 1;
+    for (int d = 0; d < level.dim; ++d)
+      points *= nq;
+    return std::size_t(level.n_cells()) * points * entries * number_bytes;
+  }
 
   /// Scalar BP operator. `constrained` (the level operator): boundary nodes are held at zero,
   /// boundary rows act as the identity. Unconstrained (the CEED benchmark): all nodes.
