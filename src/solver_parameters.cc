@@ -177,6 +177,9 @@ namespace tpmg
     if (p.deformation.type != Deformation::none && p.level_operator == LevelOperatorType::cartesian)
       fail("Mesh/Deformation", "a deformed mesh needs Multigrid/Level operator = bp3 or bp5 (cartesian assumes a "
                                "Cartesian mesh)");
+    if (p.geometry == GeometryMode::on_the_fly && p.level_operator == LevelOperatorType::cartesian)
+      fail("Multigrid/Geometric factors", "on_the_fly applies to the bp3 and bp5 level operators; cartesian has no "
+                                          "geometric factors");
     if (p.deformation.type == Deformation::sine && p.deformation.amplitude > (p.dim == 3 ? 0.27 : 0.3))
       fail("Mesh/Deformation amplitude", std::string("the sine deformation needs an amplitude in [0, ") +
                                            (p.dim == 3 ? "0.27" : "0.3") + "] in " + std::to_string(p.dim) +
