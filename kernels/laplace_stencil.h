@@ -30,7 +30,10 @@ namespace tpmg
     static constexpr int C  = 4;
     static constexpr int B0 = 32, B1 = dim == 3 ? 4 : 8, B2 = dim == 3 ? 2 : 1;
     /// nodes a block writes per direction, and its tile with the halo
-    static constexpr TPMG_HD int extent(int d) { return d == 0 ? B0 : d == 1 ? (dim == 3 ? B1 : B1 * C) : (dim == 3 ? B2 * C : 1); }
+    static constexpr TPMG_HD int extent(int d)
+    {
+      return d == 0 ? B0 : d == 1 ? (dim == 3 ? B1 : B1 * C) : (dim == 3 ? B2 * C : 1);
+    }
     static constexpr int N0 = extent(0) + 2, N1 = extent(1) + 2, N2 = dim == 3 ? extent(2) + 2 : 1;
     static constexpr int tile_nodes            = N0 * N1 * N2;
     static constexpr int n_phases              = 2;

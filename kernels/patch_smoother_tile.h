@@ -46,8 +46,10 @@ namespace tpmg
     Constants constants;
     TPMG_HD const Constants &C() const { return tpmg::constants(*this); }
 
+    /// patches per tile and direction
+    static constexpr TPMG_HD int extent(int d) { return d == 0 ? T0 : d == 1 ? T1 : T2; }
     /// tiles per direction
-    TPMG_HD index_t tiles(int d) const { return (geo.count[d] + (d == 0 ? T0 : d == 1 ? T1 : T2) - 1) / (d == 0 ? T0 : d == 1 ? T1 : T2); }
+    TPMG_HD index_t tiles(int d) const { return (geo.count[d] + extent(d) - 1) / extent(d); }
 
     LaunchShape shape() const
     {
