@@ -89,6 +89,15 @@ for stage in "$@"; do
         $B/apps/poisson_solver prm/3d_fused_float.prm --set Polynomial\ degree=4 --set Mesh/Refinement\ level=6 --set Multigrid/Level\ operator=bp5 --set Mesh/Deformation=sine --set Mesh/Deformation\ amplitude=0.1 --set Multigrid/Kernel\ optimization=linear_indexing --set Multigrid/Geometric\ factors=$g --set Output/Verbose=false 2>&1 | grep -A1 "^DoFs" | tail -1 | sed "s/^/sine 0.1 Q4 level 6 bp5 $g: /" | tee -a "$OUT/bpfly.txt"
       done
       ;;
+    profile)
+      # Nsight Compute on one launch of the kernels whose limits NOTES discusses (clocks untouched)
+      NCU="ncu --clock-control none --section SpeedOfLight --section Occupancy --section LaunchStats --section WarpStateStats --section MemoryWorkloadAnalysis --launch-skip 3 --launch-count 1"
+      $NCU --kernel-name regex:BPOperatorKernel $B/benchmarks/tpmg_bench bp --dim 3 --degrees 7 --bp 5 --precision double --geometry onthefly --deformation sine --dofs 1e7 --groups 1 --runs 1 > "$OUT/ncu_bp5_k7_fly.txt" 2>&1
+      $NCU --kernel-name regex:BPOperatorKernel $B/benchmarks/tpmg_bench bp --dim 3 --degrees 7 --bp 5 --precision double --geometry stored --deformation sine --dofs 1e7 --groups 1 --runs 1 > "$OUT/ncu_bp5_k7_stored.txt" 2>&1
+      $NCU --kernel-name regex:FiberPatchKernel $B/benchmarks/tpmg_bench smoother --dim 3 --degrees 7 --precision float --kernel fused --optimization linear_indexing --dofs 5e7 --groups 1 --runs 1 > "$OUT/ncu_smoother_k7_float.txt" 2>&1
+      $NCU --kernel-name regex:LaplaceStencil $B/benchmarks/tpmg_bench operator --dim 3 --degrees 1 --precision double --dofs 1.35e8 --groups 1 --runs 1 > "$OUT/ncu_stencil_k1_double.txt" 2>&1
+      grep -h -E "^  [a-zA-Z_]+.*\(|Duration|Memory Throughput|DRAM Throughput|Compute \(SM\) Throughput|Achieved Occupancy|Theoretical Occupancy|Registers Per Thread|Block Limit|Stall|Warp Cycles Per Issued" "$OUT"/ncu_*.txt | head -120
+      ;;
     table7k1)
       mkdir -p "$OUT/table7k1"
       for f in table7_k1_mixed table7_k1_double; do
