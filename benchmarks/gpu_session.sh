@@ -90,8 +90,10 @@ for stage in "$@"; do
       done
       ;;
     profile)
-      # Nsight Compute on one launch of the kernels whose limits NOTES discusses (clocks untouched)
-      NCU="ncu --clock-control none --section SpeedOfLight --section Occupancy --section LaunchStats --section WarpStateStats --section MemoryWorkloadAnalysis --launch-skip 3 --launch-count 1"
+      # Nsight Compute on one launch of the kernels whose limits NOTES discusses (clocks untouched);
+      # the kernels are all phased_kernel<...>, so match on the demangled name (first try without
+      # --kernel-name-base profiled nothing; not yet re-run)
+      NCU="ncu --clock-control none --kernel-name-base demangled --section SpeedOfLight --section Occupancy --section LaunchStats --section WarpStateStats --section MemoryWorkloadAnalysis --launch-skip 3 --launch-count 1"
       $NCU --kernel-name regex:BPOperatorKernel $B/benchmarks/tpmg_bench bp --dim 3 --degrees 7 --bp 5 --precision double --geometry onthefly --deformation sine --dofs 1e7 --groups 1 --runs 1 > "$OUT/ncu_bp5_k7_fly.txt" 2>&1
       $NCU --kernel-name regex:BPOperatorKernel $B/benchmarks/tpmg_bench bp --dim 3 --degrees 7 --bp 5 --precision double --geometry stored --deformation sine --dofs 1e7 --groups 1 --runs 1 > "$OUT/ncu_bp5_k7_stored.txt" 2>&1
       $NCU --kernel-name regex:FiberPatchKernel $B/benchmarks/tpmg_bench smoother --dim 3 --degrees 7 --precision float --kernel fused --optimization linear_indexing --dofs 5e7 --groups 1 --runs 1 > "$OUT/ncu_smoother_k7_float.txt" 2>&1
