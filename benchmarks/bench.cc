@@ -24,6 +24,7 @@
 #include <random>
 #include <sstream>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 using namespace tpmg;
@@ -49,12 +50,14 @@ namespace
     Backend          backend = Backend::cuda;
   };
 
-  std::vector<int> parse_ints(const std::string &s)
+  /// "a,b,c" -> {a, b, c}
+  template <typename T>
+  std::vector<T> parse_list(const std::string &s)
   {
-    std::vector<int>  v;
+    std::vector<T>    v;
     std::stringstream ss(s);
     for (std::string t; std::getline(ss, t, ',');)
-      v.push_back(std::stoi(t));
+      v.push_back(std::is_integral_v<T> ? T(std::stoi(t)) : T(std::stod(t)));
     return v;
   }
 
@@ -173,15 +176,6 @@ namespace
     if (s == "boundary")
       return KernelOptimization::boundary;
     throw std::invalid_argument("unknown optimization " + s);
-  }
-
-  std::vector<double> parse_doubles(const std::string &s)
-  {
-    std::vector<double> v;
-    std::stringstream   ss(s);
-    for (std::string t; std::getline(ss, t, ',');)
-      v.push_back(std::stod(t));
-    return v;
   }
 
   /// One iteration of unpreconditioned CG as in the CEED benchmarks: y = A p, two dot
@@ -332,7 +326,7 @@ int main(int argc, char **argv)
           if (a == "--dim")
             o.dim = std::stoi(next());
           else if (a == "--degrees")
-            o.degrees = parse_ints(next());
+            o.degrees = parse_list<int>(next());
           else if (a == "--precision")
             {
               const std::string p = next();
@@ -350,11 +344,11 @@ int main(int argc, char **argv)
                                            : std::vector<std::string>{v};
             }
           else if (a == "--bp")
-            o.bps = parse_ints(next());
+            o.bps = parse_list<int>(next());
           else if (a == "--patches-per-block")
             o.patches_per_block = std::stoi(next());
           else if (a == "--dofs")
-            o.sizes = parse_doubles(next());
+            o.sizes = parse_list<double>(next());
           else if (a == "--geometry")
             {
               const std::string g = next();

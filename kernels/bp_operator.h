@@ -120,7 +120,7 @@ namespace tpmg
   /// The column of a multilinear cell with vertices v (lexicographic, bit d of the index =
   /// upper side in direction d) at the fixed coordinates xi[0..dim-2].
   template <int dim>
-  TPMG_HD VertexColumn<dim> vertex_column(const double (&v)[1 << dim][dim], const double *xi)
+  TPMG_HD VertexColumn<dim> vertex_column(const double (&v)[8][3], const double *xi)
   {
     VertexColumn<dim> col;
     constexpr int     last = dim - 1, nv = 1 << dim;
@@ -212,12 +212,7 @@ namespace tpmg
 
     TPMG_HD index_t node(const index_t *c0, int x, int y, int z) const
     {
-      const index_t g[3] = {c0[0] + x, c0[1] + y, c0[2] + z};
-      if (constrained)
-        for (int d = 0; d < dim; ++d)
-          if (g[d] == 0 || g[d] == nodes[d] - 1)
-            return -1;
-      return g[0] + nodes[0] * (g[1] + nodes[1] * g[2]);
+      return cell_node(nodes, dim, c0, x, y, z, constrained);
     }
 
     /// The geometric factors along the column of points (q0, q1, *) in 3D or (q0, *) in 2D
@@ -249,14 +244,8 @@ namespace tpmg
         {
           const index_t cx = cell % cells[0], cy = (cell / cells[0]) % cells[1];
           const index_t cz  = dim == 3 ? cell / (cells[0] * cells[1]) : 0;
-          const index_t nvx = cells[0] + 1, nvy = cells[1] + 1;
-          double        v[1 << dim][dim];
-          for (int a = 0; a < (1 << dim); ++a)
-            {
-              const index_t vi = (cx + (a & 1)) + nvx * ((cy + ((a >> 1) & 1)) + nvy * (cz + ((a >> 2) & 1)));
-              for (int r = 0; r < dim; ++r)
-                v[a][r] = vertices[3 * vi + r];
-            }
+          double        v[8][3];
+          gather_cell_vertices(vertices, cells, dim, cx, cy, cz, v);
           const double xi[2] = {C().points[q0], C().points[q1]};
           fc.vc              = vertex_column<dim>(v, xi).template cast<Number>();
           fc.w0              = C().weights[q0] * (dim == 3 ? C().weights[q1] : 1.0);

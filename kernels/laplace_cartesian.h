@@ -57,15 +57,8 @@ namespace tpmg
       return s;
     }
 
-    // global node index of local node (x, y, z) of the cell with first node `first`; -1 on the boundary
-    TPMG_HD index_t node(const index_t *c0, int x, int y, int z) const
-    {
-      const index_t g[3] = {c0[0] + x, c0[1] + y, c0[2] + z};
-      for (int d = 0; d < dim; ++d)
-        if (g[d] == 0 || g[d] == nodes[d] - 1)
-          return -1;
-      return g[0] + nodes[0] * (g[1] + nodes[1] * g[2]);
-    }
+    // global node index of local node (x, y, z) of the cell with first node c0; -1 on the boundary
+    TPMG_HD index_t node(const index_t *c0, int x, int y, int z) const { return cell_node(nodes, dim, c0, x, y, z); }
 
     template <int phase, class Shared>
     TPMG_HD void run(const KernelCtx &ctx, Shared &sh, Registers &) const

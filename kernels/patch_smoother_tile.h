@@ -11,6 +11,7 @@
 // gives exactly). `boundary`: the stencil skips the centre and x is assigned.
 #pragma once
 
+#include "laplace_stencil.h"
 #include "patch_common.h"
 
 #include <tpmg/patch_smoother.h>
@@ -120,18 +121,13 @@ namespace tpmg
     kern.x   = x;
     kern.b   = b;
     // rows of the vertex (index 1) of the 3×3 patch matrices
-    auto M = [&](int o) { return d.mass(1, 1 + o); };
-    auto A = [&](int o) { return d.stiffness(1, 1 + o); };
-    for (int o = 0; o < (dim == 3 ? 27 : 9); ++o)
-      {
-        const int    ox = o % 3 - 1, oy = (o / 3) % 3 - 1, oz = o / 9 - 1;
-        const double w  = dim == 3 ? coef[0] * A(ox) * M(oy) * M(oz) + coef[1] * M(ox) * A(oy) * M(oz) +
-                                        coef[2] * M(ox) * M(oy) * A(oz)
-                                   : coef[0] * A(ox) * M(oy) + coef[1] * M(ox) * A(oy);
-        kern.constants.w[o] = Number(w);
-        if (ox == 0 && oy == 0 && oz == (dim == 3 ? 0 : -1))
-          kern.constants.inv_diag = Number(1.0 / w);
-      }
+    const double m[3] = {d.mass(1, 0), d.mass(1, 1), d.mass(1, 2)};
+    const double a[3] = {d.stiffness(1, 0), d.stiffness(1, 1), d.stiffness(1, 2)};
+    double       w[27];
+    vertex_stencil<dim>(m, a, coef, w);
+    for (int q = 0; q < (dim == 3 ? 27 : 9); ++q)
+      kern.constants.w[q] = Number(w[q]);
+    kern.constants.inv_diag = Number(1.0 / w[dim == 3 ? 13 : 4]); // the centre
     return kern;
   }
 } // namespace tpmg

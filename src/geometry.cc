@@ -179,7 +179,6 @@ namespace tpmg
     const int     n_points = dim == 3 ? nq * nq * nq : nq * nq;
     const int     n_ent    = n_geometric_entries(dim, kind);
     const index_t nc[3]    = {level.cells[0], level.cells[1], dim == 3 ? level.cells[2] : 1};
-    const index_t nv[2]    = {nc[0] + 1, nc[1] + 1};
     const index_t n_cells  = nc[0] * nc[1] * nc[2];
     const int     n_vert   = 1 << dim;
 
@@ -192,12 +191,7 @@ namespace tpmg
       {
         const index_t cx = c % nc[0], cy = (c / nc[0]) % nc[1], cz = c / (nc[0] * nc[1]);
         double        X[8][3];
-        for (int v = 0; v < n_vert; ++v)
-          {
-            const index_t g = (cx + (v & 1)) + nv[0] * ((cy + ((v >> 1) & 1)) + nv[1] * (cz + ((v >> 2) & 1)));
-            for (int a = 0; a < 3; ++a)
-              X[v][a] = vert[std::size_t(g) * 3 + a];
-          }
+        gather_cell_vertices(vert.data(), nc, dim, cx, cy, cz, X);
         double *out = factors.data() + std::size_t(c) * n_ent * n_points;
         // the quadrature points, then the cell's vertices (only checked: a fold that a Gauss
         // rule misses shows at the vertices)

@@ -121,7 +121,6 @@ namespace tpmg
     template <class F>
     void for_each_cell(const CartesianLevel &lev, const std::vector<double> &vertices, F &&f)
     {
-      const index_t nvx = lev.cells[0] + 1, nvy = lev.cells[1] + 1;
       const index_t ncz = lev.dim == 3 ? lev.cells[2] : 1;
 #pragma omp parallel for collapse(2) schedule(static)
       for (index_t cz = 0; cz < ncz; ++cz)
@@ -130,12 +129,7 @@ namespace tpmg
             {
               CellMap m;
               m.dim = lev.dim;
-              for (int a = 0; a < (lev.dim == 3 ? 8 : 4); ++a)
-                {
-                  const index_t vi = (cx + (a & 1)) + nvx * ((cy + ((a >> 1) & 1)) + nvy * (cz + ((a >> 2) & 1)));
-                  for (int r = 0; r < 3; ++r)
-                    m.v[a][r] = vertices[3 * vi + r];
-                }
+              gather_cell_vertices(vertices.data(), lev.cells.data(), lev.dim, cx, cy, cz, m.v);
               f(cx, cy, cz, m);
             }
     }
@@ -207,7 +201,6 @@ namespace tpmg
     double                l2 = 0, h1 = 0;
     // per-thread partial sums through a reduction over cells
     const index_t ncz = dim == 3 ? lev.cells[2] : 1;
-    const index_t nvx = lev.cells[0] + 1, nvy = lev.cells[1] + 1;
 #pragma omp parallel for collapse(2) reduction(+ : l2, h1) schedule(static)
     for (index_t cz = 0; cz < ncz; ++cz)
       for (index_t cy = 0; cy < lev.cells[1]; ++cy)
@@ -215,12 +208,7 @@ namespace tpmg
           {
             CellMap m;
             m.dim = dim;
-            for (int a = 0; a < (dim == 3 ? 8 : 4); ++a)
-              {
-                const index_t vi = (cx + (a & 1)) + nvx * ((cy + ((a >> 1) & 1)) + nvy * (cz + ((a >> 2) & 1)));
-                for (int r = 0; r < 3; ++r)
-                  m.v[a][r] = verts[3 * vi + r];
-              }
+            gather_cell_vertices(verts.data(), lev.cells.data(), dim, cx, cy, cz, m.v);
             for (int iz = 0; iz < nqz; ++iz)
               for (int iy = 0; iy < nq; ++iy)
                 for (int ix = 0; ix < nq; ++ix)

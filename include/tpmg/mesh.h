@@ -59,4 +59,33 @@ namespace tpmg
 
   /// Levels 0..L, level ℓ with N0·2^ℓ cells per direction.
   std::vector<CartesianLevel> make_hierarchy(const Domain &domain, int degree, int finest_level);
+
+  /// Global index of local node (x, y, z) of the cell whose first node is c0, on a level with
+  /// `nodes` per direction; -1 if `constrained` and the node lies on the (Dirichlet) boundary,
+  /// which the cell kernels then neither read nor write.
+  TPMG_HD inline index_t cell_node(const index_t *nodes, int dim, const index_t *c0, int x, int y, int z,
+                                   bool constrained = true)
+  {
+    const index_t g[3] = {c0[0] + x, c0[1] + y, c0[2] + z};
+    if (constrained)
+      for (int d = 0; d < dim; ++d)
+        if (g[d] == 0 || g[d] == nodes[d] - 1)
+          return -1;
+    return g[0] + nodes[0] * (g[1] + nodes[1] * g[2]);
+  }
+
+  /// The 2^dim vertices of cell (cx, cy, cz) from a lexicographic array of a level's vertices
+  /// (3 coordinates each, cells[d] + 1 per direction) into v; vertex a has bit d set on the
+  /// upper side in direction d. Host and device.
+  TPMG_HD inline void gather_cell_vertices(const double *vertices, const index_t *cells, int dim, index_t cx,
+                                           index_t cy, index_t cz, double (&v)[8][3])
+  {
+    const index_t nvx = cells[0] + 1, nvy = cells[1] + 1;
+    for (int a = 0; a < (dim == 3 ? 8 : 4); ++a)
+      {
+        const index_t vi = (cx + (a & 1)) + nvx * ((cy + ((a >> 1) & 1)) + nvy * (cz + ((a >> 2) & 1)));
+        for (int r = 0; r < 3; ++r)
+          v[a][r] = vertices[3 * vi + r];
+      }
+  }
 } // namespace tpmg

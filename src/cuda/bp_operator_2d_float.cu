@@ -1,15 +1,4 @@
 // Device instantiations of the bake-off operator kernels, 2D, float.
-#include "../../kernels/bp_operator.h"
-#include "../../kernels/cuda_runner.cuh"
-#include "../instantiate.h"
+#include "bp_operator_instances.cuh"
 
-using tpmg::BPKind;
-#define TPMG_INST(dim, k, N)                                                                  \
-  TPMG_INSTANTIATE_DEVICE_KERNEL(tpmg::BPOperatorKernel<dim, k, N, BPKind::mass, false>)          \
-  TPMG_INSTANTIATE_DEVICE_KERNEL(tpmg::BPOperatorKernel<dim, k, N, BPKind::laplace_gauss, false>) \
-  TPMG_INSTANTIATE_DEVICE_KERNEL(tpmg::BPOperatorKernel<dim, k, N, BPKind::laplace_gll, false>)   \
-  TPMG_INSTANTIATE_DEVICE_KERNEL(tpmg::BPOperatorKernel<dim, k, N, BPKind::mass, true>)           \
-  TPMG_INSTANTIATE_DEVICE_KERNEL(tpmg::BPOperatorKernel<dim, k, N, BPKind::laplace_gauss, true>)  \
-  TPMG_INSTANTIATE_DEVICE_KERNEL(tpmg::BPOperatorKernel<dim, k, N, BPKind::laplace_gll, true>)
-TPMG_FOR_DEGREES(TPMG_INST, 2, float)
-#undef TPMG_INST
+TPMG_FOR_DEGREES(TPMG_BP_INST, 2, float)
