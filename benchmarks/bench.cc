@@ -4,6 +4,8 @@
 //
 //   tpmg_bench operator|smoother|transfer|bp [--dim D] [--degrees 2,4,7] [--precision float|double|both]
 //              [--dofs 5e7[,1e5,...]] [--kernel global|separate|fused|all] [--groups 5] [--runs 10] [--csv FILE]
+//   smoother:  [--optimization all|LIST] from basic, basic_column, basic_dof (basic with that thread
+//              structure), linear_indexing, conflict_free, boundary; [--patches-per-block P]
 //   bp only:   [--bp 1,3,5] [--geometry stored|onthefly|both] [--deformation none|sine] [--cg]
 //              --cg times a CG iteration (operator, 2 dot products, 3 vector updates) and reports
 //              the CEED metric DoFs x iterations / s.
@@ -57,7 +59,10 @@ namespace
     std::vector<T>    v;
     std::stringstream ss(s);
     for (std::string t; std::getline(ss, t, ',');)
-      v.push_back(std::is_integral_v<T> ? T(std::stoi(t)) : T(std::stod(t)));
+      if constexpr (std::is_same_v<T, std::string>)
+        v.push_back(t);
+      else
+        v.push_back(std::is_integral_v<T> ? T(std::stoi(t)) : T(std::stod(t)));
     return v;
   }
 
@@ -125,6 +130,25 @@ namespace
     double      flops = 0, shared_bytes = 0, dram_bytes = 0; ///< analytic counts per application
   };
 
+  /// basic_column / basic_dof: the basic kernels with that thread structure
+  ThreadStructure parse_threads(const std::string &s)
+  {
+    return s == "basic_column" ? ThreadStructure::column : s == "basic_dof" ? ThreadStructure::dof : ThreadStructure::automatic;
+  }
+
+  KernelOptimization parse_optimization(const std::string &s)
+  {
+    if (s == "basic" || s == "basic_column" || s == "basic_dof")
+      return KernelOptimization::basic;
+    if (s == "linear_indexing")
+      return KernelOptimization::linear_indexing;
+    if (s == "conflict_free")
+      return KernelOptimization::conflict_free;
+    if (s == "boundary")
+      return KernelOptimization::boundary;
+    throw std::invalid_argument("unknown optimization " + s);
+  }
+
   /// Analytic work of one smoothing step of the patch kernels (see NOTES.md, "counting"):
   /// FMAs per patch with the structural zeros of the 1D patch matrices skipped (fiber
   /// kernels) or not (basic), shared-memory words per patch, DRAM words per patch and color.
@@ -135,7 +159,7 @@ namespace
   PatchWork patch_work(int dim, int k, const std::string &kernel, const std::string &opt)
   {
     const double np = 2 * k + 1, ni = 2 * k - 1;
-    const bool   fiber = opt != "basic";
+    const bool   fiber = parse_optimization(opt) != KernelOptimization::basic;
     const double nnz   = fiber ? (2 * k - 2) * (k + 1) + (2 * k + 1) : ni * np; // Σ over interior rows
     PatchWork    w{};
     if (k == 1 && kernel == "fused" && fiber)
@@ -165,18 +189,6 @@ namespace
     return w;
   }
 
-  KernelOptimization parse_optimization(const std::string &s)
-  {
-    if (s == "basic")
-      return KernelOptimization::basic;
-    if (s == "linear_indexing")
-      return KernelOptimization::linear_indexing;
-    if (s == "conflict_free")
-      return KernelOptimization::conflict_free;
-    if (s == "boundary")
-      return KernelOptimization::boundary;
-    throw std::invalid_argument("unknown optimization " + s);
-  }
 
   /// One iteration of unpreconditioned CG as in the CEED benchmarks: y = A p, two dot
   /// products, three vector updates. Returns the time per iteration.
@@ -256,6 +268,7 @@ namespace
                                                                                           : SmootherKernel::fused;
             s.optimization      = parse_optimization(opt);
             s.patches_per_block = o.patches_per_block;
+            s.thread_structure  = parse_threads(opt);
             if (s.optimization == KernelOptimization::boundary && s.kernel == SmootherKernel::global)
               return;
             VertexPatchSmoother<dim, k, T> sm(lev, o.backend, s, &op);
@@ -341,7 +354,7 @@ int main(int argc, char **argv)
             {
               const std::string v = next();
               o.optimizations = v == "all" ? std::vector<std::string>{"basic", "linear_indexing", "conflict_free", "boundary"}
-                                           : std::vector<std::string>{v};
+                                           : parse_list<std::string>(v);
             }
           else if (a == "--bp")
             o.bps = parse_list<int>(next());

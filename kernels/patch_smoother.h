@@ -1,7 +1,13 @@
 // Vertex-patch smoother kernels (DESIGN.md §4, §5), `basic` form.
 //
-// One block handles `patches_per_block` patches of one color; thread (tx, ty) of a patch
-// owns the nodes (tx, ty, 0..nz) of every tensor it computes. Phases:
+// One block handles `patches_per_block` patches of one color. Two thread structures
+// (the paper's Fig. 5), a template parameter:
+//   column   a thread owns a column of 2k+1 nodes along the last direction: (tx, ty, 0..nz)
+//            with an (np, np) block per patch in 3D, (tx, 0..np) with np threads in 2D;
+//   per DoF  a thread owns one node: (np, np, np) per patch in 3D, (np, np) in 2D. In 3D
+//            from k = 5 on, (2k+1)^3 > 1024, so the z threads of a patch are as many as a
+//            block allows and each walks z with that stride.
+// Phases:
 //   load      1D data -> shared; patch values x (or, for `solve`, the residual) -> shared
 //   residual  r_I = b_I - Ā_j x_j by sum factorization with the interior rows of the
 //             1D patch matrices: z | y | x (3D), y | x (2D)
@@ -61,14 +67,18 @@ namespace tpmg
     return packed;
   }
 
-  template <int dim, int k, typename Number, PatchKernelKind kind, LocalSolverKind solver>
+  template <int dim, int k, typename Number, PatchKernelKind kind, LocalSolverKind solver, bool per_dof = false>
   struct PatchKernel
   {
     using Shape = PatchShape<dim, k>;
     using D1    = PatchData1DLayout<k>;
     static constexpr int np = Shape::np, ni = Shape::ni, nz = Shape::nz, nzi = Shape::nzi;
     static constexpr int P  = Shape::patches_per_block;
-    static constexpr int max_threads_per_block = Shape::max_threads;
+    /// threads per patch along y (TY) and z (TZ); a thread walks y and z with these strides
+    static constexpr int TY = dim == 2 && !per_dof ? 1 : np;
+    static constexpr int TZ = dim == 3 && per_dof ? cmin(np, 1024 / (np * np * P)) : 1;
+    static constexpr int max_threads_per_block = np * TY * TZ * P;
+    static_assert(max_threads_per_block <= 1024, "patch kernel: too many threads per block");
 
     static constexpr bool has_residual = kind != PatchKernelKind::solve;
     static constexpr bool has_solve    = kind != PatchKernelKind::residual;
@@ -107,7 +117,7 @@ namespace tpmg
     {
       LaunchShape s;
       s.grid.x       = unsigned((geo.n_patches + P - 1) / P);
-      s.block        = Dim3{np, np, P};
+      s.block        = Dim3{unsigned(np), unsigned(TY), unsigned(P * TZ)};
       s.shared_bytes = shared_bytes;
       return s;
     }
@@ -123,7 +133,7 @@ namespace tpmg
     TPMG_HD void run(const KernelCtx &ctx, Shared &sh, Registers &) const
     {
       auto          d1 = sh.template array<Number>(off_1d);
-      const int     tx = ctx.thread.x, ty = ctx.thread.y, p = ctx.thread.z;
+      const int     tx = ctx.thread.x, ty0 = ctx.thread.y, p = ctx.thread.z / TZ, tz = ctx.thread.z % TZ;
       const index_t patch = index_t(ctx.block.x) * P + p;
       if constexpr (phase == 0)
         for (unsigned t = ctx.linear_thread(); t < unsigned(D1::size); t += ctx.block_dim.size())
@@ -140,24 +150,27 @@ namespace tpmg
       auto M  = [&](int i, int j) -> Number { return d1[D1::mass + i * np + j]; };
       auto A  = [&](int i, int j) -> Number { return d1[D1::stiffness + i * np + j]; };
 
-      if constexpr (phase == 0)
+      for (int ty = ty0; ty < np; ty += TY)
         {
-          if constexpr (has_residual)
-            for (int z = 0; z < nz; ++z)
-              B0[idx<np, np>(tx, ty, z)] = x[geo.global(c0, tx, ty, z)];
-          else if (tx < ni && ty < ni)
-            for (int z = 0; z < nzi; ++z)
-              B1[idx<ni, ni>(tx, ty, z)] = r[geo.global(c0, tx + 1, ty + 1, z + (dim == 3))];
+          if constexpr (phase == 0)
+            {
+              if constexpr (has_residual)
+                for (int z = tz; z < nz; z += TZ)
+                  B0[idx<np, np>(tx, ty, z)] = x[geo.global(c0, tx, ty, z)];
+              else if (tx < ni && ty < ni)
+                for (int z = tz; z < nzi; z += TZ)
+                  B1[idx<ni, ni>(tx, ty, z)] = r[geo.global(c0, tx + 1, ty + 1, z + (dim == 3))];
+            }
+          else if constexpr (phase <= n_residual)
+            residual_phase<phase - 1>(tx, ty, tz, c0, M, A, B0, B1, B2, B3, B4);
+          else
+            solve_phase<phase - 1 - n_residual>(tx, ty, tz, c0, d1, B1, B2);
         }
-      else if constexpr (phase <= n_residual)
-        residual_phase<phase - 1>(tx, ty, c0, M, A, B0, B1, B2, B3, B4);
-      else
-        solve_phase<phase - 1 - n_residual>(tx, ty, c0, d1, B1, B2);
     }
 
     // ------------------------------------------------------------------ local residual
     template <int s, class MatM, class MatA, class Buf>
-    TPMG_HD void residual_phase(int tx, int ty, const index_t *c0, MatM M, MatA A, Buf B0, Buf B1,
+    TPMG_HD void residual_phase(int tx, int ty, int tz, const index_t *c0, MatM M, MatA A, Buf B0, Buf B1,
                                 Buf B2, Buf B3, Buf B4) const
     {
       constexpr int stage = dim == 3 ? s : s + 1; // 0: z, 1: y, 2: x
@@ -165,7 +178,7 @@ namespace tpmg
         {
           // z: Tm = M_z X, Ta = A_z X on interior z rows; (np, np, ni)
           TPMG_UNROLL
-          for (int zi = 0; zi < ni; ++zi)
+          for (int zi = tz; zi < ni; zi += TZ)
             {
               Number tm = 0, ta = 0;
               TPMG_UNROLL
@@ -185,7 +198,7 @@ namespace tpmg
           if (ty >= ni)
             return;
           TPMG_UNROLL
-          for (int z = 0; z < nzi; ++z)
+          for (int z = tz; z < nzi; z += TZ)
             {
               Number u1 = 0, ua = 0, ub = 0;
               TPMG_UNROLL
@@ -207,7 +220,7 @@ namespace tpmg
           if (tx >= ni || ty >= ni)
             return;
           TPMG_UNROLL
-          for (int z = 0; z < nzi; ++z)
+          for (int z = tz; z < nzi; z += TZ)
             {
               Number a = 0, m = 0;
               TPMG_UNROLL
@@ -228,14 +241,14 @@ namespace tpmg
 
     // ------------------------------------------------------------------- local solve
     template <int s, class D1Arr, class Buf>
-    TPMG_HD void solve_phase(int tx, int ty, const index_t *c0, D1Arr d1, Buf B1, Buf B2) const
+    TPMG_HD void solve_phase(int tx, int ty, int tz, const index_t *c0, D1Arr d1, Buf B1, Buf B2) const
     {
       if (tx >= ni || ty >= ni)
         return;
       if constexpr (solver == LocalSolverKind::inverse_matrix)
         {
           TPMG_UNROLL
-          for (int z = 0; z < nzi; ++z)
+          for (int z = tz; z < nzi; z += TZ)
             {
               const index_t row = idx<ni, ni>(tx, ty, z);
               Number        v   = 0;
@@ -254,7 +267,7 @@ namespace tpmg
           auto           out     = (s % 2 == 0) ? B2 : B1;
           auto S = [&](int i, int a) -> Number { return d1[D1::eigenvectors + i * ni + a]; };
           TPMG_UNROLL
-          for (int z = 0; z < nzi; ++z)
+          for (int z = tz; z < nzi; z += TZ)
             {
               const int i[3] = {tx, ty, z};
               Number    v    = 0;

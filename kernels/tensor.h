@@ -15,6 +15,7 @@ namespace tpmg
   }
 
   TPMG_HD constexpr int cmax(int a, int b) { return a > b ? a : b; }
+  TPMG_HD constexpr int cmin(int a, int b) { return a < b ? a : b; }
 
   /// A k×k (or rows×cols) matrix of compile-time size held by value in a kernel's arguments
   /// (so in the constant bank on the GPU): use it where all threads read the same entry.

@@ -7,6 +7,13 @@
 
 namespace tpmg
 {
+  bool patch_kernel_per_dof(ThreadStructure s, int dim, int degree, KernelOptimization opt)
+  {
+    if (s == ThreadStructure::automatic)
+      return opt == KernelOptimization::basic && (dim == 2 || degree == 1);
+    return s == ThreadStructure::dof;
+  }
+
   PatchData1D patch_data_1d(int k, bool lumped_mass)
   {
     const ElementMatrices1D e  = element_matrices_1d(k);

@@ -11,6 +11,7 @@
 
 #include <Eigen/Dense>
 
+#include <functional>
 #include <stdexcept>
 
 namespace tpmg
@@ -39,6 +40,10 @@ namespace tpmg
     if (optimized && patches_per_block_ > Fiber::max_patches_per_block)
       throw std::invalid_argument("patches per block " + std::to_string(patches_per_block_) + " exceeds the maximum " +
                                   std::to_string(Fiber::max_patches_per_block) + " for this degree");
+    if (optimized && settings.thread_structure == ThreadStructure::dof)
+      throw std::invalid_argument("one thread per DoF exists with the basic kernels only; the optimized kernels keep "
+                                  "a column per thread in registers");
+    per_dof_ = patch_kernel_per_dof(settings.thread_structure, dim, k, settings.optimization);
     if (!optimized && settings.patches_per_block > 0)
       throw std::invalid_argument("the basic patch kernels choose their patches per block themselves");
     coef_ = CartesianLaplaceOperator<dim, k, Number>::direction_coefficients(level);
@@ -80,11 +85,11 @@ namespace tpmg
 
   namespace
   {
-    template <int dim, int k, typename Number, PatchKernelKind kind, LocalSolverKind solver>
+    template <int dim, int k, typename Number, PatchKernelKind kind, LocalSolverKind solver, bool per_dof>
     void launch_patch(Backend backend, const PatchColorGeometry &geo, Number *x, const Number *b, Number *r,
                       const Number *data1d, const Number *inverse, const std::array<double, 3> &coef)
     {
-      PatchKernel<dim, k, Number, kind, solver> kern;
+      PatchKernel<dim, k, Number, kind, solver, per_dof> kern;
       kern.geo     = geo;
       kern.x       = x;
       kern.b       = b;
@@ -94,6 +99,39 @@ namespace tpmg
       for (int d = 0; d < 3; ++d)
         kern.coef[d] = Number(coef[d]);
       launch(backend, kern, kern.shape());
+    }
+
+    /// The basic kernels of one color for a compile-time thread structure.
+    template <int dim, int k, typename Number, bool per_dof>
+    void smooth_color_basic(Backend backend, SmootherKernel variant, bool fd, const PatchColorGeometry &geo,
+                            Number *x, const Number *b, Number *r, const Number *d1, const Number *inv,
+                            const std::array<double, 3> &coef, const std::function<void()> &global_residual)
+    {
+      using K    = PatchKernelKind;
+      using S    = LocalSolverKind;
+      auto solve = [&] {
+        if (fd)
+          launch_patch<dim, k, Number, K::solve, S::fast_diagonalization, per_dof>(backend, geo, x, nullptr, r, d1, inv, coef);
+        else
+          launch_patch<dim, k, Number, K::solve, S::inverse_matrix, per_dof>(backend, geo, x, nullptr, r, d1, inv, coef);
+      };
+      switch (variant)
+        {
+          case SmootherKernel::fused:
+            if (fd)
+              launch_patch<dim, k, Number, K::fused, S::fast_diagonalization, per_dof>(backend, geo, x, b, nullptr, d1, inv, coef);
+            else
+              launch_patch<dim, k, Number, K::fused, S::inverse_matrix, per_dof>(backend, geo, x, b, nullptr, d1, inv, coef);
+            break;
+          case SmootherKernel::separate:
+            launch_patch<dim, k, Number, K::residual, S::fast_diagonalization, per_dof>(backend, geo, x, b, r, d1, inv, coef);
+            solve();
+            break;
+          case SmootherKernel::global:
+            global_residual();
+            solve();
+            break;
+        }
     }
 
     template <int dim, int k, typename Number, PatchKernelKind kind, KernelOptimization opt>
@@ -135,13 +173,15 @@ namespace tpmg
     const PatchColorGeometry geo = patch_color_geometry(level_, color);
     if (geo.n_patches == 0)
       return;
+    auto global_residual = [&] {
+      // residual = b - A x with the global level operator
+      op_->vmult(residual_, x);
+      sadd(Number(-1), Number(1), b, residual_);
+    };
     if (settings_.optimization != KernelOptimization::basic)
       {
         if (settings_.kernel == SmootherKernel::global)
-          {
-            op_->vmult(residual_, x);
-            sadd(Number(-1), Number(1), b, residual_);
-          }
+          global_residual();
         Number *r = residual_.data();
         if (k == 1 && settings_.kernel == SmootherKernel::fused)
           {
@@ -170,37 +210,13 @@ namespace tpmg
           }
         return;
       }
-    const bool    fd  = settings_.local_solver == LocalSolver::fast_diagonalization;
-    const Number *d1  = data1d_.data();
-    const Number *inv = inverse_.data();
-    Number       *r   = residual_.data();
-    using K           = PatchKernelKind;
-    using S           = LocalSolverKind;
-    auto solve = [&] {
-      if (fd)
-        launch_patch<dim, k, Number, K::solve, S::fast_diagonalization>(backend_, geo, x.data(), nullptr, r, d1, inv, coef_);
-      else
-        launch_patch<dim, k, Number, K::solve, S::inverse_matrix>(backend_, geo, x.data(), nullptr, r, d1, inv, coef_);
-    };
-    switch (settings_.kernel)
-      {
-        case SmootherKernel::fused:
-          if (fd)
-            launch_patch<dim, k, Number, K::fused, S::fast_diagonalization>(backend_, geo, x.data(), b.data(), nullptr, d1, inv, coef_);
-          else
-            launch_patch<dim, k, Number, K::fused, S::inverse_matrix>(backend_, geo, x.data(), b.data(), nullptr, d1, inv, coef_);
-          break;
-        case SmootherKernel::separate:
-          launch_patch<dim, k, Number, K::residual, S::fast_diagonalization>(backend_, geo, x.data(), b.data(), r, d1, inv, coef_);
-          solve();
-          break;
-        case SmootherKernel::global:
-          // residual = b - A x with the global level operator
-          op_->vmult(residual_, x);
-          sadd(Number(-1), Number(1), b, residual_);
-          solve();
-          break;
-      }
+    const bool fd = settings_.local_solver == LocalSolver::fast_diagonalization;
+    if (per_dof_)
+      smooth_color_basic<dim, k, Number, true>(backend_, settings_.kernel, fd, geo, x.data(), b.data(), residual_.data(),
+                                               data1d_.data(), inverse_.data(), coef_, global_residual);
+    else
+      smooth_color_basic<dim, k, Number, false>(backend_, settings_.kernel, fd, geo, x.data(), b.data(), residual_.data(),
+                                                data1d_.data(), inverse_.data(), coef_, global_residual);
   }
 
 } // namespace tpmg

@@ -68,6 +68,7 @@ namespace tpmg
       mg.patch.optimization       = p.optimization;
       mg.patch.local_solver       = p.local_solver;
       mg.patch.patches_per_block  = p.patches_per_block;
+      mg.patch.thread_structure   = p.thread_structure;
       mg.patch.color_order        = p.conventions == Conventions::paper_code ? ColorOrder::odd_first : ColorOrder::standard;
       mg.chebyshev.degree         = p.chebyshev_degree;
       mg.level_operator           = p.level_operator;
@@ -87,6 +88,9 @@ namespace tpmg
       res.smoother = to_string(p.smoother);
       res.smoother_kernel = to_string(p.kernel);
       res.kernel_optimization = to_string(p.optimization);
+      if (p.smoother == SmootherType::vertex_patch && p.optimization == KernelOptimization::basic)
+        res.kernel_optimization +=
+          patch_kernel_per_dof(p.thread_structure, dim, k, p.optimization) ? ", thread per DoF" : ", thread per column";
       res.level_operator = to_string(p.level_operator);
       if (p.level_operator != LevelOperatorType::cartesian && p.geometry == GeometryMode::on_the_fly)
         res.level_operator += " (geometry on the fly)";

@@ -83,6 +83,9 @@ namespace tpmg
                       "bp3/bp5: factors stored per quadrature point, or computed from the cell vertices in the kernel");
     prm.declare_entry("Patches per block", "0", Pattern::integer(0, 64),
                       "Vertex patches per thread block of the optimized kernels: 0 = automatic, else a power of two");
+    prm.declare_entry("Thread structure", "automatic", Pattern::selection({"automatic", "column", "dof"}),
+                      "Basic patch kernels: one thread per column of 2k+1 DoFs or one per DoF; automatic = per DoF "
+                      "in 2D and at 3D k = 1, column otherwise");
     prm.declare_entry("Local solver", "fast_diagonalization", Pattern::selection({"fast_diagonalization", "inverse_matrix"}),
                       "Patch solver: fast diagonalization, or a stored dense inverse (the baseline)");
     prm.declare_entry("Post-smoothing order", "auto", Pattern::selection({"auto", "same", "reverse"}),
@@ -145,6 +148,9 @@ namespace tpmg
     p.level_operator      = lop == "cartesian" ? LevelOperatorType::cartesian : lop == "bp3" ? LevelOperatorType::bp3 : LevelOperatorType::bp5;
     p.geometry = prm.get("Multigrid/Geometric factors") == "on_the_fly" ? GeometryMode::on_the_fly : GeometryMode::stored;
     p.patches_per_block = int(prm.get_integer("Multigrid/Patches per block"));
+    const std::string ts = prm.get("Multigrid/Thread structure");
+    p.thread_structure   = ts == "automatic" ? ThreadStructure::automatic : ts == "column" ? ThreadStructure::column
+                                                                                           : ThreadStructure::dof;
     p.local_solver = prm.get("Multigrid/Local solver") == "inverse_matrix" ? LocalSolver::inverse_matrix
                                                                            : LocalSolver::fast_diagonalization;
     const std::string post = prm.get("Multigrid/Post-smoothing order");
@@ -174,6 +180,9 @@ namespace tpmg
     if (p.patches_per_block != 0 && p.optimization == KernelOptimization::basic)
       fail("Multigrid/Patches per block", "the basic kernels choose their patches per block themselves; "
                                           "set it with the optimized kernels only");
+    if (p.thread_structure == ThreadStructure::dof && p.optimization != KernelOptimization::basic)
+      fail("Multigrid/Thread structure", "one thread per DoF exists with Kernel optimization = basic only (the "
+                                         "optimized kernels keep a column per thread in registers)");
     if (p.deformation.type != Deformation::none && p.level_operator == LevelOperatorType::cartesian)
       fail("Mesh/Deformation", "a deformed mesh needs Multigrid/Level operator = bp3 or bp5 (cartesian assumes a "
                                "Cartesian mesh)");

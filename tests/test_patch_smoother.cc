@@ -21,6 +21,7 @@ namespace
     ColorOrder         order;
     KernelOptimization opt = KernelOptimization::basic;
     int                patches_per_block = 0;
+    ThreadStructure    threads           = ThreadStructure::automatic;
   };
 
   std::string name(const Case &c)
@@ -30,7 +31,8 @@ namespace
     return std::to_string(c.dim) + "D_k" + std::to_string(c.k) + "_" + kn[int(c.kernel)] + "_" + on[int(c.opt)] +
            (c.solver == LocalSolver::inverse_matrix ? "_inverse" : "_fd") +
            (c.order == ColorOrder::odd_first ? "_oddfirst" : "") +
-           (c.patches_per_block ? "_P" + std::to_string(c.patches_per_block) : "");
+           (c.patches_per_block ? "_P" + std::to_string(c.patches_per_block) : "") +
+           (c.threads == ThreadStructure::column ? "_column" : c.threads == ThreadStructure::dof ? "_dof" : "");
   }
 
   // A level with several patches of every color, anisotropic cells.
@@ -54,6 +56,7 @@ namespace
     s.color_order  = c.order;
     s.optimization = c.opt;
     s.patches_per_block = c.patches_per_block;
+    s.thread_structure  = c.threads;
     CartesianLaplaceOperator<dim, k, Number> op(lev, Backend::cpu);
     VertexPatchSmoother<dim, k, Number>      smoother(lev, Backend::cpu, s, &op);
     Vector<Number> x(lev.n_dofs(), Backend::cpu), b(lev.n_dofs(), Backend::cpu);
@@ -112,6 +115,19 @@ static std::vector<Case> all_cases()
         for (SmootherKernel kern : {SmootherKernel::global, SmootherKernel::separate, SmootherKernel::fused})
           if (!(opt == KernelOptimization::boundary && kern == SmootherKernel::global))
             cases.push_back({dim, k, kern, LocalSolver::fast_diagonalization, ColorOrder::standard, opt});
+  // both thread structures of the basic kernels explicitly (automatic is per DoF in 2D and
+  // at 3D k = 1): 3D k = 5 has a strided z (11^3 > 1024 threads), 2D column walks y
+  for (ThreadStructure ts : {ThreadStructure::column, ThreadStructure::dof})
+    for (int dim : {2, 3})
+      for (int k = 1; k <= (dim == 2 ? 4 : 5); ++k)
+        for (SmootherKernel kern : {SmootherKernel::global, SmootherKernel::separate, SmootherKernel::fused})
+          {
+            cases.push_back({dim, k, kern, LocalSolver::fast_diagonalization, ColorOrder::standard,
+                             KernelOptimization::basic, 0, ts});
+            if (kern == SmootherKernel::fused && k <= 2)
+              cases.push_back({dim, k, kern, LocalSolver::inverse_matrix, ColorOrder::standard,
+                               KernelOptimization::basic, 0, ts});
+          }
   // patches per block other than the automatic choice
   for (int P : {1, 2, 4, 8})
     cases.push_back({3, 1, SmootherKernel::fused, LocalSolver::fast_diagonalization, ColorOrder::standard,
@@ -158,7 +174,7 @@ TEST(PatchSmoother, OnePatchSolvesExactly)
       }
 }
 
-// 3D k = 6..8: the optimized kernels against the basic ones (the dense reference is too slow)
+// 3D k = 6..8: the optimized kernels and the per-DoF basic ones against the basic (column) ones (the dense reference is too slow)
 TEST(PatchSmoother, OptimizedEqualBasicForHighDegrees3D)
 {
   for (int k = 6; k <= 8; ++k)
@@ -173,6 +189,7 @@ TEST(PatchSmoother, OptimizedEqualBasicForHighDegrees3D)
           const auto x0  = random_vector(lev, 31);
           const auto b   = random_vector(lev, 32);
           Case       basic{3, kk, SmootherKernel::fused, LocalSolver::fast_diagonalization, ColorOrder::standard};
+          basic.threads = ThreadStructure::column;
           const auto ref = run_smoother<3, kk, double>(lev, basic, x0, b);
           for (KernelOptimization opt :
                {KernelOptimization::linear_indexing, KernelOptimization::conflict_free, KernelOptimization::boundary})
@@ -184,6 +201,15 @@ TEST(PatchSmoother, OptimizedEqualBasicForHighDegrees3D)
                 EXPECT_LT(rel_diff(run_smoother<3, kk, double>(lev, c, x0, b), ref), 1e-11) << name(c);
                 EXPECT_LT(rel_diff(run_smoother<3, kk, float>(lev, c, x0, b), ref), 5e-5) << name(c);
               }
+          // one thread per DoF, z strided (169, 225, 289 threads per z plane)
+          for (SmootherKernel kern : {SmootherKernel::separate, SmootherKernel::fused})
+            {
+              Case c    = basic;
+              c.kernel  = kern;
+              c.threads = ThreadStructure::dof;
+              EXPECT_LT(rel_diff(run_smoother<3, kk, double>(lev, c, x0, b), ref), 1e-11) << name(c);
+              EXPECT_LT(rel_diff(run_smoother<3, kk, float>(lev, c, x0, b), ref), 5e-5) << name(c);
+            }
         }
     });
 }

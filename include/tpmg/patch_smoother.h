@@ -30,6 +30,18 @@ namespace tpmg
     fast_diagonalization,
     inverse_matrix
   };
+  /// Thread structure of the basic kernels (the paper's Fig. 5): one thread per column of
+  /// 2k+1 nodes along the last direction, or one thread per DoF (3D: a (2k+1)^3 block per
+  /// patch, z strided from k = 5 on, where it exceeds 1024 threads). `automatic`: per DoF in
+  /// 2D and at 3D k = 1, column otherwise (the paper's finding). The optimized kernels hold
+  /// their columns in registers, so they have the column structure only.
+  enum class ThreadStructure
+  {
+    automatic,
+    column,
+    dof
+  };
+
   /// Order of the 2^d colors: `standard` c = 0, 1, ...; `odd_first` (the authors' code)
   /// starts with the color of odd vertex parity in every direction.
   enum class ColorOrder
@@ -44,6 +56,7 @@ namespace tpmg
     KernelOptimization optimization = KernelOptimization::basic;
     LocalSolver        local_solver = LocalSolver::fast_diagonalization;
     ColorOrder         color_order  = ColorOrder::standard;
+    ThreadStructure    thread_structure = ThreadStructure::automatic;
     bool               lumped_mass  = false; ///< GLL-lumped 1D masses (with the bp5 operator)
     /// Patches per thread block of the optimized kernels: 0 = automatic (by degree and
     /// precision), else a power of two.
@@ -87,6 +100,9 @@ namespace tpmg
     /// Patches per block the optimized kernels use with these settings.
     int patches_per_block() const { return patches_per_block_; }
 
+    /// Whether the basic kernels run one thread per DoF (else one per column).
+    bool per_dof() const { return per_dof_; }
+
   private:
     CartesianLevel                level_;
     Backend                       backend_;
@@ -97,5 +113,9 @@ namespace tpmg
     std::array<double, 3>         coef_;
     PatchData1D                   data_;
     int                           patches_per_block_ = 1;
+    bool                          per_dof_           = false;
   };
+
+  /// The thread structure `automatic` resolves to per DoF (true) or column (false).
+  bool patch_kernel_per_dof(ThreadStructure s, int dim, int degree, KernelOptimization opt);
 } // namespace tpmg

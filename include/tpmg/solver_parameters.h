@@ -61,6 +61,7 @@ namespace tpmg
     GeometryMode       geometry       = GeometryMode::stored; ///< bp3/bp5: geometric factors
     LocalSolver        local_solver   = LocalSolver::fast_diagonalization;
     int                patches_per_block = 0; ///< 0: automatic
+    ThreadStructure    thread_structure  = ThreadStructure::automatic; ///< basic patch kernels
     Conventions        conventions    = Conventions::standard;
     bool               symmetric_vcycle = false; ///< reverse colors in post-smoothing
     int                chebyshev_degree = 3;

@@ -6,14 +6,17 @@
 
 using tpmg::LocalSolverKind;
 using tpmg::PatchKernelKind;
-#define TPMG_INST(dim, k, N)                                                                                 \
-  TPMG_INSTANTIATE_DEVICE_KERNEL(tpmg::PatchKernel<dim, k, N, PatchKernelKind::fused, LocalSolverKind::fast_diagonalization>)    \
-  TPMG_INSTANTIATE_DEVICE_KERNEL(tpmg::PatchKernel<dim, k, N, PatchKernelKind::residual, LocalSolverKind::fast_diagonalization>) \
-  TPMG_INSTANTIATE_DEVICE_KERNEL(tpmg::PatchKernel<dim, k, N, PatchKernelKind::solve, LocalSolverKind::fast_diagonalization>)    \
-  TPMG_INSTANTIATE_DEVICE_KERNEL(tpmg::PatchKernel<dim, k, N, PatchKernelKind::fused, LocalSolverKind::inverse_matrix>)          \
-  TPMG_INSTANTIATE_DEVICE_KERNEL(tpmg::PatchKernel<dim, k, N, PatchKernelKind::solve, LocalSolverKind::inverse_matrix>)
+// both thread structures (column, per DoF) of the basic kernels
+#define TPMG_INST_S(dim, k, N, D)                                                                                          \
+  TPMG_INSTANTIATE_DEVICE_KERNEL(tpmg::PatchKernel<dim, k, N, PatchKernelKind::fused, LocalSolverKind::fast_diagonalization, D>)    \
+  TPMG_INSTANTIATE_DEVICE_KERNEL(tpmg::PatchKernel<dim, k, N, PatchKernelKind::residual, LocalSolverKind::fast_diagonalization, D>) \
+  TPMG_INSTANTIATE_DEVICE_KERNEL(tpmg::PatchKernel<dim, k, N, PatchKernelKind::solve, LocalSolverKind::fast_diagonalization, D>)    \
+  TPMG_INSTANTIATE_DEVICE_KERNEL(tpmg::PatchKernel<dim, k, N, PatchKernelKind::fused, LocalSolverKind::inverse_matrix, D>)          \
+  TPMG_INSTANTIATE_DEVICE_KERNEL(tpmg::PatchKernel<dim, k, N, PatchKernelKind::solve, LocalSolverKind::inverse_matrix, D>)
+#define TPMG_INST(dim, k, N) TPMG_INST_S(dim, k, N, false) TPMG_INST_S(dim, k, N, true)
 TPMG_FOR_DEGREES(TPMG_INST, 2, double)
 #undef TPMG_INST
+#undef TPMG_INST_S
 // k = 1 with shared loads
 TPMG_INSTANTIATE_DEVICE_KERNEL(tpmg::PatchTileKernel<2, double, false>)
 TPMG_INSTANTIATE_DEVICE_KERNEL(tpmg::PatchTileKernel<2, double, true>)

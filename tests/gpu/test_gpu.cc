@@ -121,7 +121,7 @@ TEST(Gpu, LaplaceOperatorEqualsCpu)
 
 template <typename T>
 void smoother_case(int dim, int k, SmootherKernel kern, LocalSolver ls,
-                   KernelOptimization opt = KernelOptimization::basic)
+                   KernelOptimization opt = KernelOptimization::basic, ThreadStructure ts = ThreadStructure::column)
 {
   dispatch_dim(dim, [&](auto D) {
     dispatch_degree(k, [&](auto K) {
@@ -133,6 +133,7 @@ void smoother_case(int dim, int k, SmootherKernel kern, LocalSolver ls,
           s.kernel       = kern;
           s.local_solver = ls;
           s.optimization = opt;
+          s.thread_structure = opt == KernelOptimization::basic ? ts : ThreadStructure::automatic;
           compare_backends<T>(lev, {random_interior<T>(lev, 2), random_interior<T>(lev, 3)},
                               [&](Backend b, std::vector<Vector<T>> &v) {
                                 CartesianLaplaceOperator<dd, kk, T> op(lev, b);
@@ -142,7 +143,7 @@ void smoother_case(int dim, int k, SmootherKernel kern, LocalSolver ls,
                               },
                               "smoother " + std::to_string(dd) + "D k=" + std::to_string(kk) + " " +
                                 std::to_string(int(kern)) + "/" + std::to_string(int(ls)) + "/" +
-                                std::to_string(int(opt)));
+                                std::to_string(int(opt)) + "/threads " + std::to_string(int(s.thread_structure)));
         }
     });
   });
@@ -154,12 +155,15 @@ TEST(Gpu, PatchSmootherEqualsCpu)
     for (int k = 1; k <= (dim == 2 ? 10 : 8); ++k)
       for (SmootherKernel kern : {SmootherKernel::global, SmootherKernel::separate, SmootherKernel::fused})
         {
-          smoother_case<double>(dim, k, kern, LocalSolver::fast_diagonalization);
-          smoother_case<float>(dim, k, kern, LocalSolver::fast_diagonalization);
-          if (kern != SmootherKernel::separate && (dim == 2 || k <= 4))
+          for (ThreadStructure ts : {ThreadStructure::column, ThreadStructure::dof})
             {
-              smoother_case<double>(dim, k, kern, LocalSolver::inverse_matrix);
-              smoother_case<float>(dim, k, kern, LocalSolver::inverse_matrix);
+              smoother_case<double>(dim, k, kern, LocalSolver::fast_diagonalization, KernelOptimization::basic, ts);
+              smoother_case<float>(dim, k, kern, LocalSolver::fast_diagonalization, KernelOptimization::basic, ts);
+              if (kern != SmootherKernel::separate && (dim == 2 || k <= 4))
+                {
+                  smoother_case<double>(dim, k, kern, LocalSolver::inverse_matrix, KernelOptimization::basic, ts);
+                  smoother_case<float>(dim, k, kern, LocalSolver::inverse_matrix, KernelOptimization::basic, ts);
+                }
             }
           for (KernelOptimization opt :
                {KernelOptimization::linear_indexing, KernelOptimization::conflict_free, KernelOptimization::boundary})
