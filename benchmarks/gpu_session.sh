@@ -5,6 +5,7 @@
 #   benchmarks/gpu_session.sh operator    level operator throughput (3D k = 2,4,7, >= 50 M DoFs)
 #   benchmarks/gpu_session.sh smoother    one smoothing step per variant and degree
 #   benchmarks/gpu_session.sh table7      the paper's Table 7 solves
+#   (more stages below: threads, smootherk1, operatork1, smootherhigh, bp, bpsweep, bpfly, profile, ...)
 # Logs and CSV/JSON go to $OUT (or ./gpu-out).
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -65,6 +66,20 @@ for stage in "$@"; do
       $B/benchmarks/tpmg_bench bp --dim 3 --degrees 2,4,7 --bp 3,5 --precision double --geometry both --deformation sine --dofs 1e5,3e5,1e6,3e6,1e7,3e7,1e8 --groups 3 --runs 5 --csv "$OUT/bpsweep.csv" 2>&1 | tee "$OUT/bpsweep.txt"
       $B/benchmarks/tpmg_bench bp --dim 3 --degrees 1,2,3,4,5,6,7,8 --bp 1,3,5 --precision double --geometry onthefly --deformation sine --cg --dofs 1e7 --groups 3 --runs 5 --csv "$OUT/bpcg.csv" 2>&1 | tee "$OUT/bpcg.txt"
       ;;
+    threads)
+      # basic kernels: one thread per column against one thread per DoF (the paper's Fig. 5), fused
+      $B/benchmarks/tpmg_bench smoother --dim 3 --degrees 1,2,3,4,5,6,7,8 --precision both --kernel fused --optimization basic_column,basic_dof --dofs 5e7 --groups 3 --runs 3 --csv "$OUT/threads3d.csv" 2>&1 | tee "$OUT/threads3d.txt"
+      $B/benchmarks/tpmg_bench smoother --dim 2 --degrees 1,2,3,4,5,6,7,8,9,10 --precision both --kernel fused --optimization basic_column,basic_dof --dofs 3e7 --groups 3 --runs 5 --csv "$OUT/threads2d.csv" 2>&1 | tee "$OUT/threads2d.txt"
+      for args in "prm/3d_fused_float.prm --set Mesh/Refinement\ level=2 --set Multigrid/Thread\ structure=dof" \
+                  "prm/3d_separate_double.prm --set Polynomial\ degree=5 --set Mesh/Refinement\ level=2 --set Multigrid/Thread\ structure=dof" \
+                  "prm/2d_fused_float.prm --set Mesh/Refinement\ level=4 --set Multigrid/Thread\ structure=column"; do
+        for tool in memcheck racecheck synccheck; do
+          eval "compute-sanitizer --tool $tool --error-exitcode 3 $B/apps/poisson_solver $args --set Output/Verbose=false" > "$OUT/san.tmp" 2>&1
+          echo "$tool [$args]: exit $?, $(grep -c -E '^========= (Invalid|Race|Barrier|Error)' "$OUT/san.tmp") reports, $(grep 'ERROR SUMMARY' "$OUT/san.tmp" | tail -1)" | tee -a "$OUT/sanitizer_threads.txt"
+        done
+      done
+      rm -f "$OUT/san.tmp"
+      ;;
     smootherk1)
       # k = 1: the tile kernel (fused, optimized) against basic and global
       $B/benchmarks/tpmg_bench smoother --dim 3 --degrees 1 --precision both --kernel all --optimization all --dofs 1.35e8 --groups 3 --runs 3 --csv "$OUT/smootherk1_3d.csv" 2>&1 | tee "$OUT/smootherk1_3d.txt"
@@ -91,14 +106,21 @@ for stage in "$@"; do
       ;;
     profile)
       # Nsight Compute on one launch of the kernels whose limits NOTES discusses (clocks untouched);
-      # the kernels are all phased_kernel<...>, so match on the demangled name (first try without
-      # --kernel-name-base profiled nothing; not yet re-run)
-      NCU="ncu --clock-control none --kernel-name-base demangled --section SpeedOfLight --section Occupancy --section LaunchStats --section WarpStateStats --section MemoryWorkloadAnalysis --launch-skip 3 --launch-count 1"
-      $NCU --kernel-name regex:BPOperatorKernel $B/benchmarks/tpmg_bench bp --dim 3 --degrees 7 --bp 5 --precision double --geometry onthefly --deformation sine --dofs 1e7 --groups 1 --runs 1 > "$OUT/ncu_bp5_k7_fly.txt" 2>&1
-      $NCU --kernel-name regex:BPOperatorKernel $B/benchmarks/tpmg_bench bp --dim 3 --degrees 7 --bp 5 --precision double --geometry stored --deformation sine --dofs 1e7 --groups 1 --runs 1 > "$OUT/ncu_bp5_k7_stored.txt" 2>&1
-      $NCU --kernel-name regex:FiberPatchKernel $B/benchmarks/tpmg_bench smoother --dim 3 --degrees 7 --precision float --kernel fused --optimization linear_indexing --dofs 5e7 --groups 1 --runs 1 > "$OUT/ncu_smoother_k7_float.txt" 2>&1
-      $NCU --kernel-name regex:LaplaceStencil $B/benchmarks/tpmg_bench operator --dim 3 --degrees 1 --precision double --dofs 1.35e8 --groups 1 --runs 1 > "$OUT/ncu_stencil_k1_double.txt" 2>&1
-      grep -h -E "^  [a-zA-Z_]+.*\(|Duration|Memory Throughput|DRAM Throughput|Compute \(SM\) Throughput|Achieved Occupancy|Theoretical Occupancy|Registers Per Thread|Block Limit|Stall|Warp Cycles Per Issued" "$OUT"/ncu_*.txt | head -120
+      # the kernels are all phased_kernel<...>, so match on the demangled name. Sections first,
+      # then stall reasons and shared-memory wavefronts as raw metrics (appended to the same file)
+      NCU="ncu --clock-control none --kernel-name-base demangled --launch-skip 3 --launch-count 1"
+      SECTIONS="--section SpeedOfLight --section Occupancy --section LaunchStats --section WarpStateStats --section MemoryWorkloadAnalysis --section SchedulerStats"
+      METRICS="--metrics smsp__warp_issue_stalled_barrier_per_warp_active.pct,smsp__warp_issue_stalled_long_scoreboard_per_warp_active.pct,smsp__warp_issue_stalled_short_scoreboard_per_warp_active.pct,smsp__warp_issue_stalled_mio_throttle_per_warp_active.pct,smsp__warp_issue_stalled_math_pipe_throttle_per_warp_active.pct,smsp__warp_issue_stalled_wait_per_warp_active.pct,smsp__warp_issue_stalled_lg_throttle_per_warp_active.pct,smsp__warp_issue_stalled_not_selected_per_warp_active.pct,smsp__warp_issue_stalled_selected_per_warp_active.pct,smsp__warp_issue_stalled_dispatch_stall_per_warp_active.pct,smsp__warp_issue_stalled_no_instruction_per_warp_active.pct,l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum,l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum,l1tex__data_pipe_lsu_wavefronts_mem_shared.sum,smsp__inst_executed.sum,smsp__inst_executed_pipe_fma.sum,smsp__inst_executed_op_shared_ld.sum"
+      profile_one() { # name regex, output, benchmark arguments
+        local name=$1 out=$2; shift 2
+        $NCU $SECTIONS --kernel-name "regex:$name" $B/benchmarks/tpmg_bench "$@" --groups 1 --runs 1 > "$OUT/$out" 2>&1
+        $NCU $METRICS --kernel-name "regex:$name" $B/benchmarks/tpmg_bench "$@" --groups 1 --runs 1 >> "$OUT/$out" 2>&1
+      }
+      profile_one BPOperatorKernel ncu_bp5_k7_fly.txt bp --dim 3 --degrees 7 --bp 5 --precision double --geometry onthefly --deformation sine --dofs 1e7
+      profile_one BPOperatorKernel ncu_bp3_k4_fly.txt bp --dim 3 --degrees 4 --bp 3 --precision double --geometry onthefly --deformation sine --dofs 1e7
+      profile_one FiberPatchKernel ncu_smoother_k7_float.txt smoother --dim 3 --degrees 7 --precision float --kernel fused --optimization linear_indexing --dofs 5e7
+      profile_one FiberPatchKernel ncu_smoother_k4_float.txt smoother --dim 3 --degrees 4 --precision float --kernel fused --optimization conflict_free --dofs 5e7
+      grep -h -E "^  [a-zA-Z_]+.*\(|Duration|DRAM Throughput|Compute \(SM\) Throughput|Achieved Occupancy|Registers Per Thread|Warp Cycles Per Issued|Issue Slots Busy|stalled|bank_conflicts|wavefronts_mem_shared|inst_executed" "$OUT"/ncu_*.txt | head -150
       ;;
     table7k1)
       mkdir -p "$OUT/table7k1"

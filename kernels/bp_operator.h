@@ -157,6 +157,33 @@ namespace tpmg
     return col;
   }
 
+  /// Shared-memory layout of the BP kernel for `word`-byte numbers (with its cells per block):
+  /// a cell buffer holds (x, y, z) at x + sx (y + sy z), cells lie cs apart, the rows of the
+  /// B and D copies sd apart. Unpadded (sx = sy = sd = nq, cs = nq^dim) the contractions
+  /// conflict: warp lanes that differ in y read x + sx y, the rows D(tx, ·) lie nq apart,
+  /// and for even nq both are multiples of half the banks (3D double nq = 8: 1.6x the ideal
+  /// wavefronts, 2D nq = 4, 8: 3-4x). sx, sd and the cell padding below were found by
+  /// search with the bank recorder (sx in [nq, nq+16], sd in [nq, nq+8], padding 0..16,
+  /// over BP1, BP3, BP5 with that nq; fewest wavefronts, then least memory);
+  /// BankConflicts.BPKernels checks the result.
+  template <int dim, int nq, std::size_t word>
+  struct BPSharedLayout
+  {
+    // {sx, sd, cell padding} by nq = 2..10; more points (2D k = 9, 10) stay unpadded
+    static constexpr int table[2][2][9][3] = {
+      // 2D: float, double
+      {{{2, 2, 2}, {7, 3, 14}, {16, 4, 4}, {5, 9, 12}, {16, 14, 6}, {8, 7, 15}, {8, 9, 8}, {10, 9, 15}, {10, 10, 6}},
+       {{2, 7, 3}, {16, 5, 3}, {16, 4, 6}, {16, 10, 5}, {16, 6, 6}, {16, 7, 7}, {15, 9, 4}, {16, 9, 9}, {15, 11, 4}}},
+      // 3D: float, double
+      {{{2, 2, 4}, {3, 3, 14}, {4, 4, 16}, {9, 5, 12}, {6, 13, 15}, {7, 7, 16}, {8, 9, 0}, {9, 9, 0}, {10, 10, 0}},
+       {{3, 2, 2}, {3, 10, 14}, {4, 12, 7}, {5, 11, 12}, {6, 6, 15}, {7, 7, 0}, {12, 9, 0}, {9, 9, 0}, {10, 11, 0}}}};
+    static constexpr int entry(int i)
+    {
+      return nq <= 10 ? table[dim - 2][word == 8][(nq < 10 ? nq : 10) - 2][i] : i == 2 ? 0 : nq;
+    }
+    static constexpr int sx = entry(0), sy = nq, sd = entry(1), cs = sx * nq * (dim == 3 ? nq : 1) + entry(2);
+  };
+
   /// `onthefly`: geometric factors computed from the cell's vertices (multilinear map) instead
   /// of read from the stored array.
   template <int dim, int k, typename Number, BPKind kind, bool onthefly = false>
@@ -193,12 +220,15 @@ namespace tpmg
     Constants                constants;
     TPMG_HD const Constants &C() const { return tpmg::constants(*this); }
 
-    // shared: B and D copies (rows indexed by thread), then 5 cell buffers of nq^dim
+    // shared: B and D copies (rows indexed by thread), then 5 buffers of cells_per_block
+    // cells, each cell (x, y, z) at x + sx (y + sy z), cells cs apart (BPSharedLayout)
+    using Layout = BPSharedLayout<dim, nq, sizeof(Number)>;
+    static constexpr int         sx = Layout::sx, sy = Layout::sy, cs = Layout::cs, sd = Layout::sd;
     static constexpr std::size_t a16(std::size_t b) { return (b + 15) / 16 * 16; }
     static constexpr std::size_t off_B   = 0;
-    static constexpr std::size_t off_D   = a16(nq * n * sizeof(Number));
-    static constexpr std::size_t off_buf = off_D + a16(nq * nq * sizeof(Number));
-    static constexpr std::size_t buf     = a16(std::size_t(points) * cells_per_block * sizeof(Number));
+    static constexpr std::size_t off_D   = a16(nq * sd * sizeof(Number));
+    static constexpr std::size_t off_buf = off_D + a16(nq * sd * sizeof(Number));
+    static constexpr std::size_t buf     = a16(std::size_t(cs) * cells_per_block * sizeof(Number));
     static constexpr std::size_t shared_bytes = off_buf + 5 * buf;
 
     LaunchShape shape() const
@@ -264,8 +294,8 @@ namespace tpmg
         for (unsigned t = ctx.linear_thread(); t < unsigned(nq * nq); t += ctx.block_dim.size())
           {
             if (t < unsigned(nq * n))
-              Bs[t] = C().B.v[t];
-            Ds[t] = C().D.v[t];
+              Bs[(t / n) * sd + t % n] = C().B.v[t];
+            Ds[(t / nq) * sd + t % nq] = C().D.v[t];
           }
       const int     c    = dim == 3 ? ctx.thread.z : ctx.thread.y;
       const index_t cell = index_t(ctx.block.x) * cells_per_block + c;
@@ -275,16 +305,16 @@ namespace tpmg
       c0[0] = (cell % cells[0]) * k;
       c0[1] = ((cell / cells[0]) % cells[1]) * k;
       c0[2] = dim == 3 ? (cell / (cells[0] * cells[1])) * k : 0;
-      const int     base = c * points;
+      const int     base = c * cs;
       auto          S0   = sh.template array<Number>(off_buf) + base;
       auto          S1   = sh.template array<Number>(off_buf + buf) + base;
       auto          S2   = sh.template array<Number>(off_buf + 2 * buf) + base;
       auto          S3   = sh.template array<Number>(off_buf + 3 * buf) + base;
       auto          S4   = sh.template array<Number>(off_buf + 4 * buf) + base;
-      auto          B    = [&](int q, int i) -> Number { return Bs[q * n + i]; };
-      auto          D    = [&](int q, int j) -> Number { return Ds[q * nq + j]; };
+      auto          B    = [&](int q, int i) -> Number { return Bs[q * sd + i]; };
+      auto          D    = [&](int q, int j) -> Number { return Ds[q * sd + j]; };
       // index of (x, y, z) in a cell buffer; every buffer has extents nq in each direction
-      auto at = [](int x, int y, int z) { return x + nq * (y + nq * z); };
+      auto at = [](int x, int y, int z) { return x + sx * (y + sy * z); };
       Number *a = reg.a;
 
       if constexpr (dim == 3)
