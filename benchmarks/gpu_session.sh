@@ -61,6 +61,29 @@ for stage in "$@"; do
       # BP1-BP6, stored and on-the-fly geometry, float and double, ~10 M DoFs (sine-deformed mesh)
       $B/benchmarks/tpmg_bench bp --dim 3 --degrees 1,2,3,4,5,6,7,8 --precision both --geometry both --deformation sine --dofs 1e7 --groups 3 --runs 5 --csv "$OUT/bp3d.csv" 2>&1 | tee "$OUT/bp3d.txt"
       ;;
+    bplayout)
+      # A/B in one run: the padded BP shared layouts (BPSharedLayout) against unpadded ones,
+      # built from a copy of the tree with the layout table bypassed
+      rm -rf /tmp/unpadded && mkdir -p /tmp/unpadded && git ls-files -z | xargs -0 cp --parents -t /tmp/unpadded
+      sed -i 's|static constexpr int sx = entry(0), sy = nq, sd = entry(1), cs = .*|static constexpr int sx = nq, sy = nq, sd = nq, cs = ipow<nq, dim>();|' /tmp/unpadded/kernels/bp_operator.h
+      grep -c "sx = nq, sy = nq, sd = nq" /tmp/unpadded/kernels/bp_operator.h
+      cmake -S /tmp/unpadded -B /tmp/unpadded/build -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 > /dev/null 2>&1
+      cmake --build /tmp/unpadded/build -j 16 --target tpmg_bench > "$OUT/build_unpadded.log" 2>&1 || { grep error "$OUT/build_unpadded.log" | head; exit 1; }
+      for variant in padded unpadded; do
+        bench=$B/benchmarks/tpmg_bench
+        [ $variant = unpadded ] && bench=/tmp/unpadded/build/benchmarks/tpmg_bench
+        $bench bp --dim 3 --degrees 1,2,3,4,5,6,7,8 --bp 1,3,5 --precision both --geometry both --deformation sine --dofs 1e7 --groups 3 --runs 5 --csv "$OUT/bplayout_$variant.csv" > "$OUT/bplayout_$variant.txt" 2>&1
+      done
+      python3 - "$OUT" <<'PY'
+import csv, sys
+def load(f):
+    return {(r['kernel'], r['optimization'], r['precision'], int(r['degree'])): float(r['dofs_per_second']) / 1e9
+            for r in csv.DictReader(open(f))}
+p, u = load(sys.argv[1] + '/bplayout_padded.csv'), load(sys.argv[1] + '/bplayout_unpadded.csv')
+for key in sorted({k[:3] for k in p}):
+    print(' '.join(key), ' '.join('%5.1f/%5.1f' % (p.get(key + (k,), 0), u.get(key + (k,), 0)) for k in range(1, 9)))
+PY
+      ;;
     bpsweep)
       # throughput against size (BP3, BP5, double, both geometries), and the CEED CG-loop metric
       $B/benchmarks/tpmg_bench bp --dim 3 --degrees 2,4,7 --bp 3,5 --precision double --geometry both --deformation sine --dofs 1e5,3e5,1e6,3e6,1e7,3e7,1e8 --groups 3 --runs 5 --csv "$OUT/bpsweep.csv" 2>&1 | tee "$OUT/bpsweep.txt"

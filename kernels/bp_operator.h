@@ -164,19 +164,21 @@ namespace tpmg
   /// and for even nq both are multiples of half the banks (3D double nq = 8: 1.6x the ideal
   /// wavefronts, 2D nq = 4, 8: 3-4x). sx, sd and the cell padding below were found by
   /// search with the bank recorder (sx in [nq, nq+16], sd in [nq, nq+8], padding 0..16,
-  /// over BP1, BP3, BP5 with that nq; fewest wavefronts, then least memory);
-  /// BankConflicts.BPKernels checks the result.
+  /// over BP1, BP3, BP5 with that nq; fewest wavefronts, then least memory) among layouts
+  /// with at most 12.5% more shared memory per cell: the kernels' occupancy is limited by
+  /// shared memory and registers, and the unconstrained optimum (3D double nq = 8: sx = 12,
+  /// +50%) measured slower on the H100 (NOTES §8). BankConflicts.BPKernelsNearIdeal checks.
   template <int dim, int nq, std::size_t word>
   struct BPSharedLayout
   {
     // {sx, sd, cell padding} by nq = 2..10; more points (2D k = 9, 10) stay unpadded
     static constexpr int table[2][2][9][3] = {
       // 2D: float, double
-      {{{2, 2, 2}, {7, 3, 14}, {16, 4, 4}, {5, 9, 12}, {16, 14, 6}, {8, 7, 15}, {8, 9, 8}, {10, 9, 15}, {10, 10, 6}},
-       {{2, 7, 3}, {16, 5, 3}, {16, 4, 6}, {16, 10, 5}, {16, 6, 6}, {16, 7, 7}, {15, 9, 4}, {16, 9, 9}, {15, 11, 4}}},
+      {{{2, 4, 0}, {3, 6, 0}, {4, 4, 2}, {5, 5, 0}, {6, 14, 2}, {7, 7, 3}, {8, 9, 8}, {9, 9, 3}, {10, 10, 6}},
+       {{2, 4, 0}, {3, 3, 0}, {4, 10, 2}, {5, 7, 1}, {6, 6, 2}, {7, 7, 6}, {8, 9, 4}, {9, 9, 8}, {10, 11, 6}}},
       // 3D: float, double
-      {{{2, 2, 4}, {3, 3, 14}, {4, 4, 16}, {9, 5, 12}, {6, 13, 15}, {7, 7, 16}, {8, 9, 0}, {9, 9, 0}, {10, 10, 0}},
-       {{3, 2, 2}, {3, 10, 14}, {4, 12, 7}, {5, 11, 12}, {6, 6, 15}, {7, 7, 0}, {12, 9, 0}, {9, 9, 0}, {10, 11, 0}}}};
+      {{{2, 2, 1}, {3, 3, 0}, {4, 8, 5}, {5, 5, 10}, {6, 13, 15}, {7, 7, 16}, {8, 9, 0}, {9, 9, 0}, {10, 10, 0}},
+       {{2, 2, 1}, {3, 11, 1}, {4, 12, 7}, {5, 11, 12}, {6, 6, 15}, {7, 7, 0}, {9, 9, 0}, {9, 9, 0}, {10, 11, 0}}}};
     static constexpr int entry(int i)
     {
       return nq <= 10 ? table[dim - 2][word == 8][(nq < 10 ? nq : 10) - 2][i] : i == 2 ? 0 : nq;

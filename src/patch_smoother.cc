@@ -7,10 +7,12 @@
 
 namespace tpmg
 {
-  bool patch_kernel_per_dof(ThreadStructure s, int dim, int degree, KernelOptimization opt)
+  bool patch_kernel_per_dof(ThreadStructure s, int dim, int degree, KernelOptimization opt, bool double_precision)
   {
+    // automatic, as measured on the H100 (NOTES §4, "Thread structure"): per DoF in 2D from
+    // k = 4 on (1.2-1.8x), column in 3D (per DoF 0.25-0.8x) except double k >= 7 (1.07-1.11x)
     if (s == ThreadStructure::automatic)
-      return opt == KernelOptimization::basic && (dim == 2 || degree == 1);
+      return opt == KernelOptimization::basic && (dim == 2 ? degree >= 4 : double_precision && degree >= 7);
     return s == ThreadStructure::dof;
   }
 

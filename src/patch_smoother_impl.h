@@ -43,7 +43,8 @@ namespace tpmg
     if (optimized && settings.thread_structure == ThreadStructure::dof)
       throw std::invalid_argument("one thread per DoF exists with the basic kernels only; the optimized kernels keep "
                                   "a column per thread in registers");
-    per_dof_ = patch_kernel_per_dof(settings.thread_structure, dim, k, settings.optimization);
+    per_dof_ = patch_kernel_per_dof(settings.thread_structure, dim, k, settings.optimization,
+                                    std::is_same_v<Number, double>);
     if (!optimized && settings.patches_per_block > 0)
       throw std::invalid_argument("the basic patch kernels choose their patches per block themselves");
     coef_ = CartesianLaplaceOperator<dim, k, Number>::direction_coefficients(level);

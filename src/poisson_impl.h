@@ -90,7 +90,7 @@ namespace tpmg
       res.kernel_optimization = to_string(p.optimization);
       if (p.smoother == SmootherType::vertex_patch && p.optimization == KernelOptimization::basic)
         res.kernel_optimization +=
-          patch_kernel_per_dof(p.thread_structure, dim, k, p.optimization) ? ", thread per DoF" : ", thread per column";
+          patch_kernel_per_dof(p.thread_structure, dim, k, p.optimization, std::is_same_v<Number, double>) ? ", thread per DoF" : ", thread per column";
       res.level_operator = to_string(p.level_operator);
       if (p.level_operator != LevelOperatorType::cartesian && p.geometry == GeometryMode::on_the_fly)
         res.level_operator += " (geometry on the fly)";

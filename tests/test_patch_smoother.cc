@@ -115,8 +115,8 @@ static std::vector<Case> all_cases()
         for (SmootherKernel kern : {SmootherKernel::global, SmootherKernel::separate, SmootherKernel::fused})
           if (!(opt == KernelOptimization::boundary && kern == SmootherKernel::global))
             cases.push_back({dim, k, kern, LocalSolver::fast_diagonalization, ColorOrder::standard, opt});
-  // both thread structures of the basic kernels explicitly (automatic is per DoF in 2D and
-  // at 3D k = 1): 3D k = 5 has a strided z (11^3 > 1024 threads), 2D column walks y
+  // both thread structures of the basic kernels explicitly: 3D k = 5 has a strided z
+  // (11^3 > 1024 threads), 2D column walks y
   for (ThreadStructure ts : {ThreadStructure::column, ThreadStructure::dof})
     for (int dim : {2, 3})
       for (int k = 1; k <= (dim == 2 ? 4 : 5); ++k)
@@ -141,6 +141,21 @@ static std::vector<Case> all_cases()
 
 INSTANTIATE_TEST_SUITE_P(Variants, PatchSmootherTest, ::testing::ValuesIn(all_cases()),
                          [](const auto &param_info) { return name(param_info.param); });
+
+// `automatic` follows the H100 measurement (NOTES §4); the optimized kernels are columns.
+TEST(PatchSmoother, AutomaticThreadStructure)
+{
+  const auto basic = KernelOptimization::basic, cf = KernelOptimization::conflict_free;
+  const auto a     = ThreadStructure::automatic;
+  EXPECT_FALSE(patch_kernel_per_dof(a, 2, 3, basic, false));
+  EXPECT_TRUE(patch_kernel_per_dof(a, 2, 4, basic, false));
+  EXPECT_FALSE(patch_kernel_per_dof(a, 2, 4, cf, false));
+  EXPECT_FALSE(patch_kernel_per_dof(a, 3, 1, basic, false));
+  EXPECT_FALSE(patch_kernel_per_dof(a, 3, 7, basic, false));
+  EXPECT_TRUE(patch_kernel_per_dof(a, 3, 7, basic, true));
+  EXPECT_TRUE(patch_kernel_per_dof(ThreadStructure::dof, 3, 2, basic, false));
+  EXPECT_FALSE(patch_kernel_per_dof(ThreadStructure::column, 2, 8, basic, true));
+}
 
 // On level 1 of a single coarse cell the one patch covers every interior node: one sweep
 // from x = 0 solves the system exactly (the coarsest-level solve of DESIGN.md §4), which

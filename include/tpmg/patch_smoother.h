@@ -32,9 +32,10 @@ namespace tpmg
   };
   /// Thread structure of the basic kernels (the paper's Fig. 5): one thread per column of
   /// 2k+1 nodes along the last direction, or one thread per DoF (3D: a (2k+1)^3 block per
-  /// patch, z strided from k = 5 on, where it exceeds 1024 threads). `automatic`: per DoF in
-  /// 2D and at 3D k = 1, column otherwise (the paper's finding). The optimized kernels hold
-  /// their columns in registers, so they have the column structure only.
+  /// patch, z strided from k = 5 on, where it exceeds 1024 threads). `automatic` picks the
+  /// faster one measured on the H100: per DoF in 2D for k >= 4 and in 3D double for k >= 7,
+  /// column otherwise. The optimized kernels hold their columns in registers, so they have
+  /// the column structure only.
   enum class ThreadStructure
   {
     automatic,
@@ -117,5 +118,5 @@ namespace tpmg
   };
 
   /// The thread structure `automatic` resolves to per DoF (true) or column (false).
-  bool patch_kernel_per_dof(ThreadStructure s, int dim, int degree, KernelOptimization opt);
+  bool patch_kernel_per_dof(ThreadStructure s, int dim, int degree, KernelOptimization opt, bool double_precision);
 } // namespace tpmg
