@@ -61,6 +61,15 @@ for stage in "$@"; do
       # BP1-BP6, stored and on-the-fly geometry, float and double, ~10 M DoFs (sine-deformed mesh)
       $B/benchmarks/tpmg_bench bp --dim 3 --degrees 1,2,3,4,5,6,7,8 --precision both --geometry both --deformation sine --dofs 1e7 --groups 3 --runs 5 --csv "$OUT/bp3d.csv" 2>&1 | tee "$OUT/bp3d.txt"
       ;;
+    bpsan)
+      # compute-sanitizer on the BP kernels of the padded layouts (double nq = 5, 8, 10) and
+      # unpadded neighbours, both geometries, small sizes
+      for tool in memcheck racecheck synccheck; do
+        compute-sanitizer --tool $tool --error-exitcode 3 $B/benchmarks/tpmg_bench bp --dim 3 --degrees 3,4,6,7,8 --bp 1,3,5 --precision both --geometry both --deformation sine --dofs 1e5 --groups 1 --runs 1 > "$OUT/san.tmp" 2>&1
+        echo "$tool [tpmg_bench bp k = 3,4,6,7,8, BP1/3/5, float+double, stored+onthefly]: exit $?, $(grep -c -E '^========= (Invalid|Race|Barrier|Error)' "$OUT/san.tmp") reports, $(grep -c FAILED "$OUT/san.tmp") failed, $(grep 'ERROR SUMMARY' "$OUT/san.tmp" | tail -1)" | tee -a "$OUT/sanitizer_bp.txt"
+      done
+      rm -f "$OUT/san.tmp"
+      ;;
     bplayout)
       # A/B in one run: the padded BP shared layouts (BPSharedLayout) against unpadded ones,
       # built from a copy of the tree with the layout table bypassed

@@ -167,23 +167,30 @@ namespace tpmg
   /// over BP1, BP3, BP5 with that nq; fewest wavefronts, then least memory) among layouts
   /// with at most 12.5% more shared memory per cell: the kernels' occupancy is limited by
   /// shared memory and registers, and the unconstrained optimum (3D double nq = 8: sx = 12,
-  /// +50%) measured slower on the H100 (NOTES §8). BankConflicts.BPKernelsNearIdeal checks.
+  /// +50%) measured slower on the H100. In 3D a padded entry stays only where an A/B run on
+  /// the H100 measured it faster than unpadded (NOTES §8: up to 1.25x at nq = 8, but 0.75x
+  /// at nq = 3 for reasons not found). BankConflicts.BPKernelsNearIdeal checks the padded
+  /// entries.
+  ///
+  /// `padded` says whether the table changes anything for this nq.
   template <int dim, int nq, std::size_t word>
   struct BPSharedLayout
   {
     // {sx, sd, cell padding} by nq = 2..10; more points (2D k = 9, 10) stay unpadded
     static constexpr int table[2][2][9][3] = {
-      // 2D: float, double
+      // 2D: float, double (recorder choices; not measured against unpadded)
       {{{2, 4, 0}, {3, 6, 0}, {4, 4, 2}, {5, 5, 0}, {6, 14, 2}, {7, 7, 3}, {8, 9, 8}, {9, 9, 3}, {10, 10, 6}},
        {{2, 4, 0}, {3, 3, 0}, {4, 10, 2}, {5, 7, 1}, {6, 6, 2}, {7, 7, 6}, {8, 9, 4}, {9, 9, 8}, {10, 11, 6}}},
-      // 3D: float, double
-      {{{2, 2, 1}, {3, 3, 0}, {4, 8, 5}, {5, 5, 10}, {6, 13, 15}, {7, 7, 16}, {8, 9, 0}, {9, 9, 0}, {10, 10, 0}},
-       {{2, 2, 1}, {3, 11, 1}, {4, 12, 7}, {5, 11, 12}, {6, 6, 15}, {7, 7, 0}, {9, 9, 0}, {9, 9, 0}, {10, 11, 0}}}};
+      // 3D: float, double (padded only where the H100 A/B measured a gain, double nq = 5, 8,
+      // 10; float: the D-row stride at nq = 8 only, which costs no buffer memory)
+      {{{2, 2, 0}, {3, 3, 0}, {4, 4, 0}, {5, 5, 0}, {6, 6, 0}, {7, 7, 0}, {8, 9, 0}, {9, 9, 0}, {10, 10, 0}},
+       {{2, 2, 0}, {3, 3, 0}, {4, 4, 0}, {5, 11, 12}, {6, 6, 0}, {7, 7, 0}, {9, 9, 0}, {9, 9, 0}, {10, 11, 0}}}};
     static constexpr int entry(int i)
     {
       return nq <= 10 ? table[dim - 2][word == 8][(nq < 10 ? nq : 10) - 2][i] : i == 2 ? 0 : nq;
     }
-    static constexpr int sx = entry(0), sy = nq, sd = entry(1), cs = sx * nq * (dim == 3 ? nq : 1) + entry(2);
+    static constexpr int  sx = entry(0), sy = nq, sd = entry(1), cs = sx * nq * (dim == 3 ? nq : 1) + entry(2);
+    static constexpr bool padded = sx != nq || sd != nq || cs != ipow<nq, dim>();
   };
 
   /// `onthefly`: geometric factors computed from the cell's vertices (multilinear map) instead
