@@ -61,6 +61,18 @@ for stage in "$@"; do
       # BP1-BP6, stored and on-the-fly geometry, float and double, ~10 M DoFs (sine-deformed mesh)
       $B/benchmarks/tpmg_bench bp --dim 3 --degrees 1,2,3,4,5,6,7,8 --precision both --geometry both --deformation sine --dofs 1e7 --groups 3 --runs 5 --csv "$OUT/bp3d.csv" 2>&1 | tee "$OUT/bp3d.txt"
       ;;
+    bpregs)
+      # A/B in one run: 3D on-the-fly BP kernels with registers capped at 96 (launch bounds)
+      # against uncapped; the capped build is a second build directory
+      cmake -S . -B build-regs -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 -DCMAKE_CUDA_FLAGS=-DTPMG_BP_REGS=96 > /dev/null 2>&1
+      cmake --build build-regs -j 16 --target tpmg_bench > "$OUT/build_regs.log" 2>&1 || { grep error "$OUT/build_regs.log" | head; exit 1; }
+      for variant in uncapped capped96; do
+        bench=$B/benchmarks/tpmg_bench
+        [ $variant = capped96 ] && bench=build-regs/benchmarks/tpmg_bench
+        $bench bp --dim 3 --degrees 1,2,3,4,5,6,7,8 --bp 1,3,5 --precision double --geometry onthefly --deformation sine --dofs 1e7 --groups 3 --runs 5 --csv "$OUT/bpregs_$variant.csv" > "$OUT/bpregs_$variant.txt" 2>&1
+      done
+      paste <(awk '{print $2, $7, $11}' "$OUT/bpregs_uncapped.txt") <(awk '{print $11}' "$OUT/bpregs_capped96.txt") | grep bp
+      ;;
     bpsan)
       # compute-sanitizer on the BP kernels of the padded layouts (double nq = 5, 8, 10) and
       # unpadded neighbours, both geometries, small sizes

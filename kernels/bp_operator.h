@@ -19,6 +19,12 @@
 
 #include <tpmg/mesh.h>
 
+// Register cap of the 3D on-the-fly BP kernels (0: none), a build-time knob for the A/B of
+// benchmarks/gpu_session.sh bpregs
+#ifndef TPMG_BP_REGS
+#define TPMG_BP_REGS 0
+#endif
+
 namespace tpmg
 {
   enum class BPKind
@@ -210,6 +216,10 @@ namespace tpmg
     static constexpr int  cells_per_block       = cmax(1, 128 / threads_per_cell);
     static constexpr int  max_threads_per_block = threads_per_cell * cells_per_block;
     static constexpr int  n_phases              = dim == 3 ? 7 : 5;
+    /// On the fly the geometry column takes 96-128 registers per thread, which limits the
+    /// SM to 4 blocks; with TPMG_BP_REGS > 0 ask for enough blocks to cap it there.
+    static constexpr int min_blocks_per_sm =
+      onthefly && dim == 3 && TPMG_BP_REGS > 0 ? cmax(1, 65536 / (max_threads_per_block * cmax(TPMG_BP_REGS, 1))) : 1;
 
     /// per-thread column kept across barriers: the z (2D: y) derivative, then the result
     struct Registers

@@ -25,7 +25,7 @@ namespace tpmg
     }
 
     template <class Kernel>
-    __global__ void __launch_bounds__(Kernel::max_threads_per_block)
+    __global__ void __launch_bounds__(Kernel::max_threads_per_block, min_blocks_per_sm<Kernel>::value)
       phased_kernel(const __grid_constant__ Kernel kernel)
     {
       extern __shared__ __align__(16) unsigned char tpmg_shared_memory[];

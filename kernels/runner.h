@@ -103,6 +103,16 @@ namespace tpmg
   struct has_constants<Kernel, std::void_t<typename Kernel::Constants>> : std::true_type
   {};
 
+  /// A kernel may ask for `min_blocks_per_sm` resident blocks (the second argument of
+  /// __launch_bounds__, which caps the registers per thread); default 1.
+  template <class Kernel, class = void>
+  struct min_blocks_per_sm : std::integral_constant<int, 1>
+  {};
+  template <class Kernel>
+  struct min_blocks_per_sm<Kernel, std::void_t<decltype(Kernel::min_blocks_per_sm)>>
+    : std::integral_constant<int, Kernel::min_blocks_per_sm>
+  {};
+
   /// Byte offsets of consecutive shared arrays, each aligned to 16 bytes.
   struct SharedLayout
   {
