@@ -169,7 +169,9 @@ TEST(BankConflicts, BPKernelsNearIdeal)
                                                    : (what[2] == '5' ? BPSharedLayout<dd, kk + 1, 4>::padded
                                                                      : BPSharedLayout<dd, kk + 2, 4>::padded);
                 if (nq >= 4 && padded)
-                  EXPECT_LE(double(c.wavefronts), 1.3 * double(c.ideal)) << what << " " << dd << "D k=" << kk;
+                  {
+                    EXPECT_LE(double(c.wavefronts), 1.3 * double(c.ideal)) << what << " " << dd << "D k=" << kk;
+                  }
                 std::cout << std::setw(6) << what << " " << dd << "D k=" << std::setw(2) << kk << " wavefronts "
                           << std::setw(6) << c.wavefronts << " ideal " << std::setw(6) << c.ideal << "\n";
               };
