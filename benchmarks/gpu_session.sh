@@ -5,7 +5,8 @@
 #   benchmarks/gpu_session.sh operator    level operator throughput (3D k = 2,4,7, >= 50 M DoFs)
 #   benchmarks/gpu_session.sh smoother    one smoothing step per variant and degree
 #   benchmarks/gpu_session.sh table7      the paper's Table 7 solves
-#   (more stages below: threads, smootherk1, operatork1, smootherhigh, bp, bpsweep, bpfly, profile, ...)
+#   (more stages below: threads, smootherk1, operatork1, smootherhigh, bp, bplayout, bpregs,
+#    bpsan, bpsweep, bpfly, profile, table7best, ...)
 # Logs and CSV/JSON go to $OUT (or ./gpu-out).
 set -uo pipefail
 cd "$(dirname "$0")/.."
