@@ -21,10 +21,10 @@ namespace tpmg
     static constexpr int nzi = dim == 3 ? ni : 1;
     static constexpr int patch_dofs    = ipow<np, dim>();
     static constexpr int interior_dofs = ipow<ni, dim>();
-    /// threads (np, np) per patch; in 3D each thread walks its column along z
+    /// patches per block of the basic kernels: about 128 threads in the column structure,
+    /// (np, np) per patch (PatchKernel; the per-DoF structure multiplies the threads)
     static constexpr int threads_per_patch = np * np;
     static constexpr int patches_per_block = cmax(1, 128 / threads_per_patch);
-    static constexpr int max_threads       = threads_per_patch * patches_per_block;
   };
 
   /// Which patches a launch works on: those of one color of a level.
