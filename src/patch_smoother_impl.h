@@ -11,7 +11,6 @@
 
 #include <Eigen/Dense>
 
-#include <functional>
 #include <stdexcept>
 
 namespace tpmg
@@ -103,10 +102,10 @@ namespace tpmg
     }
 
     /// The basic kernels of one color for a compile-time thread structure.
-    template <int dim, int k, typename Number, bool per_dof>
+    template <int dim, int k, typename Number, bool per_dof, class GlobalResidual>
     void smooth_color_basic(Backend backend, SmootherKernel variant, bool fd, const PatchColorGeometry &geo,
                             Number *x, const Number *b, Number *r, const Number *d1, const Number *inv,
-                            const std::array<double, 3> &coef, const std::function<void()> &global_residual)
+                            const std::array<double, 3> &coef, const GlobalResidual &global_residual)
     {
       using K    = PatchKernelKind;
       using S    = LocalSolverKind;

@@ -14,6 +14,7 @@
 
 #include <iomanip>
 #include <iostream>
+#include <type_traits>
 
 using namespace tpmg;
 
@@ -161,26 +162,28 @@ TEST(BankConflicts, BPKernelsNearIdeal)
           constexpr int dd = decltype(D)::value, kk = decltype(K)::value;
           if constexpr (kk <= 8)
             {
-              auto check = [&](const BankConflictCounts &c, const char *what) {
+              // the kernel's own layout says whether it is padded and how many points it has
+              auto check = [&](auto number, auto kind, const char *what) {
+                using Number  = decltype(number);
+                using Kernel  = BPOperatorKernel<dd, kk, Number, decltype(kind)::value>;
+                const auto c  = bp_counts<dd, kk, Number, decltype(kind)::value>();
                 EXPECT_GT(c.instructions, 0u);
-                const int  nq     = what[2] == '5' ? kk + 1 : kk + 2;
-                const bool padded = what[4] == 'd' ? (what[2] == '5' ? BPSharedLayout<dd, kk + 1, 8>::padded
-                                                                     : BPSharedLayout<dd, kk + 2, 8>::padded)
-                                                   : (what[2] == '5' ? BPSharedLayout<dd, kk + 1, 4>::padded
-                                                                     : BPSharedLayout<dd, kk + 2, 4>::padded);
-                if (nq >= 4 && padded)
+                if (Kernel::nq >= 4 && Kernel::Layout::padded)
                   {
                     EXPECT_LE(double(c.wavefronts), 1.3 * double(c.ideal)) << what << " " << dd << "D k=" << kk;
                   }
                 std::cout << std::setw(6) << what << " " << dd << "D k=" << std::setw(2) << kk << " wavefronts "
                           << std::setw(6) << c.wavefronts << " ideal " << std::setw(6) << c.ideal << "\n";
               };
-              check(bp_counts<dd, kk, double, BPKind::mass>(), "bp1 d");
-              check(bp_counts<dd, kk, double, BPKind::laplace_gauss>(), "bp3 d");
-              check(bp_counts<dd, kk, double, BPKind::laplace_gll>(), "bp5 d");
-              check(bp_counts<dd, kk, float, BPKind::mass>(), "bp1 f");
-              check(bp_counts<dd, kk, float, BPKind::laplace_gauss>(), "bp3 f");
-              check(bp_counts<dd, kk, float, BPKind::laplace_gll>(), "bp5 f");
+              using Mass  = std::integral_constant<BPKind, BPKind::mass>;
+              using Gauss = std::integral_constant<BPKind, BPKind::laplace_gauss>;
+              using GLL   = std::integral_constant<BPKind, BPKind::laplace_gll>;
+              check(double(), Mass(), "bp1 d");
+              check(double(), Gauss(), "bp3 d");
+              check(double(), GLL(), "bp5 d");
+              check(float(), Mass(), "bp1 f");
+              check(float(), Gauss(), "bp3 f");
+              check(float(), GLL(), "bp5 f");
             }
         });
       });
