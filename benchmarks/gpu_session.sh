@@ -6,7 +6,7 @@
 #   benchmarks/gpu_session.sh smoother    one smoothing step per variant and degree
 #   benchmarks/gpu_session.sh table7      the paper's Table 7 solves
 #   (more stages below: threads, smootherk1, operatork1, smootherhigh, bp, bplayout, bpregs,
-#    bpsan, bpsweep, bpfly, profile, table7best, ...)
+#    bpfiber, bpsan, bpsweep, bpfly, profile, table7best, ...)
 # Logs and CSV/JSON go to $OUT (or ./gpu-out).
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -108,6 +108,30 @@ def load(f):
 p, u = load(sys.argv[1] + '/bplayout_padded.csv'), load(sys.argv[1] + '/bplayout_unpadded.csv')
 for key in sorted({k[:3] for k in p}):
     print(' '.join(key), ' '.join('%5.1f/%5.1f' % (p.get(key + (k,), 0), u.get(key + (k,), 0)) for k in range(1, 9)))
+PY
+      ;;
+    bpfiber)
+      # A/B in one run: the 3D fiber BP kernels against the point-wise kernels of commit f469050
+      # (kernels/bp_operator.h and src/bp_operator_impl.h of that commit, passed in ab/ as
+      # untracked files), double, both geometries
+      test -f ab/bp_operator.h || { echo "ab/bp_operator.h missing"; exit 1; }
+      rm -rf /tmp/old && mkdir -p /tmp/old && git ls-files -z | xargs -0 cp --parents -t /tmp/old
+      cp ab/bp_operator.h /tmp/old/kernels/ && cp ab/bp_operator_impl.h /tmp/old/src/
+      cmake -S /tmp/old -B /tmp/old/build -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 > /dev/null 2>&1
+      cmake --build /tmp/old/build -j 16 --target tpmg_bench > "$OUT/build_old.log" 2>&1 || { grep error "$OUT/build_old.log" | head; exit 1; }
+      for variant in fiber point; do
+        bench=$B/benchmarks/tpmg_bench
+        [ $variant = point ] && bench=/tmp/old/build/benchmarks/tpmg_bench
+        $bench bp --dim 3 --degrees 1,2,3,4,5,6,7,8 --bp 1,3,5 --precision double --geometry both --deformation sine --dofs 1e7 --groups 3 --runs 5 --csv "$OUT/bpfiber_$variant.csv" > "$OUT/bpfiber_$variant.txt" 2>&1
+      done
+      python3 - "$OUT" fiber point <<'PY'
+import csv, sys
+def load(f):
+    return {(r['kernel'], r['optimization'], r['precision'], int(r['degree'])): float(r['dofs_per_second']) / 1e9
+            for r in csv.DictReader(open(f))}
+a, b = (load(sys.argv[1] + '/bpfiber_%s.csv' % v) for v in sys.argv[2:4])
+for key in sorted({k[:3] for k in a}):
+    print(' '.join(key), ' '.join('%5.1f/%5.1f' % (a.get(key + (k,), 0), b.get(key + (k,), 0)) for k in range(1, 9)))
 PY
       ;;
     bpsweep)

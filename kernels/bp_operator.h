@@ -39,7 +39,24 @@ namespace tpmg
   {
     SmallMatrix<Number, nq, k + 1> B; ///< basis values at the quadrature points
     SmallMatrix<Number, nq, nq>    D; ///< collocation derivative on the quadrature points
-    double                         points[nq], weights[nq]; ///< 1D rule on [0,1]
+    // the even-odd parts of B, Bᵀ, D, Dᵀ (3D fiber contractions)
+    EvenOddMatrix<Number, nq, k + 1> Beo;
+    EvenOddMatrix<Number, k + 1, nq> Bteo;
+    EvenOddMatrix<Number, nq, nq>    Deo, Dteo;
+    double                           points[nq], weights[nq]; ///< 1D rule on [0,1]
+
+    /// B and D from row-major arrays (host side), with their even-odd parts.
+    void set_matrices(const double *b, const double *d)
+    {
+      for (int i = 0; i < nq * (k + 1); ++i)
+        B.v[i] = Number(b[i]);
+      for (int i = 0; i < nq * nq; ++i)
+        D.v[i] = Number(d[i]);
+      Beo  = EvenOddMatrix<Number, nq, k + 1>::from([&](int i, int j) { return b[i * (k + 1) + j]; });
+      Bteo = EvenOddMatrix<Number, k + 1, nq>::from([&](int i, int j) { return b[j * (k + 1) + i]; });
+      Deo  = EvenOddMatrix<Number, nq, nq>::from([&](int i, int j) { return d[i * nq + j]; });
+      Dteo = EvenOddMatrix<Number, nq, nq>::from([&](int i, int j) { return d[j * nq + i]; });
+    }
   };
 
   /// Geometric factors of a cell whose map is multilinear through its 2^d vertices, computed
@@ -163,44 +180,60 @@ namespace tpmg
     return col;
   }
 
-  /// Shared-memory layout of the BP kernel for `word`-byte numbers (with its cells per block):
-  /// a cell buffer holds (x, y, z) at x + sx (y + sy z), cells lie cs apart, the rows of the
-  /// B and D copies sd apart. Unpadded (sx = sy = sd = nq, cs = nq^dim) the contractions
-  /// conflict: warp lanes that differ in y read x + sx y, the rows D(tx, ·) lie nq apart,
-  /// and for even nq both are multiples of half the banks (3D double nq = 8: 1.6x the ideal
-  /// wavefronts, 2D nq = 4, 8: 3-4x). sx, sd and the cell padding below were found by
-  /// search with the bank recorder (sx in [nq, nq+16], sd in [nq, nq+8], padding 0..16,
-  /// over BP1, BP3, BP5 with that nq; fewest wavefronts, then least memory) among layouts
-  /// with at most 12.5% more shared memory per cell: the kernels' occupancy is limited by
-  /// shared memory and registers, and the unconstrained optimum (3D double nq = 8: sx = 12,
-  /// +50%) measured slower on the H100. In 3D a padded entry stays only where an A/B run on
-  /// the H100 measured it faster than unpadded (NOTES §8: up to 1.25x at nq = 8, but 0.75x
-  /// at nq = 3 for reasons not found). BankConflicts.BPKernelsNearIdeal checks the padded
-  /// entries.
-  ///
-  /// `padded` says whether the table changes anything for this nq.
-  template <int dim, int nq, std::size_t word>
-  struct BPSharedLayout
+  /// 2D shared-memory layout of the BP kernel for `word`-byte numbers (with its cells per
+  /// block): a cell buffer holds (x, y) at x + sx y, cells lie cs apart, the rows of the B and
+  /// D copies sd apart. Unpadded (sx = sd = nq, cs = nq²) the contractions conflict: warp
+  /// lanes that differ in y read x + sx y, the rows D(tx, ·) lie nq apart, and for even nq
+  /// both are multiples of half the banks (nq = 4, 8: 3-4x the ideal wavefronts). sx, sd and
+  /// the cell padding were found by search with the bank recorder (sx in [nq, nq+16], sd in
+  /// [nq, nq+8], padding 0..16, over BP1, BP3, BP5 with that nq; fewest wavefronts, then
+  /// least memory) among layouts with at most 12.5% more shared memory per cell.
+  /// BankConflicts.BPKernelsNearIdeal checks them. `padded`: the table changes anything.
+  template <int nq, std::size_t word>
+  struct BPSharedLayout2D
   {
-    // {sx, sd, cell padding} by nq = 2..10; more points (2D k = 9, 10) stay unpadded
-    static constexpr int table[2][2][9][3] = {
-      // 2D: float, double (recorder choices; not measured against unpadded)
-      {{{2, 4, 0}, {3, 6, 0}, {4, 4, 2}, {5, 5, 0}, {6, 14, 2}, {7, 7, 3}, {8, 9, 8}, {9, 9, 3}, {10, 10, 6}},
-       {{2, 4, 0}, {3, 3, 0}, {4, 10, 2}, {5, 7, 1}, {6, 6, 2}, {7, 7, 6}, {8, 9, 4}, {9, 9, 8}, {10, 11, 6}}},
-      // 3D: float, double (padded only where the H100 A/B measured a gain, double nq = 5, 8,
-      // 10; float: the D-row stride at nq = 8 only, which costs no buffer memory)
-      {{{2, 2, 0}, {3, 3, 0}, {4, 4, 0}, {5, 5, 0}, {6, 6, 0}, {7, 7, 0}, {8, 9, 0}, {9, 9, 0}, {10, 10, 0}},
-       {{2, 2, 0}, {3, 3, 0}, {4, 4, 0}, {5, 11, 12}, {6, 6, 0}, {7, 7, 0}, {9, 9, 0}, {9, 9, 0}, {10, 11, 0}}}};
-    static constexpr int entry(int i)
-    {
-      return nq <= 10 ? table[dim - 2][word == 8][(nq < 10 ? nq : 10) - 2][i] : i == 2 ? 0 : nq;
-    }
-    static constexpr int  sx = entry(0), sy = nq, sd = entry(1), cs = sx * nq * (dim == 3 ? nq : 1) + entry(2);
-    static constexpr bool padded = sx != nq || sd != nq || cs != ipow<nq, dim>();
+    // {sx, sd, cell padding} by nq = 2..10 for float, double; more points stay unpadded
+    static constexpr int table[2][9][3] = {
+      {{2, 4, 0}, {3, 6, 0}, {4, 4, 2}, {5, 5, 0}, {6, 14, 2}, {7, 7, 3}, {8, 9, 8}, {9, 9, 3}, {10, 10, 6}},
+      {{2, 4, 0}, {3, 3, 0}, {4, 10, 2}, {5, 7, 1}, {6, 6, 2}, {7, 7, 6}, {8, 9, 4}, {9, 9, 8}, {10, 11, 6}}};
+    static constexpr int entry(int i) { return nq <= 10 ? table[word == 8][nq - 2][i] : i == 2 ? 0 : nq; }
+    static constexpr int sx = entry(0), sz = sx * nq, sd = entry(1), cs = sx * nq + entry(2);
+    static constexpr bool padded = sx != nq || sd != nq || cs != nq * nq;
+  };
+
+  /// 3D shared-memory layout of the BP kernel: a cell buffer holds (x, y, z) at
+  /// x + sx y + sz z, cells lie cs apart. The threads (a, b) of a cell access fibers
+  /// (a, b, ·), (a, ·, b) and (·, a, b), so the lanes of a warp touch a + sx b, a + sz b and
+  /// sx a + sz b (plus the fiber index): the table's strides keep those apart in the banks.
+  template <int nq, std::size_t word>
+  struct BPFiberLayout3D
+  {
+    // {sx - nq, sz - sx nq, cell padding} by nq = 2..10 for float, double: among layouts with
+    // at most 25% more memory, the smallest worst ratio of wavefronts to the ideal over BP1,
+    // BP3 (nq = k + 2) and BP5 (nq = k + 1), then the fewest wavefronts, then the least memory
+    // (benchmarks/bp_layout_search.py). Unpadded, nq = 8 needs 3.8x (double) and 4.4x (float)
+    // the ideal wavefronts; padded 1.2x and 1.4x.
+    static constexpr int table[2][9][3] = {
+      {{0, 0, 0}, {0, 0, 0}, {0, 3, 4}, {0, 0, 0}, {0, 1, 6}, {0, 7, 9}, {1, 0, 0}, {0, 0, 0}, {0, 5, 0}},
+      {{0, 1, 0}, {0, 0, 0}, {0, 2, 1}, {0, 0, 0}, {0, 3, 10}, {0, 5, 7}, {1, 0, 0}, {0, 3, 0}, {0, 5, 0}}};
+    static constexpr int  entry(int i) { return nq <= 10 ? table[word == 8][nq - 2][i] : 0; }
+    static constexpr int  sx = nq + entry(0), sz = sx * nq + entry(1), sd = nq, cs = sz * nq + entry(2);
+    static constexpr bool padded = cs != nq * nq * nq;
   };
 
   /// `onthefly`: geometric factors computed from the cell's vertices (multilinear map) instead
   /// of read from the stored array.
+  ///
+  /// 3D thread structure: a block of (nq, nq, cells) threads; in every phase thread (a, b) of
+  /// a cell owns one fiber (a whole line of nodes or points in one direction) of the cell's
+  /// tensor, loads it from shared memory into registers once, applies a 1D matrix there
+  /// (even-odd split, entries from the constant bank) and stores the result fiber. A phase
+  /// costs each thread one shared load per input and one store per output, against one load
+  /// per FMA when a thread computes a single point of a contraction; the price is a barrier
+  /// per contraction direction. The gather reads z fibers and the scatter writes y or z
+  /// fibers, so that lanes with consecutive a touch consecutive nodes.
+  /// 2D: one thread per x column of a cell, the y column in registers, x contractions
+  /// point by point through shared memory.
   template <int dim, int k, typename Number, BPKind kind, bool onthefly = false>
   struct BPOperatorKernel
   {
@@ -210,18 +243,18 @@ namespace tpmg
     static constexpr bool gradient = kind != BPKind::mass;
     static constexpr bool interp   = kind != BPKind::laplace_gll;
     static constexpr int  n_entries = !gradient ? 1 : (dim == 3 ? 6 : 3);
-    static constexpr int  nqz = dim == 3 ? nq : 1, nz = dim == 3 ? n : 1;
     static constexpr int  points = ipow<nq, dim>();
     static constexpr int  threads_per_cell      = dim == 3 ? nq * nq : nq;
     static constexpr int  cells_per_block       = cmax(1, 128 / threads_per_cell);
     static constexpr int  max_threads_per_block = threads_per_cell * cells_per_block;
-    static constexpr int  n_phases              = dim == 3 ? 7 : 5;
+    static constexpr int  n_phases = dim == 2 ? 5 : kind == BPKind::mass ? 6 : kind == BPKind::laplace_gauss ? 9 : 7;
     /// On the fly the geometry column takes 96-128 registers per thread, which limits the
     /// SM to 4 blocks; with TPMG_BP_REGS > 0 ask for enough blocks to cap it there.
     static constexpr int min_blocks_per_sm =
       onthefly && dim == 3 && TPMG_BP_REGS > 0 ? cmax(1, 65536 / (max_threads_per_block * cmax(TPMG_BP_REGS, 1))) : 1;
 
-    /// per-thread column kept across barriers: the z (2D: y) derivative, then the result
+    /// per-thread column kept across barriers (2D: the y derivative, then the result; 3D BP5:
+    /// the z derivative, then Dᵀ_z of the z flux)
     struct Registers
     {
       Number a[nq];
@@ -236,19 +269,22 @@ namespace tpmg
     index_t       n_cells;
     bool          constrained; ///< boundary nodes read as zero and receive nothing
     using Constants = BPConstants<k, nq, Number>;
+    /// operators on the same points share one __constant__ copy (64 KB per .cu module)
+    using ConstantsTag = BPOperatorKernel<dim, k, Number, kind == BPKind::laplace_gll ? kind : BPKind::mass, false>;
     Constants                constants;
     TPMG_HD const Constants &C() const { return tpmg::constants(*this); }
 
-    // shared: B and D copies (rows indexed by thread), then 5 buffers of cells_per_block
-    // cells, each cell (x, y, z) at x + sx (y + sy z), cells cs apart (BPSharedLayout)
-    using Layout = BPSharedLayout<dim, nq, sizeof(Number)>;
-    static constexpr int         sx = Layout::sx, sy = Layout::sy, cs = Layout::cs, sd = Layout::sd;
+    // shared: 2D: B and D copies (rows indexed by thread), then 4 buffers; 3D: 3 buffers;
+    // each buffer holds cells_per_block cells, cs apart (Layout)
+    using Layout = std::conditional_t<dim == 3, BPFiberLayout3D<nq, sizeof(Number)>, BPSharedLayout2D<nq, sizeof(Number)>>;
+    static constexpr int         sx = Layout::sx, sz = Layout::sz, cs = Layout::cs, sd = Layout::sd;
     static constexpr std::size_t a16(std::size_t b) { return (b + 15) / 16 * 16; }
-    static constexpr std::size_t off_B   = 0;
-    static constexpr std::size_t off_D   = a16(nq * sd * sizeof(Number));
-    static constexpr std::size_t off_buf = off_D + a16(nq * sd * sizeof(Number));
-    static constexpr std::size_t buf     = a16(std::size_t(cs) * cells_per_block * sizeof(Number));
-    static constexpr std::size_t shared_bytes = off_buf + 5 * buf;
+    static constexpr int         n_buffers = dim == 3 ? 3 : 4;
+    static constexpr std::size_t off_B     = 0;
+    static constexpr std::size_t off_D     = a16(nq * sd * sizeof(Number));
+    static constexpr std::size_t off_buf   = dim == 3 ? 0 : off_D + a16(nq * sd * sizeof(Number));
+    static constexpr std::size_t buf       = a16(std::size_t(cs) * cells_per_block * sizeof(Number));
+    static constexpr std::size_t shared_bytes = off_buf + n_buffers * buf;
 
     LaunchShape shape() const
     {
@@ -304,8 +340,323 @@ namespace tpmg
       return fc;
     }
 
+    // The 1D operations on a fiber in registers: values at the points from the nodes (B),
+    // back (Bᵀ), derivative at the points (D) and its transpose.
+#ifndef TPMG_BP_EVEN_ODD
+#define TPMG_BP_EVEN_ODD 1
+#endif
+    TPMG_HD TPMG_FORCEINLINE void interpolate(const Number (&u)[n], Number (&v)[nq]) const
+    {
+      if constexpr (TPMG_BP_EVEN_ODD)
+        apply_even_odd<1>(C().Beo, u, v);
+      else
+        apply_full<false>(C().B, u, v);
+    }
+    TPMG_HD TPMG_FORCEINLINE void integrate(const Number (&v)[nq], Number (&u)[n]) const
+    {
+      if constexpr (TPMG_BP_EVEN_ODD)
+        apply_even_odd<1>(C().Bteo, v, u);
+      else
+        apply_full<true>(C().B, v, u);
+    }
+    TPMG_HD TPMG_FORCEINLINE void derivative(const Number (&u)[nq], Number (&d)[nq]) const
+    {
+      if constexpr (TPMG_BP_EVEN_ODD)
+        apply_even_odd<-1>(C().Deo, u, d);
+      else
+        apply_full<false>(C().D, u, d);
+    }
+    TPMG_HD TPMG_FORCEINLINE void derivative_t(const Number (&u)[nq], Number (&d)[nq]) const
+    {
+      if constexpr (TPMG_BP_EVEN_ODD)
+        apply_even_odd<-1>(C().Dteo, u, d);
+      else
+        apply_full<true>(C().D, u, d);
+    }
+
+    /// Index in a cell buffer of entry j of the fiber in direction `dir` through (a, b), the
+    /// other two coordinates in increasing order of direction.
+    template <int dir>
+    static TPMG_HD TPMG_FORCEINLINE int fiber_index(int a, int b, int j)
+    {
+      if constexpr (dir == 0)
+        return j + sx * a + sz * b;
+      else if constexpr (dir == 1)
+        return a + sx * j + sz * b;
+      else
+        return a + sx * b + sz * j;
+    }
+    template <int dir, int len, class Array>
+    static TPMG_HD TPMG_FORCEINLINE void load(const Array &S, int a, int b, Number (&v)[len])
+    {
+      TPMG_UNROLL
+      for (int j = 0; j < len; ++j)
+        v[j] = S[fiber_index<dir>(a, b, j)];
+    }
+    template <int dir, int len, class Array>
+    static TPMG_HD TPMG_FORCEINLINE void store(Array &S, int a, int b, const Number (&v)[len])
+    {
+      TPMG_UNROLL
+      for (int j = 0; j < len; ++j)
+        S[fiber_index<dir>(a, b, j)] = v[j];
+    }
+    /// Gather of the nodes (a, b, ·) of a cell with first node c0 (constrained nodes as zero).
+    TPMG_HD TPMG_FORCEINLINE void gather_z(const index_t *c0, int a, int b, Number (&u)[n]) const
+    {
+      TPMG_UNROLL
+      for (int z = 0; z < n; ++z)
+        {
+          const index_t g = node(c0, a, b, z);
+          u[z]            = g < 0 ? Number(0) : src[g];
+        }
+    }
+    /// Scatter-add to the nodes of the fiber in direction `dir` (1 or 2) through (a, b).
+    template <int dir>
+    TPMG_HD TPMG_FORCEINLINE void scatter(const index_t *c0, int a, int b, const Number (&u)[n]) const
+    {
+      TPMG_UNROLL
+      for (int j = 0; j < n; ++j)
+        {
+          const index_t g = dir == 1 ? node(c0, a, j, b) : node(c0, a, b, j);
+          if (g >= 0)
+            atomic_add(dst + g, u[j]);
+        }
+    }
+
     template <int phase, class Shared>
     TPMG_HD void run(const KernelCtx &ctx, Shared &sh, Registers &reg) const
+    {
+      if constexpr (dim == 3)
+        run_3d<phase>(ctx, sh, reg);
+      else
+        run_2d<phase>(ctx, sh, reg);
+    }
+
+    /// The reference gradient at the points of the z fiber (a, b) (u, uz in registers, x and y
+    /// derivatives in Gx, Gy) times the geometric factors: the x and y components of the flux
+    /// replace Gx and Gy, the z component is returned in g2.
+    template <class Array>
+    TPMG_HD TPMG_FORCEINLINE void flux_z(index_t cell, int a, int b, const Number (&uz)[nq], Array &Gx, Array &Gy,
+                                         Number (&g2)[nq]) const
+    {
+      const FactorColumn fc = factor_column(cell, a, b);
+      TPMG_UNROLL
+      for (int q = 0; q < nq; ++q)
+        {
+          const int    p  = fiber_index<2>(a, b, q);
+          const Number dx = Gx[p], dy = Gy[p], dz = uz[q];
+          Number       g[6];
+          fc.at(q, g);
+          Gx[p] = g[0] * dx + g[1] * dy + g[2] * dz;
+          Gy[p] = g[1] * dx + g[3] * dy + g[4] * dz;
+          g2[q] = g[2] * dx + g[4] * dy + g[5] * dz;
+        }
+    }
+
+    template <int phase, class Shared>
+    TPMG_HD void run_3d(const KernelCtx &ctx, Shared &sh, Registers &reg) const
+    {
+      const int     a = ctx.thread.x, b = ctx.thread.y, c = ctx.thread.z;
+      const index_t cell = index_t(ctx.block.x) * cells_per_block + c;
+      if (cell >= n_cells)
+        return;
+      index_t c0[3];
+      c0[0] = (cell % cells[0]) * k;
+      c0[1] = ((cell / cells[0]) % cells[1]) * k;
+      c0[2] = (cell / (cells[0] * cells[1])) * k;
+      auto X0 = sh.template array<Number>(off_buf) + c * cs;
+      auto X1 = sh.template array<Number>(off_buf + buf) + c * cs;
+      auto X2 = sh.template array<Number>(off_buf + 2 * buf) + c * cs;
+      Number u[nq], v[nq], w[nq]; // fibers; u[0..n) and v[0..n) where they hold nodes
+
+      if constexpr (kind == BPKind::laplace_gll)
+        {
+          // BP5, B = I: derivatives of the nodal values along z (kept), y, x; flux; Dᵀ back
+          if constexpr (phase == 0)
+            {
+              gather_z(c0, a, b, u);
+              store<2>(X0, a, b, u);
+              derivative(u, reg.a);
+            }
+          else if constexpr (phase == 1)
+            {
+              load<1>(X0, a, b, u);
+              derivative(u, v);
+              store<1>(X1, a, b, v); // d/dy
+            }
+          else if constexpr (phase == 2)
+            {
+              load<0>(X0, a, b, u);
+              derivative(u, v);
+              store<0>(X2, a, b, v); // d/dx
+            }
+          else if constexpr (phase == 3)
+            {
+              flux_z(cell, a, b, reg.a, X2, X1, v);
+              derivative_t(v, reg.a);
+            }
+          else if constexpr (phase == 4)
+            {
+              load<1>(X1, a, b, u);
+              derivative_t(u, v);
+              store<1>(X0, a, b, v);
+            }
+          else if constexpr (phase == 5)
+            {
+              load<0>(X2, a, b, u);
+              derivative_t(u, v);
+              load<0>(X0, a, b, w);
+              TPMG_UNROLL
+              for (int q = 0; q < nq; ++q)
+                v[q] += w[q];
+              store<0>(X0, a, b, v);
+            }
+          else
+            {
+              load<2>(X0, a, b, u);
+              TPMG_UNROLL
+              for (int q = 0; q < nq; ++q)
+                u[q] += reg.a[q];
+              scatter<2>(c0, a, b, u);
+            }
+        }
+      else
+        {
+          // BP1, BP3: interpolate along z (gather), y, x; pointwise; back along x, y, z
+          // (BP1; scatter along y) or gradient, flux, Dᵀ, then Bᵀ along x, y, z (BP3)
+          Number un[n];
+          if constexpr (phase == 0)
+            {
+              if (a < n && b < n)
+                {
+                  gather_z(c0, a, b, un);
+                  interpolate(un, v);
+                  store<2>(X0, a, b, v); // (n, n, nq)
+                }
+            }
+          else if constexpr (phase == 1)
+            {
+              if (a < n)
+                {
+                  load<1>(X0, a, b, un);
+                  interpolate(un, v);
+                  store<1>(X1, a, b, v); // (n, nq, nq)
+                }
+            }
+          else if constexpr (phase == 2)
+            {
+              load<0>(X1, a, b, un);
+              interpolate(un, v); // the values at the points (·, a, b)
+              if constexpr (kind == BPKind::mass)
+                store<0>(X2, a, b, v);
+              else
+                {
+                  store<0>(X0, a, b, v);
+                  derivative(v, w);
+                  store<0>(X2, a, b, w); // d/dx
+                }
+            }
+          else if constexpr (kind == BPKind::mass)
+            {
+              if constexpr (phase == 3)
+                {
+                  // times w|J| along the z fiber, Bᵀ along z: (nq, nq, n)
+                  load<2>(X2, a, b, v);
+                  const FactorColumn fc = factor_column(cell, a, b);
+                  TPMG_UNROLL
+                  for (int q = 0; q < nq; ++q)
+                    {
+                      Number jw;
+                      fc.at(q, &jw);
+                      v[q] *= jw;
+                    }
+                  integrate(v, un);
+                  store<2>(X0, a, b, un);
+                }
+              else if constexpr (phase == 4)
+                {
+                  if (b < n)
+                    {
+                      load<0>(X0, a, b, v);
+                      integrate(v, un);
+                      store<0>(X1, a, b, un); // (n, nq, n)
+                    }
+                }
+              else
+                {
+                  if (a < n && b < n)
+                    {
+                      load<1>(X1, a, b, v);
+                      integrate(v, un);
+                      scatter<1>(c0, a, b, un);
+                    }
+                }
+            }
+          else
+            {
+              if constexpr (phase == 3)
+                {
+                  load<1>(X0, a, b, u);
+                  derivative(u, v);
+                  store<1>(X1, a, b, v); // d/dy
+                }
+              else if constexpr (phase == 4)
+                {
+                  // d/dz, the flux; Dᵀ_z of its z component replaces the values in X0
+                  load<2>(X0, a, b, u);
+                  derivative(u, w);
+                  flux_z(cell, a, b, w, X2, X1, v);
+                  derivative_t(v, w);
+                  store<2>(X0, a, b, w);
+                }
+              else if constexpr (phase == 5)
+                {
+                  load<1>(X1, a, b, u);
+                  derivative_t(u, v);
+                  load<1>(X0, a, b, w);
+                  TPMG_UNROLL
+                  for (int q = 0; q < nq; ++q)
+                    v[q] += w[q];
+                  store<1>(X0, a, b, v);
+                }
+              else if constexpr (phase == 6)
+                {
+                  // Dᵀ_x of the x component plus the rest, then Bᵀ along x: (n, nq, nq)
+                  load<0>(X2, a, b, u);
+                  derivative_t(u, v);
+                  load<0>(X0, a, b, w);
+                  TPMG_UNROLL
+                  for (int q = 0; q < nq; ++q)
+                    v[q] += w[q];
+                  integrate(v, un);
+                  store<0>(X1, a, b, un);
+                }
+              else if constexpr (phase == 7)
+                {
+                  if (a < n)
+                    {
+                      load<1>(X1, a, b, v);
+                      integrate(v, un);
+                      store<1>(X2, a, b, un); // (n, n, nq)
+                    }
+                }
+              else
+                {
+                  if (a < n && b < n)
+                    {
+                      load<2>(X2, a, b, v);
+                      integrate(v, un);
+                      scatter<2>(c0, a, b, un);
+                    }
+                }
+            }
+        }
+      (void)u;
+      (void)w;
+    }
+
+    template <int phase, class Shared>
+    TPMG_HD void run_2d(const KernelCtx &ctx, Shared &sh, Registers &reg) const
     {
       auto Bs = sh.template array<Number>(off_B);
       auto Ds = sh.template array<Number>(off_D);
@@ -316,368 +667,168 @@ namespace tpmg
               Bs[(t / n) * sd + t % n] = C().B.v[t];
             Ds[(t / nq) * sd + t % nq] = C().D.v[t];
           }
-      const int     c    = dim == 3 ? ctx.thread.z : ctx.thread.y;
+      const int     c    = ctx.thread.y;
       const index_t cell = index_t(ctx.block.x) * cells_per_block + c;
       if (cell >= n_cells)
         return;
       index_t c0[3];
       c0[0] = (cell % cells[0]) * k;
       c0[1] = ((cell / cells[0]) % cells[1]) * k;
-      c0[2] = dim == 3 ? (cell / (cells[0] * cells[1])) * k : 0;
-      const int     base = c * cs;
-      auto          S0   = sh.template array<Number>(off_buf) + base;
-      auto          S1   = sh.template array<Number>(off_buf + buf) + base;
-      auto          S2   = sh.template array<Number>(off_buf + 2 * buf) + base;
-      auto          S3   = sh.template array<Number>(off_buf + 3 * buf) + base;
-      auto          S4   = sh.template array<Number>(off_buf + 4 * buf) + base;
-      auto          B    = [&](int q, int i) -> Number { return Bs[q * sd + i]; };
-      auto          D    = [&](int q, int j) -> Number { return Ds[q * sd + j]; };
-      // index of (x, y, z) in a cell buffer; every buffer has extents nq in each direction
-      auto at = [](int x, int y, int z) { return x + sx * (y + sy * z); };
-      Number *a = reg.a;
+      c0[2] = 0;
+      const int base = c * cs;
+      auto      S0   = sh.template array<Number>(off_buf) + base;
+      auto      S1   = sh.template array<Number>(off_buf + buf) + base;
+      auto      S2   = sh.template array<Number>(off_buf + 2 * buf) + base;
+      auto      S3   = sh.template array<Number>(off_buf + 3 * buf) + base;
+      auto      B    = [&](int q, int i) -> Number { return Bs[q * sd + i]; };
+      auto      D    = [&](int q, int j) -> Number { return Ds[q * sd + j]; };
+      auto      at   = [](int x, int y, int) { return x + sx * y; };
+      Number   *a    = reg.a;
 
-      if constexpr (dim == 3)
+      // 2D: one thread per x (quadrature or node) column, the y column in registers
+      const int tx = ctx.thread.x;
+      if constexpr (phase == 0)
         {
-          const int tx = ctx.thread.x, ty = ctx.thread.y;
-          if constexpr (phase == 0)
+          if (tx < n)
             {
-              // gather column (tx, ty) and interpolate along z: S0 (n, n, nq)
-              if (tx < n && ty < n)
-                {
-                  Number u[n];
-                  TPMG_UNROLL
-                  for (int z = 0; z < n; ++z)
-                    {
-                      const index_t g = node(c0, tx, ty, z);
-                      u[z]            = g < 0 ? Number(0) : src[g];
-                    }
-                  TPMG_UNROLL
-                  for (int qz = 0; qz < nq; ++qz)
-                    {
-                      Number s = 0;
-                      if constexpr (interp)
-                        {
-                          TPMG_UNROLL
-                          for (int z = 0; z < n; ++z)
-                            s += C().B(qz, z) * u[z];
-                        }
-                      else
-                        s = u[qz];
-                      S0[at(tx, ty, qz)] = s;
-                    }
-                }
-            }
-          else if constexpr (phase == 1)
-            {
-              // y: S1 (n, nq, nq)
-              if (tx < n)
-                TPMG_UNROLL
-                for (int qz = 0; qz < nq; ++qz)
-                  {
-                    Number s = 0;
-                    if constexpr (interp)
-                      {
-                        TPMG_UNROLL
-                        for (int y = 0; y < n; ++y)
-                          s += B(ty, y) * S0[at(tx, y, qz)];
-                      }
-                    else
-                      s = S0[at(tx, ty, qz)];
-                    S1[at(tx, ty, qz)] = s;
-                  }
-            }
-          else if constexpr (phase == 2)
-            {
-              // x: the values at the points (tx, ty, *); mass: times w|J|; Laplacian: keep d/dz
-              Number uq[nq];
+              Number u[n];
               TPMG_UNROLL
-              for (int qz = 0; qz < nq; ++qz)
+              for (int y = 0; y < n; ++y)
+                {
+                  const index_t g = node(c0, tx, y, 0);
+                  u[y]            = g < 0 ? Number(0) : src[g];
+                }
+              TPMG_UNROLL
+              for (int qy = 0; qy < nq; ++qy)
                 {
                   Number s = 0;
                   if constexpr (interp)
                     {
                       TPMG_UNROLL
-                      for (int x = 0; x < n; ++x)
-                        s += B(tx, x) * S1[at(x, ty, qz)];
+                      for (int y = 0; y < n; ++y)
+                        s += C().B(qy, y) * u[y];
                     }
                   else
-                    s = S1[at(tx, ty, qz)];
-                  uq[qz]             = s;
-                  S2[at(tx, ty, qz)] = s;
-                }
-              const FactorColumn fc = gradient ? FactorColumn{} : factor_column(cell, tx, ty);
-              TPMG_UNROLL
-              for (int qz = 0; qz < nq; ++qz)
-                {
-                  if constexpr (gradient)
-                    {
-                      Number dz = 0;
-                      TPMG_UNROLL
-                      for (int j = 0; j < nq; ++j)
-                        dz += C().D(qz, j) * uq[j];
-                      a[qz] = dz;
-                    }
-                  else
-                    {
-                      Number w;
-                      fc.at(qz, &w);
-                      a[qz] = w * uq[qz];
-                    }
+                    s = u[qy];
+                  S0[at(tx, qy, 0)] = s;
                 }
             }
-          else if constexpr (phase == 3)
+        }
+      else if constexpr (phase == 1)
+        {
+          Number uq[nq];
+          TPMG_UNROLL
+          for (int qy = 0; qy < nq; ++qy)
             {
-              // Laplacian: reference gradient, geometry; g0, g1 to shared, Dᵀ_z g2 in registers
+              Number s = 0;
+              if constexpr (interp)
+                {
+                  TPMG_UNROLL
+                  for (int x = 0; x < n; ++x)
+                    s += B(tx, x) * S0[at(x, qy, 0)];
+                }
+              else
+                s = S0[at(tx, qy, 0)];
+              uq[qy]            = s;
+              S2[at(tx, qy, 0)] = s;
+            }
+          const FactorColumn fc = gradient ? FactorColumn{} : factor_column(cell, tx, 0);
+          TPMG_UNROLL
+          for (int qy = 0; qy < nq; ++qy)
+            {
               if constexpr (gradient)
                 {
-                  Number             g2[nq];
-                  const FactorColumn fc = factor_column(cell, tx, ty);
+                  Number dy = 0;
                   TPMG_UNROLL
-                  for (int qz = 0; qz < nq; ++qz)
-                    {
-                      Number dx = 0, dy = 0;
-                      TPMG_UNROLL
-                      for (int j = 0; j < nq; ++j)
-                        {
-                          dx += D(tx, j) * S2[at(j, ty, qz)];
-                          dy += D(ty, j) * S2[at(tx, j, qz)];
-                        }
-                      const Number dz = a[qz];
-                      const int    p  = at(tx, ty, qz);
-                      Number       g[6];
-                      fc.at(qz, g);
-                      const Number xx = g[0], xy = g[1], xz = g[2], yy = g[3], yz = g[4], zz = g[5];
-                      S0[p] = xx * dx + xy * dy + xz * dz;
-                      S1[p] = xy * dx + yy * dy + yz * dz;
-                      g2[qz] = xz * dx + yz * dy + zz * dz;
-                    }
-                  TPMG_UNROLL
-                  for (int qz = 0; qz < nq; ++qz)
-                    {
-                      Number s = 0;
-                      TPMG_UNROLL
-                      for (int j = 0; j < nq; ++j)
-                        s += C().D(j, qz) * g2[j];
-                      a[qz] = s;
-                    }
+                  for (int j = 0; j < nq; ++j)
+                    dy += C().D(qy, j) * uq[j];
+                  a[qy] = dy;
+                }
+              else
+                {
+                  Number w;
+                  fc.at(qy, &w);
+                  a[qy] = w * uq[qy];
                 }
             }
-          else if constexpr (phase == 4)
+        }
+      else if constexpr (phase == 2)
+        {
+          if constexpr (gradient)
             {
-              // Laplacian: add Dᵀ_x g0 + Dᵀ_y g1; then Bᵀ along z: S3 (nq, nq, n)
+              Number             g1[nq];
+              const FactorColumn fc = factor_column(cell, tx, 0);
               TPMG_UNROLL
-              for (int qz = 0; qz < nq; ++qz)
-                if constexpr (gradient)
-                  {
-                    Number s = a[qz];
-                    TPMG_UNROLL
-                    for (int j = 0; j < nq; ++j)
-                      s += D(j, tx) * S0[at(j, ty, qz)] + D(j, ty) * S1[at(tx, j, qz)];
-                    a[qz] = s;
-                  }
+              for (int qy = 0; qy < nq; ++qy)
+                {
+                  Number dx = 0;
+                  TPMG_UNROLL
+                  for (int j = 0; j < nq; ++j)
+                    dx += D(tx, j) * S2[at(j, qy, 0)];
+                  const int    p  = at(tx, qy, 0);
+                  Number       g[3];
+                  fc.at(qy, g);
+                  const Number xx = g[0], xy = g[1], yy = g[2];
+                  S1[p]  = xx * dx + xy * a[qy];
+                  g1[qy] = xy * dx + yy * a[qy];
+                }
               TPMG_UNROLL
-              for (int z = 0; z < n; ++z)
+              for (int qy = 0; qy < nq; ++qy)
                 {
                   Number s = 0;
-                  if constexpr (interp)
-                    {
-                      TPMG_UNROLL
-                      for (int qz = 0; qz < nq; ++qz)
-                        s += C().B(qz, z) * a[qz];
-                    }
-                  else
-                    s = a[z];
-                  S3[at(tx, ty, z)] = s;
+                  TPMG_UNROLL
+                  for (int j = 0; j < nq; ++j)
+                    s += C().D(j, qy) * g1[j];
+                  a[qy] = s;
                 }
             }
-          else if constexpr (phase == 5)
-            {
-              // Bᵀ along y: S4 (nq, n, n)
-              if (ty < n)
+        }
+      else if constexpr (phase == 3)
+        {
+          TPMG_UNROLL
+          for (int qy = 0; qy < nq; ++qy)
+            if constexpr (gradient)
+              {
+                Number s = a[qy];
                 TPMG_UNROLL
-                for (int z = 0; z < n; ++z)
-                  {
-                    Number s = 0;
-                    if constexpr (interp)
-                      {
-                        TPMG_UNROLL
-                        for (int qy = 0; qy < nq; ++qy)
-                          s += B(qy, ty) * S3[at(tx, qy, z)];
-                      }
-                    else
-                      s = S3[at(tx, ty, z)];
-                    S4[at(tx, ty, z)] = s;
-                  }
-            }
-          else
+                for (int j = 0; j < nq; ++j)
+                  s += D(j, tx) * S1[at(j, qy, 0)];
+                a[qy] = s;
+              }
+          TPMG_UNROLL
+          for (int y = 0; y < n; ++y)
             {
-              // Bᵀ along x and scatter-add
-              if (tx < n && ty < n)
-                TPMG_UNROLL
-                for (int z = 0; z < n; ++z)
-                  {
-                    Number s = 0;
-                    if constexpr (interp)
-                      {
-                        TPMG_UNROLL
-                        for (int qx = 0; qx < nq; ++qx)
-                          s += B(qx, tx) * S4[at(qx, ty, z)];
-                      }
-                    else
-                      s = S4[at(tx, ty, z)];
-                    const index_t g = node(c0, tx, ty, z);
-                    if (g >= 0)
-                      atomic_add(dst + g, s);
-                  }
+              Number s = 0;
+              if constexpr (interp)
+                {
+                  TPMG_UNROLL
+                  for (int qy = 0; qy < nq; ++qy)
+                    s += C().B(qy, y) * a[qy];
+                }
+              else
+                s = a[y];
+              S3[at(tx, y, 0)] = s;
             }
         }
       else
         {
-          // 2D: one thread per x (quadrature or node) column, the y column in registers
-          const int tx = ctx.thread.x;
-          if constexpr (phase == 0)
-            {
-              if (tx < n)
-                {
-                  Number u[n];
-                  TPMG_UNROLL
-                  for (int y = 0; y < n; ++y)
-                    {
-                      const index_t g = node(c0, tx, y, 0);
-                      u[y]            = g < 0 ? Number(0) : src[g];
-                    }
-                  TPMG_UNROLL
-                  for (int qy = 0; qy < nq; ++qy)
-                    {
-                      Number s = 0;
-                      if constexpr (interp)
-                        {
-                          TPMG_UNROLL
-                          for (int y = 0; y < n; ++y)
-                            s += C().B(qy, y) * u[y];
-                        }
-                      else
-                        s = u[qy];
-                      S0[at(tx, qy, 0)] = s;
-                    }
-                }
-            }
-          else if constexpr (phase == 1)
-            {
-              Number uq[nq];
-              TPMG_UNROLL
-              for (int qy = 0; qy < nq; ++qy)
-                {
-                  Number s = 0;
-                  if constexpr (interp)
-                    {
-                      TPMG_UNROLL
-                      for (int x = 0; x < n; ++x)
-                        s += B(tx, x) * S0[at(x, qy, 0)];
-                    }
-                  else
-                    s = S0[at(tx, qy, 0)];
-                  uq[qy]            = s;
-                  S2[at(tx, qy, 0)] = s;
-                }
-              const FactorColumn fc = gradient ? FactorColumn{} : factor_column(cell, tx, 0);
-              TPMG_UNROLL
-              for (int qy = 0; qy < nq; ++qy)
-                {
-                  if constexpr (gradient)
-                    {
-                      Number dy = 0;
-                      TPMG_UNROLL
-                      for (int j = 0; j < nq; ++j)
-                        dy += C().D(qy, j) * uq[j];
-                      a[qy] = dy;
-                    }
-                  else
-                    {
-                      Number w;
-                      fc.at(qy, &w);
-                      a[qy] = w * uq[qy];
-                    }
-                }
-            }
-          else if constexpr (phase == 2)
-            {
-              if constexpr (gradient)
-                {
-                  Number             g1[nq];
-                  const FactorColumn fc = factor_column(cell, tx, 0);
-                  TPMG_UNROLL
-                  for (int qy = 0; qy < nq; ++qy)
-                    {
-                      Number dx = 0;
-                      TPMG_UNROLL
-                      for (int j = 0; j < nq; ++j)
-                        dx += D(tx, j) * S2[at(j, qy, 0)];
-                      const int    p  = at(tx, qy, 0);
-                      Number       g[3];
-                      fc.at(qy, g);
-                      const Number xx = g[0], xy = g[1], yy = g[2];
-                      S1[p]  = xx * dx + xy * a[qy];
-                      g1[qy] = xy * dx + yy * a[qy];
-                    }
-                  TPMG_UNROLL
-                  for (int qy = 0; qy < nq; ++qy)
-                    {
-                      Number s = 0;
-                      TPMG_UNROLL
-                      for (int j = 0; j < nq; ++j)
-                        s += C().D(j, qy) * g1[j];
-                      a[qy] = s;
-                    }
-                }
-            }
-          else if constexpr (phase == 3)
-            {
-              TPMG_UNROLL
-              for (int qy = 0; qy < nq; ++qy)
-                if constexpr (gradient)
+          if (tx < n)
+            TPMG_UNROLL
+            for (int y = 0; y < n; ++y)
+              {
+                Number s = 0;
+                if constexpr (interp)
                   {
-                    Number s = a[qy];
                     TPMG_UNROLL
-                    for (int j = 0; j < nq; ++j)
-                      s += D(j, tx) * S1[at(j, qy, 0)];
-                    a[qy] = s;
+                    for (int qx = 0; qx < nq; ++qx)
+                      s += B(qx, tx) * S3[at(qx, y, 0)];
                   }
-              TPMG_UNROLL
-              for (int y = 0; y < n; ++y)
-                {
-                  Number s = 0;
-                  if constexpr (interp)
-                    {
-                      TPMG_UNROLL
-                      for (int qy = 0; qy < nq; ++qy)
-                        s += C().B(qy, y) * a[qy];
-                    }
-                  else
-                    s = a[y];
-                  S3[at(tx, y, 0)] = s;
-                }
-            }
-          else
-            {
-              if (tx < n)
-                TPMG_UNROLL
-                for (int y = 0; y < n; ++y)
-                  {
-                    Number s = 0;
-                    if constexpr (interp)
-                      {
-                        TPMG_UNROLL
-                        for (int qx = 0; qx < nq; ++qx)
-                          s += B(qx, tx) * S3[at(qx, y, 0)];
-                      }
-                    else
-                      s = S3[at(tx, y, 0)];
-                    const index_t g = node(c0, tx, y, 0);
-                    if (g >= 0)
-                      atomic_add(dst + g, s);
-                  }
-            }
+                else
+                  s = S3[at(tx, y, 0)];
+                const index_t g = node(c0, tx, y, 0);
+                if (g >= 0)
+                  atomic_add(dst + g, s);
+              }
         }
     }
   };

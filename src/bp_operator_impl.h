@@ -69,10 +69,7 @@ namespace tpmg
         }
       kern.n_cells     = lev.n_cells();
       kern.constrained = constrained;
-      for (std::size_t i = 0; i < B.size(); ++i)
-        kern.constants.B.v[i] = Number(B[i]);
-      for (std::size_t i = 0; i < D.size(); ++i)
-        kern.constants.D.v[i] = Number(D[i]);
+      kern.constants.set_matrices(B.data(), D.data());
       launch(backend, kern, kern.shape());
     }
   } // namespace internal

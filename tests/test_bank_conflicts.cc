@@ -149,10 +149,11 @@ namespace
   }
 } // namespace
 
-// The padded BP layouts (BPSharedLayout): at most 1.3x the ideal wavefronts where the table
-// pads and there are 4 or more points per direction (unpadded: 1.6x for 3D double at nq = 8,
-// 3-4x in 2D at nq = 4, 8); fewer points leave too few lanes per row to avoid every conflict
-// within the memory limit. All counts are printed.
+// The padded BP layouts (BPFiberLayout3D, BPSharedLayout2D) stay near the ideal wavefronts
+// where the table pads and there are 4 or more points per direction: double at most 1.3x,
+// float 1.55x (a float warp needs 32 distinct banks, which the fixed thread-to-fiber map
+// cannot give all three fiber directions within 25% more memory); unpadded, 3D nq = 8 needs
+// 3.8x (double) and 4.4x (float), 2D nq = 4, 8 3-4x. All counts are printed.
 TEST(BankConflicts, BPKernelsNearIdeal)
 {
   for (int dim : {2, 3})
@@ -170,7 +171,8 @@ TEST(BankConflicts, BPKernelsNearIdeal)
                 EXPECT_GT(c.instructions, 0u);
                 if (Kernel::nq >= 4 && Kernel::Layout::padded)
                   {
-                    EXPECT_LE(double(c.wavefronts), 1.3 * double(c.ideal)) << what << " " << dd << "D k=" << kk;
+                    const double limit = sizeof(Number) == 8 ? 1.3 : 1.55;
+                    EXPECT_LE(double(c.wavefronts), limit * double(c.ideal)) << what << " " << dd << "D k=" << kk;
                   }
                 std::cout << std::setw(6) << what << " " << dd << "D k=" << std::setw(2) << kk << " wavefronts "
                           << std::setw(6) << c.wavefronts << " ideal " << std::setw(6) << c.ideal << "\n";
