@@ -67,16 +67,24 @@ for stage in "$@"; do
       $B/benchmarks/tpmg_bench bp --dim 3 --degrees 1,2,3,4,5,6,7,8 --bp 2,4,6 --precision both --geometry both --deformation sine --dofs 1e7 --groups 3 --runs 5 --csv "$OUT/bp3d_vector.csv" 2>&1 | tee "$OUT/bp3d_vector.txt"
       ;;
     bpregs)
-      # A/B in one run: 3D on-the-fly BP kernels with registers capped at 96 (launch bounds)
-      # against uncapped; the capped build is a second build directory
-      cmake -S . -B build-regs -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 -DCMAKE_CUDA_FLAGS=-DTPMG_BP_REGS=96 > /dev/null 2>&1
+      # A/B in one run: 3D BP kernels with registers capped at ${BP_REGS:-128} (launch bounds,
+      # build knob TPMG_BP_REGS) against uncapped; the capped build is a second build directory
+      cmake -S . -B build-regs -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 -DCMAKE_CUDA_FLAGS=-DTPMG_BP_REGS=${BP_REGS:-128} > /dev/null 2>&1
       cmake --build build-regs -j 16 --target tpmg_bench > "$OUT/build_regs.log" 2>&1 || { grep error "$OUT/build_regs.log" | head; exit 1; }
-      for variant in uncapped capped96; do
+      for variant in uncapped capped; do
         bench=$B/benchmarks/tpmg_bench
-        [ $variant = capped96 ] && bench=build-regs/benchmarks/tpmg_bench
-        $bench bp --dim 3 --degrees 1,2,3,4,5,6,7,8 --bp 1,3,5 --precision double --geometry onthefly --deformation sine --dofs 1e7 --groups 3 --runs 5 --csv "$OUT/bpregs_$variant.csv" > "$OUT/bpregs_$variant.txt" 2>&1
+        [ $variant = capped ] && bench=build-regs/benchmarks/tpmg_bench
+        $bench bp --dim 3 --degrees ${BP_DEGREES:-1,2,3,4,5,6,7,8} --bp 1,3,5 --precision double --geometry both --deformation sine --dofs 1e7 --groups 3 --runs 5 --csv "$OUT/bpregs_$variant.csv" > "$OUT/bpregs_$variant.txt" 2>&1
       done
-      paste <(awk '{print $2, $7, $11}' "$OUT/bpregs_uncapped.txt") <(awk '{print $11}' "$OUT/bpregs_capped96.txt") | grep bp
+      python3 - "$OUT" uncapped capped <<'PY'
+import csv, sys
+def load(f):
+    return {(r['kernel'], r['optimization'], r['precision'], int(r['degree'])): float(r['dofs_per_second']) / 1e9
+            for r in csv.DictReader(open(f))}
+a, b = (load(sys.argv[1] + '/bpregs_%s.csv' % v) for v in sys.argv[2:4])
+for key in sorted({k[:3] for k in a}):
+    print(' '.join(key), ' '.join('%5.1f/%5.1f' % (a.get(key + (k,), 0), b.get(key + (k,), 0)) for k in range(1, 9)))
+PY
       ;;
     bpsan)
       # compute-sanitizer on the BP kernels of the padded layouts (double nq = 5, 8, 10) and

@@ -248,10 +248,12 @@ namespace tpmg
     static constexpr int  cells_per_block       = cmax(1, 128 / threads_per_cell);
     static constexpr int  max_threads_per_block = threads_per_cell * cells_per_block;
     static constexpr int  n_phases = dim == 2 ? 5 : kind == BPKind::mass ? 6 : kind == BPKind::laplace_gauss ? 9 : 7;
-    /// On the fly the geometry column takes 96-128 registers per thread, which limits the
-    /// SM to 4 blocks; with TPMG_BP_REGS > 0 ask for enough blocks to cap it there.
+    /// Left alone, the compiler gives the 3D kernels up to 190 registers per thread (it hoists
+    /// the loads of whole fibers and geometry columns), which limits the SM to 2-3 blocks of
+    /// 128 threads; with TPMG_BP_REGS > 0 ask for enough resident blocks (launch bounds) to cap
+    /// the registers there.
     static constexpr int min_blocks_per_sm =
-      onthefly && dim == 3 && TPMG_BP_REGS > 0 ? cmax(1, 65536 / (max_threads_per_block * cmax(TPMG_BP_REGS, 1))) : 1;
+      dim == 3 && TPMG_BP_REGS > 0 ? cmax(1, 65536 / ((max_threads_per_block + 31) / 32 * 32 * cmax(TPMG_BP_REGS, 1))) : 1;
 
     /// per-thread column kept across barriers (2D: the y derivative, then the result; 3D BP5:
     /// the z derivative, then Dᵀ_z of the z flux)
