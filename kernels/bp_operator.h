@@ -22,7 +22,7 @@
 // Register cap of the 3D on-the-fly BP kernels (0: none), a build-time knob for the A/B of
 // benchmarks/gpu_session.sh bpregs
 #ifndef TPMG_BP_REGS
-#define TPMG_BP_REGS 0
+#define TPMG_BP_REGS 128
 #endif
 
 namespace tpmg
