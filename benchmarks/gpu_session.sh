@@ -5,7 +5,7 @@
 #   benchmarks/gpu_session.sh operator    level operator throughput (3D k = 2,4,7, >= 50 M DoFs)
 #   benchmarks/gpu_session.sh smoother    one smoothing step per variant and degree
 #   benchmarks/gpu_session.sh table7      the paper's Table 7 solves
-#   (more stages below: threads, smootherk1, operatork1, smootherhigh, bp, bplayout, bpregs,
+#   (more stages below: threads, smootherk1, operatork1, smootherhigh, bp, bpregs,
 #    bpfiber, bpsan, bpsweep, bpfly, profile, table7best, ...)
 # Logs and CSV/JSON go to $OUT (or ./gpu-out).
 set -uo pipefail
@@ -94,29 +94,6 @@ PY
         echo "$tool [tpmg_bench bp k = 3,4,6,7,8, BP1/3/5, float+double, stored+onthefly]: exit $?, $(grep -c -E '^========= (Invalid|Race|Barrier|Error)' "$OUT/san.tmp") reports, $(grep -c FAILED "$OUT/san.tmp") failed, $(grep 'ERROR SUMMARY' "$OUT/san.tmp" | tail -1)" | tee -a "$OUT/sanitizer_bp.txt"
       done
       rm -f "$OUT/san.tmp"
-      ;;
-    bplayout)
-      # A/B in one run: the padded BP shared layouts (BPSharedLayout) against unpadded ones,
-      # built from a copy of the tree with the layout table bypassed
-      rm -rf /tmp/unpadded && mkdir -p /tmp/unpadded && git ls-files -z | xargs -0 cp --parents -t /tmp/unpadded
-      sed -i 's|static constexpr int sx = entry(0), sy = nq, sd = entry(1), cs = .*|static constexpr int sx = nq, sy = nq, sd = nq, cs = ipow<nq, dim>();|' /tmp/unpadded/kernels/bp_operator.h
-      grep -c "sx = nq, sy = nq, sd = nq" /tmp/unpadded/kernels/bp_operator.h
-      cmake -S /tmp/unpadded -B /tmp/unpadded/build -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 > /dev/null 2>&1
-      cmake --build /tmp/unpadded/build -j 16 --target tpmg_bench > "$OUT/build_unpadded.log" 2>&1 || { grep error "$OUT/build_unpadded.log" | head; exit 1; }
-      for variant in padded unpadded; do
-        bench=$B/benchmarks/tpmg_bench
-        [ $variant = unpadded ] && bench=/tmp/unpadded/build/benchmarks/tpmg_bench
-        $bench bp --dim 3 --degrees 1,2,3,4,5,6,7,8 --bp 1,3,5 --precision both --geometry both --deformation sine --dofs 1e7 --groups 3 --runs 5 --csv "$OUT/bplayout_$variant.csv" > "$OUT/bplayout_$variant.txt" 2>&1
-      done
-      python3 - "$OUT" <<'PY'
-import csv, sys
-def load(f):
-    return {(r['kernel'], r['optimization'], r['precision'], int(r['degree'])): float(r['dofs_per_second']) / 1e9
-            for r in csv.DictReader(open(f))}
-p, u = load(sys.argv[1] + '/bplayout_padded.csv'), load(sys.argv[1] + '/bplayout_unpadded.csv')
-for key in sorted({k[:3] for k in p}):
-    print(' '.join(key), ' '.join('%5.1f/%5.1f' % (p.get(key + (k,), 0), u.get(key + (k,), 0)) for k in range(1, 9)))
-PY
       ;;
     bpfiber)
       # A/B in one run: the 3D fiber BP kernels against the point-wise kernels of commit f469050

@@ -6,11 +6,10 @@
 //   BP5 (Laplacian):  the same at the k+1 Gauss–Lobatto nodes (B = I, spectral elements)
 // The gradient at the quadrature points is the derivative matrix of the Lagrange basis on
 // those points applied to the interpolated values (exact: u has degree k < k+2).
-// Thread structure (3D): one thread per (x, y) quadrature column of a cell, keeping its z
-// column in registers, so z contractions need no shared memory; x and y contractions go
-// through shared memory; several cells per block for low degrees. Boundary nodes read as
-// zero and receive nothing (the constrained operator; boundary rows are the identity,
-// applied by the host class).
+// Thread structure (3D): one thread per fiber of a cell in every phase (BPOperatorKernel);
+// 2D: one thread per x column, the y column in registers. Several cells per block for low
+// degrees. Boundary nodes read as zero and receive nothing (the constrained operator;
+// boundary rows are the identity, applied by the host class).
 #pragma once
 
 #include "atomic.h"
@@ -19,8 +18,8 @@
 
 #include <tpmg/mesh.h>
 
-// Register cap of the 3D on-the-fly BP kernels (0: none), a build-time knob for the A/B of
-// benchmarks/gpu_session.sh bpregs
+// Register cap of the 3D BP kernels (0: none); a build-time knob for the A/B of
+// benchmarks/gpu_session.sh bpregs, 128 measured best (NOTES §8)
 #ifndef TPMG_BP_REGS
 #define TPMG_BP_REGS 128
 #endif
