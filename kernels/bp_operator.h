@@ -23,6 +23,11 @@
 #ifndef TPMG_BP_REGS
 #define TPMG_BP_REGS 128
 #endif
+// Interior nodes of a cell by plain adds instead of atomics (0: all atomic), a build-time
+// knob for the A/B of benchmarks/gpu_session.sh bpinterior
+#ifndef TPMG_BP_INTERIOR_ADD
+#define TPMG_BP_INTERIOR_ADD 1
+#endif
 
 namespace tpmg
 {
@@ -85,6 +90,34 @@ namespace tpmg
             c.slope[i][j] = R2(slope[i][j]);
           }
       return c;
+    }
+
+    /// |J| along the column as a polynomial in t, d[0] + d[1] t + d[2] t² (the last Jacobian
+    /// column is constant, the others affine in t: a triple product of degree 2; 2D degree 1),
+    /// so that the mass operator costs two FMAs per point instead of the cofactors.
+    TPMG_HD void det_polynomial(Real (&d)[3]) const
+    {
+      if constexpr (dim == 3)
+        {
+          auto cross = [](const Real *x, const Real *y, Real *z) {
+            z[0] = x[1] * y[2] - x[2] * y[1];
+            z[1] = x[2] * y[0] - x[0] * y[2];
+            z[2] = x[0] * y[1] - x[1] * y[0];
+          };
+          auto dot = [](const Real *x, const Real *y) { return x[0] * y[0] + x[1] * y[1] + x[2] * y[2]; };
+          Real b12[3], s12[3];
+          cross(base[1], base[2], b12);
+          cross(slope[1], base[2], s12);
+          d[0] = dot(base[0], b12);
+          d[1] = dot(slope[0], b12) + dot(base[0], s12);
+          d[2] = dot(slope[0], s12);
+        }
+      else
+        {
+          d[0] = base[0][0] * base[1][1] - base[0][1] * base[1][0];
+          d[1] = slope[0][0] * base[1][1] - slope[0][1] * base[1][0];
+          d[2] = 0;
+        }
     }
 
     template <bool laplace, typename Number>
@@ -258,7 +291,8 @@ namespace tpmg
     /// the z derivative, then Dᵀ_z of the z flux)
     struct Registers
     {
-      Number a[nq];
+      Number   a[nq];
+      unsigned cc[3]; ///< the cell's coordinates, from phase 0 on
     };
 
     const Number *src;
@@ -306,7 +340,8 @@ namespace tpmg
     struct FactorColumn
     {
       const Number                     *G; ///< stored: the column's first point, entry 0
-      VertexColumn<dim, Number>         vc;
+      VertexColumn<dim, Number>         vc;     ///< on the fly, Laplacian
+      Number                            det[3]; ///< on the fly, mass: |J| = det[0] + det[1] t + det[2] t²
       const BPConstants<k, nq, Number> *c;
       double                            w0; ///< weights of the fixed directions
 
@@ -315,12 +350,28 @@ namespace tpmg
         if constexpr (!onthefly)
           for (int e = 0; e < n_entries; ++e)
             f[e] = G[e * points + q * (dim == 3 ? nq * nq : nq)];
-        else
+        else if constexpr (gradient)
           vc.template at<gradient>(Number(c->points[q]), Number(w0 * c->weights[q]), f);
+        else
+          {
+            const Number t = Number(c->points[q]);
+            f[0]           = Number(w0 * c->weights[q]) * (det[0] + t * (det[1] + t * det[2]));
+          }
       }
     };
 
-    TPMG_HD FactorColumn factor_column(index_t cell, int q0, int q1) const
+    /// Coordinates of a cell from its index, once per thread (phase 0) in 32 bits: a level
+    /// that fits in GPU memory has far fewer than 2^32 cells (launch_bp checks), and a 64-bit
+    /// division is a long instruction sequence on the GPU.
+    TPMG_HD TPMG_FORCEINLINE void cell_coordinates(index_t cell, unsigned (&cc)[3]) const
+    {
+      const unsigned c = unsigned(cell), nx = unsigned(cells[0]), q = c / nx;
+      cc[0]            = c - q * nx;
+      cc[1]            = q % unsigned(cells[1]);
+      cc[2]            = q / unsigned(cells[1]);
+    }
+
+    TPMG_HD FactorColumn factor_column(index_t cell, const unsigned (&cc)[3], int q0, int q1) const
     {
       FactorColumn fc;
       fc.c  = &C();
@@ -328,12 +379,19 @@ namespace tpmg
       fc.w0 = 1;
       if constexpr (onthefly)
         {
-          const index_t cx = cell % cells[0], cy = (cell / cells[0]) % cells[1];
-          const index_t cz  = dim == 3 ? cell / (cells[0] * cells[1]) : 0;
-          double        v[8][3];
-          gather_cell_vertices(vertices, cells, dim, cx, cy, cz, v);
+          double v[8][3];
+          gather_cell_vertices(vertices, cells, dim, cc[0], cc[1], cc[2], v);
           const double xi[2] = {C().points[q0], C().points[q1]};
-          fc.vc              = vertex_column<dim>(v, xi).template cast<Number>();
+          const VertexColumn<dim> col = vertex_column<dim>(v, xi);
+          if constexpr (gradient)
+            fc.vc = col.template cast<Number>();
+          else
+            {
+              double d[3];
+              col.det_polynomial(d);
+              for (int i = 0; i < 3; ++i)
+                fc.det[i] = Number(d[i]);
+            }
           fc.w0              = C().weights[q0] * (dim == 3 ? C().weights[q1] : 1.0);
         }
       else
@@ -411,16 +469,25 @@ namespace tpmg
           u[z]            = g < 0 ? Number(0) : src[g];
         }
     }
-    /// Scatter-add to the nodes of the fiber in direction `dir` (1 or 2) through (a, b).
+    /// Scatter-add to the nodes of the fiber in direction `dir` (1 or 2) through (a, b). The
+    /// cell's interior nodes belong to it alone and take a plain add; the atomics of the nodes
+    /// on its faces, edges and vertices, shared with neighbours, are what limits the low
+    /// degrees (NOTES §8).
     template <int dir>
     TPMG_HD TPMG_FORCEINLINE void scatter(const index_t *c0, int a, int b, const Number (&u)[n]) const
     {
+      const bool interior_ab = TPMG_BP_INTERIOR_ADD && a > 0 && a < k && b > 0 && b < k;
       TPMG_UNROLL
       for (int j = 0; j < n; ++j)
         {
           const index_t g = dir == 1 ? node(c0, a, j, b) : node(c0, a, b, j);
           if (g >= 0)
-            atomic_add(dst + g, u[j]);
+            {
+              if (j > 0 && j < k && interior_ab)
+                dst[g] += u[j];
+              else
+                atomic_add(dst + g, u[j]);
+            }
         }
     }
 
@@ -437,10 +504,10 @@ namespace tpmg
     /// derivatives in Gx, Gy) times the geometric factors: the x and y components of the flux
     /// replace Gx and Gy, the z component is returned in g2.
     template <class Array>
-    TPMG_HD TPMG_FORCEINLINE void flux_z(index_t cell, int a, int b, const Number (&uz)[nq], Array &Gx, Array &Gy,
-                                         Number (&g2)[nq]) const
+    TPMG_HD TPMG_FORCEINLINE void flux_z(index_t cell, const unsigned (&cc)[3], int a, int b, const Number (&uz)[nq],
+                                         Array &Gx, Array &Gy, Number (&g2)[nq]) const
     {
-      const FactorColumn fc = factor_column(cell, a, b);
+      const FactorColumn fc = factor_column(cell, cc, a, b);
       TPMG_UNROLL
       for (int q = 0; q < nq; ++q)
         {
@@ -461,10 +528,9 @@ namespace tpmg
       const index_t cell = index_t(ctx.block.x) * cells_per_block + c;
       if (cell >= n_cells)
         return;
-      index_t c0[3];
-      c0[0] = (cell % cells[0]) * k;
-      c0[1] = ((cell / cells[0]) % cells[1]) * k;
-      c0[2] = (cell / (cells[0] * cells[1])) * k;
+      if constexpr (phase == 0)
+        cell_coordinates(cell, reg.cc);
+      const index_t c0[3] = {index_t(reg.cc[0]) * k, index_t(reg.cc[1]) * k, index_t(reg.cc[2]) * k};
       auto X0 = sh.template array<Number>(off_buf) + c * cs;
       auto X1 = sh.template array<Number>(off_buf + buf) + c * cs;
       auto X2 = sh.template array<Number>(off_buf + 2 * buf) + c * cs;
@@ -493,7 +559,7 @@ namespace tpmg
             }
           else if constexpr (phase == 3)
             {
-              flux_z(cell, a, b, reg.a, X2, X1, v);
+              flux_z(cell, reg.cc, a, b, reg.a, X2, X1, v);
               derivative_t(v, reg.a);
             }
           else if constexpr (phase == 4)
@@ -563,7 +629,7 @@ namespace tpmg
                 {
                   // times w|J| along the z fiber, Bᵀ along z: (nq, nq, n)
                   load<2>(X2, a, b, v);
-                  const FactorColumn fc = factor_column(cell, a, b);
+                  const FactorColumn fc = factor_column(cell, reg.cc, a, b);
                   TPMG_UNROLL
                   for (int q = 0; q < nq; ++q)
                     {
@@ -606,7 +672,7 @@ namespace tpmg
                   // d/dz, the flux; Dᵀ_z of its z component replaces the values in X0
                   load<2>(X0, a, b, u);
                   derivative(u, w);
-                  flux_z(cell, a, b, w, X2, X1, v);
+                  flux_z(cell, reg.cc, a, b, w, X2, X1, v);
                   derivative_t(v, w);
                   store<2>(X0, a, b, w);
                 }
@@ -672,10 +738,9 @@ namespace tpmg
       const index_t cell = index_t(ctx.block.x) * cells_per_block + c;
       if (cell >= n_cells)
         return;
-      index_t c0[3];
-      c0[0] = (cell % cells[0]) * k;
-      c0[1] = ((cell / cells[0]) % cells[1]) * k;
-      c0[2] = 0;
+      if constexpr (phase == 0)
+        cell_coordinates(cell, reg.cc);
+      const index_t c0[3] = {index_t(reg.cc[0]) * k, index_t(reg.cc[1]) * k, 0};
       const int base = c * cs;
       auto      S0   = sh.template array<Number>(off_buf) + base;
       auto      S1   = sh.template array<Number>(off_buf + buf) + base;
@@ -733,7 +798,7 @@ namespace tpmg
               uq[qy]            = s;
               S2[at(tx, qy, 0)] = s;
             }
-          const FactorColumn fc = gradient ? FactorColumn{} : factor_column(cell, tx, 0);
+          const FactorColumn fc = gradient ? FactorColumn{} : factor_column(cell, reg.cc, tx, 0);
           TPMG_UNROLL
           for (int qy = 0; qy < nq; ++qy)
             {
@@ -758,7 +823,7 @@ namespace tpmg
           if constexpr (gradient)
             {
               Number             g1[nq];
-              const FactorColumn fc = factor_column(cell, tx, 0);
+              const FactorColumn fc = factor_column(cell, reg.cc, tx, 0);
               TPMG_UNROLL
               for (int qy = 0; qy < nq; ++qy)
                 {

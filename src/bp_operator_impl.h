@@ -9,6 +9,7 @@
 #include "../kernels/laplace_cartesian.h"
 
 #include <stdexcept>
+#include <string>
 
 namespace tpmg
 {
@@ -68,6 +69,8 @@ namespace tpmg
           kern.nodes[d] = lev.nodes(d);
         }
       kern.n_cells     = lev.n_cells();
+      if (lev.n_cells() >= (index_t(1) << 32))
+        throw std::invalid_argument("BP operator: " + std::to_string(lev.n_cells()) + " cells, more than 2^32");
       kern.constrained = constrained;
       kern.constants.set_matrices(B.data(), D.data());
       launch(backend, kern, kern.shape());
