@@ -6,7 +6,7 @@
 #   benchmarks/gpu_session.sh smoother    one smoothing step per variant and degree
 #   benchmarks/gpu_session.sh table7      the paper's Table 7 solves
 #   (more stages below: threads, smootherk1, operatork1, smootherhigh, bp, bpregs,
-#    bpfiber, bpinterior, bpsan, bpsweep, bpfly, profile, table7best, ...)
+#    bpfiber, bpsan, bpsweep, bpfly, profile, table7best, ...)
 # Logs and CSV/JSON go to $OUT (or ./gpu-out).
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -82,26 +82,6 @@ def load(f):
     return {(r['kernel'], r['optimization'], r['precision'], int(r['degree'])): float(r['dofs_per_second']) / 1e9
             for r in csv.DictReader(open(f))}
 a, b = (load(sys.argv[1] + '/bpregs_%s.csv' % v) for v in sys.argv[2:4])
-for key in sorted({k[:3] for k in a}):
-    print(' '.join(key), ' '.join('%5.1f/%5.1f' % (a.get(key + (k,), 0), b.get(key + (k,), 0)) for k in range(1, 9)))
-PY
-      ;;
-    bpinterior)
-      # A/B in one run: interior nodes of a cell by plain adds (default) against all atomic
-      # (build knob TPMG_BP_INTERIOR_ADD=0 in a second build directory), double
-      cmake -S . -B build-atomic -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 -DCMAKE_CUDA_FLAGS=-DTPMG_BP_INTERIOR_ADD=0 > /dev/null 2>&1
-      cmake --build build-atomic -j 16 --target tpmg_bench > "$OUT/build_atomic.log" 2>&1 || { grep error "$OUT/build_atomic.log" | head; exit 1; }
-      for variant in interior atomic; do
-        bench=$B/benchmarks/tpmg_bench
-        [ $variant = atomic ] && bench=build-atomic/benchmarks/tpmg_bench
-        $bench bp --dim 3 --degrees 1,2,3,4,5,6,7,8 --bp 1,3,5 --precision double --geometry ${BP_GEOMETRY:-both} --deformation sine --dofs 1e7 --groups 3 --runs 5 --csv "$OUT/bpinterior_$variant.csv" > "$OUT/bpinterior_$variant.txt" 2>&1
-      done
-      python3 - "$OUT" interior atomic <<'PY'
-import csv, sys
-def load(f):
-    return {(r['kernel'], r['optimization'], r['precision'], int(r['degree'])): float(r['dofs_per_second']) / 1e9
-            for r in csv.DictReader(open(f))}
-a, b = (load(sys.argv[1] + '/bpinterior_%s.csv' % v) for v in sys.argv[2:4])
 for key in sorted({k[:3] for k in a}):
     print(' '.join(key), ' '.join('%5.1f/%5.1f' % (a.get(key + (k,), 0), b.get(key + (k,), 0)) for k in range(1, 9)))
 PY

@@ -23,11 +23,6 @@
 #ifndef TPMG_BP_REGS
 #define TPMG_BP_REGS 128
 #endif
-// Interior nodes of a cell by plain adds instead of atomics (0: all atomic), a build-time
-// knob for the A/B of benchmarks/gpu_session.sh bpinterior
-#ifndef TPMG_BP_INTERIOR_ADD
-#define TPMG_BP_INTERIOR_ADD 1
-#endif
 
 namespace tpmg
 {
@@ -469,25 +464,18 @@ namespace tpmg
           u[z]            = g < 0 ? Number(0) : src[g];
         }
     }
-    /// Scatter-add to the nodes of the fiber in direction `dir` (1 or 2) through (a, b). The
-    /// cell's interior nodes belong to it alone and take a plain add; the atomics of the nodes
-    /// on its faces, edges and vertices, shared with neighbours, are what limits the low
-    /// degrees (NOTES §8).
+    /// Scatter-add to the nodes of the fiber in direction `dir` (1 or 2) through (a, b). All
+    /// atomic (fire and forget): plain adds for the cell's own interior nodes measured up to 2x
+    /// slower, as each waits for its load (NOTES §8).
     template <int dir>
     TPMG_HD TPMG_FORCEINLINE void scatter(const index_t *c0, int a, int b, const Number (&u)[n]) const
     {
-      const bool interior_ab = TPMG_BP_INTERIOR_ADD && a > 0 && a < k && b > 0 && b < k;
       TPMG_UNROLL
       for (int j = 0; j < n; ++j)
         {
           const index_t g = dir == 1 ? node(c0, a, j, b) : node(c0, a, b, j);
           if (g >= 0)
-            {
-              if (j > 0 && j < k && interior_ab)
-                dst[g] += u[j];
-              else
-                atomic_add(dst + g, u[j]);
-            }
+            atomic_add(dst + g, u[j]);
         }
     }
 
