@@ -64,83 +64,65 @@ namespace tpmg
   ///
   /// A thread owns a column of points: all reference coordinates fixed but the last one, t.
   /// Along the column the Jacobian's columns are affine in t (the ones of the fixed
-  /// directions) or constant (the last direction's), so `column()` precomputes base and slope
-  /// and `at()` costs dim² FMAs plus the cofactors.
+  /// directions) or constant (the last direction's), J(:, c) = base[c] + t slope[c]. So the
+  /// cofactor vectors cof_i = J(:, i+1) × J(:, i+2) are polynomials in t of degree 1, 1, 2
+  /// (2D: 0, 1) and |J| = J(:, 0) · cof_0 one of degree 2 (2D: 1): `polynomials()` computes
+  /// their coefficients once per column, and `ColumnPolynomials::at()` evaluates them per
+  /// point (mass: two FMAs; Laplacian: 12 FMAs for the cofactors, a division and the six
+  /// products).
   ///
-  /// `Real`: the arithmetic of the per-point part. The column itself is set up in double
-  /// (vertex differences, no cancellation); float operators then evaluate in float.
-  template <int dim, typename Real = double>
-  struct VertexColumn
+  /// The column is set up in double (vertex differences, no cancellation); float operators
+  /// then evaluate the polynomials in float.
+  template <int dim, typename Real>
+  struct ColumnPolynomials
   {
-    Real base[dim][dim], slope[dim][dim]; ///< J(:, c) = base[c] + t slope[c]
+    Real cof[3][3][3]; ///< cof[i][p][r]: coefficient of t^p of component r of cofactor i
+    Real det[3];       ///< |J| = det[0] + det[1] t + det[2] t²
 
     template <typename R2>
-    TPMG_HD VertexColumn<dim, R2> cast() const
+    TPMG_HD ColumnPolynomials<dim, R2> cast() const
     {
-      VertexColumn<dim, R2> c;
-      for (int i = 0; i < dim; ++i)
-        for (int j = 0; j < dim; ++j)
-          {
-            c.base[i][j]  = R2(base[i][j]);
-            c.slope[i][j] = R2(slope[i][j]);
-          }
+      ColumnPolynomials<dim, R2> c;
+      for (int i = 0; i < 3; ++i)
+        {
+          c.det[i] = R2(det[i]);
+          for (int p = 0; p < 3; ++p)
+            for (int r = 0; r < 3; ++r)
+              c.cof[i][p][r] = R2(cof[i][p][r]);
+        }
       return c;
     }
 
-    /// |J| along the column as a polynomial in t, d[0] + d[1] t + d[2] t² (the last Jacobian
-    /// column is constant, the others affine in t: a triple product of degree 2; 2D degree 1),
-    /// so that the mass operator costs two FMAs per point instead of the cofactors.
-    TPMG_HD void det_polynomial(Real (&d)[3]) const
+    template <bool laplace, typename Number>
+    TPMG_HD TPMG_FORCEINLINE void at(Real t, Real w, Number *f) const
     {
-      if constexpr (dim == 3)
-        {
-          auto cross = [](const Real *x, const Real *y, Real *z) {
-            z[0] = x[1] * y[2] - x[2] * y[1];
-            z[1] = x[2] * y[0] - x[0] * y[2];
-            z[2] = x[0] * y[1] - x[1] * y[0];
-          };
-          auto dot = [](const Real *x, const Real *y) { return x[0] * y[0] + x[1] * y[1] + x[2] * y[2]; };
-          Real b12[3], s12[3];
-          cross(base[1], base[2], b12);
-          cross(slope[1], base[2], s12);
-          d[0] = dot(base[0], b12);
-          d[1] = dot(slope[0], b12) + dot(base[0], s12);
-          d[2] = dot(slope[0], s12);
-        }
+      const Real d = det[0] + t * (det[1] + t * det[2]);
+      if constexpr (!laplace)
+        f[0] = Number(w * d);
       else
         {
-          d[0] = base[0][0] * base[1][1] - base[0][1] * base[1][0];
-          d[1] = slope[0][0] * base[1][1] - slope[0][1] * base[1][0];
-          d[2] = 0;
-        }
-    }
-
-    template <bool laplace, typename Number>
-    TPMG_HD void at(Real t, Real w, Number *f) const
-    {
-      Real J[dim][dim]; // J[c][r] = ∂x_r/∂ξ_c
-      for (int c = 0; c < dim; ++c)
-        for (int r = 0; r < dim; ++r)
-          J[c][r] = base[c][r] + t * slope[c][r];
-      if constexpr (dim == 3)
-        {
-          Real cof[3][3]; // cof[i] = J[i+1] × J[i+2], so J[a]·cof[b] = δ_ab det
-          for (int i = 0; i < 3; ++i)
+          constexpr int degree[2][3] = {{0, 1, 0}, {1, 1, 2}}; // of cofactor i in 2D, 3D
+          Real          c[dim][dim];
+          TPMG_UNROLL
+          for (int i = 0; i < dim; ++i)
+            TPMG_UNROLL
+            for (int r = 0; r < dim; ++r)
+              {
+                const int p = degree[dim - 2][i];
+                c[i][r]     = p == 0 ? cof[i][0][r]
+                              : p == 1 ? cof[i][0][r] + t * cof[i][1][r]
+                                       : cof[i][0][r] + t * (cof[i][1][r] + t * cof[i][2][r]);
+              }
+          const Real s = w / d;
+          auto       dot = [&](int a, int b) {
+            Real v = 0;
+            TPMG_UNROLL
+            for (int r = 0; r < dim; ++r)
+              v += c[a][r] * c[b][r];
+            return v;
+          };
+          if constexpr (dim == 3)
             {
-              const int j = (i + 1) % 3, l = (i + 2) % 3;
-              cof[i][0]   = J[j][1] * J[l][2] - J[j][2] * J[l][1];
-              cof[i][1]   = J[j][2] * J[l][0] - J[j][0] * J[l][2];
-              cof[i][2]   = J[j][0] * J[l][1] - J[j][1] * J[l][0];
-            }
-          const Real det = J[0][0] * cof[0][0] + J[0][1] * cof[0][1] + J[0][2] * cof[0][2];
-          if constexpr (!laplace)
-            f[0] = Number(w * det);
-          else
-            {
-              const Real s   = w / det;
-              auto       dot = [&](int a, int b) {
-                return cof[a][0] * cof[b][0] + cof[a][1] * cof[b][1] + cof[a][2] * cof[b][2];
-              };
               f[0] = Number(s * dot(0, 0));
               f[1] = Number(s * dot(0, 1));
               f[2] = Number(s * dot(0, 2));
@@ -148,22 +130,64 @@ namespace tpmg
               f[4] = Number(s * dot(1, 2));
               f[5] = Number(s * dot(2, 2));
             }
+          else
+            {
+              f[0] = Number(s * dot(0, 0));
+              f[1] = Number(s * dot(0, 1));
+              f[2] = Number(s * dot(1, 1));
+            }
+        }
+    }
+  };
+
+  template <int dim>
+  struct VertexColumn
+  {
+    double base[dim][dim], slope[dim][dim]; ///< J(:, c) = base[c] + t slope[c], slope[dim-1] = 0
+
+    TPMG_HD ColumnPolynomials<dim, double> polynomials() const
+    {
+      ColumnPolynomials<dim, double> P{};
+      if constexpr (dim == 3)
+        {
+          auto cross = [](const double *x, const double *y, double *z) {
+            z[0] = x[1] * y[2] - x[2] * y[1];
+            z[1] = x[2] * y[0] - x[0] * y[2];
+            z[2] = x[0] * y[1] - x[1] * y[0];
+          };
+          const double *b0 = base[0], *b1 = base[1], *b2 = base[2], *s0 = slope[0], *s1 = slope[1];
+          double        x[3], y[3];
+          cross(b1, b2, P.cof[0][0]); // J1 × J2 = b1 × b2 + t s1 × b2
+          cross(s1, b2, P.cof[0][1]);
+          cross(b2, b0, P.cof[1][0]); // J2 × J0 = b2 × b0 + t b2 × s0
+          cross(b2, s0, P.cof[1][1]);
+          cross(b0, b1, P.cof[2][0]); // J0 × J1 = b0 × b1 + t (b0 × s1 + s0 × b1) + t² s0 × s1
+          cross(b0, s1, x);
+          cross(s0, b1, y);
+          for (int r = 0; r < 3; ++r)
+            P.cof[2][1][r] = x[r] + y[r];
+          cross(s0, s1, P.cof[2][2]);
+          // |J| = J0 · cof_0 = (b0 + t s0) · (c00 + t c01)
+          for (int r = 0; r < 3; ++r)
+            {
+              P.det[0] += b0[r] * P.cof[0][0][r];
+              P.det[1] += b0[r] * P.cof[0][1][r] + s0[r] * P.cof[0][0][r];
+              P.det[2] += s0[r] * P.cof[0][1][r];
+            }
         }
       else
         {
-          const Real det = J[0][0] * J[1][1] - J[0][1] * J[1][0];
-          if constexpr (!laplace)
-            f[0] = Number(w * det);
-          else
-            {
-              // gradients of the reference coordinates times det: (J1y, -J1x), (-J0y, J0x)
-              const Real c0[2] = {J[1][1], -J[1][0]}, c1[2] = {-J[0][1], J[0][0]};
-              const Real s     = w / det;
-              f[0]               = Number(s * (c0[0] * c0[0] + c0[1] * c0[1]));
-              f[1]               = Number(s * (c0[0] * c1[0] + c0[1] * c1[1]));
-              f[2]               = Number(s * (c1[0] * c1[0] + c1[1] * c1[1]));
-            }
+          // gradients of the reference coordinates times |J|: (J1y, -J1x), (-J0y, J0x)
+          P.cof[0][0][0] = base[1][1];
+          P.cof[0][0][1] = -base[1][0];
+          P.cof[1][0][0] = -base[0][1];
+          P.cof[1][0][1] = base[0][0];
+          P.cof[1][1][0] = -slope[0][1];
+          P.cof[1][1][1] = slope[0][0];
+          P.det[0]       = base[0][0] * base[1][1] - base[0][1] * base[1][0];
+          P.det[1]       = slope[0][0] * base[1][1] - slope[0][1] * base[1][0];
         }
+      return P;
     }
   };
 
@@ -335,8 +359,7 @@ namespace tpmg
     struct FactorColumn
     {
       const Number                     *G; ///< stored: the column's first point, entry 0
-      VertexColumn<dim, Number>         vc;     ///< on the fly, Laplacian
-      Number                            det[3]; ///< on the fly, mass: |J| = det[0] + det[1] t + det[2] t²
+      ColumnPolynomials<dim, Number>    poly; ///< on the fly
       const BPConstants<k, nq, Number> *c;
       double                            w0; ///< weights of the fixed directions
 
@@ -345,13 +368,8 @@ namespace tpmg
         if constexpr (!onthefly)
           for (int e = 0; e < n_entries; ++e)
             f[e] = G[e * points + q * (dim == 3 ? nq * nq : nq)];
-        else if constexpr (gradient)
-          vc.template at<gradient>(Number(c->points[q]), Number(w0 * c->weights[q]), f);
         else
-          {
-            const Number t = Number(c->points[q]);
-            f[0]           = Number(w0 * c->weights[q]) * (det[0] + t * (det[1] + t * det[2]));
-          }
+          poly.template at<gradient>(Number(c->points[q]), Number(w0 * c->weights[q]), f);
       }
     };
 
@@ -377,16 +395,7 @@ namespace tpmg
           double v[8][3];
           gather_cell_vertices(vertices, cells, dim, cc[0], cc[1], cc[2], v);
           const double xi[2] = {C().points[q0], C().points[q1]};
-          const VertexColumn<dim> col = vertex_column<dim>(v, xi);
-          if constexpr (gradient)
-            fc.vc = col.template cast<Number>();
-          else
-            {
-              double d[3];
-              col.det_polynomial(d);
-              for (int i = 0; i < 3; ++i)
-                fc.det[i] = Number(d[i]);
-            }
+          fc.poly            = vertex_column<dim>(v, xi).polynomials().template cast<Number>();
           fc.w0              = C().weights[q0] * (dim == 3 ? C().weights[q1] : 1.0);
         }
       else
