@@ -338,11 +338,7 @@ namespace tpmg
     static constexpr std::size_t off_D     = a16(nq * sd * sizeof(Number));
     static constexpr std::size_t off_buf   = dim == 3 ? 0 : off_D + a16(nq * sd * sizeof(Number));
     static constexpr std::size_t buf       = a16(std::size_t(cs) * cells_per_block * sizeof(Number));
-    /// 3D on the fly: the 8 vertices of each cell, loaded once per cell in phase 0 (instead of
-    /// 24 loads from global memory by every thread of the geometry phase)
-    static constexpr std::size_t off_vertices = off_buf + n_buffers * buf;
-    static constexpr std::size_t vertex_bytes = dim == 3 && onthefly ? a16(24 * cells_per_block * sizeof(double)) : 0;
-    static constexpr std::size_t shared_bytes = off_vertices + vertex_bytes;
+    static constexpr std::size_t shared_bytes = off_buf + n_buffers * buf;
 
     LaunchShape shape() const
     {
@@ -388,8 +384,7 @@ namespace tpmg
       cc[2]            = q / unsigned(cells[1]);
     }
 
-    /// The factors along column (q0, q1) of a cell; on the fly from its vertices v.
-    TPMG_HD FactorColumn factor_column(index_t cell, const double (&v)[8][3], int q0, int q1) const
+    TPMG_HD FactorColumn factor_column(index_t cell, const unsigned (&cc)[3], int q0, int q1) const
     {
       FactorColumn fc;
       fc.c  = &C();
@@ -397,6 +392,8 @@ namespace tpmg
       fc.w0 = 1;
       if constexpr (onthefly)
         {
+          double v[8][3];
+          gather_cell_vertices(vertices, cells, dim, cc[0], cc[1], cc[2], v);
           const double xi[2] = {C().points[q0], C().points[q1]};
           fc.poly            = vertex_column<dim>(v, xi).polynomials().template cast<Number>();
           fc.w0              = C().weights[q0] * (dim == 3 ? C().weights[q1] : 1.0);
@@ -504,10 +501,10 @@ namespace tpmg
     /// derivatives in Gx, Gy) times the geometric factors: the x and y components of the flux
     /// replace Gx and Gy, the z component is returned in g2.
     template <class Array>
-    TPMG_HD TPMG_FORCEINLINE void flux_z(index_t cell, const double (&v)[8][3], int a, int b, const Number (&uz)[nq],
+    TPMG_HD TPMG_FORCEINLINE void flux_z(index_t cell, const unsigned (&cc)[3], int a, int b, const Number (&uz)[nq],
                                          Array &Gx, Array &Gy, Number (&g2)[nq]) const
     {
-      const FactorColumn fc = factor_column(cell, v, a, b);
+      const FactorColumn fc = factor_column(cell, cc, a, b);
       TPMG_UNROLL
       for (int q = 0; q < nq; ++q)
         {
@@ -535,26 +532,6 @@ namespace tpmg
       auto X1 = sh.template array<Number>(off_buf + buf) + c * cs;
       auto X2 = sh.template array<Number>(off_buf + 2 * buf) + c * cs;
       Number u[nq], v[nq], w[nq]; // fibers; u[0..n) and v[0..n) where they hold nodes
-      double vertex[8][3];        // on the fly: the cell's vertices, in the geometry phase
-      if constexpr (onthefly)
-        {
-          auto Vs = sh.template array<double>(off_vertices) + c * 24;
-          if constexpr (phase == 0)
-            for (int t = a + nq * b; t < 24; t += nq * nq)
-              {
-                const int     corner = t / 3;
-                const index_t vi     = (reg.cc[0] + (corner & 1)) +
-                                   (cells[0] + 1) * ((reg.cc[1] + ((corner >> 1) & 1)) +
-                                                     (cells[1] + 1) * (reg.cc[2] + (corner >> 2)));
-                Vs[t] = vertices[3 * vi + t % 3];
-              }
-          else if constexpr (phase == (kind == BPKind::mass ? 3 : kind == BPKind::laplace_gauss ? 4 : 3))
-            {
-              TPMG_UNROLL
-              for (int t = 0; t < 24; ++t)
-                vertex[t / 3][t % 3] = Vs[t];
-            }
-        }
 
       if constexpr (kind == BPKind::laplace_gll)
         {
@@ -579,7 +556,7 @@ namespace tpmg
             }
           else if constexpr (phase == 3)
             {
-              flux_z(cell, vertex, a, b, reg.a, X2, X1, v);
+              flux_z(cell, reg.cc, a, b, reg.a, X2, X1, v);
               derivative_t(v, reg.a);
             }
           else if constexpr (phase == 4)
@@ -649,7 +626,7 @@ namespace tpmg
                 {
                   // times w|J| along the z fiber, Bᵀ along z: (nq, nq, n)
                   load<2>(X2, a, b, v);
-                  const FactorColumn fc = factor_column(cell, vertex, a, b);
+                  const FactorColumn fc = factor_column(cell, reg.cc, a, b);
                   TPMG_UNROLL
                   for (int q = 0; q < nq; ++q)
                     {
@@ -692,7 +669,7 @@ namespace tpmg
                   // d/dz, the flux; Dᵀ_z of its z component replaces the values in X0
                   load<2>(X0, a, b, u);
                   derivative(u, w);
-                  flux_z(cell, vertex, a, b, w, X2, X1, v);
+                  flux_z(cell, reg.cc, a, b, w, X2, X1, v);
                   derivative_t(v, w);
                   store<2>(X0, a, b, w);
                 }
@@ -761,9 +738,6 @@ namespace tpmg
       if constexpr (phase == 0)
         cell_coordinates(cell, reg.cc);
       const index_t c0[3] = {index_t(reg.cc[0]) * k, index_t(reg.cc[1]) * k, 0};
-      double        vertex[8][3];
-      if constexpr (onthefly && phase >= 1 && phase <= 2)
-        gather_cell_vertices(vertices, cells, dim, reg.cc[0], reg.cc[1], 0, vertex);
       const int base = c * cs;
       auto      S0   = sh.template array<Number>(off_buf) + base;
       auto      S1   = sh.template array<Number>(off_buf + buf) + base;
@@ -821,7 +795,7 @@ namespace tpmg
               uq[qy]            = s;
               S2[at(tx, qy, 0)] = s;
             }
-          const FactorColumn fc = gradient ? FactorColumn{} : factor_column(cell, vertex, tx, 0);
+          const FactorColumn fc = gradient ? FactorColumn{} : factor_column(cell, reg.cc, tx, 0);
           TPMG_UNROLL
           for (int qy = 0; qy < nq; ++qy)
             {
@@ -846,7 +820,7 @@ namespace tpmg
           if constexpr (gradient)
             {
               Number             g1[nq];
-              const FactorColumn fc = factor_column(cell, vertex, tx, 0);
+              const FactorColumn fc = factor_column(cell, reg.cc, tx, 0);
               TPMG_UNROLL
               for (int qy = 0; qy < nq; ++qy)
                 {
