@@ -97,11 +97,9 @@ PY
       ;;
     bpfiber)
       # A/B in one run: the 3D fiber BP kernels against the point-wise kernels of commit f469050
-      # (kernels/bp_operator.h and src/bp_operator_impl.h of that commit, passed in ab/ as
-      # untracked files), double, both geometries
-      test -f ab/bp_operator.h || { echo "ab/bp_operator.h missing"; exit 1; }
+      # (its kernels/bp_operator.h and src/bp_operator_impl.h, from git), double, both geometries
       rm -rf /tmp/old && mkdir -p /tmp/old && git ls-files -z | xargs -0 cp --parents -t /tmp/old
-      cp ab/bp_operator.h /tmp/old/kernels/ && cp ab/bp_operator_impl.h /tmp/old/src/
+      git show f469050:kernels/bp_operator.h > /tmp/old/kernels/bp_operator.h && git show f469050:src/bp_operator_impl.h > /tmp/old/src/bp_operator_impl.h || { echo "commit f469050 not in this clone"; exit 1; }
       cmake -S /tmp/old -B /tmp/old/build -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 > /dev/null 2>&1
       cmake --build /tmp/old/build -j 16 --target tpmg_bench > "$OUT/build_old.log" 2>&1 || { grep error "$OUT/build_old.log" | head; exit 1; }
       for variant in fiber point; do
