@@ -13,6 +13,19 @@ cd "$(dirname "$0")/.."
 OUT=${OUT:-$PWD/gpu-out}
 mkdir -p "$OUT"
 B=build-gpu
+# A/B table of two BP benchmark CSVs $OUT/<prefix>_<a>.csv and _<b>.csv: GDoF/s a/b, k = 1..8
+ab_table() {
+  python3 - "$OUT" "$@" <<'PY'
+import csv, sys
+def load(f):
+    return {(r['kernel'], r['optimization'], r['precision'], int(r['degree'])): float(r['dofs_per_second']) / 1e9
+            for r in csv.DictReader(open(f))}
+out, prefix = sys.argv[1], sys.argv[2]
+a, b = (load('%s/%s_%s.csv' % (out, prefix, v)) for v in sys.argv[3:5])
+for key in sorted({k[:3] for k in a}):
+    print(' '.join(key), ' '.join('%5.1f/%5.1f' % (a.get(key + (k,), 0), b.get(key + (k,), 0)) for k in range(1, 9)))
+PY
+}
 for stage in "$@"; do
   case "$stage" in
     build)
@@ -76,15 +89,7 @@ for stage in "$@"; do
         [ $variant = capped ] && bench=build-regs/benchmarks/tpmg_bench
         $bench bp --dim 3 --degrees ${BP_DEGREES:-1,2,3,4,5,6,7,8} --bp 1,3,5 --precision double --geometry both --deformation sine --dofs 1e7 --groups 3 --runs 5 --csv "$OUT/bpregs_$variant.csv" > "$OUT/bpregs_$variant.txt" 2>&1
       done
-      python3 - "$OUT" uncapped capped <<'PY'
-import csv, sys
-def load(f):
-    return {(r['kernel'], r['optimization'], r['precision'], int(r['degree'])): float(r['dofs_per_second']) / 1e9
-            for r in csv.DictReader(open(f))}
-a, b = (load(sys.argv[1] + '/bpregs_%s.csv' % v) for v in sys.argv[2:4])
-for key in sorted({k[:3] for k in a}):
-    print(' '.join(key), ' '.join('%5.1f/%5.1f' % (a.get(key + (k,), 0), b.get(key + (k,), 0)) for k in range(1, 9)))
-PY
+      ab_table bpregs uncapped capped
       ;;
     bpsan)
       # compute-sanitizer on the BP kernels of the padded layouts (double nq = 5, 8, 10) and
@@ -107,15 +112,7 @@ PY
         [ $variant = point ] && bench=/tmp/old/build/benchmarks/tpmg_bench
         $bench bp --dim 3 --degrees 1,2,3,4,5,6,7,8 --bp 1,3,5 --precision double --geometry both --deformation sine --dofs 1e7 --groups 3 --runs 5 --csv "$OUT/bpfiber_$variant.csv" > "$OUT/bpfiber_$variant.txt" 2>&1
       done
-      python3 - "$OUT" fiber point <<'PY'
-import csv, sys
-def load(f):
-    return {(r['kernel'], r['optimization'], r['precision'], int(r['degree'])): float(r['dofs_per_second']) / 1e9
-            for r in csv.DictReader(open(f))}
-a, b = (load(sys.argv[1] + '/bpfiber_%s.csv' % v) for v in sys.argv[2:4])
-for key in sorted({k[:3] for k in a}):
-    print(' '.join(key), ' '.join('%5.1f/%5.1f' % (a.get(key + (k,), 0), b.get(key + (k,), 0)) for k in range(1, 9)))
-PY
+      ab_table bpfiber fiber point
       ;;
     bpsweep)
       # throughput against size (BP3, BP5, double, both geometries), and the CEED CG-loop metric

@@ -463,6 +463,30 @@ namespace tpmg
       for (int j = 0; j < len; ++j)
         S[fiber_index<dir>(a, b, j)] = v[j];
     }
+    /// Bᵀ along direction `dir`: fiber (a, b) of S (at the points) to fiber (a, b) of T (nodes).
+    template <int dir, class Array>
+    TPMG_HD TPMG_FORCEINLINE void integrate_fiber(const Array &S, Array &T, int a, int b) const
+    {
+      Number v[nq], u[n];
+      load<dir>(S, a, b, v);
+      integrate(v, u);
+      store<dir>(T, a, b, u);
+    }
+    /// Dᵀ along direction `dir` of fiber (a, b) of the flux component G plus the same fiber of
+    /// the partial sum R.
+    template <int dir, class Array>
+    TPMG_HD TPMG_FORCEINLINE void derivative_t_plus(const Array &G, const Array &R, int a, int b,
+                                                    Number (&out)[nq]) const
+    {
+      Number g[nq], r[nq];
+      load<dir>(G, a, b, g);
+      derivative_t(g, out);
+      load<dir>(R, a, b, r);
+      TPMG_UNROLL
+      for (int q = 0; q < nq; ++q)
+        out[q] += r[q];
+    }
+
     /// Gather of the nodes (a, b, ·) of a cell with first node c0 (constrained nodes as zero).
     TPMG_HD TPMG_FORCEINLINE void gather_z(const index_t *c0, int a, int b, Number (&u)[n]) const
     {
@@ -567,12 +591,7 @@ namespace tpmg
             }
           else if constexpr (phase == 5)
             {
-              load<0>(X2, a, b, u);
-              derivative_t(u, v);
-              load<0>(X0, a, b, w);
-              TPMG_UNROLL
-              for (int q = 0; q < nq; ++q)
-                v[q] += w[q];
+              derivative_t_plus<0>(X2, X0, a, b, v);
               store<0>(X0, a, b, v);
             }
           else
@@ -640,11 +659,7 @@ namespace tpmg
               else if constexpr (phase == 4)
                 {
                   if (b < n)
-                    {
-                      load<0>(X0, a, b, v);
-                      integrate(v, un);
-                      store<0>(X1, a, b, un); // (n, nq, n)
-                    }
+                    integrate_fiber<0>(X0, X1, a, b); // (n, nq, n)
                 }
               else
                 {
@@ -675,34 +690,20 @@ namespace tpmg
                 }
               else if constexpr (phase == 5)
                 {
-                  load<1>(X1, a, b, u);
-                  derivative_t(u, v);
-                  load<1>(X0, a, b, w);
-                  TPMG_UNROLL
-                  for (int q = 0; q < nq; ++q)
-                    v[q] += w[q];
+                  derivative_t_plus<1>(X1, X0, a, b, v);
                   store<1>(X0, a, b, v);
                 }
               else if constexpr (phase == 6)
                 {
                   // Dᵀ_x of the x component plus the rest, then Bᵀ along x: (n, nq, nq)
-                  load<0>(X2, a, b, u);
-                  derivative_t(u, v);
-                  load<0>(X0, a, b, w);
-                  TPMG_UNROLL
-                  for (int q = 0; q < nq; ++q)
-                    v[q] += w[q];
+                  derivative_t_plus<0>(X2, X0, a, b, v);
                   integrate(v, un);
                   store<0>(X1, a, b, un);
                 }
               else if constexpr (phase == 7)
                 {
                   if (a < n)
-                    {
-                      load<1>(X1, a, b, v);
-                      integrate(v, un);
-                      store<1>(X2, a, b, un); // (n, n, nq)
-                    }
+                    integrate_fiber<1>(X1, X2, a, b); // (n, n, nq)
                 }
               else
                 {
