@@ -136,10 +136,8 @@ namespace
       }
     kern.n_cells     = ipow<4, dim>();
     kern.constrained = false;
-    for (auto &v : kern.constants.B.v)
-      v = Number(0.5);
-    for (auto &v : kern.constants.D.v)
-      v = Number(0.5);
+    const std::vector<double> half(std::size_t(Kernel::nq) * Kernel::nq, 0.5);
+    kern.constants.set_matrices(half.data(), half.data());
     for (int i = 0; i < Kernel::nq; ++i)
       {
         kern.constants.points[i]  = 0.5;
