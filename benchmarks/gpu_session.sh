@@ -91,6 +91,23 @@ for stage in "$@"; do
       done
       ab_table bpregs uncapped capped
       ;;
+    bpab)
+      # A/B in one run: the main build against builds with other flags (host and device: a knob
+      # that changes a launch shape must agree on both sides), AB_VARIANTS =
+      # "name:FLAGS ..." (flags joined by commas, e.g. "noprefetch:-DTPMG_BP_PREFETCH=0"), double,
+      # BP_DEGREES, BP_KINDS (default 1,3,5), both geometries; one table per variant
+      for v in ${AB_VARIANTS:?}; do
+        name=${v%%:*}; flags=${v#*:}
+        cmake -S . -B build-ab-$name -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 "-DCMAKE_CUDA_FLAGS=${flags//,/ }" "-DCMAKE_CXX_FLAGS=${flags//,/ }" > /dev/null 2>&1
+        cmake --build build-ab-$name -j 16 --target tpmg_bench > "$OUT/build_ab_$name.log" 2>&1 || { grep error "$OUT/build_ab_$name.log" | head; exit 1; }
+      done
+      for v in base ${AB_VARIANTS}; do
+        name=${v%%:*}; bench=build-ab-$name/benchmarks/tpmg_bench
+        [ $name = base ] && bench=$B/benchmarks/tpmg_bench
+        $bench bp --dim 3 --degrees ${BP_DEGREES:-1,2,3,4,5,6,7,8} --bp ${BP_KINDS:-1,3,5} --precision double --geometry both --deformation sine --dofs 1e7 --groups 3 --runs 5 --csv "$OUT/bpab_$name.csv" > "$OUT/bpab_$name.txt" 2>&1
+      done
+      for v in ${AB_VARIANTS}; do echo "base / ${v%%:*}"; ab_table bpab base ${v%%:*}; done
+      ;;
     bpsan)
       # compute-sanitizer on the BP kernels of the padded layouts (double nq = 5, 8, 10) and
       # unpadded neighbours, both geometries, small sizes
@@ -169,8 +186,12 @@ for stage in "$@"; do
         $NCU $SECTIONS --kernel-name "regex:$name" $B/benchmarks/tpmg_bench "$@" --groups 1 --runs 1 > "$OUT/$out" 2>&1
         $NCU $METRICS --kernel-name "regex:$name" $B/benchmarks/tpmg_bench "$@" --groups 1 --runs 1 >> "$OUT/$out" 2>&1
       }
-      profile_one BPOperatorKernel ncu_bp5_k7_fly.txt bp --dim 3 --degrees 7 --bp 5 --precision double --geometry onthefly --deformation sine --dofs 1e7
-      profile_one BPOperatorKernel ncu_bp3_k4_fly.txt bp --dim 3 --degrees 4 --bp 3 --precision double --geometry onthefly --deformation sine --dofs 1e7
+      # BP cases from BP_PROFILE ("bp:k:geometry ...", double, sine mesh, 1e7 DoFs)
+      for case in ${BP_PROFILE:-5:7:onthefly 3:4:onthefly}; do
+        IFS=: read -r bp k geo <<< "$case"
+        profile_one BPOperatorKernel ncu_bp${bp}_k${k}_$geo.txt bp --dim 3 --degrees $k --bp $bp --precision double --geometry $geo --deformation sine --dofs 1e7
+      done
+      [ -n "${BP_PROFILE:-}" ] && { grep -H -E "Duration|DRAM Throughput|Compute \(SM\) Throughput|Achieved Occupancy|Registers Per Thread|Issue Slots Busy|Block Limit|stalled_(barrier|long|short|mio|wait|math|not_sel)|inst_executed.sum" "$OUT"/ncu_bp*.txt; continue; }
       profile_one FiberPatchKernel ncu_smoother_k7_float.txt smoother --dim 3 --degrees 7 --precision float --kernel fused --optimization linear_indexing --dofs 5e7
       profile_one FiberPatchKernel ncu_smoother_k4_float.txt smoother --dim 3 --degrees 4 --precision float --kernel fused --optimization conflict_free --dofs 5e7
       grep -h -E "^  [a-zA-Z_]+.*\(|Duration|DRAM Throughput|Compute \(SM\) Throughput|Achieved Occupancy|Registers Per Thread|Warp Cycles Per Issued|Issue Slots Busy|stalled|bank_conflicts|wavefronts_mem_shared|inst_executed" "$OUT"/ncu_*.txt | head -150
