@@ -96,17 +96,23 @@ for stage in "$@"; do
       # that changes a launch shape must agree on both sides), AB_VARIANTS =
       # "name:FLAGS ..." (flags joined by commas, e.g. "noprefetch:-DTPMG_BP_PREFETCH=0"), double,
       # BP_DEGREES, BP_KINDS (default 1,3,5), both geometries; one table per variant
+      # or "name@COMMIT" (the tree with that commit's kernels/bp_operator.h)
       for v in ${AB_VARIANTS:?}; do
-        name=${v%%:*}; flags=${v#*:}
-        cmake -S . -B build-ab-$name -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 "-DCMAKE_CUDA_FLAGS=${flags//,/ }" "-DCMAKE_CXX_FLAGS=${flags//,/ }" > /dev/null 2>&1
+        name=${v%%[:@]*}; flags=; src=.
+        case $v in
+          *:*) flags=${v#*:} ;;
+          *@*) src=/tmp/ab-$name; rm -rf $src && mkdir -p $src && git ls-files -z | xargs -0 cp --parents -t $src
+               git show ${v#*@}:kernels/bp_operator.h > $src/kernels/bp_operator.h || exit 1 ;;
+        esac
+        cmake -S $src -B build-ab-$name -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 "-DCMAKE_CUDA_FLAGS=${flags//,/ }" "-DCMAKE_CXX_FLAGS=${flags//,/ }" > /dev/null 2>&1
         cmake --build build-ab-$name -j 16 --target tpmg_bench > "$OUT/build_ab_$name.log" 2>&1 || { grep error "$OUT/build_ab_$name.log" | head; exit 1; }
       done
       for v in base ${AB_VARIANTS}; do
-        name=${v%%:*}; bench=build-ab-$name/benchmarks/tpmg_bench
+        name=${v%%[:@]*}; bench=build-ab-$name/benchmarks/tpmg_bench
         [ $name = base ] && bench=$B/benchmarks/tpmg_bench
-        $bench bp --dim 3 --degrees ${BP_DEGREES:-1,2,3,4,5,6,7,8} --bp ${BP_KINDS:-1,3,5} --precision double --geometry both --deformation sine --dofs 1e7 --groups 3 --runs 5 --csv "$OUT/bpab_$name.csv" > "$OUT/bpab_$name.txt" 2>&1
+        $bench bp --dim 3 --degrees ${BP_DEGREES:-1,2,3,4,5,6,7,8} --bp ${BP_KINDS:-1,3,5} --precision double --geometry ${BP_GEOMETRY:-both} --deformation sine --dofs 1e7 --groups 3 --runs 5 --csv "$OUT/bpab_$name.csv" > "$OUT/bpab_$name.txt" 2>&1
       done
-      for v in ${AB_VARIANTS}; do echo "base / ${v%%:*}"; ab_table bpab base ${v%%:*}; done
+      for v in ${AB_VARIANTS}; do echo "base / ${v%%[:@]*}"; ab_table bpab base ${v%%[:@]*}; done
       ;;
     bpsan)
       # compute-sanitizer on the BP kernels of the padded layouts (double nq = 5, 8, 10) and

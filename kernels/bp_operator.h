@@ -23,6 +23,11 @@
 #ifndef TPMG_BP_REGS
 #define TPMG_BP_REGS 128
 #endif
+// BP3, BP5 3D: independent contractions along different directions share a phase (BP5 5
+// phases instead of 7, BP3 7 instead of 9); 0 for the A/B of gpu_session.sh bpab (NOTES §8)
+#ifndef TPMG_BP_MERGE
+#define TPMG_BP_MERGE 1
+#endif
 
 namespace tpmg
 {
@@ -140,10 +145,94 @@ namespace tpmg
     }
   };
 
+  /// The same geometric factors evaluated per point from the column's Jacobian (affine in t):
+  /// more operations per point than ColumnPolynomials (the cofactors as cross products), but
+  /// no set-up beyond the cast and 15 numbers to hold instead of 30.
+  template <int dim, typename Real>
+  struct ColumnJacobian
+  {
+    Real base[dim][dim], slope[dim][dim];
+
+    template <bool laplace, typename Number>
+    TPMG_HD TPMG_FORCEINLINE void at(Real t, Real w, Number *f) const
+    {
+      Real J[dim][dim]; // J[c]: column c
+      TPMG_UNROLL
+      for (int c = 0; c < dim; ++c)
+        TPMG_UNROLL
+        for (int r = 0; r < dim; ++r)
+          J[c][r] = c == dim - 1 ? base[c][r] : base[c][r] + t * slope[c][r];
+      Real cof[dim][dim];
+      if constexpr (dim == 3)
+        {
+          TPMG_UNROLL
+          for (int i = 0; i < 3; ++i)
+            {
+              const Real *x = J[(i + 1) % 3], *y = J[(i + 2) % 3];
+              cof[i][0]     = x[1] * y[2] - x[2] * y[1];
+              cof[i][1]     = x[2] * y[0] - x[0] * y[2];
+              cof[i][2]     = x[0] * y[1] - x[1] * y[0];
+            }
+        }
+      else
+        {
+          cof[0][0] = J[1][1];
+          cof[0][1] = -J[1][0];
+          cof[1][0] = -J[0][1];
+          cof[1][1] = J[0][0];
+        }
+      Real d = 0;
+      TPMG_UNROLL
+      for (int r = 0; r < dim; ++r)
+        d += J[0][r] * cof[0][r];
+      if constexpr (!laplace)
+        f[0] = Number(w * d);
+      else
+        {
+          const Real s   = w / d;
+          auto       dot = [&](int a, int b) {
+            Real v = 0;
+            TPMG_UNROLL
+            for (int r = 0; r < dim; ++r)
+              v += cof[a][r] * cof[b][r];
+            return s * v;
+          };
+          if constexpr (dim == 3)
+            {
+              f[0] = Number(dot(0, 0));
+              f[1] = Number(dot(0, 1));
+              f[2] = Number(dot(0, 2));
+              f[3] = Number(dot(1, 1));
+              f[4] = Number(dot(1, 2));
+              f[5] = Number(dot(2, 2));
+            }
+          else
+            {
+              f[0] = Number(dot(0, 0));
+              f[1] = Number(dot(0, 1));
+              f[2] = Number(dot(1, 1));
+            }
+        }
+    }
+  };
+
   template <int dim>
   struct VertexColumn
   {
     double base[dim][dim], slope[dim][dim]; ///< J(:, c) = base[c] + t slope[c], slope[dim-1] = 0
+
+    template <typename Real>
+    TPMG_HD ColumnJacobian<dim, Real> jacobian() const
+    {
+      ColumnJacobian<dim, Real> J;
+      for (int c = 0; c < dim; ++c)
+        for (int r = 0; r < dim; ++r)
+          {
+            J.base[c][r]  = Real(base[c][r]);
+            J.slope[c][r] = Real(slope[c][r]);
+          }
+      return J;
+    }
 
     TPMG_HD ColumnPolynomials<dim, double> polynomials() const
     {
@@ -191,44 +280,65 @@ namespace tpmg
     }
   };
 
-  /// The column of a multilinear cell with vertices v (lexicographic, bit d of the index =
-  /// upper side in direction d) at the fixed coordinates xi[0..dim-2].
+  /// The multilinear map of a cell in monomial form, x(ξ) = Σ_a m[a] Π_{d: bit d of a} ξ_d, from
+  /// one coordinate of its 2^dim vertices (lexicographic, bit d of the index = upper side in
+  /// direction d), in place: a difference along each direction in turn. m[0] is the first vertex,
+  /// m[1] the edge vector along x, m[3] the xy twist, and so on; no cancellation beyond the
+  /// vertex differences.
+  template <int dim>
+  TPMG_HD TPMG_FORCEINLINE void map_monomials(double (&m)[1 << dim])
+  {
+    TPMG_UNROLL
+    for (int d = 0; d < dim; ++d)
+      TPMG_UNROLL
+      for (int a = 0; a < (1 << dim); ++a)
+        if ((a >> d) & 1)
+          m[a] -= m[a ^ (1 << d)];
+  }
+
+  /// The column at the fixed reference coordinates xi[0..dim-2] of a cell whose map has the
+  /// monomial coefficients M(a, r) (component r of m[a], a ≥ 1): with t the last coordinate,
+  /// 3D: ∂x/∂ξ0 = m1 + ξ1 m3 + t (m5 + ξ1 m7), ∂x/∂ξ1 = m2 + ξ0 m3 + t (m6 + ξ0 m7),
+  /// ∂x/∂t = m4 + ξ0 m5 + ξ1 m6 + ξ0 ξ1 m7; 2D: ∂x/∂ξ0 = m1 + t m3, ∂x/∂t = m2 + ξ0 m3.
+  template <int dim, class Monomials>
+  TPMG_HD TPMG_FORCEINLINE VertexColumn<dim> monomial_column(const Monomials &M, const double *xi)
+  {
+    VertexColumn<dim> col;
+    const double      r0 = xi[0];
+    for (int r = 0; r < dim; ++r)
+      if constexpr (dim == 3)
+        {
+          const double r1 = xi[1], m7 = M(7, r), m5 = M(5, r) + r1 * m7;
+          col.base[0][r]  = M(1, r) + r1 * M(3, r);
+          col.slope[0][r] = m5;
+          col.base[1][r]  = M(2, r) + r0 * M(3, r);
+          col.slope[1][r] = M(6, r) + r0 * m7;
+          col.base[2][r]  = M(4, r) + r0 * m5 + r1 * M(6, r);
+          col.slope[2][r] = 0;
+        }
+      else
+        {
+          col.base[0][r]  = M(1, r);
+          col.slope[0][r] = M(3, r);
+          col.base[1][r]  = M(2, r) + r0 * M(3, r);
+          col.slope[1][r] = 0;
+        }
+    return col;
+  }
+
+  /// The column of a multilinear cell with vertices v (lexicographic) at the fixed coordinates
+  /// xi[0..dim-2].
   template <int dim>
   TPMG_HD VertexColumn<dim> vertex_column(const double (&v)[8][3], const double *xi)
   {
-    VertexColumn<dim> col;
-    constexpr int     last = dim - 1, nv = 1 << dim;
-    for (int c = 0; c < dim; ++c)
-      for (int r = 0; r < dim; ++r)
-        {
-          // ∂x_r/∂ξ_c = Σ over vertex pairs along c of the difference times the multilinear
-          // weight in the other directions; split by the side in the last direction
-          double lo = 0, hi = 0;
-          for (int a = 0; a < nv; ++a)
-            if (!((a >> c) & 1))
-              {
-                double we = 1;
-                for (int d = 0; d < last; ++d)
-                  if (d != c)
-                    we *= (a >> d) & 1 ? xi[d] : 1 - xi[d];
-                const double diff = v[a | (1 << c)][r] - v[a][r];
-                if (c == last || !((a >> last) & 1))
-                  lo += we * diff;
-                else
-                  hi += we * diff;
-              }
-          if (c == last)
-            {
-              col.base[c][r]  = lo;
-              col.slope[c][r] = 0;
-            }
-          else
-            {
-              col.base[c][r]  = lo;
-              col.slope[c][r] = hi - lo;
-            }
-        }
-    return col;
+    double m[3][1 << dim];
+    for (int r = 0; r < dim; ++r)
+      {
+        for (int a = 0; a < (1 << dim); ++a)
+          m[r][a] = v[a][r];
+        map_monomials<dim>(m[r]);
+      }
+    return monomial_column<dim>([&](int a, int r) { return m[r][a]; }, xi);
   }
 
   /// 2D shared-memory layout of the BP kernel for `word`-byte numbers (with its cells per
@@ -298,7 +408,7 @@ namespace tpmg
     static constexpr int  threads_per_cell      = dim == 3 ? nq * nq : nq;
     static constexpr int  cells_per_block       = cmax(1, 128 / threads_per_cell);
     static constexpr int  max_threads_per_block = threads_per_cell * cells_per_block;
-    static constexpr int  n_phases = dim == 2 ? 5 : kind == BPKind::mass ? 6 : kind == BPKind::laplace_gauss ? 9 : 7;
+    static constexpr int  n_phases = dim == 2 ? 5 : kind == BPKind::mass ? 6 : kind == BPKind::laplace_gauss ? (TPMG_BP_MERGE ? 7 : 9) : TPMG_BP_MERGE ? 5 : 7;
     /// Left alone, the compiler gives the 3D kernels up to 190 registers per thread (it hoists
     /// the loads of whole fibers and geometry columns), which limits the SM to 2-3 blocks of
     /// 128 threads; with TPMG_BP_REGS > 0 ask for enough resident blocks (launch bounds) to cap
@@ -328,8 +438,10 @@ namespace tpmg
     Constants                constants;
     TPMG_HD const Constants &C() const { return tpmg::constants(*this); }
 
-    // shared: 2D: B and D copies (rows indexed by thread), then 4 buffers; 3D: 3 buffers;
-    // each buffer holds cells_per_block cells, cs apart (Layout)
+    // shared: 2D: B and D copies (rows indexed by thread), then 4 buffers; 3D: 3 buffers, and
+    // on the fly the monomials m1..m7 of each cell's map (double, 21 per cell, `map_stride`
+    // apart: cells of a warp read different banks); each buffer holds cells_per_block cells,
+    // cs apart (Layout)
     using Layout = std::conditional_t<dim == 3, BPFiberLayout3D<nq, sizeof(Number)>, BPSharedLayout2D<nq, sizeof(Number)>>;
     static constexpr int         sx = Layout::sx, sz = Layout::sz, cs = Layout::cs, sd = Layout::sd;
     static constexpr std::size_t a16(std::size_t b) { return (b + 15) / 16 * 16; }
@@ -338,7 +450,10 @@ namespace tpmg
     static constexpr std::size_t off_D     = a16(nq * sd * sizeof(Number));
     static constexpr std::size_t off_buf   = dim == 3 ? 0 : off_D + a16(nq * sd * sizeof(Number));
     static constexpr std::size_t buf       = a16(std::size_t(cs) * cells_per_block * sizeof(Number));
-    static constexpr std::size_t shared_bytes = off_buf + n_buffers * buf;
+    static constexpr bool        shared_map   = dim == 3 && onthefly;
+    static constexpr int         map_stride   = 21;
+    static constexpr std::size_t off_map      = off_buf + n_buffers * buf;
+    static constexpr std::size_t shared_bytes = off_map + (shared_map ? a16(cells_per_block * map_stride * 8) : 0);
 
     LaunchShape shape() const
     {
@@ -359,7 +474,10 @@ namespace tpmg
     struct FactorColumn
     {
       const Number                     *G; ///< stored: the column's first point, entry 0
-      ColumnPolynomials<dim, Number>    poly; ///< on the fly
+#ifndef TPMG_BP_COLUMN_POLY
+#define TPMG_BP_COLUMN_POLY 1
+#endif
+      std::conditional_t<TPMG_BP_COLUMN_POLY, ColumnPolynomials<dim, Number>, ColumnJacobian<dim, Number>> poly; ///< on the fly
       const BPConstants<k, nq, Number> *c;
       double                            w0; ///< weights of the fixed directions
 
@@ -384,7 +502,26 @@ namespace tpmg
       cc[2]            = q / unsigned(cells[1]);
     }
 
-    TPMG_HD FactorColumn factor_column(index_t cell, const unsigned (&cc)[3], int q0, int q1) const
+    /// 3D on the fly, phase 0: component r of the cell's map in monomial form, from its 8
+    /// vertices, to the cell's slots in shared memory (three threads per cell, one per r).
+    template <class Array>
+    TPMG_HD TPMG_FORCEINLINE void store_map(const unsigned (&cc)[3], int r, Array &map) const
+    {
+      const index_t nvx = cells[0] + 1, nvy = cells[1] + 1;
+      const index_t v0  = cc[0] + nvx * (cc[1] + nvy * index_t(cc[2]));
+      double        m[8];
+      TPMG_UNROLL
+      for (int a = 0; a < 8; ++a)
+        m[a] = vertices[3 * (v0 + (a & 1) + nvx * (((a >> 1) & 1) + nvy * (a >> 2))) + r];
+      map_monomials<3>(m);
+      TPMG_UNROLL
+      for (int a = 1; a < 8; ++a)
+        map[3 * (a - 1) + r] = m[a];
+    }
+
+    /// `map`: 3D on the fly, the cell's monomials in shared memory (store_map); else unused.
+    template <class Map = std::nullptr_t>
+    TPMG_HD FactorColumn factor_column(index_t cell, const unsigned (&cc)[3], int q0, int q1, const Map &map = nullptr) const
     {
       FactorColumn fc;
       fc.c  = &C();
@@ -392,11 +529,21 @@ namespace tpmg
       fc.w0 = 1;
       if constexpr (onthefly)
         {
-          double v[8][3];
-          gather_cell_vertices(vertices, cells, dim, cc[0], cc[1], cc[2], v);
-          const double xi[2] = {C().points[q0], C().points[q1]};
-          fc.poly            = vertex_column<dim>(v, xi).polynomials().template cast<Number>();
-          fc.w0              = C().weights[q0] * (dim == 3 ? C().weights[q1] : 1.0);
+          const double      xi[2] = {C().points[q0], C().points[q1]};
+          VertexColumn<dim> col;
+          if constexpr (shared_map)
+            col = monomial_column<dim>([&](int a, int r) -> double { return map[3 * (a - 1) + r]; }, xi);
+          else
+            {
+              double v[8][3];
+              gather_cell_vertices(vertices, cells, dim, cc[0], cc[1], cc[2], v);
+              col = vertex_column<dim>(v, xi);
+            }
+          if constexpr (TPMG_BP_COLUMN_POLY)
+            fc.poly = col.polynomials().template cast<Number>();
+          else
+            fc.poly = col.template jacobian<Number>();
+          fc.w0   = C().weights[q0] * (dim == 3 ? C().weights[q1] : 1.0);
         }
       else
         fc.G = geometry + cell * index_t(n_entries * points) + q0 + (dim == 3 ? nq * q1 : 0);
@@ -525,10 +672,9 @@ namespace tpmg
     /// derivatives in Gx, Gy) times the geometric factors: the x and y components of the flux
     /// replace Gx and Gy, the z component is returned in g2.
     template <class Array>
-    TPMG_HD TPMG_FORCEINLINE void flux_z(index_t cell, const unsigned (&cc)[3], int a, int b, const Number (&uz)[nq],
+    TPMG_HD TPMG_FORCEINLINE void flux_z(const FactorColumn &fc, int a, int b, const Number (&uz)[nq],
                                          Array &Gx, Array &Gy, Number (&g2)[nq]) const
     {
-      const FactorColumn fc = factor_column(cell, cc, a, b);
       TPMG_UNROLL
       for (int q = 0; q < nq; ++q)
         {
@@ -555,52 +701,154 @@ namespace tpmg
       auto X0 = sh.template array<Number>(off_buf) + c * cs;
       auto X1 = sh.template array<Number>(off_buf + buf) + c * cs;
       auto X2 = sh.template array<Number>(off_buf + 2 * buf) + c * cs;
+      auto Map = sh.template array<double>(off_map) + c * map_stride;
       Number u[nq], v[nq], w[nq]; // fibers; u[0..n) and v[0..n) where they hold nodes
+      if constexpr (shared_map && phase == 0)
+        {
+          // the last three threads of the cell (BP1/BP3: idle in the gather)
+          const int r = a + nq * b - (nq * nq - 3);
+          if (r >= 0)
+            store_map(reg.cc, r, Map);
+        }
 
       if constexpr (kind == BPKind::laplace_gll)
         {
-          // BP5, B = I: derivatives of the nodal values along z (kept), y, x; flux; Dᵀ back
+          // BP5, B = I: derivatives of the nodal values along z (kept), y, x; flux; Dᵀ back.
+          // The y and x derivatives read X0 and write X1, X2, the transposes read X1 and X2
+          // and write X0 and X2 (in place: a thread reads and writes only its own x fiber),
+          // so each pair shares a phase: two independent fibers per thread and 4 barriers.
+          constexpr int merged = TPMG_BP_MERGE;
           if constexpr (phase == 0)
             {
               gather_z(c0, a, b, u);
               store<2>(X0, a, b, u);
               derivative(u, reg.a);
             }
-          else if constexpr (phase == 1)
+          else if constexpr (phase == 1 || (!merged && phase == 2))
             {
-              load<1>(X0, a, b, u);
-              derivative(u, v);
-              store<1>(X1, a, b, v); // d/dy
+              if constexpr (phase == 1)
+                {
+                  load<1>(X0, a, b, u);
+                  derivative(u, v);
+                  store<1>(X1, a, b, v); // d/dy
+                }
+              if constexpr (merged || phase == 2)
+                {
+                  load<0>(X0, a, b, u);
+                  derivative(u, w);
+                  store<0>(X2, a, b, w); // d/dx
+                }
             }
-          else if constexpr (phase == 2)
+          else if constexpr (phase == 3 - merged)
             {
-              load<0>(X0, a, b, u);
-              derivative(u, v);
-              store<0>(X2, a, b, v); // d/dx
-            }
-          else if constexpr (phase == 3)
-            {
-              flux_z(cell, reg.cc, a, b, reg.a, X2, X1, v);
+              flux_z(factor_column(cell, reg.cc, a, b, Map), a, b, reg.a, X2, X1, v);
               derivative_t(v, reg.a);
             }
-          else if constexpr (phase == 4)
+          else if constexpr (phase == 4 - merged || (!merged && phase == 5))
             {
-              load<1>(X1, a, b, u);
-              derivative_t(u, v);
-              store<1>(X0, a, b, v);
-            }
-          else if constexpr (phase == 5)
-            {
-              derivative_t_plus<0>(X2, X0, a, b, v);
-              store<0>(X0, a, b, v);
+              if constexpr (phase == 4 - merged)
+                {
+                  load<1>(X1, a, b, u);
+                  derivative_t(u, v);
+                  store<1>(X0, a, b, v);
+                }
+              if constexpr (merged)
+                {
+                  load<0>(X2, a, b, u);
+                  derivative_t(u, w);
+                  store<0>(X2, a, b, w);
+                }
+              else if constexpr (phase == 5)
+                {
+                  derivative_t_plus<0>(X2, X0, a, b, v);
+                  store<0>(X0, a, b, v);
+                }
             }
           else
             {
               load<2>(X0, a, b, u);
+              if constexpr (merged)
+                load<2>(X2, a, b, v);
               TPMG_UNROLL
               for (int q = 0; q < nq; ++q)
-                u[q] += reg.a[q];
+                u[q] += merged ? v[q] + reg.a[q] : reg.a[q];
               scatter<2>(c0, a, b, u);
+            }
+        }
+      else if constexpr (kind == BPKind::laplace_gauss && TPMG_BP_MERGE)
+        {
+          // BP3 in 7 phases: the y derivative is taken on the y fibers right after the y
+          // interpolation and then interpolated along x with the values, and on the way back
+          // Bᵀ_x goes before Dᵀ_y (they commute), so x, y and z fibers alternate:
+          // z: B | y: B, D | x: B, D; B | z: D, flux, Dᵀ | x: Dᵀ +, Bᵀ; Bᵀ | y: Dᵀ +, Bᵀ | z: Bᵀ
+          Number un[n];
+          if constexpr (phase == 0)
+            {
+              if (a < n && b < n)
+                {
+                  gather_z(c0, a, b, un);
+                  interpolate(un, v);
+                  store<2>(X0, a, b, v); // (n, n, nq)
+                }
+            }
+          else if constexpr (phase == 1)
+            {
+              if (a < n)
+                {
+                  load<1>(X0, a, b, un);
+                  interpolate(un, v);
+                  store<1>(X1, a, b, v); // (n, nq, nq)
+                  derivative(v, w);
+                  store<1>(X2, a, b, w); // d/dy
+                }
+            }
+          else if constexpr (phase == 2)
+            {
+              // a thread reads and rewrites only its own x fibers of X1 and X2
+              load<0>(X1, a, b, un);
+              interpolate(un, v);
+              store<0>(X0, a, b, v); // the values at the points
+              derivative(v, w);
+              store<0>(X1, a, b, w); // d/dx
+              load<0>(X2, a, b, un);
+              interpolate(un, u);
+              store<0>(X2, a, b, u); // d/dy
+            }
+          else if constexpr (phase == 3)
+            {
+              // d/dz, the flux (x, y components in place in X1, X2), Dᵀ_z of the z component
+              load<2>(X0, a, b, u);
+              derivative(u, w);
+              flux_z(factor_column(cell, reg.cc, a, b, Map), a, b, w, X1, X2, v);
+              derivative_t(v, w);
+              store<2>(X0, a, b, w);
+            }
+          else if constexpr (phase == 4)
+            {
+              derivative_t_plus<0>(X1, X0, a, b, v);
+              integrate(v, un);
+              store<0>(X0, a, b, un); // Bᵀ_x (Dᵀ_x f_x + Dᵀ_z f_z): (n, nq, nq)
+              load<0>(X2, a, b, v);
+              integrate(v, un);
+              store<0>(X2, a, b, un); // Bᵀ_x f_y
+            }
+          else if constexpr (phase == 5)
+            {
+              if (a < n)
+                {
+                  derivative_t_plus<1>(X2, X0, a, b, v);
+                  integrate(v, un);
+                  store<1>(X1, a, b, un); // (n, n, nq)
+                }
+            }
+          else
+            {
+              if (a < n && b < n)
+                {
+                  load<2>(X1, a, b, v);
+                  integrate(v, un);
+                  scatter<2>(c0, a, b, un);
+                }
             }
         }
       else
@@ -645,7 +893,7 @@ namespace tpmg
                 {
                   // times w|J| along the z fiber, Bᵀ along z: (nq, nq, n)
                   load<2>(X2, a, b, v);
-                  const FactorColumn fc = factor_column(cell, reg.cc, a, b);
+                  const FactorColumn fc = factor_column(cell, reg.cc, a, b, Map);
                   TPMG_UNROLL
                   for (int q = 0; q < nq; ++q)
                     {
@@ -684,7 +932,7 @@ namespace tpmg
                   // d/dz, the flux; Dᵀ_z of its z component replaces the values in X0
                   load<2>(X0, a, b, u);
                   derivative(u, w);
-                  flux_z(cell, reg.cc, a, b, w, X2, X1, v);
+                  flux_z(factor_column(cell, reg.cc, a, b, Map), a, b, w, X2, X1, v);
                   derivative_t(v, w);
                   store<2>(X0, a, b, w);
                 }
