@@ -96,13 +96,15 @@ for stage in "$@"; do
       # that changes a launch shape must agree on both sides), AB_VARIANTS =
       # "name:FLAGS ..." (flags joined by commas, e.g. "noprefetch:-DTPMG_BP_PREFETCH=0"), double,
       # BP_DEGREES, BP_KINDS (default 1,3,5), both geometries; one table per variant
-      # or "name@COMMIT" (the tree with that commit's kernels/bp_operator.h)
+      # or "name@COMMIT" / "name@FILE" (the tree with that commit's kernels/bp_operator.h, or
+      # FILE in its place: the device's clone may lack recent commits)
       for v in ${AB_VARIANTS:?}; do
         name=${v%%[:@]*}; flags=; src=.
         case $v in
           *:*) flags=${v#*:} ;;
           *@*) src=/tmp/ab-$name; rm -rf $src && mkdir -p $src && git ls-files -z | xargs -0 cp --parents -t $src
-               git show ${v#*@}:kernels/bp_operator.h > $src/kernels/bp_operator.h || exit 1 ;;
+               if [ -f "${v#*@}" ]; then cp "${v#*@}" $src/kernels/bp_operator.h
+               else git show ${v#*@}:kernels/bp_operator.h > $src/kernels/bp_operator.h || exit 1; fi ;;
         esac
         cmake -S $src -B build-ab-$name -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 "-DCMAKE_CUDA_FLAGS=${flags//,/ }" "-DCMAKE_CXX_FLAGS=${flags//,/ }" > /dev/null 2>&1
         cmake --build build-ab-$name -j 16 --target tpmg_bench > "$OUT/build_ab_$name.log" 2>&1 || { grep error "$OUT/build_ab_$name.log" | head; exit 1; }

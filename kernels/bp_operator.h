@@ -23,8 +23,12 @@
 #ifndef TPMG_BP_REGS
 #define TPMG_BP_REGS 128
 #endif
-// BP3, BP5 3D: independent contractions along different directions share a phase (BP5 5
-// phases instead of 7, BP3 7 instead of 9); 0 for the A/B of gpu_session.sh bpab (NOTES §8)
+// ... and of the on-the-fly kernels up to degree 6 (more resident blocks; measured best, NOTES §8)
+#ifndef TPMG_BP_REGS_LOW
+#define TPMG_BP_REGS_LOW 96
+#endif
+// BP5 3D: the x and y fibers of a direction's two independent contractions in one phase
+// (5 phases instead of 7); 0 for the A/B of benchmarks/gpu_session.sh bpab (NOTES §8)
 #ifndef TPMG_BP_MERGE
 #define TPMG_BP_MERGE 1
 #endif
@@ -145,94 +149,10 @@ namespace tpmg
     }
   };
 
-  /// The same geometric factors evaluated per point from the column's Jacobian (affine in t):
-  /// more operations per point than ColumnPolynomials (the cofactors as cross products), but
-  /// no set-up beyond the cast and 15 numbers to hold instead of 30.
-  template <int dim, typename Real>
-  struct ColumnJacobian
-  {
-    Real base[dim][dim], slope[dim][dim];
-
-    template <bool laplace, typename Number>
-    TPMG_HD TPMG_FORCEINLINE void at(Real t, Real w, Number *f) const
-    {
-      Real J[dim][dim]; // J[c]: column c
-      TPMG_UNROLL
-      for (int c = 0; c < dim; ++c)
-        TPMG_UNROLL
-        for (int r = 0; r < dim; ++r)
-          J[c][r] = c == dim - 1 ? base[c][r] : base[c][r] + t * slope[c][r];
-      Real cof[dim][dim];
-      if constexpr (dim == 3)
-        {
-          TPMG_UNROLL
-          for (int i = 0; i < 3; ++i)
-            {
-              const Real *x = J[(i + 1) % 3], *y = J[(i + 2) % 3];
-              cof[i][0]     = x[1] * y[2] - x[2] * y[1];
-              cof[i][1]     = x[2] * y[0] - x[0] * y[2];
-              cof[i][2]     = x[0] * y[1] - x[1] * y[0];
-            }
-        }
-      else
-        {
-          cof[0][0] = J[1][1];
-          cof[0][1] = -J[1][0];
-          cof[1][0] = -J[0][1];
-          cof[1][1] = J[0][0];
-        }
-      Real d = 0;
-      TPMG_UNROLL
-      for (int r = 0; r < dim; ++r)
-        d += J[0][r] * cof[0][r];
-      if constexpr (!laplace)
-        f[0] = Number(w * d);
-      else
-        {
-          const Real s   = w / d;
-          auto       dot = [&](int a, int b) {
-            Real v = 0;
-            TPMG_UNROLL
-            for (int r = 0; r < dim; ++r)
-              v += cof[a][r] * cof[b][r];
-            return s * v;
-          };
-          if constexpr (dim == 3)
-            {
-              f[0] = Number(dot(0, 0));
-              f[1] = Number(dot(0, 1));
-              f[2] = Number(dot(0, 2));
-              f[3] = Number(dot(1, 1));
-              f[4] = Number(dot(1, 2));
-              f[5] = Number(dot(2, 2));
-            }
-          else
-            {
-              f[0] = Number(dot(0, 0));
-              f[1] = Number(dot(0, 1));
-              f[2] = Number(dot(1, 1));
-            }
-        }
-    }
-  };
-
   template <int dim>
   struct VertexColumn
   {
     double base[dim][dim], slope[dim][dim]; ///< J(:, c) = base[c] + t slope[c], slope[dim-1] = 0
-
-    template <typename Real>
-    TPMG_HD ColumnJacobian<dim, Real> jacobian() const
-    {
-      ColumnJacobian<dim, Real> J;
-      for (int c = 0; c < dim; ++c)
-        for (int r = 0; r < dim; ++r)
-          {
-            J.base[c][r]  = Real(base[c][r]);
-            J.slope[c][r] = Real(slope[c][r]);
-          }
-      return J;
-    }
 
     TPMG_HD ColumnPolynomials<dim, double> polynomials() const
     {
@@ -408,13 +328,14 @@ namespace tpmg
     static constexpr int  threads_per_cell      = dim == 3 ? nq * nq : nq;
     static constexpr int  cells_per_block       = cmax(1, 128 / threads_per_cell);
     static constexpr int  max_threads_per_block = threads_per_cell * cells_per_block;
-    static constexpr int  n_phases = dim == 2 ? 5 : kind == BPKind::mass ? 6 : kind == BPKind::laplace_gauss ? (TPMG_BP_MERGE ? 7 : 9) : TPMG_BP_MERGE ? 5 : 7;
+    static constexpr int  n_phases = dim == 2 ? 5 : kind == BPKind::mass ? 6 : kind == BPKind::laplace_gauss ? 9 : TPMG_BP_MERGE ? 5 : 7;
     /// Left alone, the compiler gives the 3D kernels up to 190 registers per thread (it hoists
     /// the loads of whole fibers and geometry columns), which limits the SM to 2-3 blocks of
     /// 128 threads; with TPMG_BP_REGS > 0 ask for enough resident blocks (launch bounds) to cap
     /// the registers there.
+    static constexpr int register_cap      = onthefly && k <= 6 ? TPMG_BP_REGS_LOW : TPMG_BP_REGS;
     static constexpr int min_blocks_per_sm =
-      dim == 3 && TPMG_BP_REGS > 0 ? cmax(1, 65536 / ((max_threads_per_block + 31) / 32 * 32 * cmax(TPMG_BP_REGS, 1))) : 1;
+      dim == 3 && register_cap > 0 ? cmax(1, 65536 / ((max_threads_per_block + 31) / 32 * 32 * cmax(register_cap, 1))) : 1;
 
     /// per-thread column kept across barriers (2D: the y derivative, then the result; 3D BP5:
     /// the z derivative, then Dᵀ_z of the z flux)
@@ -474,10 +395,7 @@ namespace tpmg
     struct FactorColumn
     {
       const Number                     *G; ///< stored: the column's first point, entry 0
-#ifndef TPMG_BP_COLUMN_POLY
-#define TPMG_BP_COLUMN_POLY 1
-#endif
-      std::conditional_t<TPMG_BP_COLUMN_POLY, ColumnPolynomials<dim, Number>, ColumnJacobian<dim, Number>> poly; ///< on the fly
+      ColumnPolynomials<dim, Number>    poly; ///< on the fly
       const BPConstants<k, nq, Number> *c;
       double                            w0; ///< weights of the fixed directions
 
@@ -539,10 +457,7 @@ namespace tpmg
               gather_cell_vertices(vertices, cells, dim, cc[0], cc[1], cc[2], v);
               col = vertex_column<dim>(v, xi);
             }
-          if constexpr (TPMG_BP_COLUMN_POLY)
-            fc.poly = col.polynomials().template cast<Number>();
-          else
-            fc.poly = col.template jacobian<Number>();
+          fc.poly = col.polynomials().template cast<Number>();
           fc.w0   = C().weights[q0] * (dim == 3 ? C().weights[q1] : 1.0);
         }
       else
@@ -773,82 +688,6 @@ namespace tpmg
               for (int q = 0; q < nq; ++q)
                 u[q] += merged ? v[q] + reg.a[q] : reg.a[q];
               scatter<2>(c0, a, b, u);
-            }
-        }
-      else if constexpr (kind == BPKind::laplace_gauss && TPMG_BP_MERGE)
-        {
-          // BP3 in 7 phases: the y derivative is taken on the y fibers right after the y
-          // interpolation and then interpolated along x with the values, and on the way back
-          // Bᵀ_x goes before Dᵀ_y (they commute), so x, y and z fibers alternate:
-          // z: B | y: B, D | x: B, D; B | z: D, flux, Dᵀ | x: Dᵀ +, Bᵀ; Bᵀ | y: Dᵀ +, Bᵀ | z: Bᵀ
-          Number un[n];
-          if constexpr (phase == 0)
-            {
-              if (a < n && b < n)
-                {
-                  gather_z(c0, a, b, un);
-                  interpolate(un, v);
-                  store<2>(X0, a, b, v); // (n, n, nq)
-                }
-            }
-          else if constexpr (phase == 1)
-            {
-              if (a < n)
-                {
-                  load<1>(X0, a, b, un);
-                  interpolate(un, v);
-                  store<1>(X1, a, b, v); // (n, nq, nq)
-                  derivative(v, w);
-                  store<1>(X2, a, b, w); // d/dy
-                }
-            }
-          else if constexpr (phase == 2)
-            {
-              // a thread reads and rewrites only its own x fibers of X1 and X2
-              load<0>(X1, a, b, un);
-              interpolate(un, v);
-              store<0>(X0, a, b, v); // the values at the points
-              derivative(v, w);
-              store<0>(X1, a, b, w); // d/dx
-              load<0>(X2, a, b, un);
-              interpolate(un, u);
-              store<0>(X2, a, b, u); // d/dy
-            }
-          else if constexpr (phase == 3)
-            {
-              // d/dz, the flux (x, y components in place in X1, X2), Dᵀ_z of the z component
-              load<2>(X0, a, b, u);
-              derivative(u, w);
-              flux_z(factor_column(cell, reg.cc, a, b, Map), a, b, w, X1, X2, v);
-              derivative_t(v, w);
-              store<2>(X0, a, b, w);
-            }
-          else if constexpr (phase == 4)
-            {
-              derivative_t_plus<0>(X1, X0, a, b, v);
-              integrate(v, un);
-              store<0>(X0, a, b, un); // Bᵀ_x (Dᵀ_x f_x + Dᵀ_z f_z): (n, nq, nq)
-              load<0>(X2, a, b, v);
-              integrate(v, un);
-              store<0>(X2, a, b, un); // Bᵀ_x f_y
-            }
-          else if constexpr (phase == 5)
-            {
-              if (a < n)
-                {
-                  derivative_t_plus<1>(X2, X0, a, b, v);
-                  integrate(v, un);
-                  store<1>(X1, a, b, un); // (n, n, nq)
-                }
-            }
-          else
-            {
-              if (a < n && b < n)
-                {
-                  load<2>(X1, a, b, v);
-                  integrate(v, un);
-                  scatter<2>(c0, a, b, un);
-                }
             }
         }
       else
