@@ -5,8 +5,11 @@
 
 #include <gtest/gtest.h>
 
+#include "../kernels/bp_operator.h"
 #include "reference.h"
 #include "reference_bp.h"
+
+#include <random>
 
 using namespace tpmg;
 using namespace tpmg::test;
@@ -213,5 +216,110 @@ TEST(BP, BP5ApproachesBP3WithTheQuadratureErrorOrder)
           const double rate = std::log2(diff[i - 1] / diff[i]);
           EXPECT_GT(rate, 2 * k - 0.6) << "k=" << k << " rate " << rate << " " << diff[i - 1] << " -> " << diff[i];
         }
+    }
+}
+
+// The kernels' fiber node indices (index arithmetic and boundary tests once per fiber) are
+// cell_node's, node by node, for every fiber of every cell of a small mesh, with and without
+// the boundary constraint.
+TEST(BP, FiberNodeIndicesAreTheCellNodes)
+{
+  auto check = [](auto K) {
+    constexpr int k = decltype(K)::value;
+    using Kernel    = BPOperatorKernel<3, k, double, BPKind::mass>;
+    Kernel        kern{};
+    const index_t nc[3] = {3, 2, 4};
+    for (int d = 0; d < 3; ++d)
+      {
+        kern.cells[d] = nc[d];
+        kern.nodes[d] = nc[d] * k + 1;
+      }
+    for (bool constrained : {true, false})
+      {
+        kern.constrained = constrained;
+        int n_out        = 0;
+        for (index_t cz = 0; cz < nc[2]; ++cz)
+          for (index_t cy = 0; cy < nc[1]; ++cy)
+            for (index_t cx = 0; cx < nc[0]; ++cx)
+              {
+                const index_t c0[3] = {cx * k, cy * k, cz * k};
+                for (int a = 0; a <= k; ++a)
+                  for (int b = 0; b <= k; ++b)
+                    {
+                      const auto y = kern.template node_fiber<1>(c0, a, b);
+                      const auto z = kern.template node_fiber<2>(c0, a, b);
+                      for (int j = 0; j <= k; ++j)
+                        {
+                          ASSERT_EQ(y(j), kern.node(c0, a, j, b)) << "k=" << k << " y fiber " << a << "," << b << " j=" << j;
+                          ASSERT_EQ(z(j), kern.node(c0, a, b, j)) << "k=" << k << " z fiber " << a << "," << b << " j=" << j;
+                          n_out += z(j) < 0;
+                        }
+                  }
+              }
+        // constrained: the boundary nodes, counted once per cell that touches them
+        EXPECT_EQ(n_out > 0, constrained);
+      }
+  };
+  check(std::integral_constant<int, 1>{});
+  check(std::integral_constant<int, 2>{});
+  check(std::integral_constant<int, 5>{});
+}
+
+// The cell map in monomial form reproduces the vertices, and a column's Jacobian (base + t
+// slope) is the derivative of the multilinear map, by central differences, in 2D and 3D.
+TEST(BP, MonomialColumnIsTheJacobianOfTheMultilinearMap)
+{
+  std::mt19937                           gen(7);
+  std::uniform_real_distribution<double> u(-0.2, 0.2), p(0.05, 0.95);
+  for (int trial = 0; trial < 20; ++trial)
+    {
+      double v[8][3];
+      for (int a = 0; a < 8; ++a)
+        for (int r = 0; r < 3; ++r)
+          v[a][r] = ((a >> r) & 1) * (1.0 + r) + u(gen);
+      // x(ξ) by the multilinear blend of the vertices
+      auto x = [&](int dim, const double *xi, int r) {
+        double s = 0;
+        for (int a = 0; a < (1 << dim); ++a)
+          {
+            double w = 1;
+            for (int d = 0; d < dim; ++d)
+              w *= (a >> d) & 1 ? xi[d] : 1 - xi[d];
+            s += w * v[a][r];
+          }
+        return s;
+      };
+      for (int r = 0; r < 3; ++r)
+        {
+          double m[8];
+          for (int a = 0; a < 8; ++a)
+            m[a] = v[a][r];
+          map_monomials<3>(m);
+          for (int a = 0; a < 8; ++a) // at vertex a, Σ_b m_b Π_{d in b} ξ_d over b ⊆ a
+            {
+              double s = 0;
+              for (int b = 0; b < 8; ++b)
+                if ((b & a) == b)
+                  s += m[b];
+              EXPECT_NEAR(s, v[a][r], 1e-14);
+            }
+        }
+      const double xi[3] = {p(gen), p(gen), p(gen)}, h = 1e-5;
+      auto         check = [&](auto D) {
+        constexpr int dim = decltype(D)::value;
+        const auto    col = vertex_column<dim>(v, xi);
+        const double  t   = xi[dim - 1];
+        for (int c = 0; c < dim; ++c)
+          for (int r = 0; r < dim; ++r)
+            {
+              double lo[3] = {xi[0], xi[1], xi[2]}, hi[3] = {xi[0], xi[1], xi[2]};
+              lo[c] -= h;
+              hi[c] += h;
+              const double fd = (x(dim, hi, r) - x(dim, lo, r)) / (2 * h);
+              EXPECT_NEAR(col.base[c][r] + t * col.slope[c][r], fd, 1e-8) << dim << "D column " << c << " component " << r;
+            }
+      };
+      check(std::integral_constant<int, 2>{});
+      check(std::integral_constant<int, 3>{});
     }
 }
