@@ -27,11 +27,6 @@
 #ifndef TPMG_BP_REGS_LOW
 #define TPMG_BP_REGS_LOW 96
 #endif
-// BP5 3D: the x and y fibers of a direction's two independent contractions in one phase
-// (5 phases instead of 7); 0 for the A/B of benchmarks/gpu_session.sh bpab (NOTES §8)
-#ifndef TPMG_BP_MERGE
-#define TPMG_BP_MERGE 1
-#endif
 
 namespace tpmg
 {
@@ -328,11 +323,11 @@ namespace tpmg
     static constexpr int  threads_per_cell      = dim == 3 ? nq * nq : nq;
     static constexpr int  cells_per_block       = cmax(1, 128 / threads_per_cell);
     static constexpr int  max_threads_per_block = threads_per_cell * cells_per_block;
-    static constexpr int  n_phases = dim == 2 ? 5 : kind == BPKind::mass ? 6 : kind == BPKind::laplace_gauss ? 9 : TPMG_BP_MERGE ? 5 : 7;
+    static constexpr int  n_phases = dim == 2 ? 5 : kind == BPKind::mass ? 6 : kind == BPKind::laplace_gauss ? 9 : 5;
     /// Left alone, the compiler gives the 3D kernels up to 190 registers per thread (it hoists
     /// the loads of whole fibers and geometry columns), which limits the SM to 2-3 blocks of
-    /// 128 threads; with TPMG_BP_REGS > 0 ask for enough resident blocks (launch bounds) to cap
-    /// the registers there.
+    /// 128 threads; with a cap > 0 (TPMG_BP_REGS, on the fly up to k = 6 TPMG_BP_REGS_LOW) ask
+    /// for enough resident blocks (launch bounds) to hold the registers there.
     static constexpr int register_cap      = onthefly && k <= 6 ? TPMG_BP_REGS_LOW : TPMG_BP_REGS;
     static constexpr int min_blocks_per_sm =
       dim == 3 && register_cap > 0 ? cmax(1, 65536 / ((max_threads_per_block + 31) / 32 * 32 * cmax(register_cap, 1))) : 1;
@@ -425,12 +420,10 @@ namespace tpmg
     template <class Array>
     TPMG_HD TPMG_FORCEINLINE void store_map(const unsigned (&cc)[3], int r, Array &map) const
     {
-      const index_t nvx = cells[0] + 1, nvy = cells[1] + 1;
-      const index_t v0  = cc[0] + nvx * (cc[1] + nvy * index_t(cc[2]));
-      double        m[8];
+      double m[8];
       TPMG_UNROLL
       for (int a = 0; a < 8; ++a)
-        m[a] = vertices[3 * (v0 + (a & 1) + nvx * (((a >> 1) & 1) + nvy * (a >> 2))) + r];
+        m[a] = vertices[3 * cell_vertex(cells, cc[0], cc[1], cc[2], a) + r];
       map_monomials<3>(m);
       TPMG_UNROLL
       for (int a = 1; a < 8; ++a)
@@ -663,62 +656,44 @@ namespace tpmg
           // BP5, B = I: derivatives of the nodal values along z (kept), y, x; flux; Dᵀ back.
           // The y and x derivatives read X0 and write X1, X2, the transposes read X1 and X2
           // and write X0 and X2 (in place: a thread reads and writes only its own x fiber),
-          // so each pair shares a phase: two independent fibers per thread and 4 barriers.
-          constexpr int merged = TPMG_BP_MERGE;
+          // so each pair shares a phase: two independent fibers per thread and 4 barriers
+          // (7 phases measured up to 2.5% slower, NOTES §8).
           if constexpr (phase == 0)
             {
               gather_z(c0, a, b, u);
               store<2>(X0, a, b, u);
               derivative(u, reg.a);
             }
-          else if constexpr (phase == 1 || (!merged && phase == 2))
+          else if constexpr (phase == 1)
             {
-              if constexpr (phase == 1)
-                {
-                  load<1>(X0, a, b, u);
-                  derivative(u, v);
-                  store<1>(X1, a, b, v); // d/dy
-                }
-              if constexpr (merged || phase == 2)
-                {
-                  load<0>(X0, a, b, u);
-                  derivative(u, w);
-                  store<0>(X2, a, b, w); // d/dx
-                }
+              load<1>(X0, a, b, u);
+              derivative(u, v);
+              store<1>(X1, a, b, v); // d/dy
+              load<0>(X0, a, b, u);
+              derivative(u, w);
+              store<0>(X2, a, b, w); // d/dx
             }
-          else if constexpr (phase == 3 - merged)
+          else if constexpr (phase == 2)
             {
               flux_z(factor_column(cell, reg.cc, a, b, Map), a, b, reg.a, X2, X1, v);
               derivative_t(v, reg.a);
             }
-          else if constexpr (phase == 4 - merged || (!merged && phase == 5))
+          else if constexpr (phase == 3)
             {
-              if constexpr (phase == 4 - merged)
-                {
-                  load<1>(X1, a, b, u);
-                  derivative_t(u, v);
-                  store<1>(X0, a, b, v);
-                }
-              if constexpr (merged)
-                {
-                  load<0>(X2, a, b, u);
-                  derivative_t(u, w);
-                  store<0>(X2, a, b, w);
-                }
-              else if constexpr (phase == 5)
-                {
-                  derivative_t_plus<0>(X2, X0, a, b, v);
-                  store<0>(X0, a, b, v);
-                }
+              load<1>(X1, a, b, u);
+              derivative_t(u, v);
+              store<1>(X0, a, b, v);
+              load<0>(X2, a, b, u);
+              derivative_t(u, w);
+              store<0>(X2, a, b, w);
             }
           else
             {
               load<2>(X0, a, b, u);
-              if constexpr (merged)
-                load<2>(X2, a, b, v);
+              load<2>(X2, a, b, v);
               TPMG_UNROLL
               for (int q = 0; q < nq; ++q)
-                u[q] += merged ? v[q] + reg.a[q] : reg.a[q];
+                u[q] += v[q] + reg.a[q];
               scatter<2>(c0, a, b, u);
             }
         }

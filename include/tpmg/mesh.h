@@ -74,16 +74,21 @@ namespace tpmg
     return g[0] + nodes[0] * (g[1] + nodes[1] * g[2]);
   }
 
+  /// Index of vertex a of cell (cx, cy, cz) in a level's lexicographic vertices (cells[d] + 1
+  /// per direction); vertex a has bit d set on the upper side in direction d.
+  TPMG_HD inline index_t cell_vertex(const index_t *cells, index_t cx, index_t cy, index_t cz, int a)
+  {
+    const index_t nvx = cells[0] + 1, nvy = cells[1] + 1;
+    return (cx + (a & 1)) + nvx * ((cy + ((a >> 1) & 1)) + nvy * (cz + ((a >> 2) & 1)));
+  }
   /// The 2^dim vertices of cell (cx, cy, cz) from a lexicographic array of a level's vertices
-  /// (3 coordinates each, cells[d] + 1 per direction) into v; vertex a has bit d set on the
-  /// upper side in direction d. Host and device.
+  /// (3 coordinates each) into v, numbered as in cell_vertex. Host and device.
   TPMG_HD inline void gather_cell_vertices(const double *vertices, const index_t *cells, int dim, index_t cx,
                                            index_t cy, index_t cz, double (&v)[8][3])
   {
-    const index_t nvx = cells[0] + 1, nvy = cells[1] + 1;
     for (int a = 0; a < (dim == 3 ? 8 : 4); ++a)
       {
-        const index_t vi = (cx + (a & 1)) + nvx * ((cy + ((a >> 1) & 1)) + nvy * (cz + ((a >> 2) & 1)));
+        const index_t vi = cell_vertex(cells, cx, cy, cz, a);
         for (int r = 0; r < 3; ++r)
           v[a][r] = vertices[3 * vi + r];
       }
