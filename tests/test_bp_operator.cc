@@ -56,6 +56,10 @@ TEST_P(BPTest, EqualsReferenceAssemblyOnDeformedMeshes)
   for (const DeformationSettings d : {DeformationSettings{Deformation::sine, 0.15},
                                       DeformationSettings{Deformation::kershaw, 0.3}})
     {
+      // the dense reference costs O(cells (k+1)^6 (k+2)^3): 3D k >= 6 on the Kershaw mesh only
+      // (the stronger deformation), which keeps the CI run within its time
+      if (dim == 3 && k >= 6 && d.type == Deformation::sine)
+        continue;
       const auto lev = d.type == Deformation::kershaw ? kershaw_level(dim, k) : box_level(dim, k, 1);
       const auto x   = random_vector(lev, 41);
       dispatch_dim(dim, [&](auto D) {
