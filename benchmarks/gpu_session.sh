@@ -6,7 +6,7 @@
 #   benchmarks/gpu_session.sh smoother    one smoothing step per variant and degree
 #   benchmarks/gpu_session.sh table7      the paper's Table 7 solves
 #   (more stages below: threads, smootherk1, operatork1, smootherhigh, bp, bpregs,
-#    bpfiber, bpsan, bpsweep, bpfly, profile, table7best, ...)
+#    bpfiber, bpsan, bpsweep, bpfly, profile, table7best, abbuild/abrun, ...)
 # Logs and CSV/JSON go to $OUT (or ./gpu-out).
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -115,6 +115,28 @@ for stage in "$@"; do
         $bench bp --dim 3 --degrees ${BP_DEGREES:-1,2,3,4,5,6,7,8} --bp ${BP_KINDS:-1,3,5} --precision double --geometry ${BP_GEOMETRY:-both} --deformation sine --dofs 1e7 --groups 3 --runs 5 --csv "$OUT/bpab_$name.csv" > "$OUT/bpab_$name.txt" 2>&1
       done
       for v in ${AB_VARIANTS}; do echo "base / ${v%%[:@]*}"; ab_table bpab base ${v%%[:@]*}; done
+      ;;
+    abbuild|abrun)
+      # A/B in one session of any tpmg_bench command between the main build and other trees:
+      # AB_TREES="name=FILE.tar.gz ..." (`git archive` of another commit, carried as an untracked
+      # file: the device's clone may lack it); abbuild builds them, abrun runs AB_BENCH (tpmg_bench
+      # arguments, no --csv) on the main build and each tree, then prints one table per tree
+      for v in ${AB_TREES:?}; do
+        name=${v%%=*}; src=/tmp/ab-$name
+        if [ $stage = abbuild ]; then
+          rm -rf $src && mkdir -p $src && tar xzf "${v#*=}" -C $src || exit 1
+          cmake -S $src -B build-ab-$name -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 > /dev/null 2>&1
+          /usr/bin/time -f "build $name: %e s" cmake --build build-ab-$name -j 16 --target tpmg_bench > "$OUT/build_ab_$name.log" 2>&1 || { grep error "$OUT/build_ab_$name.log" | head; exit 1; }
+          tail -1 "$OUT/build_ab_$name.log"
+        fi
+      done
+      [ $stage = abbuild ] && continue
+      for v in base ${AB_TREES}; do
+        name=${v%%=*}; bench=build-ab-$name/benchmarks/tpmg_bench
+        [ $name = base ] && bench=$B/benchmarks/tpmg_bench
+        $bench ${AB_BENCH:?} --csv "$OUT/ab_$name.csv" > "$OUT/ab_$name.txt" 2>&1 || { tail -3 "$OUT/ab_$name.txt"; exit 1; }
+      done
+      for v in ${AB_TREES}; do echo "base / ${v%%=*}"; ab_table ab base ${v%%=*}; done
       ;;
     bpsan)
       # compute-sanitizer on the BP kernels of the padded layouts (double nq = 5, 8, 10) and

@@ -36,12 +36,15 @@ namespace tpmg
     index_t n_patches;     ///< Π count
     int     degree;
 
-    /// First node (lowest corner) of patch p of this color.
+    /// First node (lowest corner) of patch p of this color. In 32 bits: a color of a level
+    /// that fits in memory has far fewer than 2^32 patches (patch_color_geometry checks), and
+    /// a 64-bit division is a long instruction sequence on the GPU.
     TPMG_HD void first_node(index_t p, index_t *c0) const
     {
-      const index_t q0 = p % count[0];
-      const index_t q1 = (p / count[0]) % count[1];
-      const index_t q2 = p / (count[0] * count[1]);
+      const unsigned pp = unsigned(p), n0 = unsigned(count[0]), q = pp / n0;
+      const index_t  q0 = pp - q * n0;
+      const index_t  q1 = q % unsigned(count[1]);
+      const index_t  q2 = q / unsigned(count[1]);
       c0[0]            = (first_vertex[0] + 2 * q0 - 1) * degree;
       c0[1]            = (first_vertex[1] + 2 * q1 - 1) * degree;
       c0[2]            = count[2] > 0 && nodes[2] > 1 ? (first_vertex[2] + 2 * q2 - 1) * degree : 0;
@@ -50,6 +53,15 @@ namespace tpmg
     {
       return (c0[0] + x) + nodes[0] * ((c0[1] + y) + nodes[1] * (c0[2] + z));
     }
+    /// Global index of the first node of patch p; node (x, y, z) of the patch is at
+    /// first_index(p) + offset(x, y, z).
+    TPMG_HD index_t first_index(index_t p) const
+    {
+      index_t c0[3];
+      first_node(p, c0);
+      return global(c0, 0, 0, 0);
+    }
+    TPMG_HD index_t offset(int x, int y, int z) const { return x + nodes[0] * (y + nodes[1] * z); }
   };
 
   /// Geometry of color `color` of a level (parity bit d of the color = vertex parity in d).

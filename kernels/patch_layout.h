@@ -1,13 +1,14 @@
 // Shared-memory layouts of the patch tensors (CuTe-style layout objects): a tensor of
-// extents (E0, E1, E2) is stored at i0 + S1 i1 + S2 i2, and the P patches of a block are
-// interleaved, patch index fastest: address = p + P (i0 + S1 i1 + S2 i2).
+// extents (E0, E1, E2) is stored at i0 + S1 i1 + S2 i2 within a patch's slot, and the P
+// patches of a block lie s apart: address = p s + (i0 + S1 i1 + S2 i2), s ≡ m (mod 2m).
 //
 // Why this is conflict-free. The fiber kernels give thread l = p + P f the fiber f of patch
 // p, f running lexicographically over the two free indices (u, v) of the fiber direction,
 // f = u + E_u v. A warp covers 32 consecutive l, i.e. all p and an aligned window of m = 32/P
 // consecutive f. If the word offsets A(f) = c_u u + c_v v of those fibers are distinct
-// modulo m, the warp's addresses are distinct modulo 32 (float: one bank per lane) and every
-// residue modulo 16 appears at most twice (double: two wavefronts, the minimum for 256
+// modulo m, then with s = m·o (mod 32), o odd, the address p s + A(f) is m·((p o + A(f)/m)
+// mod P) + A(f) mod m modulo 32: distinct over the warp (float: one bank per lane), and
+// every residue modulo 16 appears at most twice (double: two wavefronts, the minimum for 256
 // bytes). The strides are the smallest found (S1 first, then S2) for which every access
 // pattern of the tensor has this property for every P the kernels allow.
 #pragma once

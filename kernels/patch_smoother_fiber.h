@@ -57,6 +57,7 @@ namespace tpmg
 
     struct Registers
     {
+      index_t first; ///< global index of the patch's first node, from phase 0 on
     };
 
     // arguments
@@ -65,7 +66,10 @@ namespace tpmg
     const Number               *b;
     Number                     *r;
     Number                      coef[3];
-    int                         P; ///< patches per block, a power of two
+    int                         P;      ///< patches per block, a power of two
+    int                         P_log2; ///< log2 P (set_patches_per_block sets all four)
+    int                         stride[3]; ///< words between the patch slots of region i
+    unsigned                    offset[3], bytes; ///< byte offsets of the regions, their total
     /// 1D data (runner.h: a __constant__ copy on the GPU)
     using Constants = FiberConstants<k, Number>;
     Constants constants;
@@ -73,7 +77,7 @@ namespace tpmg
     using ConstantsTag = FiberPatchKernel<dim, k, Number, PatchKernelKind::fused, opt>;
     TPMG_HD const Constants &C() const { return tpmg::constants(*this); }
 
-    // Shared memory: regions X, R0, R1 (words per patch; P patches interleaved), reused as
+    // Shared memory: regions X, R0, R1 (words per patch, P patch slots patch_stride apart), reused as
     // the stages go: 3D  R0: T_m,T_a -> V1 -> W1,  R1: U1,U2 -> V2 -> W2;  2D  R0: V1,
     // R1: U1,U2 -> W. X is read at the last stage only by the fused, non-reduced kernel;
     // otherwise it shares the region that is first written after its last read.
@@ -98,15 +102,39 @@ namespace tpmg
     }
 
     static constexpr TPMG_HD std::size_t a16(std::size_t b) { return (b + 15) / 16 * 16; }
-    /// byte offset of region i (0: X, 1: R0, 2: R1)
-    TPMG_HD std::size_t region_offset(int i) const
+    /// Words from one patch's slot of region i to the next's, for P patches per block. The
+    /// patches of a block lie one after the other, so a thread's shared addresses are its
+    /// patch's base plus compile-time offsets (no index arithmetic per access). A wavefront
+    /// serves g = 128 / sizeof(Number) lanes, P patches of m = g/P fibers each; where the
+    /// padded layouts give those fibers offsets distinct modulo m (patch_layout.h), a stride
+    /// ≡ m (mod 2m) puts patch p at m·(p·odd mod P) modulo g, so no wavefront has a conflict,
+    /// even in a partial warp. Unpadded layouts get the same stride (it spreads their patches
+    /// over the banks as interleaving would).
+    static int patch_stride(int i, int P)
     {
-      std::size_t o = 0;
-      for (int j = 0; j < i; ++j)
-        o += a16(std::size_t(capacity(j)) * P * sizeof(Number));
-      return o;
+      const int c = capacity(i);
+      if (P == 1)
+        return c;
+      const int m = cmax(1, int(128 / sizeof(Number)) / P);
+      return c + ((m - c % (2 * m)) % (2 * m) + 2 * m) % (2 * m);
     }
-    std::size_t shared_bytes() const { return region_offset(3); }
+    /// P and the region layout that depends on it (host side, before a launch).
+    void set_patches_per_block(int patches)
+    {
+      P      = patches;
+      P_log2 = 0;
+      while ((1 << P_log2) < P)
+        ++P_log2;
+      std::size_t o = 0;
+      for (int i = 0; i < 3; ++i)
+        {
+          stride[i] = patch_stride(i, P);
+          offset[i] = unsigned(o);
+          o += a16(std::size_t(stride[i]) * P * sizeof(Number));
+        }
+      bytes = unsigned(o);
+    }
+    std::size_t shared_bytes() const { return bytes; }
 
     LaunchShape shape() const
     {
@@ -133,27 +161,28 @@ namespace tpmg
     static constexpr bool nz(int row, int j) { return (row <= k && j <= k) || (row >= k && j >= k); }
 
     template <int phase, class Shared>
-    TPMG_HD void run(const KernelCtx &ctx, Shared &sh, Registers &) const
+    TPMG_HD void run(const KernelCtx &ctx, Shared &sh, Registers &reg) const
     {
       const int     l     = int(ctx.thread.x);
-      const int     p     = l % P;
-      const int     f     = l / P;
+      const int     p     = l & (P - 1);
+      const int     f     = l >> P_log2;
       const index_t patch = index_t(ctx.block.x) * P + p;
       if (patch >= geo.n_patches)
         return;
-      index_t c0[3];
-      geo.first_node(patch, c0);
-      // this patch's element p of each interleaved region; B pairs with A, D with C
-      auto region = [&](int i) { return sh.template array<Number>(region_offset(i)) + p; };
+      if constexpr (phase == 0)
+        reg.first = geo.first_index(patch);
+      const index_t first = reg.first;
+      // this patch's slot of each region; B follows A, D follows C
+      auto region = [&](int i) { return sh.template array<Number>(offset[i]) + p * stride[i]; };
       auto BA = region(1), BC = region(2);
-      auto BB = BA + P * L::T::size, BD = BC + P * L::U::size;
+      auto BB = BA + L::T::size, BD = BC + L::U::size;
       auto BX = region(x_region < 0 ? 0 : x_region);
 
       if constexpr (kind == PatchKernelKind::solve)
         {
           // r -> Sᵀ_x | (3D: Sᵀ_y) | turn | (3D: S_y) | S_x + update
           if constexpr (phase == 0)
-            stage_x(f, c0, BA, BA, BA, BX);
+            stage_x(f, first, BA, BA, BA, BX);
           else if constexpr (dim == 3 && phase == 1)
             stage_yT(f, BA, BC);
           else if constexpr (phase == dim - 1)
@@ -161,18 +190,18 @@ namespace tpmg
           else if constexpr (dim == 3 && phase == 3)
             stage_y(f, BA, BC);
           else
-            stage_update(f, c0, BC, BX);
+            stage_update(f, first, BC, BX);
         }
       else
         {
           if constexpr (phase == 0)
-            stage_load(f, c0, BX);
+            stage_load(f, first, BX);
           else if constexpr (dim == 3 && phase == 1)
             stage_z(f, BX, BA, BB);
           else if constexpr (phase == dim - 1)
             stage_y_residual(f, BX, BA, BB, BC, BD);
           else if constexpr (phase == dim)
-            stage_x(f, c0, BC, BD, BA, BX);
+            stage_x(f, first, BC, BD, BA, BX);
           else if constexpr (dim == 3 && phase == 4)
             stage_yT(f, BA, BC);
           else if constexpr (phase == 2 * dim - 1)
@@ -180,7 +209,7 @@ namespace tpmg
           else if constexpr (dim == 3 && phase == 6)
             stage_y(f, BA, BC);
           else
-            stage_update(f, c0, BC, BX);
+            stage_update(f, first, BC, BX);
         }
     }
 
@@ -202,7 +231,7 @@ namespace tpmg
     // ----------------------------------------------------------------------- stages
     /// X <- x on the patch; z-fibers (x, y) in 3D, y-fibers x in 2D. `boundary`: interior zero.
     template <class Buf>
-    TPMG_HD void stage_load(int f, const index_t *c0, Buf BX) const
+    TPMG_HD void stage_load(int f, index_t first, Buf BX) const
     {
       if (f >= (dim == 3 ? np * np : np))
         return;
@@ -214,7 +243,7 @@ namespace tpmg
           for (int z = 0; z < np; ++z)
             {
               const bool skip = reduced && inner && z > 0 && z < np - 1;
-              BX[P * L::X::at(u, v, z)] = skip ? Number(0) : x[geo.global(c0, u, v, z)];
+              BX[L::X::at(u, v, z)] = skip ? Number(0) : x[first + geo.offset(u, v, z)];
             }
         }
       else
@@ -223,7 +252,7 @@ namespace tpmg
           for (int y = 0; y < np; ++y)
             {
               const bool skip = reduced && u > 0 && u < np - 1 && y > 0 && y < np - 1;
-              BX[P * L::X::at(u, y)] = skip ? Number(0) : x[geo.global(c0, u, y, 0)];
+              BX[L::X::at(u, y)] = skip ? Number(0) : x[first + geo.offset(u, y, 0)];
             }
         }
     }
@@ -238,7 +267,7 @@ namespace tpmg
       Number    in[np];
       TPMG_UNROLL
       for (int z = 0; z < np; ++z)
-        in[z] = BX[P * L::X::at(u, v, z)];
+        in[z] = BX[L::X::at(u, v, z)];
       TPMG_UNROLL
       for (int i = 0; i < ni; ++i)
         {
@@ -250,8 +279,8 @@ namespace tpmg
                 tm += C().M(i + 1, j) * in[j];
                 ta += C().A(i + 1, j) * in[j];
               }
-          BA[P * L::T::at(u, v, i)] = tm;
-          BB[P * L::T::at(u, v, i)] = ta;
+          BA[L::T::at(u, v, i)] = tm;
+          BB[L::T::at(u, v, i)] = ta;
         }
     }
 
@@ -269,12 +298,12 @@ namespace tpmg
         {
           if constexpr (dim == 3)
             {
-              tm[y] = BA[P * L::T::at(u, y, w)];
-              ta[y] = BB[P * L::T::at(u, y, w)];
+              tm[y] = BA[L::T::at(u, y, w)];
+              ta[y] = BB[L::T::at(u, y, w)];
             }
           else
             {
-              tm[y] = BX[P * L::X::at(u, y)];
+              tm[y] = BX[L::X::at(u, y)];
               ta[y] = 0;
             }
         }
@@ -291,8 +320,8 @@ namespace tpmg
                 if constexpr (dim == 3)
                   ub += C().M(i + 1, j) * ta[j];
               }
-          BC[P * L::U::at(u, i, w)] = u1;
-          BD[P * L::U::at(u, i, w)] = coef[1] * ua + (dim == 3 ? coef[2] * ub : Number(0));
+          BC[L::U::at(u, i, w)] = u1;
+          BD[L::U::at(u, i, w)] = coef[1] * ua + (dim == 3 ? coef[2] * ub : Number(0));
         }
     }
 
@@ -300,7 +329,7 @@ namespace tpmg
     /// for the solve kind r is read from global memory. Then either r is stored (residual
     /// kind) or Sᵀ_x r goes to V1 (layout Vx).
     template <class Buf>
-    TPMG_HD void stage_x(int f, const index_t *c0, Buf BC, Buf BD, Buf BV1, Buf) const
+    TPMG_HD void stage_x(int f, index_t first, Buf BC, Buf BD, Buf BV1, Buf) const
     {
       if (f >= ni * nzi)
         return;
@@ -311,7 +340,7 @@ namespace tpmg
         {
           TPMG_UNROLL
           for (int i = 0; i < ni; ++i)
-            res[i] = r[geo.global(c0, i + 1, yi + 1, zg)];
+            res[i] = r[first + geo.offset(i + 1, yi + 1, zg)];
         }
       else
         {
@@ -319,8 +348,8 @@ namespace tpmg
           TPMG_UNROLL
           for (int j = 0; j < np; ++j)
             {
-              u1[j] = BC[P * L::U::at(j, yi, zi)];
-              u2[j] = BD[P * L::U::at(j, yi, zi)];
+              u1[j] = BC[L::U::at(j, yi, zi)];
+              u2[j] = BD[L::U::at(j, yi, zi)];
             }
           TPMG_UNROLL
           for (int i = 0; i < ni; ++i)
@@ -333,7 +362,7 @@ namespace tpmg
                     a += C().A(i + 1, j) * u1[j];
                     m += C().M(i + 1, j) * u2[j];
                   }
-              const index_t g = geo.global(c0, i + 1, yi + 1, zg);
+              const index_t g = first + geo.offset(i + 1, yi + 1, zg);
               res[i]          = b[g] - (coef[0] * a + m);
               if constexpr (kind == PatchKernelKind::residual)
                 r[g] = res[i];
@@ -345,7 +374,7 @@ namespace tpmg
           apply_S<true>(res, v);
           TPMG_UNROLL
           for (int a = 0; a < ni; ++a)
-            BV1[P * L::Vx::at(a, yi, zi)] = v[a];
+            BV1[L::Vx::at(a, yi, zi)] = v[a];
         }
     }
 
@@ -359,11 +388,11 @@ namespace tpmg
       Number    v[ni], w[ni];
       TPMG_UNROLL
       for (int j = 0; j < ni; ++j)
-        v[j] = in[P * L::Vx::at(a, j, zi)];
+        v[j] = in[L::Vx::at(a, j, zi)];
       apply_S<true>(v, w);
       TPMG_UNROLL
       for (int bb = 0; bb < ni; ++bb)
-        out[P * L::Vz::at(a, bb, zi)] = w[bb];
+        out[L::Vz::at(a, bb, zi)] = w[bb];
     }
 
     /// The last direction (z in 3D, y in 2D): Sᵀ, divide by the eigenvalue sums, S.
@@ -378,7 +407,7 @@ namespace tpmg
       Number v[ni];
       TPMG_UNROLL
       for (int j = 0; j < ni; ++j)
-        v[j] = dim == 3 ? Number(in[P * In::at(a, bb, j)]) : Number(in[P * In::at(a, j)]);
+        v[j] = dim == 3 ? Number(in[In::at(a, bb, j)]) : Number(in[In::at(a, j)]);
       const Number base = coef[0] * C().lambda[a] + (dim == 3 ? coef[1] * C().lambda[bb] : Number(0));
       Number       w[ni];
       apply_S<true>(v, w);
@@ -390,9 +419,9 @@ namespace tpmg
       for (int i = 0; i < ni; ++i)
         {
           if constexpr (dim == 3)
-            out[P * In::at(a, bb, i)] = v[i];
+            out[In::at(a, bb, i)] = v[i];
           else
-            out[P * In::at(a, i)] = v[i];
+            out[In::at(a, i)] = v[i];
         }
     }
 
@@ -406,17 +435,17 @@ namespace tpmg
       Number    v[ni], w[ni];
       TPMG_UNROLL
       for (int j = 0; j < ni; ++j)
-        v[j] = in[P * L::Vz::at(a, j, zi)];
+        v[j] = in[L::Vz::at(a, j, zi)];
       apply_S<false>(v, w);
       TPMG_UNROLL
       for (int i = 0; i < ni; ++i)
-        out[P * L::Vx::at(a, i, zi)] = w[i];
+        out[L::Vx::at(a, i, zi)] = w[i];
     }
 
     /// S_x on x-fibers (yi, zi) and the update of the interior: x_I += c, or x_I = c for
     /// `boundary` (whose residual already excluded x_I).
     template <class Buf>
-    TPMG_HD void stage_update(int f, const index_t *c0, Buf in, Buf BX) const
+    TPMG_HD void stage_update(int f, index_t first, Buf in, Buf BX) const
     {
       if (f >= ni * nzi)
         return;
@@ -425,19 +454,19 @@ namespace tpmg
       Number    v[ni], w[ni];
       TPMG_UNROLL
       for (int j = 0; j < ni; ++j)
-        v[j] = in[P * L::Vx::at(j, yi, zi)];
+        v[j] = in[L::Vx::at(j, yi, zi)];
       apply_S<false>(v, w);
       TPMG_UNROLL
       for (int i = 0; i < ni; ++i)
         {
           const Number  s = w[i];
-          const index_t g = geo.global(c0, i + 1, yi + 1, zg);
+          const index_t g = first + geo.offset(i + 1, yi + 1, zg);
           if constexpr (reduced)
             x[g] = s;
           else if constexpr (kind == PatchKernelKind::solve)
             x[g] += s;
           else
-            x[g] = BX[P * L::X::at(i + 1, yi + 1, zg)] + s;
+            x[g] = BX[L::X::at(i + 1, yi + 1, zg)] + s;
         }
     }
   };
@@ -453,7 +482,7 @@ namespace tpmg
     kern.x   = x;
     kern.b   = b;
     kern.r   = r;
-    kern.P   = P;
+    kern.set_patches_per_block(P);
     for (int i = 0; i < 3; ++i)
       kern.coef[i] = Number(coef[i]);
     kern.constants.M = make_small_matrix<Number, 2 * k + 1, 2 * k + 1>(d.mass);

@@ -1,5 +1,8 @@
 #include "../kernels/patch_common.h"
 
+#include <stdexcept>
+#include <string>
+
 namespace tpmg
 {
   PatchColorGeometry patch_color_geometry(const CartesianLevel &level, int color)
@@ -24,6 +27,9 @@ namespace tpmg
           }
         g.n_patches *= g.count[d];
       }
+    if (g.n_patches >= (index_t(1) << 32))
+      throw std::length_error("a color of level with " + std::to_string(level.n_dofs()) +
+                              " DoFs has 2^32 or more vertex patches (32-bit patch indices)");
     return g;
   }
 } // namespace tpmg

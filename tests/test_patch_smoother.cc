@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 
+#include "../kernels/patch_common.h"
 #include "reference.h"
 
 using namespace tpmg;
@@ -155,6 +156,48 @@ TEST(PatchSmoother, AutomaticThreadStructure)
   EXPECT_TRUE(patch_kernel_per_dof(a, 3, 7, basic, true));
   EXPECT_TRUE(patch_kernel_per_dof(ThreadStructure::dof, 3, 2, basic, false));
   EXPECT_FALSE(patch_kernel_per_dof(ThreadStructure::column, 2, 8, basic, true));
+}
+
+// The 32-bit patch coordinates (PatchColorGeometry::first_index) give each patch of every
+// color the node below-left of its vertex, k nodes in each direction; a color with 2^32
+// patches or more is refused.
+TEST(PatchSmoother, PatchFirstNodes)
+{
+  for (int dim : {2, 3})
+    for (int k : {1, 3})
+      {
+        Domain d;
+        d.dim          = dim;
+        d.coarse_cells = {5, 4, 3};
+        const CartesianLevel lev = make_hierarchy(d, k, 1).back();
+        index_t              total = 0;
+        for (int color = 0; color < (1 << dim); ++color)
+          {
+            const PatchColorGeometry geo = patch_color_geometry(lev, color);
+            total += geo.n_patches;
+            for (index_t p = 0; p < geo.n_patches; ++p)
+              {
+                // vertex of patch p of this color: first_vertex + 2 q, q lexicographic
+                index_t v[3] = {0, 0, 0}, q = p;
+                for (int e = 0; e < dim; ++e)
+                  {
+                    v[e] = geo.first_vertex[e] + 2 * (q % geo.count[e]);
+                    q /= geo.count[e];
+                  }
+                EXPECT_EQ((v[0] & 1) + 2 * (v[1] & 1) + (dim == 3 ? 4 * (v[2] & 1) : 0), color);
+                const index_t first = lev.dof_index((v[0] - 1) * k, (v[1] - 1) * k, dim == 3 ? (v[2] - 1) * k : 0);
+                ASSERT_EQ(geo.first_index(p), first) << dim << "D k=" << k << " color " << color << " patch " << p;
+                EXPECT_EQ(first + geo.offset(2 * k, 1, 0), lev.dof_index((v[0] + 1) * k, (v[1] - 1) * k + 1, dim == 3 ? (v[2] - 1) * k : 0));
+              }
+          }
+        EXPECT_EQ(total, lev.n_patches());
+      }
+  CartesianLevel huge;
+  huge.dim    = 3;
+  huge.degree = 1;
+  huge.cells  = {4100, 4100, 4100}; // 2050^3 > 2^32 patches in color 7
+  huge.cell_end = huge.cells;
+  EXPECT_THROW(patch_color_geometry(huge, 7), std::length_error);
 }
 
 // On level 1 of a single coarse cell the one patch covers every interior node: one sweep
