@@ -197,6 +197,13 @@ for stage in "$@"; do
         $B/benchmarks/tpmg_bench smoother --dim 3 --degrees 6,7,8 --precision both --kernel fused --optimization all --patches-per-block $P --dofs 5e7 --groups 3 --runs 3 --csv "$OUT/smootherhigh_P$P.csv" 2>&1 | grep -v " basic " | sed "s/\$/  P=$P/" | tee -a "$OUT/smootherhigh.txt"
       done
       ;;
+    smootherP)
+      # fused fiber kernels with 1, 2, 4, 8 patches per block (what `automatic` picks is in
+      # FiberPatchKernel::automatic_patches_per_block); too many for a degree is refused
+      for P in 1 2 4 8; do
+        $B/benchmarks/tpmg_bench smoother --dim 3 --degrees 2,3,4,5,6,7,8 --precision both --kernel fused --optimization linear_indexing,conflict_free,boundary --patches-per-block $P --dofs 5e7 --groups 3 --runs 3 --csv "$OUT/smootherP$P.csv" 2>&1 | grep -E "GDoF|rror" | sed "s/\$/  P=$P/" | tee -a "$OUT/smootherP.txt"
+      done
+      ;;
     bpfly)
       # on-the-fly geometry, float and double, BP1/3/5; deformed-mesh solves with bp5 level operators
       $B/benchmarks/tpmg_bench bp --dim 3 --degrees 1,2,3,4,5,6,7,8 --bp 1,3,5 --precision both --geometry onthefly --deformation sine --dofs 1e7 --groups 3 --runs 5 --csv "$OUT/bpfly.csv" 2>&1 | tee "$OUT/bpfly.txt"
