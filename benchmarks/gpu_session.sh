@@ -201,7 +201,9 @@ for stage in "$@"; do
       # fused fiber kernels with 1, 2, 4, 8 patches per block (what `automatic` picks is in
       # FiberPatchKernel::automatic_patches_per_block); too many for a degree is refused
       for P in 1 2 4 8; do
-        $B/benchmarks/tpmg_bench smoother --dim 3 --degrees 2,3,4,5,6,7,8 --precision both --kernel fused --optimization linear_indexing,conflict_free,boundary --patches-per-block $P --dofs 5e7 --groups 3 --runs 3 --csv "$OUT/smootherP$P.csv" 2>&1 | grep -E "GDoF|rror" | sed "s/\$/  P=$P/" | tee -a "$OUT/smootherP.txt"
+        for k in 2 3 4 5 6 7 8; do
+          $B/benchmarks/tpmg_bench smoother --dim 3 --degrees $k --precision both --kernel fused --optimization linear_indexing,conflict_free,boundary --patches-per-block $P --dofs 5e7 --groups 3 --runs 3 --csv "$OUT/smootherP${P}_k$k.csv" 2>&1 | grep -E "GDoF|rror" | sed "s/\$/  P=$P/" | tee -a "$OUT/smootherP.txt"
+        done
       done
       ;;
     bpfly)
