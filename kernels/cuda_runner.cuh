@@ -8,6 +8,8 @@
 #include <tpmg/cuda_check.h>
 
 #include <cstring>
+#include <stdexcept>
+#include <string>
 
 namespace tpmg
 {
@@ -60,10 +62,22 @@ namespace tpmg
   {
     auto *fn = &internal::phased_kernel<Kernel>;
     static bool attribute_set = false; // per kernel type
-    if (shape.shared_bytes > 48 * 1024 && !attribute_set)
+    if (shape.shared_bytes > 48 * 1024)
       {
-        TPMG_CUDA_CHECK(cudaFuncSetAttribute(fn, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                             int(227 * 1024)));
+        // a block that asks for more than the device's opt-in limit would fail to launch with
+        // "invalid argument": say what does not fit instead
+        static const int limit = [] {
+          int device = 0, l = 0;
+          TPMG_CUDA_CHECK(cudaGetDevice(&device));
+          TPMG_CUDA_CHECK(cudaDeviceGetAttribute(&l, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
+          return l;
+        }();
+        if (shape.shared_bytes > std::size_t(limit))
+          throw std::invalid_argument("a thread block of " + std::to_string(shape.block.size()) + " threads needs " +
+                                      std::to_string(shape.shared_bytes / 1024) + " KiB of shared memory, the device allows " +
+                                      std::to_string(limit / 1024) + " KiB per block (fewer patches or cells per block)");
+        if (!attribute_set)
+          TPMG_CUDA_CHECK(cudaFuncSetAttribute(fn, cudaFuncAttributeMaxDynamicSharedMemorySize, limit));
         attribute_set = true;
       }
     if constexpr (has_constants<Kernel>::value)

@@ -175,6 +175,29 @@ TEST(Gpu, PatchSmootherEqualsCpu)
         }
 }
 
+// More patches per block than a block's shared memory holds (3D k = 6 double, conflict_free,
+// two patches: more than the H100's 227 KiB) is refused with a message, not a failed launch.
+TEST(Gpu, TooMuchSharedMemoryPerBlockIsRefused)
+{
+  const auto            lev = level_of(3, 6, 1, {2, 2, 2});
+  PatchSmootherSettings s;
+  s.kernel            = SmootherKernel::fused;
+  s.optimization      = KernelOptimization::conflict_free;
+  s.patches_per_block = 2;
+  CartesianLaplaceOperator<3, 6, double> op(lev, Backend::cuda);
+  VertexPatchSmoother<3, 6, double>      sm(lev, Backend::cuda, s, &op);
+  Vector<double>                         x(lev.n_dofs(), Backend::cuda), b(lev.n_dofs(), Backend::cuda);
+  try
+    {
+      sm.smooth(x, b);
+      FAIL() << "no error";
+    }
+  catch (const std::invalid_argument &e)
+    {
+      EXPECT_NE(std::string(e.what()).find("KiB of shared memory"), std::string::npos) << e.what();
+    }
+}
+
 TEST(Gpu, TransferEqualsCpu)
 {
   for (int dim : {2, 3})
