@@ -200,11 +200,14 @@ for stage in "$@"; do
     smootherP)
       # fused fiber kernels with 1, 2, 4, 8 patches per block (what `automatic` picks is in
       # FiberPatchKernel::automatic_patches_per_block); too many for a degree is refused
-      for P in 1 2 4 8; do
-        for k in 2 3 4 5 6 7 8; do
-          $B/benchmarks/tpmg_bench smoother --dim 3 --degrees $k --precision both --kernel fused --optimization linear_indexing,conflict_free,boundary --patches-per-block $P --dofs 5e7 --groups 3 --runs 3 --csv "$OUT/smootherP${P}_k$k.csv" 2>&1 | grep -E "GDoF|rror" | sed "s/\$/  P=$P/" | tee -a "$OUT/smootherP.txt"
+      # (SMP_DIM=2 SMP_DEGREES="7 8 9 10" SMP_P="1 2 4 8 16" for 2D; CSVs in smootherP.tgz)
+      dofs=5e7; [ "${SMP_DIM:-3}" = 2 ] && dofs=3e7
+      for P in ${SMP_P:-1 2 4 8}; do
+        for k in ${SMP_DEGREES:-2 3 4 5 6 7 8}; do
+          $B/benchmarks/tpmg_bench smoother --dim ${SMP_DIM:-3} --degrees $k --precision both --kernel fused --optimization linear_indexing,conflict_free,boundary --patches-per-block $P --dofs $dofs --groups 3 --runs 3 --csv "$OUT/smootherP${P}_k$k.csv" 2>&1 | grep -E "GDoF|rror" | sed "s/\$/  P=$P/" | tee -a "$OUT/smootherP.txt"
         done
       done
+      (cd "$OUT" && tar czf smootherP.tgz smootherP*_k*.csv && rm -f smootherP*_k*.csv)
       ;;
     bpfly)
       # on-the-fly geometry, float and double, BP1/3/5; deformed-mesh solves with bp5 level operators
