@@ -146,16 +146,20 @@ namespace tpmg
     }
 
     /// Patches per block chosen by degree and precision: the most that keep a block at 256
-    /// threads or fewer; float patches of more than 128 threads (3D k = 6, 7) go two to a block.
-    /// Measured on the H100 over P = 1..8 (NOTES §4, "Shared addresses as offsets"): double
-    /// 3D k = 3 and 5 gain 6% and 21% over the former limit of 192 threads, float k = 7 16%
-    /// over one patch; the rest within 2% of the best P.
+    /// threads or fewer; float patches of more than 128 threads (3D k = 6, 7) go two to a block,
+    /// 2D float patches at least 16 to a block. Measured on the H100 over P = 1..16 (NOTES §4,
+    /// "Shared addresses as offsets"): 3D double k = 3 and 5 gain 6% and 21% over the former
+    /// limit of 192 threads, 3D float k = 7 16% over one patch, 2D float k = 7..10 4-24% with
+    /// 16 patches instead of 8; the rest is within 2% of the best P.
     static int automatic_patches_per_block()
     {
       const int limit = sizeof(Number) == 4 && threads_per_patch > 128 ? 512 : 256;
       int       p     = 1;
       while (2 * p * threads_per_patch <= limit && 2 * p <= max_patches_per_block)
         p *= 2;
+      if (dim == 2 && sizeof(Number) == 4)
+        while (p < 16 && 2 * p <= max_patches_per_block)
+          p *= 2;
       return p;
     }
 
