@@ -415,6 +415,8 @@ namespace tpmg
       cc[2]            = q / unsigned(cells[1]);
     }
 
+    /// Slot of component r of monomial m[a] (a = 1..7) among a cell's 21 in shared memory.
+    static TPMG_HD TPMG_FORCEINLINE int map_index(int a, int r) { return 3 * (a - 1) + r; }
     /// 3D on the fly, phase 0: component r of the cell's map in monomial form, from its 8
     /// vertices, to the cell's slots in shared memory (three threads per cell, one per r).
     template <class Array>
@@ -427,7 +429,7 @@ namespace tpmg
       map_monomials<3>(m);
       TPMG_UNROLL
       for (int a = 1; a < 8; ++a)
-        map[3 * (a - 1) + r] = m[a];
+        map[map_index(a, r)] = m[a];
     }
 
     /// `map`: 3D on the fly, the cell's monomials in shared memory (store_map); else unused.
@@ -443,7 +445,7 @@ namespace tpmg
           const double      xi[2] = {C().points[q0], C().points[q1]};
           VertexColumn<dim> col;
           if constexpr (shared_map)
-            col = monomial_column<dim>([&](int a, int r) -> double { return map[3 * (a - 1) + r]; }, xi);
+            col = monomial_column<dim>([&](int a, int r) -> double { return map[map_index(a, r)]; }, xi);
           else
             {
               double v[8][3];
@@ -518,14 +520,32 @@ namespace tpmg
       for (int j = 0; j < len; ++j)
         S[fiber_index<dir>(a, b, j)] = v[j];
     }
+    /// A 1D operation `op(in, out)` along direction `dir`: fiber (a, b) of S to fiber (a, b) of
+    /// T (in place when S is T: the fiber is in registers before the first store).
+    template <int dir, int len_in, int len_out, class Array, class Op>
+    TPMG_HD TPMG_FORCEINLINE void fiber_op(const Array &S, Array &T, int a, int b, Op op) const
+    {
+      Number in[len_in], out[len_out];
+      load<dir>(S, a, b, in);
+      op(in, out);
+      store<dir>(T, a, b, out);
+    }
     /// Bᵀ along direction `dir`: fiber (a, b) of S (at the points) to fiber (a, b) of T (nodes).
     template <int dir, class Array>
     TPMG_HD TPMG_FORCEINLINE void integrate_fiber(const Array &S, Array &T, int a, int b) const
     {
-      Number v[nq], u[n];
-      load<dir>(S, a, b, v);
-      integrate(v, u);
-      store<dir>(T, a, b, u);
+      fiber_op<dir, nq, n>(S, T, a, b, [this](const Number(&v)[nq], Number(&u)[n]) { integrate(v, u); });
+    }
+    /// D (or Dᵀ) along direction `dir` on the points: fiber (a, b) of S to fiber (a, b) of T.
+    template <int dir, bool transposed = false, class Array>
+    TPMG_HD TPMG_FORCEINLINE void derivative_fiber(const Array &S, Array &T, int a, int b) const
+    {
+      fiber_op<dir, nq, nq>(S, T, a, b, [this](const Number(&u)[nq], Number(&d)[nq]) {
+        if constexpr (transposed)
+          derivative_t(u, d);
+        else
+          derivative(u, d);
+      });
     }
     /// Dᵀ along direction `dir` of fiber (a, b) of the flux component G plus the same fiber of
     /// the partial sum R.
@@ -666,12 +686,8 @@ namespace tpmg
             }
           else if constexpr (phase == 1)
             {
-              load<1>(X0, a, b, u);
-              derivative(u, v);
-              store<1>(X1, a, b, v); // d/dy
-              load<0>(X0, a, b, u);
-              derivative(u, w);
-              store<0>(X2, a, b, w); // d/dx
+              derivative_fiber<1>(X0, X1, a, b); // d/dy
+              derivative_fiber<0>(X0, X2, a, b); // d/dx
             }
           else if constexpr (phase == 2)
             {
@@ -680,12 +696,8 @@ namespace tpmg
             }
           else if constexpr (phase == 3)
             {
-              load<1>(X1, a, b, u);
-              derivative_t(u, v);
-              store<1>(X0, a, b, v);
-              load<0>(X2, a, b, u);
-              derivative_t(u, w);
-              store<0>(X2, a, b, w);
+              derivative_fiber<1, true>(X1, X0, a, b);
+              derivative_fiber<0, true>(X2, X2, a, b);
             }
           else
             {
@@ -768,11 +780,7 @@ namespace tpmg
           else
             {
               if constexpr (phase == 3)
-                {
-                  load<1>(X0, a, b, u);
-                  derivative(u, v);
-                  store<1>(X1, a, b, v); // d/dy
-                }
+                derivative_fiber<1>(X0, X1, a, b); // d/dy
               else if constexpr (phase == 4)
                 {
                   // d/dz, the flux; Dᵀ_z of its z component replaces the values in X0
