@@ -1,6 +1,6 @@
 // Proof without a GPU that the `conflict_free` and `boundary` patch kernels have no shared-
-// memory bank conflicts, for every kernel kind, degree, dimension and precision; and the
-// counts of `basic` and `linear_indexing` for comparison (printed).
+// memory bank conflicts, for every kernel kind, degree, dimension, precision and patches per
+// block; and the counts of `basic` and `linear_indexing` for comparison (printed).
 #include <tpmg/dispatch.h>
 #include <tpmg/laplace_operator.h>
 #include <tpmg/patch_smoother.h>
@@ -93,7 +93,8 @@ namespace
               {
                 using F   = FiberPatchKernel<dd, kk, Number, PatchKernelKind::fused, KernelOptimization::conflict_free>;
                 const int P = F::automatic_patches_per_block();
-                for (int p : {P, 1})
+                // every P a user may choose: the patch stride keeps each conflict-free
+                for (int p = 1; p <= F::max_patches_per_block; p *= 2)
                   {
                     const Counts cf = fiber_counts<dd, kk, Number, KernelOptimization::conflict_free>(p);
                     const Counts bd = fiber_counts<dd, kk, Number, KernelOptimization::boundary>(p);
