@@ -91,52 +91,42 @@ for stage in "$@"; do
       done
       ab_table bpregs uncapped capped
       ;;
-    bpab)
-      # A/B in one run: the main build against builds with other flags (host and device: a knob
-      # that changes a launch shape must agree on both sides), AB_VARIANTS =
-      # "name:FLAGS ..." (flags joined by commas, e.g. "noprefetch:-DTPMG_BP_PREFETCH=0"), double,
-      # BP_DEGREES, BP_KINDS (default 1,3,5), both geometries; one table per variant
-      # or "name@COMMIT" / "name@FILE" (the tree with that commit's kernels/bp_operator.h, or
-      # FILE in its place: the device's clone may lack recent commits)
+    abbuild|abrun|bpab)
+      # A/B in one session: the main build against variants, AB_VARIANTS = space-separated
+      #   name:FLAGS  this tree with extra flags (commas for spaces), host and device compilers
+      #               alike (a knob that changes a launch shape must agree on both sides)
+      #   name=TAR    the tree of a `git archive` TAR carried as an untracked file (another
+      #               commit: the device's clone may lack it)
+      #   name@FILE   this tree with FILE, or a COMMIT's version, as kernels/bp_operator.h
+      # abbuild builds the variants' tpmg_bench; abrun runs AB_BENCH (tpmg_bench arguments, no
+      # --csv) on the main build and each variant and prints one GDoF/s table per variant
+      # (CSVs ab_<name>.csv); bpab does both with the BP benchmark (double, sine mesh, 1e7 DoFs,
+      # BP_DEGREES, BP_KINDS default 1,3,5, BP_GEOMETRY default both)
+      [ $stage = bpab ] && AB_BENCH=${AB_BENCH:-"bp --dim 3 --degrees ${BP_DEGREES:-1,2,3,4,5,6,7,8} --bp ${BP_KINDS:-1,3,5} --precision double --geometry ${BP_GEOMETRY:-both} --deformation sine --dofs 1e7 --groups 3 --runs 5"}
+      names=
       for v in ${AB_VARIANTS:?}; do
-        name=${v%%[:@]*}; flags=; src=.
-        case $v in
-          *:*) flags=${v#*:} ;;
-          *@*) src=/tmp/ab-$name; rm -rf $src && mkdir -p $src && git ls-files -z | xargs -0 cp --parents -t $src
-               if [ -f "${v#*@}" ]; then cp "${v#*@}" $src/kernels/bp_operator.h
-               else git show ${v#*@}:kernels/bp_operator.h > $src/kernels/bp_operator.h || exit 1; fi ;;
+        name=${v%%[:=@]*}; names="$names $name"
+        [ $stage = abrun ] && continue
+        what=${v#"$name"?}; flags=; src=.
+        case ${v:${#name}:1} in
+          :) flags=$what ;;
+          =) src=/tmp/ab-$name; rm -rf $src && mkdir -p $src && tar xzf "$what" -C $src || exit 1 ;;
+          @) src=/tmp/ab-$name; rm -rf $src && mkdir -p $src && git ls-files -z | xargs -0 cp --parents -t $src
+             if [ -f "$what" ]; then cp "$what" $src/kernels/bp_operator.h
+             else git show "$what":kernels/bp_operator.h > $src/kernels/bp_operator.h || exit 1; fi ;;
+          *) echo "AB_VARIANTS: '$v' is not name:FLAGS, name=TAR or name@FILE" >&2; exit 2 ;;
         esac
         cmake -S $src -B build-ab-$name -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 "-DCMAKE_CUDA_FLAGS=${flags//,/ }" "-DCMAKE_CXX_FLAGS=${flags//,/ }" > /dev/null 2>&1
-        cmake --build build-ab-$name -j 16 --target tpmg_bench > "$OUT/build_ab_$name.log" 2>&1 || { grep error "$OUT/build_ab_$name.log" | head; exit 1; }
-      done
-      for v in base ${AB_VARIANTS}; do
-        name=${v%%[:@]*}; bench=build-ab-$name/benchmarks/tpmg_bench
-        [ $name = base ] && bench=$B/benchmarks/tpmg_bench
-        $bench bp --dim 3 --degrees ${BP_DEGREES:-1,2,3,4,5,6,7,8} --bp ${BP_KINDS:-1,3,5} --precision double --geometry ${BP_GEOMETRY:-both} --deformation sine --dofs 1e7 --groups 3 --runs 5 --csv "$OUT/bpab_$name.csv" > "$OUT/bpab_$name.txt" 2>&1
-      done
-      for v in ${AB_VARIANTS}; do echo "base / ${v%%[:@]*}"; ab_table bpab base ${v%%[:@]*}; done
-      ;;
-    abbuild|abrun)
-      # A/B in one session of any tpmg_bench command between the main build and other trees:
-      # AB_TREES="name=FILE.tar.gz ..." (`git archive` of another commit, carried as an untracked
-      # file: the device's clone may lack it); abbuild builds them, abrun runs AB_BENCH (tpmg_bench
-      # arguments, no --csv) on the main build and each tree, then prints one table per tree
-      for v in ${AB_TREES:?}; do
-        name=${v%%=*}; src=/tmp/ab-$name
-        if [ $stage = abbuild ]; then
-          rm -rf $src && mkdir -p $src && tar xzf "${v#*=}" -C $src || exit 1
-          cmake -S $src -B build-ab-$name -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 > /dev/null 2>&1
-          /usr/bin/time -f "build $name: %e s" cmake --build build-ab-$name -j 16 --target tpmg_bench > "$OUT/build_ab_$name.log" 2>&1 || { grep error "$OUT/build_ab_$name.log" | head; exit 1; }
-          tail -1 "$OUT/build_ab_$name.log"
-        fi
+        /usr/bin/time -f "build $name: %e s" cmake --build build-ab-$name -j 16 --target tpmg_bench > "$OUT/build_ab_$name.log" 2>&1 || { grep error "$OUT/build_ab_$name.log" | head; exit 1; }
+        tail -1 "$OUT/build_ab_$name.log"
       done
       [ $stage = abbuild ] && continue
-      for v in base ${AB_TREES}; do
-        name=${v%%=*}; bench=build-ab-$name/benchmarks/tpmg_bench
+      for name in base $names; do
+        bench=build-ab-$name/benchmarks/tpmg_bench
         [ $name = base ] && bench=$B/benchmarks/tpmg_bench
         $bench ${AB_BENCH:?} --csv "$OUT/ab_$name.csv" > "$OUT/ab_$name.txt" 2>&1 || { tail -3 "$OUT/ab_$name.txt"; exit 1; }
       done
-      for v in ${AB_TREES}; do echo "base / ${v%%=*}"; ab_table ab base ${v%%=*}; done
+      for name in $names; do echo "base / $name"; ab_table ab base $name; done
       ;;
     bpsan)
       # compute-sanitizer on the BP kernels of the padded layouts (double nq = 5, 8, 10) and

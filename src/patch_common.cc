@@ -28,7 +28,7 @@ namespace tpmg
         g.n_patches *= g.count[d];
       }
     if (g.n_patches >= (index_t(1) << 32))
-      throw std::length_error("a color of level with " + std::to_string(level.n_dofs()) +
+      throw std::length_error("a color of the level with " + std::to_string(level.n_dofs()) +
                               " DoFs has 2^32 or more vertex patches (32-bit patch indices)");
     return g;
   }
