@@ -4,7 +4,8 @@ kernels/bp_operator.h).
 
 A model of the kernel's shared accesses, phase by phase (the fibers each thread (a, b) of a
 cell loads and stores, as in BPOperatorKernel::run_3d), under the bank recorder's rule
-(kernels/bank_recorder.h): per warp instruction, the wavefronts are the largest number of
+(kernels/bank_recorder.h): per warp instruction and group of lanes served together (the warp
+for 4-byte words, each half-warp for 8-byte ones), the wavefronts are the largest number of
 distinct 4-byte words in one of the 32 banks; the ideal is one per 128 distinct bytes. The
 test BankConflicts.BPKernelsNearIdeal counts the real kernel under the recorder and checks
 the chosen table; this script only finds the candidates.
@@ -62,11 +63,12 @@ def count(kind, k, word, sx, sz, cs):
             else:
                 d, X, al, bl, length, _ = acc
                 accesses += [(d, X, al, bl, j) for j in range(length)]
-        for w0 in range(0, len(threads), 32):
-            warp = threads[w0:w0 + 32]
+        group = 32 * 4 // word  # lanes served together: a warp (4 bytes), a half-warp (8 bytes)
+        for w0 in range(0, len(threads), group):
+            lanes = threads[w0:w0 + group]
             for d, X, al, bl, j in accesses:
                 words = set()
-                for a, b, c in warp:
+                for a, b, c in lanes:
                     if a < al and b < bl:
                         off = X * buf + (c * cs + index(d, a, b, j)) * word
                         words.update(range(off // 4, (off + word - 1) // 4 + 1))

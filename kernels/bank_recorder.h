@@ -5,8 +5,12 @@
 // is taken to be the same warp instruction (true for the uniform control flow of our
 // kernels). For each such warp instruction the recorder counts the wavefronts the
 // hardware needs: 32 banks of 4 bytes, a 64-bit word occupies two banks, threads reading
-// the same 4-byte word are served together (broadcast). The minimum is one wavefront per
-// 128 distinct bytes; everything above that is a bank conflict.
+// the same 4-byte word are served together (broadcast). Accesses of w > 4 bytes are served
+// in groups of 128 / w lanes (8 bytes: the half-warps 0-15 and 16-31), each on its own:
+// two half-warps never share a wavefront, even when they read the same words or their
+// banks do not overlap (measured on the H100 with benchmarks/bank_probe.cu, NOTES §8).
+// The minimum is one wavefront per 128 distinct bytes of a group; everything above that is
+// a bank conflict.
 #pragma once
 
 #include "runner.h"
@@ -69,23 +73,33 @@ namespace tpmg
             n_instr = std::max(n_instr, per_thread_[t].size());
           for (std::size_t i = 0; i < n_instr; ++i)
             {
-              words_.clear();
-              for (std::size_t t = w0; t < w1; ++t)
-                if (i < per_thread_[t].size())
-                  {
-                    const Access &a = per_thread_[t][i];
-                    for (std::size_t w = a.byte_offset / 4; w <= (a.byte_offset + a.width - 1) / 4; ++w)
-                      words_.push_back(w);
-                  }
-              std::sort(words_.begin(), words_.end());
-              words_.erase(std::unique(words_.begin(), words_.end()), words_.end());
-              std::array<std::size_t, 32> per_bank{};
-              for (std::size_t w : words_)
-                ++per_bank[w % 32];
               BankConflictCounts c;
               c.instructions = 1;
-              c.wavefronts   = *std::max_element(per_bank.begin(), per_bank.end());
-              c.ideal        = (words_.size() + 31) / 32;
+              std::size_t width = 4;
+              for (std::size_t t = w0; t < w1; ++t)
+                if (i < per_thread_[t].size())
+                  width = std::max<std::size_t>(width, per_thread_[t][i].width);
+              const std::size_t group = 32 * 4 / width; // lanes served together
+              for (std::size_t g0 = w0; g0 < w1; g0 += group)
+                {
+                  words_.clear();
+                  for (std::size_t t = g0; t < std::min(w1, g0 + group); ++t)
+                    if (i < per_thread_[t].size())
+                      {
+                        const Access &a = per_thread_[t][i];
+                        for (std::size_t w = a.byte_offset / 4; w <= (a.byte_offset + a.width - 1) / 4; ++w)
+                          words_.push_back(w);
+                      }
+                  if (words_.empty())
+                    continue;
+                  std::sort(words_.begin(), words_.end());
+                  words_.erase(std::unique(words_.begin(), words_.end()), words_.end());
+                  std::array<std::size_t, 32> per_bank{};
+                  for (std::size_t w : words_)
+                    ++per_bank[w % 32];
+                  c.wavefronts += *std::max_element(per_bank.begin(), per_bank.end());
+                  c.ideal += (words_.size() + 31) / 32;
+                }
               per_phase_[phase] += c;
               total_ += c;
             }

@@ -287,11 +287,15 @@ namespace tpmg
     // {sx - nq, sz - sx nq, cell padding} by nq = 2..10 for float, double: among layouts with
     // at most 25% more memory, the smallest worst ratio of wavefronts to the ideal over BP1,
     // BP3 (nq = k + 2) and BP5 (nq = k + 1), then the fewest wavefronts, then the least memory
-    // (benchmarks/bp_layout_search.py). Unpadded, nq = 8 needs 3.8x (double) and 4.4x (float)
-    // the ideal wavefronts; padded 1.2x and 1.4x.
+    // (benchmarks/bp_layout_search.py), where measured faster (NOTES §8). Unpadded, nq = 8
+    // needs 3.8x (double) and 4.4x (float) the ideal wavefronts; padded 1.5x and 1.4x.
+    // Doubles are served per half-warp (bank_recorder.h): the 16 fibers of a half-warp need
+    // 16 distinct bank pairs, which strides cannot give all three directions (nq = 4: x + sx y
+    // and x + sz z need sx, sz ≡ ±4 mod 16, and then sx y + sz z takes 4 values); the double
+    // row is the search under that rule.
     static constexpr int table[2][9][3] = {
       {{0, 0, 0}, {0, 0, 0}, {0, 3, 4}, {0, 0, 0}, {0, 1, 6}, {0, 7, 9}, {1, 0, 0}, {0, 0, 0}, {0, 5, 0}},
-      {{0, 1, 0}, {0, 0, 0}, {0, 2, 1}, {0, 0, 0}, {0, 3, 10}, {0, 5, 7}, {1, 0, 0}, {0, 3, 0}, {0, 5, 0}}};
+      {{0, 1, 0}, {0, 0, 0}, {0, 3, 0}, {0, 0, 0}, {0, 7, 2}, {0, 5, 7}, {1, 0, 0}, {0, 8, 0}, {0, 5, 0}}};
     static constexpr int  entry(int i) { return nq <= 10 ? table[word == 8][nq - 2][i] : 0; }
     static constexpr int  sx = nq + entry(0), sz = sx * nq + entry(1), sd = nq, cs = sz * nq + entry(2);
     static constexpr bool padded = cs != nq * nq * nq;
