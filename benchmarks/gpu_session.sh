@@ -111,7 +111,10 @@ for stage in "$@"; do
         case ${v:${#name}:1} in
           :) flags=$what ;;
           =) src=/tmp/ab-$name; rm -rf $src && mkdir -p $src && tar xzf "$what" -C $src || exit 1 ;;
-          @) src=/tmp/ab-$name; rm -rf $src && mkdir -p $src && git ls-files -z | xargs -0 cp --parents -t $src
+          @) src=/tmp/ab-$name; rm -rf $src && mkdir -p $src
+             # the files that travel with the working tree: tracked and untracked-not-ignored
+             # (the device's clone may not know the newest tracked ones)
+             { git ls-files -z; git ls-files -z --others --exclude-standard; } | xargs -0 cp --parents -t $src
              if [ -f "$what" ]; then cp "$what" $src/kernels/bp_operator.h
              else git show "$what":kernels/bp_operator.h > $src/kernels/bp_operator.h || exit 1; fi ;;
           *) echo "AB_VARIANTS: '$v' is not name:FLAGS, name=TAR or name@FILE" >&2; exit 2 ;;
