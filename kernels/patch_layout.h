@@ -4,13 +4,14 @@
 //
 // Why this is conflict-free. The fiber kernels give thread l = p + P f the fiber f of patch
 // p, f running lexicographically over the two free indices (u, v) of the fiber direction,
-// f = u + E_u v. A warp covers 32 consecutive l, i.e. all p and an aligned window of m = 32/P
-// consecutive f. If the word offsets A(f) = c_u u + c_v v of those fibers are distinct
-// modulo m, then with s = m·o (mod 32), o odd, the address p s + A(f) is m·((p o + A(f)/m)
-// mod P) + A(f) mod m modulo 32: distinct over the warp (float: one bank per lane), and
-// every residue modulo 16 appears at most twice (double: two wavefronts, the minimum for 256
-// bytes). The strides are the smallest found (S1 first, then S2) for which every access
-// pattern of the tensor has this property for every P the kernels allow.
+// f = u + E_u v. The hardware serves a float access per warp (32 consecutive l) and a double
+// access per half-warp (16 consecutive l; bank_recorder.h); with B = 32 (float) or 16
+// (double) such a group covers all p and an aligned window of m = B/P consecutive f. If the
+// element offsets A(f) = c_u u + c_v v of those fibers are distinct modulo m, then with
+// s = m·o (mod B), o odd, the address p s + A(f) is m·((p o + A(f)/m) mod P) + A(f) mod m
+// modulo B: distinct over the group, i.e. one bank (float) or bank pair (double) per lane and
+// a single wavefront. The strides are the smallest found (S1 first, then S2) for which every
+// access pattern of the tensor has this property for every P the kernels allow.
 #pragma once
 
 #include <tpmg/config.h>
