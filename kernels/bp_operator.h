@@ -13,6 +13,7 @@
 #pragma once
 
 #include "atomic.h"
+#include "cell_grid.h"
 #include "runner.h"
 #include "tensor.h"
 
@@ -354,6 +355,7 @@ namespace tpmg
     index_t       cells[3];
     index_t       nodes[3];
     index_t       n_cells;
+    CellGrid      grid; ///< cell coordinates from the cell index
     bool          constrained; ///< boundary nodes read as zero and receive nothing
     using Constants = BPConstants<k, nq, Number>;
     /// operators on the same points share one __constant__ copy (64 KB per .cu module)
@@ -411,15 +413,11 @@ namespace tpmg
       }
     };
 
-    /// Coordinates of a cell from its index, once per thread (phase 0) in 32 bits: a level
-    /// that fits in GPU memory has far fewer than 2^32 cells (launch_bp checks), and a 64-bit
-    /// division is a long instruction sequence on the GPU.
+    /// Coordinates of a cell from its index, once per thread (phase 0), in 32 bits without a
+    /// division instruction (cell_grid.h; launch_bp builds `grid`).
     TPMG_HD TPMG_FORCEINLINE void cell_coordinates(index_t cell, unsigned (&cc)[3]) const
     {
-      const unsigned c = unsigned(cell), nx = unsigned(cells[0]), q = c / nx;
-      cc[0]            = c - q * nx;
-      cc[1]            = q % unsigned(cells[1]);
-      cc[2]            = q / unsigned(cells[1]);
+      grid.coordinates(unsigned(cell), cc);
     }
 
     /// Slot of component r of monomial m[a] (a = 1..7) among a cell's 21 in shared memory.

@@ -9,6 +9,7 @@
 #pragma once
 
 #include "atomic.h"
+#include "cell_grid.h"
 #include "runner.h"
 #include "tensor.h"
 
@@ -29,6 +30,7 @@ namespace tpmg
 
     struct Registers
     {
+      unsigned cc[3]; ///< the cell's coordinates, from phase 0 on
     };
 
     const Number *src;
@@ -36,6 +38,7 @@ namespace tpmg
     index_t       cells[3];
     index_t       nodes[3];
     index_t       n_cells;
+    CellGrid      grid; ///< cell coordinates from the cell index
     Number        coef[3];
     SmallMatrix<Number, n> mass, stiffness;
 
@@ -61,7 +64,7 @@ namespace tpmg
     TPMG_HD index_t node(const index_t *c0, int x, int y, int z) const { return cell_node(nodes, dim, c0, x, y, z); }
 
     template <int phase, class Shared>
-    TPMG_HD void run(const KernelCtx &ctx, Shared &sh, Registers &) const
+    TPMG_HD void run(const KernelCtx &ctx, Shared &sh, Registers &reg) const
     {
       auto Ms = sh.template array<Number>(off_mass);
       auto As = sh.template array<Number>(off_stiff);
@@ -82,10 +85,9 @@ namespace tpmg
           }
       if (cell >= n_cells)
         return;
-      index_t c0[3];
-      c0[0] = (cell % cells[0]) * k;
-      c0[1] = ((cell / cells[0]) % cells[1]) * k;
-      c0[2] = dim == 3 ? (cell / (cells[0] * cells[1])) * k : 0;
+      if constexpr (phase == 0)
+        grid.coordinates(unsigned(cell), reg.cc); // 32 bits, no division instruction (cell_grid.h)
+      const index_t c0[3] = {index_t(reg.cc[0]) * k, index_t(reg.cc[1]) * k, index_t(reg.cc[2]) * k};
       const int base = c * cell_size;
       // buffer index of (x, y, z) in a cell, x fastest
       auto at = [base](int i, int j, int l) { return base + i + n * (j + n * l); };

@@ -8,6 +8,7 @@
 #pragma once
 
 #include "atomic.h"
+#include "cell_grid.h"
 #include "runner.h"
 #include "tensor.h"
 
@@ -35,6 +36,7 @@ namespace tpmg
     index_t       coarse_nodes[3];
     index_t       fine_nodes[3];
     index_t       n_coarse_cells;
+    CellGrid      grid; ///< coarse cell coordinates from the cell index
     SmallMatrix<Number, nf, nc> P;
 
     static constexpr std::size_t a16(std::size_t b) { return (b + 15) / 16 * 16; }
@@ -69,8 +71,9 @@ namespace tpmg
       const index_t cell = index_t(ctx.block.x) * cells_per_block + c;
       if (cell >= n_coarse_cells)
         return;
-      const index_t cc[3] = {cell % coarse_cells[0], (cell / coarse_cells[0]) % coarse_cells[1],
-                             dim == 3 ? cell / (coarse_cells[0] * coarse_cells[1]) : 0};
+      unsigned c32[3];
+      grid.coordinates(unsigned(cell), c32); // 32 bits, no division instruction (cell_grid.h)
+      const index_t cc[3] = {c32[0], c32[1], c32[2]};
       auto X = sh.template array<Number>(off_buf + std::size_t(c) * cap * sizeof(Number));
       auto Y = sh.template array<Number>(off_buf + buf + std::size_t(c) * cap * sizeof(Number));
       auto Pm = [&](int i, int j) -> Number { return Ps[i * nc + j]; };

@@ -69,8 +69,7 @@ namespace tpmg
           kern.nodes[d] = lev.nodes(d);
         }
       kern.n_cells     = lev.n_cells();
-      if (lev.n_cells() >= (index_t(1) << 32))
-        throw std::invalid_argument("BP operator: " + std::to_string(lev.n_cells()) + " cells, more than 2^32");
+      kern.grid        = CellGrid(kern.cells, "BP operator");
       kern.constrained = constrained;
       kern.constants.set_matrices(B.data(), D.data());
       launch(backend, kern, kern.shape());

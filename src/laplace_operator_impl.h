@@ -66,6 +66,7 @@ namespace tpmg
         kern.coef[d]  = Number(c[d]);
       }
     kern.n_cells   = level_.n_cells();
+    kern.grid      = CellGrid(kern.cells, "Laplace operator");
     kern.mass      = make_small_matrix<Number, degree + 1, degree + 1>(matrices_.mass);
     kern.stiffness = make_small_matrix<Number, degree + 1, degree + 1>(matrices_.stiffness);
     launch(backend_, kern, kern.shape());

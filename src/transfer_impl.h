@@ -33,6 +33,7 @@ namespace tpmg
           kern.fine_nodes[d]   = fine.nodes(d);
         }
       kern.n_coarse_cells = coarse.n_cells();
+      kern.grid           = CellGrid(kern.coarse_cells, "grid transfer");
       kern.P              = make_small_matrix<Number, 2 * k + 1, k + 1>(p1d);
       return kern;
     }

@@ -136,6 +136,7 @@ namespace
         kern.nodes[d] = d < dim ? nc * k + 1 : 1;
       }
     kern.n_cells     = ipow<4, dim>();
+    kern.grid        = CellGrid(kern.cells, "test");
     kern.constrained = false;
     const std::vector<double> half(std::size_t(Kernel::nq) * Kernel::nq, 0.5);
     kern.constants.set_matrices(half.data(), half.data());

@@ -155,6 +155,7 @@ TEST(BankRecorder, RecordedRunOfARealKernelComputesTheSameResult)
       k.coef[e]  = coef[e];
     }
   k.n_cells   = lev.n_cells();
+  k.grid      = CellGrid(k.cells, "test");
   k.mass      = make_small_matrix<double, 4, 4>(m.mass);
   k.stiffness = make_small_matrix<double, 4, 4>(m.stiffness);
   const auto shape = k.shape();

@@ -1,0 +1,77 @@
+// Cell coordinates from a lexicographic cell index, in 32 bits with divisions by the grid's
+// run-time sizes done as a multiply-high and a shift. A GPU integer division by a run-time
+// value is a ~20-instruction sequence (64 bits: a call of ~70), which cell-loop kernels at
+// low degree pay per thread and phase, next to a few dozen FMAs of real work (NOTES §1, §8).
+#pragma once
+
+#include <tpmg/config.h>
+#include <tpmg/mesh.h>
+
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+
+namespace tpmg
+{
+  /// n / d for 0 ≤ n < 2^31 and a divisor d ≥ 1 fixed before the launch (Granlund–Montgomery):
+  /// with l = ⌈log2 d⌉ and m = ⌈2^(31+l) / d⌉ (< 2^32 as d > 2^(l-1)), q = ⌊n m / 2^(31+l)⌋ =
+  /// (umulhi(n, m) >> (l - 1)). Exact: n m / 2^(31+l) = n/d + n e / (d 2^(31+l)) with
+  /// 0 ≤ e = m d - 2^(31+l) < d, and that excess is below n / 2^(31+l) < 2^-l ≤ 1/d, too little
+  /// to reach the next integer. d = 1 is passed through.
+  struct FastDivisor
+  {
+    unsigned d = 1, mul = 0, shift = 0;
+
+    FastDivisor() = default;
+    explicit FastDivisor(std::int64_t divisor)
+    {
+      if (divisor < 1 || divisor >= (std::int64_t(1) << 31))
+        throw std::invalid_argument("FastDivisor: divisor " + std::to_string(divisor) + " outside 1..2^31-1");
+      d = unsigned(divisor);
+      if (d == 1)
+        return;
+      unsigned l = 0;
+      while ((std::uint64_t(1) << l) < d)
+        ++l;
+      const std::uint64_t p = std::uint64_t(1) << (31 + l);
+      mul                   = unsigned((p + d - 1) / d);
+      shift                 = l - 1;
+    }
+
+    TPMG_HD TPMG_FORCEINLINE unsigned quotient(unsigned n) const
+    {
+#if TPMG_DEVICE_CODE
+      const unsigned hi = __umulhi(n, mul);
+#else
+      const unsigned hi = unsigned((std::uint64_t(n) * mul) >> 32);
+#endif
+      return d == 1 ? n : hi >> shift;
+    }
+  };
+
+  /// The coordinates of cell c of a grid of cells[0] × cells[1] (× cells[2]) cells, x fastest.
+  /// Built on the host, which refuses grids of 2^31 cells or more (FastDivisor's range).
+  struct CellGrid
+  {
+    FastDivisor nx, ny;
+
+    CellGrid() = default;
+    CellGrid(const index_t (&cells)[3], const char *what)
+    {
+      const index_t n = cells[0] * cells[1] * cells[2];
+      if (n >= (index_t(1) << 31))
+        throw std::invalid_argument(std::string(what) + ": " + std::to_string(n) +
+                                    " cells, more than the kernels' 32-bit cell indices allow (2^31 - 1)");
+      nx = FastDivisor(cells[0]);
+      ny = FastDivisor(cells[1]);
+    }
+
+    TPMG_HD TPMG_FORCEINLINE void coordinates(unsigned c, unsigned (&cc)[3]) const
+    {
+      const unsigned q = nx.quotient(c), r = ny.quotient(q);
+      cc[0]            = c - q * nx.d;
+      cc[1]            = q - r * ny.d;
+      cc[2]            = r;
+    }
+  };
+} // namespace tpmg

@@ -1,0 +1,68 @@
+// Division by run-time divisors as multiply-high and shift (kernels/cell_grid.h).
+#include <gtest/gtest.h>
+
+#include "../kernels/cell_grid.h"
+
+#include <array>
+#include <random>
+#include <vector>
+
+using namespace tpmg;
+
+TEST(CellGrid, FastDivisorIsExactOverThe31BitRange)
+{
+  std::vector<std::int64_t> divisors;
+  for (std::int64_t d = 1; d <= 1100; ++d)
+    divisors.push_back(d);
+  for (int l = 10; l <= 31; ++l)
+    for (std::int64_t d : {(std::int64_t(1) << l) - 1, std::int64_t(1) << l, (std::int64_t(1) << l) + 1,
+                           3 * (std::int64_t(1) << (l - 2)) + 1})
+      if (d < (std::int64_t(1) << 31))
+        divisors.push_back(d);
+  for (std::int64_t d : {46341, 65521, 1000003, 2147483629}) // primes near the extremes
+    divisors.push_back(d);
+  std::mt19937                            gen(5);
+  std::uniform_int_distribution<unsigned> any(0, (1u << 31) - 1);
+  for (std::int64_t d64 : divisors)
+    {
+      const FastDivisor f(d64);
+      const unsigned    d = unsigned(d64);
+      std::vector<unsigned> n{0, 1, (1u << 31) - 1, (1u << 31) - 2};
+      for (unsigned m : {1u, 2u, 1000u, 65535u, (1u << 31) / d}) // around multiples of d
+        for (int e = -1; e <= 1; ++e)
+          {
+            const long long v = (long long)(m) * d + e;
+            if (v >= 0 && v < (1ll << 31))
+              n.push_back(unsigned(v));
+          }
+      for (int i = 0; i < 200; ++i)
+        n.push_back(any(gen));
+      for (unsigned v : n)
+        ASSERT_EQ(f.quotient(v), v / d) << v << " / " << d;
+    }
+  EXPECT_THROW(FastDivisor(0), std::invalid_argument);
+  EXPECT_THROW(FastDivisor(std::int64_t(1) << 31), std::invalid_argument);
+}
+
+TEST(CellGrid, CoordinatesOfEveryCell)
+{
+  for (const std::array<index_t, 3> c : {std::array<index_t, 3>{7, 5, 3}, std::array<index_t, 3>{1, 1, 9},
+                                         std::array<index_t, 3>{16, 1, 1}, std::array<index_t, 3>{3, 11, 1}})
+    {
+      const index_t  cells[3] = {c[0], c[1], c[2]};
+      const CellGrid grid(cells, "test");
+      unsigned       i = 0;
+      for (unsigned z = 0; z < c[2]; ++z)
+        for (unsigned y = 0; y < c[1]; ++y)
+          for (unsigned x = 0; x < c[0]; ++x, ++i)
+            {
+              unsigned cc[3];
+              grid.coordinates(i, cc);
+              ASSERT_EQ(cc[0], x);
+              ASSERT_EQ(cc[1], y);
+              ASSERT_EQ(cc[2], z);
+            }
+    }
+  const index_t big[3] = {2048, 1024, 1024}; // 2^31 cells
+  EXPECT_THROW(CellGrid(big, "test"), std::invalid_argument);
+}
