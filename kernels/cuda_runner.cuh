@@ -27,8 +27,7 @@ namespace tpmg
     }
 
     template <class Kernel>
-    __global__ void __launch_bounds__(Kernel::max_threads_per_block, min_blocks_per_sm<Kernel>::value)
-      phased_kernel(const __grid_constant__ Kernel kernel)
+    __device__ __forceinline__ void run_block_on_device(const Kernel &kernel)
     {
       extern __shared__ __align__(16) unsigned char tpmg_shared_memory[];
       PlainShared shared{tpmg_shared_memory};
@@ -39,6 +38,19 @@ namespace tpmg
       typename Kernel::Registers regs;
       run_phases_on_device(kernel, ctx, shared, regs,
                            std::make_integer_sequence<int, Kernel::n_phases>{});
+    }
+
+    // The kernel with the launch bounds its struct asks for (runner.h: min_blocks_per_sm).
+    template <class Kernel>
+    __global__ void __launch_bounds__(Kernel::max_threads_per_block) phased_kernel(const __grid_constant__ Kernel kernel)
+    {
+      run_block_on_device(kernel);
+    }
+    template <class Kernel>
+    __global__ void __launch_bounds__(Kernel::max_threads_per_block, min_blocks_per_sm<Kernel>::value)
+      phased_kernel_min_blocks(const __grid_constant__ Kernel kernel)
+    {
+      run_block_on_device(kernel);
     }
     /// Copies a kernel's Constants into its __constant__ symbol, in stream order, when they
     /// differ from the last upload (they depend on the degree, rarely on anything else).
@@ -60,7 +72,12 @@ namespace tpmg
   template <class Kernel>
   void run_on_device(const Kernel &kernel, const LaunchShape &shape)
   {
-    auto *fn = &internal::phased_kernel<Kernel>;
+    auto *fn = [] {
+      if constexpr (min_blocks_per_sm<Kernel>::value > 0)
+        return &internal::phased_kernel_min_blocks<Kernel>;
+      else
+        return &internal::phased_kernel<Kernel>;
+    }();
     static bool attribute_set = false; // per kernel type
     if (shape.shared_bytes > 48 * 1024)
       {
