@@ -19,7 +19,7 @@ TEST(CellGrid, FastDivisorIsExactOverThe31BitRange)
                            3 * (std::int64_t(1) << (l - 2)) + 1})
       if (d < (std::int64_t(1) << 31))
         divisors.push_back(d);
-  for (std::int64_t d : {46341, 65521, 1000003, 2147483629}) // primes near the extremes
+  for (std::int64_t d : {46341, 65521, 1000003, 2147483629}) // ⌈√2^31⌉, three primes up to 2^31 - 19
     divisors.push_back(d);
   std::mt19937                            gen(5);
   std::uniform_int_distribution<unsigned> any(0, (1u << 31) - 1);
