@@ -355,7 +355,7 @@ namespace tpmg
     index_t       cells[3];
     index_t       nodes[3];
     index_t       n_cells;
-    CellGrid      grid; ///< cell coordinates from the cell index
+    CellGrid      grid; ///< cell coordinates from the cell index (launch_bp builds it)
     bool          constrained; ///< boundary nodes read as zero and receive nothing
     using Constants = BPConstants<k, nq, Number>;
     /// operators on the same points share one __constant__ copy (64 KB per .cu module)
@@ -412,13 +412,6 @@ namespace tpmg
           poly.template at<gradient>(Number(c->points[q]), Number(w0 * c->weights[q]), f);
       }
     };
-
-    /// Coordinates of a cell from its index, once per thread (phase 0), in 32 bits without a
-    /// division instruction (cell_grid.h; launch_bp builds `grid`).
-    TPMG_HD TPMG_FORCEINLINE void cell_coordinates(index_t cell, unsigned (&cc)[3]) const
-    {
-      grid.coordinates(unsigned(cell), cc);
-    }
 
     /// Slot of component r of monomial m[a] (a = 1..7) among a cell's 21 in shared memory.
     static TPMG_HD TPMG_FORCEINLINE int map_index(int a, int r) { return 3 * (a - 1) + r; }
@@ -661,7 +654,7 @@ namespace tpmg
       if (cell >= n_cells)
         return;
       if constexpr (phase == 0)
-        cell_coordinates(cell, reg.cc);
+        grid.coordinates(unsigned(cell), reg.cc); // once per thread, 32 bits, no division (cell_grid.h)
       const index_t c0[3] = {index_t(reg.cc[0]) * k, index_t(reg.cc[1]) * k, index_t(reg.cc[2]) * k};
       auto X0 = sh.template array<Number>(off_buf) + c * cs;
       auto X1 = sh.template array<Number>(off_buf + buf) + c * cs;
@@ -844,7 +837,7 @@ namespace tpmg
       if (cell >= n_cells)
         return;
       if constexpr (phase == 0)
-        cell_coordinates(cell, reg.cc);
+        grid.coordinates(unsigned(cell), reg.cc); // once per thread, 32 bits, no division (cell_grid.h)
       const index_t c0[3] = {index_t(reg.cc[0]) * k, index_t(reg.cc[1]) * k, 0};
       const int base = c * cs;
       auto      S0   = sh.template array<Number>(off_buf) + base;

@@ -3,6 +3,7 @@
 // vertex parity per direction, color c = Σ_i parity_i 2^i.
 #pragma once
 
+#include "cell_grid.h"
 #include "runner.h"
 #include "tensor.h"
 
@@ -35,19 +36,17 @@ namespace tpmg
     index_t first_vertex[3]; ///< vertex index of the first patch of this color per direction
     index_t n_patches;     ///< Π count
     int     degree;
+    CellGrid patches;      ///< patch coordinates (count per direction) from the patch index
 
-    /// First node (lowest corner) of patch p of this color. In 32 bits: a color of a level
-    /// that fits in memory has far fewer than 2^32 patches (patch_color_geometry checks), and
-    /// a 64-bit division is a long instruction sequence on the GPU.
+    /// First node (lowest corner) of patch p of this color, from its coordinates in 32 bits
+    /// without a division instruction (cell_grid.h; patch_color_geometry builds `patches`).
     TPMG_HD void first_node(index_t p, index_t *c0) const
     {
-      const unsigned pp = unsigned(p), n0 = unsigned(count[0]), q = pp / n0;
-      const index_t  q0 = pp - q * n0;
-      const index_t  q1 = q % unsigned(count[1]);
-      const index_t  q2 = q / unsigned(count[1]);
-      c0[0]            = (first_vertex[0] + 2 * q0 - 1) * degree;
-      c0[1]            = (first_vertex[1] + 2 * q1 - 1) * degree;
-      c0[2]            = count[2] > 0 && nodes[2] > 1 ? (first_vertex[2] + 2 * q2 - 1) * degree : 0;
+      unsigned q[3];
+      patches.coordinates(unsigned(p), q);
+      c0[0] = (first_vertex[0] + 2 * index_t(q[0]) - 1) * degree;
+      c0[1] = (first_vertex[1] + 2 * index_t(q[1]) - 1) * degree;
+      c0[2] = count[2] > 0 && nodes[2] > 1 ? (first_vertex[2] + 2 * index_t(q[2]) - 1) * degree : 0;
     }
     TPMG_HD index_t global(const index_t *c0, int x, int y, int z) const
     {

@@ -27,9 +27,11 @@ namespace tpmg
           }
         g.n_patches *= g.count[d];
       }
-    if (g.n_patches >= (index_t(1) << 32))
+    if (g.n_patches >= (index_t(1) << 31))
       throw std::length_error("a color of the level with " + std::to_string(level.n_dofs()) +
-                              " DoFs has 2^32 or more vertex patches (32-bit patch indices)");
+                              " DoFs has 2^31 or more vertex patches (32-bit patch indices)");
+    if (g.n_patches > 0)
+      g.patches = CellGrid(g.count, "vertex patches");
     return g;
   }
 } // namespace tpmg

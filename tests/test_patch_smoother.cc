@@ -159,7 +159,7 @@ TEST(PatchSmoother, AutomaticThreadStructure)
 }
 
 // The 32-bit patch coordinates (PatchColorGeometry::first_index) give each patch of every
-// color the node below-left of its vertex, k nodes in each direction; a color with 2^32
+// color the node below-left of its vertex, k nodes in each direction; a color with 2^31
 // patches or more is refused.
 TEST(PatchSmoother, PatchFirstNodes)
 {
@@ -195,7 +195,7 @@ TEST(PatchSmoother, PatchFirstNodes)
   CartesianLevel huge;
   huge.dim    = 3;
   huge.degree = 1;
-  huge.cells  = {4100, 4100, 4100}; // 2050^3 > 2^32 patches in color 7
+  huge.cells  = {4100, 4100, 4100}; // 2050^3 > 2^31 patches in color 7
   huge.cell_end = huge.cells;
   EXPECT_THROW(patch_color_geometry(huge, 7), std::length_error);
 }
