@@ -16,6 +16,7 @@
 
 #include <tpmg/config.h>
 
+#include <type_traits>
 #include <utility>
 
 namespace tpmg
@@ -77,13 +78,15 @@ namespace tpmg
     return {-1, -1}; // no layout found: a static_assert at the use site reports it
   }
 
-  template <int E0_, int E1_, int E2_, int S1_, int S2_>
+  /// A tensor at O + i0 + S1 i1 + S2 i2; `size` words hold it (O > 0: a view into a larger
+  /// tensor, see PatchLayouts).
+  template <int E0_, int E1_, int E2_, int S1_, int S2_, int O = 0, int size_ = 0>
   struct TensorLayout
   {
     static_assert(S1_ >= E0_ && S2_ >= S1_ * E1_, "no conflict-free layout found");
     static constexpr int E0 = E0_, E1 = E1_, E2 = E2_, S1 = S1_, S2 = S2_;
-    static constexpr int size = E2 > 1 ? S2 * E2 : S1 * E1; ///< words one patch occupies
-    static TPMG_HD constexpr int at(int i0, int i1, int i2 = 0) { return i0 + S1 * i1 + S2 * i2; }
+    static constexpr int size = size_ ? size_ : E2 > 1 ? S2 * E2 : S1 * E1; ///< words one patch occupies
+    static TPMG_HD constexpr int at(int i0, int i1, int i2 = 0) { return O + i0 + S1 * i1 + S2 * i2; }
   };
 
   /// The tensors of the fiber patch kernels (patch_smoother_fiber.h) and the fibers that
@@ -94,10 +97,17 @@ namespace tpmg
   ///   Vx (ni,ni,ni): x-fibers (yi,zi) and y-fibers (a,zi)
   ///   Vz (ni,ni,ni): y-fibers (a,zi) and z-fibers (a,b)
   /// 2D: X (np,np): y-fibers x, x-fibers yi; U (np,ni): y-fibers x, x-fibers yi;
-  /// Vx (ni,ni): x-fibers yi, y-fibers a. Unpadded when `padded` is false.
-  template <int dim, int k, bool padded, int max_patches>
+  /// Vx (ni,ni): x-fibers yi, y-fibers a.
+  /// In place (unpadded only), every tensor is a view into the patch cube X: T(x,y,i) is
+  /// X(x,y,i+1), U(x,i,j) is X(x,i+1,j+1), Vx and Vz are the interior X(+1,+1,+1). Each stage
+  /// reads whole fibers into registers and writes results to positions of the same fibers, so
+  /// the kernels may work in place. No padding makes this cube conflict-free for
+  /// the fibers of all three directions at once (e.g. double k = 2), hence the padded layouts
+  /// stay separate tensors.
+  template <int dim, int k, bool padded, int max_patches, bool in_place_ = false>
   struct PatchLayouts
   {
+    static_assert(!(padded && in_place_), "the padded layouts are separate tensors");
     static constexpr int np = 2 * k + 1, ni = 2 * k - 1;
     static constexpr int nzp = dim == 3 ? np : 1, nzi = dim == 3 ? ni : 1;
     static constexpr int S1 = -1, S2 = -2;
@@ -122,10 +132,16 @@ namespace tpmg
     static constexpr auto svx = dim == 3 ? strides<ni, ni, ni>(vx3) : strides<ni, ni, 1>(v2);
     static constexpr auto svz = strides<ni, ni, ni>(vz3);
 
-    using X  = TensorLayout<np, np, nzp, sx.first, sx.second>;
-    using T  = TensorLayout<np, np, nzi, st.first, st.second>;
-    using U  = TensorLayout<np, ni, nzi, su.first, su.second>;
-    using Vx = TensorLayout<ni, ni, nzi, svx.first, svx.second>;
-    using Vz = TensorLayout<ni, ni, nzi, svz.first, svz.second>;
+    static constexpr bool in_place = in_place_;
+    using X = TensorLayout<np, np, nzp, sx.first, sx.second>;
+    // unpadded: offsets of the views into X (z + 1 in 3D, y + 1, x + 1)
+    static constexpr int oz = dim == 3 ? X::S2 : 0, oy = X::S1, ox = 1;
+    template <int E0, int E1, int E2, int S1, int S2, int O>
+    using Tensor = std::conditional_t<in_place, TensorLayout<E0, E1, E2, X::S1, X::S2, O, X::size>,
+                                      TensorLayout<E0, E1, E2, S1, S2>>;
+    using T  = Tensor<np, np, nzi, st.first, st.second, oz>;
+    using U  = Tensor<np, ni, nzi, su.first, su.second, oy + oz>;
+    using Vx = Tensor<ni, ni, nzi, svx.first, svx.second, ox + oy + oz>;
+    using Vz = Tensor<ni, ni, nzi, svz.first, svz.second, ox + oy + oz>;
   };
 } // namespace tpmg

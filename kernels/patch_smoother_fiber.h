@@ -46,9 +46,20 @@ namespace tpmg
     static constexpr int  np = 2 * k + 1, ni = 2 * k - 1;
     /// fibers of the widest stage
     static constexpr int threads_per_patch     = dim == 3 ? np * np : np;
-    static constexpr int max_threads_per_block = cmax(threads_per_patch, 512);
-    static constexpr int max_patches_per_block = max_threads_per_block / threads_per_patch;
-    using L = PatchLayouts<dim, k, padded, max_patches_per_block>;
+    /// Blocks of at most 512 threads; patches of more (3D k = 8: 289 threads) go one to a block.
+    static constexpr int max_patches_per_block = cmax(1, 512 / threads_per_patch);
+    /// The stages work in place (below) for unpadded 3D layouts, double at every degree, float at
+    /// k = 5..7: measured on the H100 (NOTES §4, "In place"), float lost 2-4% at k = 2..4 (no
+    /// gain in resident blocks, the old x re-read from global memory) and 9-16% at k = 8.
+    static constexpr bool in_place_layout = dim == 3 && !padded && (sizeof(Number) == 8 || (k >= 5 && k <= 7));
+    using L = PatchLayouts<dim, k, padded, max_patches_per_block, in_place_layout>;
+    /// Launch bounds (runner.h). The in-place double kernel at k = 8 (one patch of 289 threads
+    /// per block) asks for the two resident blocks its shared memory allows on an sm_90 SM (two
+    /// cubes, 79 KiB), which caps its registers at 96; uncapped it took 100, which left one
+    /// block of 10 warps per SM. Elsewhere the 512-thread bound alone (128 registers).
+    static constexpr bool one_big_patch         = L::in_place && threads_per_patch > 256;
+    static constexpr int  max_threads_per_block = one_big_patch ? threads_per_patch : cmax(threads_per_patch, 512);
+    static constexpr int  min_blocks_per_sm     = one_big_patch ? 2 : 0;
     static constexpr int nzp = L::nzp, nzi = L::nzi;
 
     static constexpr int n_phases = kind == PatchKernelKind::residual ? dim + 1
@@ -77,22 +88,33 @@ namespace tpmg
     using ConstantsTag = FiberPatchKernel<dim, k, Number, PatchKernelKind::fused, opt>;
     TPMG_HD const Constants &C() const { return tpmg::constants(*this); }
 
-    // Shared memory: regions X, R0, R1 (words per patch, P patch slots patch_stride apart), reused as
-    // the stages go: 3D  R0: T_m,T_a -> V1 -> W1,  R1: U1,U2 -> V2 -> W2;  2D  R0: V1,
-    // R1: U1,U2 -> W. X is read at the last stage only by the fused, non-reduced kernel;
-    // otherwise it shares the region that is first written after its last read.
-    static constexpr bool fused  = kind == PatchKernelKind::fused;
-    static constexpr bool with_x = kind != PatchKernelKind::solve;
-    static constexpr int  cap_v  = cmax(L::Vx::size, dim == 3 ? L::Vz::size : 0);
-    static constexpr int  cap_r0 = kind == PatchKernelKind::solve ? cap_v
-                                   : dim == 3                     ? cmax(2 * L::T::size, fused ? cap_v : 0)
-                                   : fused                        ? cap_v
-                                                                  : 0;
-    static constexpr int  cap_r1 = kind == PatchKernelKind::solve ? cap_v : cmax(2 * L::U::size, fused ? cap_v : 0);
-    /// X has its own region only when the update reads it; else it shares the region first
-    /// written after its last read: R1 in 3D (written by the y-stage), R0 in 2D (x-stage).
-    static constexpr bool x_own    = with_x && fused && !reduced;
-    static constexpr int  x_region = !with_x ? -1 : x_own ? 0 : dim == 3 ? 2 : 1;
+    // Shared memory, padded layouts: regions X, R0, R1 (words per patch, P patch slots
+    // patch_stride apart), reused as the stages go: 3D  R0: T_m,T_a -> V1 -> W1,
+    // R1: U1,U2 -> V2 -> W2;  2D  R0: V1, R1: U1,U2 -> W. X is read at the last stage only by
+    // the fused, non-reduced kernel; otherwise it shares the region that is first written
+    // after its last read.
+    // In place (`in_place_layout`): the stages work in place (patch_layout.h), on two
+    // patch cubes: region X carries x -> T_m -> U1 -> V1 -> ... -> W2, region R0 carries
+    // T_a -> U2 (the solve kind needs X only); the update reads the old x from global memory.
+    // That halves the shared memory of the padded plan (double k = 8: 79 instead of 131-170
+    // KiB), so two blocks fit on an SM where one did.
+    static constexpr bool in_place = L::in_place;
+    static constexpr bool fused    = kind == PatchKernelKind::fused;
+    static constexpr bool with_x   = kind != PatchKernelKind::solve;
+    static constexpr int  cap_v    = cmax(L::Vx::size, dim == 3 ? L::Vz::size : 0);
+    static constexpr int  cap_r0   = in_place ? (with_x ? L::X::size : 0)
+                                     : kind == PatchKernelKind::solve ? cap_v
+                                     : dim == 3                     ? cmax(2 * L::T::size, fused ? cap_v : 0)
+                                     : fused                        ? cap_v
+                                                                    : 0;
+    static constexpr int  cap_r1 = in_place ? 0
+                                   : kind == PatchKernelKind::solve ? cap_v
+                                                                    : cmax(2 * L::U::size, fused ? cap_v : 0);
+    /// X has its own region only when the update reads it or the stages work in place; else it
+    /// shares the region first written after its last read: R1 in 3D (written by the y-stage),
+    /// R0 in 2D (x-stage).
+    static constexpr bool x_own    = in_place || (with_x && fused && !reduced);
+    static constexpr int  x_region = x_own ? 0 : !with_x ? -1 : dim == 3 ? 2 : 1;
     /// words per patch of region i
     static constexpr TPMG_HD int capacity(int i)
     {
@@ -100,6 +122,9 @@ namespace tpmg
              : i == 1 ? cmax(cap_r0, x_region == 1 ? L::X::size : 0)
                       : cmax(cap_r1, x_region == 2 ? L::X::size : 0);
     }
+    /// where the stages' tensors live: region and word offset in its patch slot
+    static constexpr int r_a = in_place ? 0 : 1, r_b = 1, r_c = in_place ? 0 : 2, r_d = in_place ? 1 : 2;
+    static constexpr int o_b = in_place ? 0 : L::T::size, o_d = in_place ? 0 : L::U::size;
 
     static constexpr TPMG_HD std::size_t a16(std::size_t b) { return (b + 15) / 16 * 16; }
     /// Words from one patch's slot of region i to the next's, for P patches per block. The
@@ -113,7 +138,7 @@ namespace tpmg
     static int patch_stride(int i, int P)
     {
       const int c = capacity(i);
-      if (P == 1)
+      if (P == 1 || c == 0)
         return c;
       const int m = cmax(1, int(128 / sizeof(Number)) / P);
       return c + ((m - c % (2 * m)) % (2 * m) + 2 * m) % (2 * m);
@@ -178,10 +203,10 @@ namespace tpmg
       if constexpr (phase == 0)
         reg.first = geo.first_index(patch);
       const index_t first = reg.first;
-      // this patch's slot of each region; B follows A, D follows C
+      // this patch's slot of each region; B follows A, D follows C (in place: A = C = X, B = D)
       auto region = [&](int i) { return sh.template array<Number>(offset[i]) + p * stride[i]; };
-      auto BA = region(1), BC = region(2);
-      auto BB = BA + L::T::size, BD = BC + L::U::size;
+      auto BA = region(r_a), BC = region(r_c);
+      auto BB = region(r_b) + o_b, BD = region(r_d) + o_d;
       auto BX = region(x_region < 0 ? 0 : x_region);
 
       if constexpr (kind == PatchKernelKind::solve)
@@ -449,7 +474,9 @@ namespace tpmg
     }
 
     /// S_x on x-fibers (yi, zi) and the update of the interior: x_I += c, or x_I = c for
-    /// `boundary` (whose residual already excluded x_I).
+    /// `boundary` (whose residual already excluded x_I). The old x_I comes from X, or, where X
+    /// was overwritten in place, from global memory (this block loaded it in phase 0, and the
+    /// patches of a color do not overlap).
     template <class Buf>
     TPMG_HD void stage_update(int f, index_t first, Buf in, Buf BX) const
     {
@@ -469,7 +496,7 @@ namespace tpmg
           const index_t g = first + geo.offset(i + 1, yi + 1, zg);
           if constexpr (reduced)
             x[g] = s;
-          else if constexpr (kind == PatchKernelKind::solve)
+          else if constexpr (kind == PatchKernelKind::solve || in_place)
             x[g] += s;
           else
             x[g] = BX[L::X::at(i + 1, yi + 1, zg)] + s;
