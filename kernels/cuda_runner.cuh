@@ -67,45 +67,70 @@ namespace tpmg
       std::memcpy(&last, &c, sizeof(C));
       seen = true;
     }
+
+    /// the __global__ function a kernel struct launches as
+    template <class Kernel>
+    auto device_function()
+    {
+      if constexpr (min_blocks_per_sm<Kernel>::value > 0)
+        return &phased_kernel_min_blocks<Kernel>;
+      else
+        return &phased_kernel<Kernel>;
+    }
+
+    /// Lets the kernel's blocks use more than 48 KiB of shared memory (once per kernel type,
+    /// up to the device's opt-in limit). A block that asks for more than that limit would fail
+    /// to launch with "invalid argument": say what does not fit instead.
+    template <class Kernel>
+    void allow_shared_bytes(const LaunchShape &shape)
+    {
+      if (shape.shared_bytes <= 48 * 1024)
+        return;
+      static const int limit = [] {
+        int device = 0, l = 0;
+        TPMG_CUDA_CHECK(cudaGetDevice(&device));
+        TPMG_CUDA_CHECK(cudaDeviceGetAttribute(&l, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
+        return l;
+      }();
+      if (shape.shared_bytes > std::size_t(limit))
+        throw std::invalid_argument("a thread block of " + std::to_string(shape.block.size()) + " threads needs " +
+                                    std::to_string(shape.shared_bytes / 1024) + " KiB of shared memory, the device allows " +
+                                    std::to_string(limit / 1024) + " KiB per block (fewer patches or cells per block)");
+      static bool attribute_set = false; // per kernel type
+      if (!attribute_set)
+        TPMG_CUDA_CHECK(cudaFuncSetAttribute(device_function<Kernel>(), cudaFuncAttributeMaxDynamicSharedMemorySize, limit));
+      attribute_set = true;
+    }
   } // namespace internal
 
   template <class Kernel>
   void run_on_device(const Kernel &kernel, const LaunchShape &shape)
   {
-    auto *fn = [] {
-      if constexpr (min_blocks_per_sm<Kernel>::value > 0)
-        return &internal::phased_kernel_min_blocks<Kernel>;
-      else
-        return &internal::phased_kernel<Kernel>;
-    }();
-    static bool attribute_set = false; // per kernel type
-    if (shape.shared_bytes > 48 * 1024)
-      {
-        // a block that asks for more than the device's opt-in limit would fail to launch with
-        // "invalid argument": say what does not fit instead
-        static const int limit = [] {
-          int device = 0, l = 0;
-          TPMG_CUDA_CHECK(cudaGetDevice(&device));
-          TPMG_CUDA_CHECK(cudaDeviceGetAttribute(&l, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
-          return l;
-        }();
-        if (shape.shared_bytes > std::size_t(limit))
-          throw std::invalid_argument("a thread block of " + std::to_string(shape.block.size()) + " threads needs " +
-                                      std::to_string(shape.shared_bytes / 1024) + " KiB of shared memory, the device allows " +
-                                      std::to_string(limit / 1024) + " KiB per block (fewer patches or cells per block)");
-        if (!attribute_set)
-          TPMG_CUDA_CHECK(cudaFuncSetAttribute(fn, cudaFuncAttributeMaxDynamicSharedMemorySize, limit));
-        attribute_set = true;
-      }
+    internal::allow_shared_bytes<Kernel>(shape);
     if constexpr (has_constants<Kernel>::value)
       internal::upload_constants<typename constants_tag<Kernel>::type>(kernel.constants);
     const dim3 grid(shape.grid.x, shape.grid.y, shape.grid.z);
     const dim3 block(shape.block.x, shape.block.y, shape.block.z);
-    fn<<<grid, block, shape.shared_bytes, current_stream()>>>(kernel);
+    internal::device_function<Kernel>()<<<grid, block, shape.shared_bytes, current_stream()>>>(kernel);
     TPMG_CUDA_CHECK(cudaGetLastError());
+  }
+
+  template <class Kernel>
+  KernelResources kernel_resources_on_device(const LaunchShape &shape)
+  {
+    internal::allow_shared_bytes<Kernel>(shape);
+    cudaFuncAttributes a{};
+    TPMG_CUDA_CHECK(cudaFuncGetAttributes(&a, internal::device_function<Kernel>()));
+    KernelResources r;
+    r.registers   = a.numRegs;
+    r.local_bytes = a.localSizeBytes;
+    TPMG_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&r.resident_blocks, internal::device_function<Kernel>(),
+                                                                  int(shape.block.size()), shape.shared_bytes));
+    return r;
   }
 } // namespace tpmg
 
 /// Explicit instantiation of the CUDA runner for one kernel type.
-#define TPMG_INSTANTIATE_DEVICE_KERNEL(...) \
-  template void tpmg::run_on_device<__VA_ARGS__>(const __VA_ARGS__ &, const tpmg::LaunchShape &);
+#define TPMG_INSTANTIATE_DEVICE_KERNEL(...)                                                              \
+  template void tpmg::run_on_device<__VA_ARGS__>(const __VA_ARGS__ &, const tpmg::LaunchShape &); \
+  template tpmg::KernelResources tpmg::kernel_resources_on_device<__VA_ARGS__>(const tpmg::LaunchShape &);

@@ -179,6 +179,18 @@ namespace tpmg
   template <class Kernel>
   void run_on_device(const Kernel &kernel, const LaunchShape &shape);
 
+  /// What the compiled device function of a kernel uses: registers per thread, local memory
+  /// per thread (spills), and the blocks of a launch shape that fit on one SM together.
+  struct KernelResources
+  {
+    int         registers       = 0;
+    std::size_t local_bytes     = 0;
+    int         resident_blocks = 0;
+  };
+  /// (cuda_runner.cuh; instantiated with run_on_device)
+  template <class Kernel>
+  KernelResources kernel_resources_on_device(const LaunchShape &shape);
+
   /// Runs a kernel on the given backend.
   template <class Kernel>
   void launch(Backend backend, const Kernel &kernel, const LaunchShape &shape);

@@ -12,7 +12,12 @@
 
 #include <gtest/gtest.h>
 
+#include "../../kernels/bp_operator.h"
+#include "../../kernels/laplace_cartesian.h"
+#include "../../kernels/patch_smoother_fiber.h"
+
 #include <cmath>
+#include <iostream>
 #include <random>
 #include <sstream>
 
@@ -173,6 +178,69 @@ TEST(Gpu, PatchSmootherEqualsCpu)
                 smoother_case<float>(dim, k, kern, LocalSolver::fast_diagonalization, opt);
               }
         }
+}
+
+// Registers and resident blocks of the kernels whose speed depended on them (benchmarks/NOTES.md):
+// a change of launch bounds or of a shared-memory plan that loses them fails here, not only
+// in a benchmark. The limits sit between the measured state and the regressions seen.
+namespace
+{
+  template <class Kernel>
+  KernelResources resources_of(const char *name, const Kernel &kernel)
+  {
+    const KernelResources r = kernel_resources_on_device<Kernel>(kernel.shape());
+    std::cout << "  " << name << ": " << r.registers << " registers, " << r.local_bytes << " local bytes, "
+              << r.resident_blocks << " blocks of " << kernel.shape().block.size() << " threads per SM\n";
+    return r;
+  }
+
+  template <int k, typename Number>
+  KernelResources fiber_resources(const char *name, int patches_per_block)
+  {
+    FiberPatchKernel<3, k, Number, PatchKernelKind::fused, KernelOptimization::linear_indexing> kern{};
+    kern.set_patches_per_block(patches_per_block);
+    return resources_of(name, kern);
+  }
+
+  template <class Kernel>
+  void expect_bp_launch_bounds_hold(const char *name)
+  {
+    const KernelResources r = resources_of(name, Kernel{});
+    EXPECT_LE(r.registers, Kernel::register_cap) << name;
+    EXPECT_GE(r.resident_blocks, Kernel::min_blocks_per_sm) << name;
+  }
+} // namespace
+
+TEST(Gpu, KernelsKeepTheirRegistersAndResidentBlocks)
+{
+  // Cartesian operator: at most 74 registers (eighth session); a "one block per SM is enough"
+  // launch bound had given it 204 at k = 8 (NOTES §1, launch bounds)
+  auto operator_case = [](const char *name, auto kernel) {
+    const KernelResources r = resources_of(name, kernel);
+    EXPECT_LE(r.registers, 96) << name;
+    EXPECT_EQ(r.local_bytes, 0u) << name;
+  };
+  operator_case("operator 3D k = 2 float", CartesianLaplaceKernel<3, 2, float>{});
+  operator_case("operator 3D k = 7 float", CartesianLaplaceKernel<3, 7, float>{});
+  operator_case("operator 3D k = 8 float", CartesianLaplaceKernel<3, 8, float>{});
+  operator_case("operator 3D k = 3 double", CartesianLaplaceKernel<3, 3, double>{});
+  operator_case("operator 3D k = 8 double", CartesianLaplaceKernel<3, 8, double>{});
+
+  // in-place fiber smoothers (NOTES §4, "In place"): two blocks per SM where the separate
+  // tensors fitted one (double k = 7, 8; float k = 7, two patches per block); no spills
+  const KernelResources d8 = fiber_resources<8, double>("fused linear_indexing 3D k = 8 double", 1);
+  EXPECT_LE(d8.registers, 96);
+  for (const KernelResources &r : {d8, fiber_resources<7, double>("fused linear_indexing 3D k = 7 double", 1),
+                                   fiber_resources<7, float>("fused linear_indexing 3D k = 7 float, P = 2", 2)})
+    {
+      EXPECT_GE(r.resident_blocks, 2);
+      EXPECT_EQ(r.local_bytes, 0u);
+    }
+
+  // BP kernels on the fly: the register cap and the resident blocks their launch bounds ask for
+  expect_bp_launch_bounds_hold<BPOperatorKernel<3, 2, double, BPKind::laplace_gll, true>>("BP5 on the fly k = 2 double");
+  expect_bp_launch_bounds_hold<BPOperatorKernel<3, 4, double, BPKind::laplace_gauss, true>>("BP3 on the fly k = 4 double");
+  expect_bp_launch_bounds_hold<BPOperatorKernel<3, 8, double, BPKind::mass, true>>("BP1 on the fly k = 8 double");
 }
 
 // More patches per block than a block's shared memory holds (3D k = 6 double, conflict_free,
