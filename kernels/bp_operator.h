@@ -19,6 +19,8 @@
 
 #include <tpmg/mesh.h>
 
+#include <cmath>
+
 // Register cap of the 3D BP kernels (0: none); a build-time knob for the A/B of
 // benchmarks/gpu_session.sh bpregs, 128 measured best (NOTES §8)
 #ifndef TPMG_BP_REGS
@@ -73,8 +75,8 @@ namespace tpmg
   /// cofactor vectors cof_i = J(:, i+1) × J(:, i+2) are polynomials in t of degree 1, 1, 2
   /// (2D: 0, 1) and |J| = J(:, 0) · cof_0 one of degree 2 (2D: 1): `polynomials()` computes
   /// their coefficients once per column, and `ColumnPolynomials::at()` evaluates them per
-  /// point (mass: two FMAs; Laplacian: 12 FMAs for the cofactors, a division and the six
-  /// products).
+  /// point (mass: two FMAs; Laplacian: 12 FMAs for the cofactors and the six products, the
+  /// column's w/|J| from `weights_over_det()`).
   ///
   /// The column is set up in double (vertex differences, no cancellation); float operators
   /// then evaluate the polynomials in float.
@@ -98,12 +100,52 @@ namespace tpmg
       return c;
     }
 
+    TPMG_HD TPMG_FORCEINLINE Real det_at(Real t) const { return det[0] + t * (det[1] + t * det[2]); }
+
+    /// s[q] = w[q] / |J(t[q])| on the n points of the column. In double, one division for the
+    /// column: the reciprocals come from the prefix products of the determinants (3 products a
+    /// point instead of a division, which takes a Newton iteration and a slow-path test). The
+    /// product of n ≤ 10 determinants of a cell stays far inside the double range for any mesh
+    /// that fits in memory; where it does not (a non-normal product), each point divides.
+    template <int n>
+    TPMG_HD TPMG_FORCEINLINE void weights_over_det(const Real (&t)[n], const Real (&w)[n], Real (&out)[n]) const
+    {
+      if constexpr (sizeof(Real) == 8 && n > 1)
+        {
+          Real d[n];
+          TPMG_UNROLL
+          for (int q = 0; q < n; ++q)
+            d[q] = det_at(t[q]);
+          out[0] = d[0]; // prefix products
+          TPMG_UNROLL
+          for (int q = 1; q < n; ++q)
+            out[q] = out[q - 1] * d[q];
+          const Real p = out[n - 1];
+          if (fabs(p) >= 1e-300 && fabs(p) <= 1e300)
+            {
+              Real inv = Real(1) / p; // 1 / (d_0 ... d_q), going down
+              TPMG_UNROLL
+              for (int q = n - 1; q > 0; --q)
+                {
+                  out[q] = w[q] * (inv * out[q - 1]);
+                  inv *= d[q];
+                }
+              out[0] = w[0] * inv;
+              return;
+            }
+        }
+      TPMG_UNROLL
+      for (int q = 0; q < n; ++q)
+        out[q] = w[q] / det_at(t[q]);
+    }
+
+    /// The factors at the point t: mass w|J| (`w` the weight); Laplacian from `w` = w/|J|
+    /// (`weights_over_det`).
     template <bool laplace, typename Number>
     TPMG_HD TPMG_FORCEINLINE void at(Real t, Real w, Number *f) const
     {
-      const Real d = det[0] + t * (det[1] + t * det[2]);
       if constexpr (!laplace)
-        f[0] = Number(w * d);
+        f[0] = Number(w * det_at(t));
       else
         {
           constexpr int degree[2][3] = {{0, 1, 0}, {1, 1, 2}}; // of cofactor i in 2D, 3D
@@ -118,7 +160,7 @@ namespace tpmg
                               : p == 1 ? cof[i][0][r] + t * cof[i][1][r]
                                        : cof[i][0][r] + t * (cof[i][1][r] + t * cof[i][2][r]);
               }
-          const Real s = w / d;
+          const Real s   = w;
           auto       dot = [&](int a, int b) {
             Real v = 0;
             TPMG_UNROLL
@@ -402,6 +444,12 @@ namespace tpmg
       ColumnPolynomials<dim, Number>    poly; ///< on the fly
       const BPConstants<k, nq, Number> *c;
       double                            w0; ///< weights of the fixed directions
+      /// on the fly Laplacian in double: w/|J| at the column's points, one division for all
+      /// (float divides per point: the column of reciprocals held up to 50 more registers;
+      /// BP3 at k = 1, 2 lost 8% and 2% on the H100, NOTES §8, ninth session)
+      static constexpr bool batched =
+        gradient && onthefly && sizeof(Number) == 8 && !(kind == BPKind::laplace_gauss && k <= 2);
+      Number                s[batched ? nq : 1];
 
       TPMG_HD void at(int q, Number *f) const
       {
@@ -409,7 +457,10 @@ namespace tpmg
           for (int e = 0; e < n_entries; ++e)
             f[e] = G[e * points + q * (dim == 3 ? nq * nq : nq)];
         else
-          poly.template at<gradient>(Number(c->points[q]), Number(w0 * c->weights[q]), f);
+          {
+            const Number t = Number(c->points[q]), w = Number(w0 * c->weights[q]);
+            poly.template at<gradient>(t, batched ? s[q] : gradient ? w / poly.det_at(t) : w, f);
+          }
       }
     };
 
@@ -452,6 +503,17 @@ namespace tpmg
             }
           fc.poly = col.polynomials().template cast<Number>();
           fc.w0   = C().weights[q0] * (dim == 3 ? C().weights[q1] : 1.0);
+          if constexpr (FactorColumn::batched)
+            {
+              Number t[nq], w[nq];
+              TPMG_UNROLL
+              for (int q = 0; q < nq; ++q)
+                {
+                  t[q] = Number(C().points[q]);
+                  w[q] = Number(fc.w0 * C().weights[q]);
+                }
+              fc.poly.weights_over_det(t, w, fc.s);
+            }
         }
       else
         fc.G = geometry + cell * index_t(n_entries * points) + q0 + (dim == 3 ? nq * q1 : 0);
