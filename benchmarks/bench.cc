@@ -150,11 +150,12 @@ namespace
   }
 
   /// Analytic work of one smoothing step of the patch kernels (see NOTES.md, "counting"):
-  /// FMAs per patch with the structural zeros of the 1D patch matrices skipped (fiber
-  /// kernels) or not (basic), shared-memory words per patch, DRAM words per patch and color.
+  /// FMAs and other floating-point additions per patch with the structural zeros of the 1D
+  /// patch matrices skipped and the eigenvectors applied by parity (fiber kernels) or not
+  /// (basic), shared-memory words per patch, DRAM words per patch and color.
   struct PatchWork
   {
-    double fma, shared_words, dram_words;
+    double fma, add = 0, shared_words, dram_words;
   };
   PatchWork patch_work(int dim, int k, const std::string &kernel, const std::string &opt)
   {
@@ -172,17 +173,22 @@ namespace
         w.dram_words      = tile + 2;
         return w;
       }
+    // one application of S or Sᵀ to a fiber: ni² FMAs, or by parity (ParityColumns) k² + (k-1)²
+    // FMAs and 2(k-1) additions
+    const double s_fma = fiber ? double(k) * k + double(k - 1) * (k - 1) : ni * ni, s_add = fiber ? 2.0 * (k - 1) : 0;
     if (dim == 3)
       {
         const double res = nnz * (2 * np * np + 3 * np * ni + 2 * ni * ni);
-        w.fma            = (kernel == "global" ? 0 : res) + 6 * ni * ni * ni * ni;
+        w.fma            = (kernel == "global" ? 0 : res) + 6 * ni * ni * s_fma;
+        w.add            = 6 * ni * ni * s_add;
         w.shared_words   = (kernel == "global" ? 0 : 2 * np * np * np + 4 * np * np * ni + 4 * np * ni * ni) + 9 * ni * ni * ni;
         w.dram_words     = (kernel == "global" ? 0 : np * np * np) + 3 * ni * ni * ni;
       }
     else
       {
         const double res = nnz * (2 * np + 2 * ni);
-        w.fma            = (kernel == "global" ? 0 : res) + 4 * ni * ni * ni;
+        w.fma            = (kernel == "global" ? 0 : res) + 4 * ni * s_fma;
+        w.add            = 4 * ni * s_add;
         w.shared_words   = (kernel == "global" ? 0 : 2 * np * np + 4 * np * ni) + 7 * ni * ni;
         w.dram_words     = (kernel == "global" ? 0 : np * np) + 3 * ni * ni;
       }
@@ -275,7 +281,7 @@ namespace
             t = time_best_of_groups(o.backend, o, [&] { sm.smooth(x, y); });
             const PatchWork w       = patch_work(dim, k, kernel, opt);
             const double    patches = double(lev.n_patches());
-            work.flops              = 2 * w.fma * patches;
+            work.flops              = (2 * w.fma + w.add) * patches;
             work.shared_bytes       = w.shared_words * patches * sizeof(T);
             work.dram_bytes         = w.dram_words * patches * sizeof(T);
             if (kernel != "fused") // residual vector written and read once more

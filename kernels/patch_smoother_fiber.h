@@ -26,6 +26,13 @@
 
 #include <type_traits>
 
+#ifndef TPMG_FIBER_THREADS
+#define TPMG_FIBER_THREADS 0
+#endif
+#ifndef TPMG_FIBER_MAX_THREADS
+#define TPMG_FIBER_MAX_THREADS 512
+#endif
+
 namespace tpmg
 {
   /// The 1D data of the fiber kernels of degree k.
@@ -33,7 +40,7 @@ namespace tpmg
   struct FiberConstants
   {
     SmallMatrix<Number, 2 * k + 1, 2 * k + 1> M, A; ///< patch mass and stiffness, reference width
-    SmallMatrix<Number, 2 * k - 1, 2 * k - 1> S;    ///< eigenvectors, Sᵀ M S = I
+    ParityColumns<Number, 2 * k - 1>          S;    ///< eigenvectors (even, then odd), Sᵀ M S = I
     Number                                    lambda[2 * k - 1];
   };
 
@@ -44,10 +51,18 @@ namespace tpmg
     static constexpr bool padded  = opt != KernelOptimization::linear_indexing;
     static constexpr bool reduced = opt == KernelOptimization::boundary;
     static constexpr int  np = 2 * k + 1, ni = 2 * k - 1;
-    /// fibers of the widest stage
-    static constexpr int threads_per_patch     = dim == 3 ? np * np : np;
-    /// Blocks of at most 512 threads; patches of more (3D k = 8: 289 threads) go one to a block.
-    static constexpr int max_patches_per_block = cmax(1, 512 / threads_per_patch);
+    /// Threads per patch (stages, below): one per fiber of the widest stage (np² in 3D), or,
+    /// TPMG_FIBER_THREADS = 1, half that (two fibers per thread), or = 2, half the fibers of
+    /// the fast-diagonalization stages (ni² in 3D; two fibers per thread there, up to three in
+    /// the residual stages).
+    static constexpr int widest = dim == 3 ? np * np : np, fd_fibers = dim == 3 ? ni * ni : ni;
+    static constexpr int threads_per_patch = TPMG_FIBER_THREADS == 0   ? widest
+                                             : TPMG_FIBER_THREADS == 1 ? (widest + 1) / 2
+                                                                       : cmax((fd_fibers + 1) / 2, (widest + 2) / 3);
+    /// Blocks of at most TPMG_FIBER_MAX_THREADS = 512 threads (the launch bound: 128 registers);
+    /// patches of more (3D k = 8: 289 threads) go one to a block.
+    static constexpr int max_block_threads     = TPMG_FIBER_MAX_THREADS;
+    static constexpr int max_patches_per_block = cmax(1, max_block_threads / threads_per_patch);
     /// The stages work in place (below) for unpadded 3D layouts, double at every degree, float at
     /// k = 5..7: measured on the H100 (NOTES §4, "In place"), float lost 2-4% at k = 2..4 (no
     /// gain in resident blocks, the old x re-read from global memory) and 9-16% at k = 8.
@@ -58,7 +73,7 @@ namespace tpmg
     /// cubes, 79 KiB), which caps its registers at 96; uncapped it took 100, which left one
     /// block of 10 warps per SM. Elsewhere the 512-thread bound alone (128 registers).
     static constexpr bool one_big_patch         = L::in_place && threads_per_patch > 256;
-    static constexpr int  max_threads_per_block = one_big_patch ? threads_per_patch : cmax(threads_per_patch, 512);
+    static constexpr int  max_threads_per_block = one_big_patch ? threads_per_patch : cmax(threads_per_patch, max_block_threads);
     static constexpr int  min_blocks_per_sm     = one_big_patch ? 2 : 0;
     static constexpr int nzp = L::nzp, nzi = L::nzi;
 
@@ -178,7 +193,7 @@ namespace tpmg
     /// 16 patches instead of 8; the rest is within 2% of the best P.
     static int automatic_patches_per_block()
     {
-      const int limit = sizeof(Number) == 4 && threads_per_patch > 128 ? 512 : 256;
+      const int limit = cmin(max_block_threads, sizeof(Number) == 4 && threads_per_patch > 128 ? 512 : 256);
       int       p     = 1;
       while (2 * p * threads_per_patch <= limit && 2 * p <= max_patches_per_block)
         p *= 2;
@@ -244,74 +259,99 @@ namespace tpmg
         }
     }
 
-    /// out = Sᵀ in (transposed) or S in, on one fiber held in registers
-    template <bool transposed>
-    TPMG_HD TPMG_FORCEINLINE void apply_S(const Number (&in)[ni], Number (&out)[ni]) const
+    /// out = Sᵀ in (transposed) or S in, on G fibers held in registers; the parity of the
+    /// eigenvectors halves the FMAs (ParityColumns).
+    template <bool transposed, int G>
+    TPMG_HD TPMG_FORCEINLINE void apply_S(const Number (&in)[G][ni], Number (&out)[G][ni]) const
     {
-      TPMG_UNROLL
-      for (int i = 0; i < ni; ++i)
-        {
-          Number s = 0;
-          TPMG_UNROLL
-          for (int j = 0; j < ni; ++j)
-            s += (transposed ? C().S(j, i) : C().S(i, j)) * in[j];
-          out[i] = s;
-        }
+      if constexpr (transposed)
+        apply_parity_columns_transposed(C().S, in, out);
+      else
+        apply_parity_columns(C().S, in, out);
     }
 
     // ----------------------------------------------------------------------- stages
+    // Thread f of a patch owns the fibers f, f + T, f + 2T, ... (T = threads_per_patch) of a
+    // stage of n fibers, groups<n> of them, those from n on masked. The fiber index g is the
+    // innermost loop of every contraction, so each 1D matrix entry a thread loads feeds
+    // groups<n> FMAs.
+    template <int n>
+    static constexpr int groups = (n + threads_per_patch - 1) / threads_per_patch;
+    static TPMG_HD TPMG_FORCEINLINE int fiber(int f, int g) { return f + g * threads_per_patch; }
+    template <int n>
+    static TPMG_HD TPMG_FORCEINLINE bool owns(int f, int g) { return g == 0 || fiber(f, g) < n; }
+
     /// X <- x on the patch; z-fibers (x, y) in 3D, y-fibers x in 2D. `boundary`: interior zero.
     template <class Buf>
     TPMG_HD void stage_load(int f, index_t first, Buf BX) const
     {
-      if (f >= (dim == 3 ? np * np : np))
+      constexpr int n = dim == 3 ? np * np : np;
+      if (f >= n)
         return;
-      const int u = f % np, v = dim == 3 ? f / np : 0;
-      if constexpr (dim == 3)
-        {
-          const bool inner = u > 0 && u < np - 1 && v > 0 && v < np - 1;
-          TPMG_UNROLL
-          for (int z = 0; z < np; ++z)
-            {
-              const bool skip = reduced && inner && z > 0 && z < np - 1;
-              BX[L::X::at(u, v, z)] = skip ? Number(0) : x[first + geo.offset(u, v, z)];
-            }
-        }
-      else
-        {
-          TPMG_UNROLL
-          for (int y = 0; y < np; ++y)
-            {
-              const bool skip = reduced && u > 0 && u < np - 1 && y > 0 && y < np - 1;
-              BX[L::X::at(u, y)] = skip ? Number(0) : x[first + geo.offset(u, y, 0)];
-            }
-        }
+      TPMG_UNROLL
+      for (int g = 0; g < groups<n>; ++g)
+        if (owns<n>(f, g))
+          {
+            const int fg = fiber(f, g), u = fg % np, v = dim == 3 ? fg / np : 0;
+            if constexpr (dim == 3)
+              {
+                const bool inner = u > 0 && u < np - 1 && v > 0 && v < np - 1;
+                TPMG_UNROLL
+                for (int z = 0; z < np; ++z)
+                  {
+                    const bool skip = reduced && inner && z > 0 && z < np - 1;
+                    BX[L::X::at(u, v, z)] = skip ? Number(0) : x[first + geo.offset(u, v, z)];
+                  }
+              }
+            else
+              {
+                TPMG_UNROLL
+                for (int y = 0; y < np; ++y)
+                  {
+                    const bool skip = reduced && u > 0 && u < np - 1 && y > 0 && y < np - 1;
+                    BX[L::X::at(u, y)] = skip ? Number(0) : x[first + geo.offset(u, y, 0)];
+                  }
+              }
+          }
     }
 
     /// 3D z-stage: T_m = M_z X, T_a = A_z X on interior z rows; z-fibers (x, y).
     template <class Buf>
     TPMG_HD void stage_z(int f, Buf BX, Buf BA, Buf BB) const
     {
-      if (f >= np * np)
+      constexpr int n = np * np, G = groups<n>;
+      if (f >= n)
         return;
-      const int u = f % np, v = f / np;
-      Number    in[np];
+      Number in[G][np];
       TPMG_UNROLL
-      for (int z = 0; z < np; ++z)
-        in[z] = BX[L::X::at(u, v, z)];
+      for (int g = 0; g < G; ++g)
+        {
+          const int fg = fiber(f, g), u = fg % np, v = fg / np;
+          TPMG_UNROLL
+          for (int z = 0; z < np; ++z)
+            in[g][z] = owns<n>(f, g) ? BX[L::X::at(u, v, z)] : Number(0);
+        }
       TPMG_UNROLL
       for (int i = 0; i < ni; ++i)
         {
-          Number tm = 0, ta = 0;
+          Number tm[G] = {}, ta[G] = {};
           TPMG_UNROLL
           for (int j = 0; j < np; ++j)
             if (nz(i + 1, j))
+              TPMG_UNROLL
+              for (int g = 0; g < G; ++g)
+                {
+                  tm[g] += C().M(i + 1, j) * in[g][j];
+                  ta[g] += C().A(i + 1, j) * in[g][j];
+                }
+          TPMG_UNROLL
+          for (int g = 0; g < G; ++g)
+            if (owns<n>(f, g))
               {
-                tm += C().M(i + 1, j) * in[j];
-                ta += C().A(i + 1, j) * in[j];
+                const int fg = fiber(f, g), u = fg % np, v = fg / np;
+                BA[L::T::at(u, v, i)] = tm[g];
+                BB[L::T::at(u, v, i)] = ta[g];
               }
-          BA[L::T::at(u, v, i)] = tm;
-          BB[L::T::at(u, v, i)] = ta;
         }
     }
 
@@ -320,39 +360,53 @@ namespace tpmg
     template <class Buf>
     TPMG_HD void stage_y_residual(int f, Buf BX, Buf BA, Buf BB, Buf BC, Buf BD) const
     {
-      if (f >= np * nzi)
+      constexpr int n = np * nzi, G = groups<n>;
+      if (f >= n)
         return;
-      const int u = f % np, w = f / np;
-      Number    tm[np], ta[np];
+      Number tm[G][np], ta[G][np];
       TPMG_UNROLL
-      for (int y = 0; y < np; ++y)
+      for (int g = 0; g < G; ++g)
         {
-          if constexpr (dim == 3)
+          const int  fg = fiber(f, g), u = fg % np, w = fg / np;
+          const bool o  = owns<n>(f, g);
+          TPMG_UNROLL
+          for (int y = 0; y < np; ++y)
             {
-              tm[y] = BA[L::T::at(u, y, w)];
-              ta[y] = BB[L::T::at(u, y, w)];
-            }
-          else
-            {
-              tm[y] = BX[L::X::at(u, y)];
-              ta[y] = 0;
+              if constexpr (dim == 3)
+                {
+                  tm[g][y] = o ? BA[L::T::at(u, y, w)] : Number(0);
+                  ta[g][y] = o ? BB[L::T::at(u, y, w)] : Number(0);
+                }
+              else
+                {
+                  tm[g][y] = o ? BX[L::X::at(u, y)] : Number(0);
+                  ta[g][y] = 0;
+                }
             }
         }
       TPMG_UNROLL
       for (int i = 0; i < ni; ++i)
         {
-          Number u1 = 0, ua = 0, ub = 0;
+          Number u1[G] = {}, ua[G] = {}, ub[G] = {};
           TPMG_UNROLL
           for (int j = 0; j < np; ++j)
             if (nz(i + 1, j))
+              TPMG_UNROLL
+              for (int g = 0; g < G; ++g)
+                {
+                  u1[g] += C().M(i + 1, j) * tm[g][j];
+                  ua[g] += C().A(i + 1, j) * tm[g][j];
+                  if constexpr (dim == 3)
+                    ub[g] += C().M(i + 1, j) * ta[g][j];
+                }
+          TPMG_UNROLL
+          for (int g = 0; g < G; ++g)
+            if (owns<n>(f, g))
               {
-                u1 += C().M(i + 1, j) * tm[j];
-                ua += C().A(i + 1, j) * tm[j];
-                if constexpr (dim == 3)
-                  ub += C().M(i + 1, j) * ta[j];
+                const int fg = fiber(f, g), u = fg % np, w = fg / np;
+                BC[L::U::at(u, i, w)] = u1[g];
+                BD[L::U::at(u, i, w)] = coef[1] * ua[g] + (dim == 3 ? coef[2] * ub[g] : Number(0));
               }
-          BC[L::U::at(u, i, w)] = u1;
-          BD[L::U::at(u, i, w)] = coef[1] * ua + (dim == 3 ? coef[2] * ub : Number(0));
         }
     }
 
@@ -362,50 +416,75 @@ namespace tpmg
     template <class Buf>
     TPMG_HD void stage_x(int f, index_t first, Buf BC, Buf BD, Buf BV1, Buf) const
     {
-      if (f >= ni * nzi)
+      constexpr int n = ni * nzi, G = groups<n>;
+      if (f >= n)
         return;
-      const int yi = f % ni, zi = f / ni;
-      const int zg = dim == 3 ? zi + 1 : 0;
-      Number    res[ni];
+      // global index of node i + 1 of the x-fiber of group g
+      auto node = [&](int g, int i) {
+        const int fg = fiber(f, g), yi = fg % ni, zi = fg / ni;
+        return first + geo.offset(i + 1, yi + 1, dim == 3 ? zi + 1 : 0);
+      };
+      Number res[G][ni];
       if constexpr (kind == PatchKernelKind::solve)
         {
           TPMG_UNROLL
-          for (int i = 0; i < ni; ++i)
-            res[i] = r[first + geo.offset(i + 1, yi + 1, zg)];
+          for (int g = 0; g < G; ++g)
+            TPMG_UNROLL
+            for (int i = 0; i < ni; ++i)
+              res[g][i] = owns<n>(f, g) ? r[node(g, i)] : Number(0);
         }
       else
         {
-          Number u1[np], u2[np];
+          Number u1[G][np], u2[G][np];
           TPMG_UNROLL
-          for (int j = 0; j < np; ++j)
+          for (int g = 0; g < G; ++g)
             {
-              u1[j] = BC[L::U::at(j, yi, zi)];
-              u2[j] = BD[L::U::at(j, yi, zi)];
+              const int  fg = fiber(f, g), yi = fg % ni, zi = fg / ni;
+              const bool o  = owns<n>(f, g);
+              TPMG_UNROLL
+              for (int j = 0; j < np; ++j)
+                {
+                  u1[g][j] = o ? BC[L::U::at(j, yi, zi)] : Number(0);
+                  u2[g][j] = o ? BD[L::U::at(j, yi, zi)] : Number(0);
+                }
             }
           TPMG_UNROLL
           for (int i = 0; i < ni; ++i)
             {
-              Number a = 0, m = 0;
+              Number a[G] = {}, m[G] = {};
               TPMG_UNROLL
               for (int j = 0; j < np; ++j)
                 if (nz(i + 1, j))
-                  {
-                    a += C().A(i + 1, j) * u1[j];
-                    m += C().M(i + 1, j) * u2[j];
-                  }
-              const index_t g = first + geo.offset(i + 1, yi + 1, zg);
-              res[i]          = b[g] - (coef[0] * a + m);
-              if constexpr (kind == PatchKernelKind::residual)
-                r[g] = res[i];
+                  TPMG_UNROLL
+                  for (int g = 0; g < G; ++g)
+                    {
+                      a[g] += C().A(i + 1, j) * u1[g][j];
+                      m[g] += C().M(i + 1, j) * u2[g][j];
+                    }
+              TPMG_UNROLL
+              for (int g = 0; g < G; ++g)
+                {
+                  const bool o = owns<n>(f, g);
+                  res[g][i]    = (o ? b[node(g, i)] : Number(0)) - (coef[0] * a[g] + m[g]);
+                  if constexpr (kind == PatchKernelKind::residual)
+                    if (o)
+                      r[node(g, i)] = res[g][i];
+                }
             }
         }
       if constexpr (kind != PatchKernelKind::residual)
         {
-          Number v[ni];
+          Number v[G][ni];
           apply_S<true>(res, v);
           TPMG_UNROLL
-          for (int a = 0; a < ni; ++a)
-            BV1[L::Vx::at(a, yi, zi)] = v[a];
+          for (int g = 0; g < G; ++g)
+            if (owns<n>(f, g))
+              {
+                const int fg = fiber(f, g), yi = fg % ni, zi = fg / ni;
+                TPMG_UNROLL
+                for (int c = 0; c < ni; ++c)
+                  BV1[L::Vx::at(c, yi, zi)] = v[g][c];
+              }
         }
     }
 
@@ -413,17 +492,28 @@ namespace tpmg
     template <class Buf>
     TPMG_HD void stage_yT(int f, Buf in, Buf out) const
     {
-      if (f >= ni * ni)
+      constexpr int n = ni * ni, G = groups<n>;
+      if (f >= n)
         return;
-      const int a = f % ni, zi = f / ni;
-      Number    v[ni], w[ni];
+      Number v[G][ni], w[G][ni];
       TPMG_UNROLL
-      for (int j = 0; j < ni; ++j)
-        v[j] = in[L::Vx::at(a, j, zi)];
+      for (int g = 0; g < G; ++g)
+        {
+          const int fg = fiber(f, g), a = fg % ni, zi = fg / ni;
+          TPMG_UNROLL
+          for (int j = 0; j < ni; ++j)
+            v[g][j] = owns<n>(f, g) ? in[L::Vx::at(a, j, zi)] : Number(0);
+        }
       apply_S<true>(v, w);
       TPMG_UNROLL
-      for (int bb = 0; bb < ni; ++bb)
-        out[L::Vz::at(a, bb, zi)] = w[bb];
+      for (int g = 0; g < G; ++g)
+        if (owns<n>(f, g))
+          {
+            const int fg = fiber(f, g), a = fg % ni, zi = fg / ni;
+            TPMG_UNROLL
+            for (int bb = 0; bb < ni; ++bb)
+              out[L::Vz::at(a, bb, zi)] = w[g][bb];
+          }
     }
 
     /// The last direction (z in 3D, y in 2D): Sᵀ, divide by the eigenvalue sums, S.
@@ -431,46 +521,65 @@ namespace tpmg
     template <class Buf>
     TPMG_HD void stage_turn(int f, Buf in, Buf out) const
     {
-      if (f >= (dim == 3 ? ni * ni : ni))
+      constexpr int n = dim == 3 ? ni * ni : ni, G = groups<n>;
+      if (f >= n)
         return;
-      const int a = f % ni, bb = dim == 3 ? f / ni : 0;
-      using In  = typename std::conditional<dim == 3, typename L::Vz, typename L::Vx>::type;
-      Number v[ni];
+      using In = typename std::conditional<dim == 3, typename L::Vz, typename L::Vx>::type;
+      auto at  = [](int a, int bb, int i) { return dim == 3 ? In::at(a, bb, i) : In::at(a, i); };
+      Number v[G][ni], w[G][ni], base[G];
       TPMG_UNROLL
-      for (int j = 0; j < ni; ++j)
-        v[j] = dim == 3 ? Number(in[In::at(a, bb, j)]) : Number(in[In::at(a, j)]);
-      const Number base = coef[0] * C().lambda[a] + (dim == 3 ? coef[1] * C().lambda[bb] : Number(0));
-      Number       w[ni];
+      for (int g = 0; g < G; ++g)
+        {
+          const int fg = fiber(f, g), a = fg % ni, bb = dim == 3 ? fg / ni : 0;
+          TPMG_UNROLL
+          for (int j = 0; j < ni; ++j)
+            v[g][j] = owns<n>(f, g) ? Number(in[at(a, bb, j)]) : Number(0);
+          base[g] = coef[0] * C().lambda[a] + (dim == 3 ? coef[1] * C().lambda[bb] : Number(0));
+        }
       apply_S<true>(v, w);
       TPMG_UNROLL
       for (int c = 0; c < ni; ++c)
-        w[c] /= base + coef[dim - 1] * C().lambda[c];
+        TPMG_UNROLL
+        for (int g = 0; g < G; ++g)
+          w[g][c] /= base[g] + coef[dim - 1] * C().lambda[c];
       apply_S<false>(w, v);
       TPMG_UNROLL
-      for (int i = 0; i < ni; ++i)
-        {
-          if constexpr (dim == 3)
-            out[In::at(a, bb, i)] = v[i];
-          else
-            out[In::at(a, i)] = v[i];
-        }
+      for (int g = 0; g < G; ++g)
+        if (owns<n>(f, g))
+          {
+            const int fg = fiber(f, g), a = fg % ni, bb = dim == 3 ? fg / ni : 0;
+            TPMG_UNROLL
+            for (int i = 0; i < ni; ++i)
+              out[at(a, bb, i)] = v[g][i];
+          }
     }
 
     /// 3D: S_y on y-fibers (a, zi): W1 (Vz) -> W2 (Vx).
     template <class Buf>
     TPMG_HD void stage_y(int f, Buf in, Buf out) const
     {
-      if (f >= ni * ni)
+      constexpr int n = ni * ni, G = groups<n>;
+      if (f >= n)
         return;
-      const int a = f % ni, zi = f / ni;
-      Number    v[ni], w[ni];
+      Number v[G][ni], w[G][ni];
       TPMG_UNROLL
-      for (int j = 0; j < ni; ++j)
-        v[j] = in[L::Vz::at(a, j, zi)];
+      for (int g = 0; g < G; ++g)
+        {
+          const int fg = fiber(f, g), a = fg % ni, zi = fg / ni;
+          TPMG_UNROLL
+          for (int j = 0; j < ni; ++j)
+            v[g][j] = owns<n>(f, g) ? in[L::Vz::at(a, j, zi)] : Number(0);
+        }
       apply_S<false>(v, w);
       TPMG_UNROLL
-      for (int i = 0; i < ni; ++i)
-        out[L::Vx::at(a, i, zi)] = w[i];
+      for (int g = 0; g < G; ++g)
+        if (owns<n>(f, g))
+          {
+            const int fg = fiber(f, g), a = fg % ni, zi = fg / ni;
+            TPMG_UNROLL
+            for (int i = 0; i < ni; ++i)
+              out[L::Vx::at(a, i, zi)] = w[g][i];
+          }
     }
 
     /// S_x on x-fibers (yi, zi) and the update of the interior: x_I += c, or x_I = c for
@@ -480,27 +589,38 @@ namespace tpmg
     template <class Buf>
     TPMG_HD void stage_update(int f, index_t first, Buf in, Buf BX) const
     {
-      if (f >= ni * nzi)
+      constexpr int n = ni * nzi, G = groups<n>;
+      if (f >= n)
         return;
-      const int yi = f % ni, zi = f / ni;
-      const int zg = dim == 3 ? zi + 1 : 0;
-      Number    v[ni], w[ni];
+      Number v[G][ni], w[G][ni];
       TPMG_UNROLL
-      for (int j = 0; j < ni; ++j)
-        v[j] = in[L::Vx::at(j, yi, zi)];
+      for (int g = 0; g < G; ++g)
+        {
+          const int fg = fiber(f, g), yi = fg % ni, zi = fg / ni;
+          TPMG_UNROLL
+          for (int j = 0; j < ni; ++j)
+            v[g][j] = owns<n>(f, g) ? in[L::Vx::at(j, yi, zi)] : Number(0);
+        }
       apply_S<false>(v, w);
       TPMG_UNROLL
-      for (int i = 0; i < ni; ++i)
-        {
-          const Number  s = w[i];
-          const index_t g = first + geo.offset(i + 1, yi + 1, zg);
-          if constexpr (reduced)
-            x[g] = s;
-          else if constexpr (kind == PatchKernelKind::solve || in_place)
-            x[g] += s;
-          else
-            x[g] = BX[L::X::at(i + 1, yi + 1, zg)] + s;
-        }
+      for (int g = 0; g < G; ++g)
+        if (owns<n>(f, g))
+          {
+            const int fg = fiber(f, g), yi = fg % ni, zi = fg / ni;
+            const int zg = dim == 3 ? zi + 1 : 0;
+            TPMG_UNROLL
+            for (int i = 0; i < ni; ++i)
+              {
+                const Number  s  = w[g][i];
+                const index_t gi = first + geo.offset(i + 1, yi + 1, zg);
+                if constexpr (reduced)
+                  x[gi] = s;
+                else if constexpr (kind == PatchKernelKind::solve || in_place)
+                  x[gi] += s;
+                else
+                  x[gi] = BX[L::X::at(i + 1, yi + 1, zg)] + s;
+              }
+          }
     }
   };
 
@@ -520,7 +640,7 @@ namespace tpmg
       kern.coef[i] = Number(coef[i]);
     kern.constants.M = make_small_matrix<Number, 2 * k + 1, 2 * k + 1>(d.mass);
     kern.constants.A = make_small_matrix<Number, 2 * k + 1, 2 * k + 1>(d.stiffness);
-    kern.constants.S = make_small_matrix<Number, 2 * k - 1, 2 * k - 1>(d.eigenvectors);
+    kern.constants.S = ParityColumns<Number, 2 * k - 1>::from(d.eigenvectors);
     for (int i = 0; i < 2 * k - 1; ++i)
       kern.constants.lambda[i] = Number(d.eigenvalues[i]);
     return kern;

@@ -6,7 +6,11 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <random>
+
 #include "../kernels/patch_common.h"
+#include "../kernels/tensor.h"
 #include "reference.h"
 
 using namespace tpmg;
@@ -156,6 +160,80 @@ TEST(PatchSmoother, AutomaticThreadStructure)
   EXPECT_TRUE(patch_kernel_per_dof(a, 3, 7, basic, true));
   EXPECT_TRUE(patch_kernel_per_dof(ThreadStructure::dof, 3, 2, basic, false));
   EXPECT_FALSE(patch_kernel_per_dof(ThreadStructure::column, 2, 8, basic, true));
+}
+
+// The fast-diagonalization data: A S = M S Λ and Sᵀ M S = I on the interior patch nodes, all
+// eigenvalues of the full problem (against a dense solve of it), and the parity the fiber
+// kernels use: the first k columns of S even, the other k-1 odd, exactly.
+TEST(PatchSmoother, EigenpairsOrderedByParity)
+{
+  for (bool lumped : {false, true})
+    for (int k = 1; k <= 10; ++k)
+      {
+        const PatchData1D d  = patch_data_1d(k, lumped);
+        const int         ni = 2 * k - 1;
+        Eigen::MatrixXd   M(ni, ni), A(ni, ni), S(ni, ni);
+        for (int i = 0; i < ni; ++i)
+          for (int j = 0; j < ni; ++j)
+            {
+              M(i, j) = d.mass(i + 1, j + 1);
+              A(i, j) = d.stiffness(i + 1, j + 1);
+              S(i, j) = d.eigenvectors(i, j);
+            }
+        const Eigen::VectorXd lambda = Eigen::Map<const Eigen::VectorXd>(d.eigenvalues.data(), ni);
+        const double          scale  = A.norm();
+        EXPECT_LT((A * S - M * S * lambda.asDiagonal()).norm(), 1e-12 * scale * ni) << "k=" << k;
+        EXPECT_LT((S.transpose() * M * S - Eigen::MatrixXd::Identity(ni, ni)).norm(), 1e-12 * ni) << "k=" << k;
+        Eigen::GeneralizedSelfAdjointEigenSolver<Eigen::MatrixXd> es(A, M);
+        std::vector<double> sorted(d.eigenvalues);
+        std::sort(sorted.begin(), sorted.end());
+        for (int a = 0; a < ni; ++a)
+          EXPECT_NEAR(sorted[a], es.eigenvalues()(a), 1e-11 * es.eigenvalues()(ni - 1)) << "k=" << k;
+        for (int a = 0; a < ni; ++a)
+          for (int i = 0; i < ni; ++i)
+            ASSERT_EQ(S(ni - 1 - i, a), a < k ? S(i, a) : -S(i, a)) << "k=" << k << " mode " << a << " node " << i;
+      }
+}
+
+// S and Sᵀ through the halves of the parity columns equal the dense products, for a random
+// matrix of that parity (n = 1..19), on three fibers at once.
+TEST(PatchSmoother, ParityColumnsEqualDenseProducts)
+{
+  std::mt19937                           gen(3);
+  std::uniform_real_distribution<double> u(-1, 1);
+  auto check = [&](auto N) {
+    constexpr int n = decltype(N)::value, ne = (n + 1) / 2, G = 3;
+    double        S[n][n], in[G][n], out[G][n], outT[G][n];
+    for (int i = 0; i <= n / 2; ++i)
+      for (int a = 0; a < n; ++a)
+        {
+          S[i][a]         = i == n / 2 && a >= ne ? 0.0 : u(gen);
+          S[n - 1 - i][a] = a < ne ? S[i][a] : -S[i][a];
+        }
+    for (auto &fiber : in)
+      for (double &v : fiber)
+        v = u(gen);
+    const auto P = ParityColumns<double, n>::from([&](int i, int a) { return S[i][a]; });
+    apply_parity_columns(P, in, out);
+    apply_parity_columns_transposed(P, in, outT);
+    for (int g = 0; g < G; ++g)
+      for (int i = 0; i < n; ++i)
+        {
+          double ref = 0, refT = 0;
+          for (int j = 0; j < n; ++j)
+            {
+              ref += S[i][j] * in[g][j];
+              refT += S[j][i] * in[g][j];
+            }
+          EXPECT_NEAR(out[g][i], ref, 1e-14 * n) << "n=" << n << " fiber " << g << " i=" << i;
+          EXPECT_NEAR(outT[g][i], refT, 1e-14 * n) << "n=" << n << " fiber " << g << " i=" << i;
+        }
+  };
+  check(std::integral_constant<int, 1>{});
+  check(std::integral_constant<int, 3>{});
+  check(std::integral_constant<int, 7>{});
+  check(std::integral_constant<int, 13>{});
+  check(std::integral_constant<int, 19>{});
 }
 
 // The 32-bit patch coordinates (PatchColorGeometry::first_index) give each patch of every
