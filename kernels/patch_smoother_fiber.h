@@ -2,13 +2,14 @@
 // the optimizations `linear_indexing`, `conflict_free` and `boundary` (DESIGN.md §5).
 //
 // Each stage contracts along one direction: thread l = p + P f of a block owns fiber f of
-// patch p (the f-th line of nodes along that direction), loads the whole fiber into
-// registers, and produces every output of that fiber with all loop indices known at
-// compile time. So the 1D matrices, which live in the kernel's arguments, are read as
-// constant-bank operands of the FMAs, and each shared-memory load feeds 2k-1 (or 2k+1)
-// FMAs instead of one. Threads map linearly onto the fibers a stage has (no idle boundary
-// threads), and structurally zero entries of the 1D patch matrices (nodes in different
-// cells) are skipped at compile time.
+// patch p (the f-th line of nodes along that direction; for `linear_indexing` at 3D float
+// k = 2 also fiber f + T, see threads_per_patch), loads the whole fiber into registers, and produces every output of
+// that fiber with all loop indices known at compile time. So the 1D matrices, which live in
+// __constant__ memory, reach the FMAs as uniform operands, and each shared-memory load feeds
+// 2k-1 (or 2k+1) FMAs instead of one. Threads map linearly onto the fibers a stage has (no
+// idle boundary threads), structurally zero entries of the 1D patch matrices (nodes in
+// different cells) are skipped at compile time, and the eigenvectors are applied by parity
+// (ParityColumns, tensor.h: about half the FMAs of a dense product).
 //
 // Stages, 3D (2D drops z): load x | z: T = M_z X, A_z X | y: U | x: r = b - Ā x, Sᵀ_x |
 // Sᵀ_y | z: Sᵀ_z, divide by eigenvalue sums, S_z | S_y | S_x, update x.
@@ -27,7 +28,7 @@
 #include <type_traits>
 
 #ifndef TPMG_FIBER_THREADS
-#define TPMG_FIBER_THREADS 0
+#define TPMG_FIBER_THREADS -1 // automatic
 #endif
 #ifndef TPMG_FIBER_MAX_THREADS
 #define TPMG_FIBER_MAX_THREADS 512
@@ -51,14 +52,22 @@ namespace tpmg
     static constexpr bool padded  = opt != KernelOptimization::linear_indexing;
     static constexpr bool reduced = opt == KernelOptimization::boundary;
     static constexpr int  np = 2 * k + 1, ni = 2 * k - 1;
-    /// Threads per patch (stages, below): one per fiber of the widest stage (np² in 3D), or,
-    /// TPMG_FIBER_THREADS = 1, half that (two fibers per thread), or = 2, half the fibers of
-    /// the fast-diagonalization stages (ni² in 3D; two fibers per thread there, up to three in
-    /// the residual stages).
+    /// Threads per patch (stages, below): one per fiber of the widest stage (np² in 3D), or
+    /// half that (two fibers per thread). Measured on the H100 (NOTES §4, "Eigenvectors by
+    /// parity, fibers per thread"): two fibers per thread win only at 3D float k = 2 (+13-22%)
+    /// and lose 5-50% from k = 3 on (fewer warps to hide the shared-memory latency; double
+    /// spills under the 128-register bound). Only the unpadded layout takes them: the padded
+    /// layouts are conflict-free for aligned windows of consecutive fibers (patch_layout.h),
+    /// and the second fibers f + T of a warp are not aligned. TPMG_FIBER_THREADS = 0, 1, 2
+    /// forces one fiber per thread, two, or half the fibers of the fast-diagonalization stages
+    /// (ni²; up to three in the residual stages).
     static constexpr int widest = dim == 3 ? np * np : np, fd_fibers = dim == 3 ? ni * ni : ni;
-    static constexpr int threads_per_patch = TPMG_FIBER_THREADS == 0   ? widest
-                                             : TPMG_FIBER_THREADS == 1 ? (widest + 1) / 2
-                                                                       : cmax((fd_fibers + 1) / 2, (widest + 2) / 3);
+    static constexpr int rule   = TPMG_FIBER_THREADS >= 0 ? TPMG_FIBER_THREADS
+                                  : dim == 3 && k == 2 && sizeof(Number) == 4 && !padded ? 1
+                                                                                         : 0;
+    static constexpr int threads_per_patch = rule == 0   ? widest
+                                             : rule == 1 ? (widest + 1) / 2
+                                                         : cmax((fd_fibers + 1) / 2, (widest + 2) / 3);
     /// Blocks of at most TPMG_FIBER_MAX_THREADS = 512 threads (the launch bound: 128 registers);
     /// patches of more (3D k = 8: 289 threads) go one to a block.
     static constexpr int max_block_threads     = TPMG_FIBER_MAX_THREADS;
@@ -281,6 +290,35 @@ namespace tpmg
     template <int n>
     static TPMG_HD TPMG_FORCEINLINE bool owns(int f, int g) { return g == 0 || fiber(f, g) < n; }
 
+    /// in[g][j] = buf[at(c0, c1, j)] for the fibers of a stage of n fibers this thread owns,
+    /// (c0, c1) = (fiber % E, fiber / E) the fiber's coordinates; 0 for the masked ones.
+    template <int n, int E, int len, class Buf, class At>
+    static TPMG_HD TPMG_FORCEINLINE void load_fibers(int f, Buf buf, At at, Number (&in)[groups<n>][len])
+    {
+      TPMG_UNROLL
+      for (int g = 0; g < groups<n>; ++g)
+        {
+          const int fg = fiber(f, g);
+          TPMG_UNROLL
+          for (int j = 0; j < len; ++j)
+            in[g][j] = owns<n>(f, g) ? Number(buf[at(fg % E, fg / E, j)]) : Number(0);
+        }
+    }
+    /// buf[at(c0, c1, i)] = out[g][i] for the fibers this thread owns (as load_fibers).
+    template <int n, int E, int len, class Buf, class At>
+    static TPMG_HD TPMG_FORCEINLINE void store_fibers(int f, Buf buf, At at, const Number (&out)[groups<n>][len])
+    {
+      TPMG_UNROLL
+      for (int g = 0; g < groups<n>; ++g)
+        if (owns<n>(f, g))
+          {
+            const int fg = fiber(f, g);
+            TPMG_UNROLL
+            for (int i = 0; i < len; ++i)
+              buf[at(fg % E, fg / E, i)] = out[g][i];
+          }
+    }
+
     /// X <- x on the patch; z-fibers (x, y) in 3D, y-fibers x in 2D. `boundary`: interior zero.
     template <class Buf>
     TPMG_HD void stage_load(int f, index_t first, Buf BX) const
@@ -323,14 +361,7 @@ namespace tpmg
       if (f >= n)
         return;
       Number in[G][np];
-      TPMG_UNROLL
-      for (int g = 0; g < G; ++g)
-        {
-          const int fg = fiber(f, g), u = fg % np, v = fg / np;
-          TPMG_UNROLL
-          for (int z = 0; z < np; ++z)
-            in[g][z] = owns<n>(f, g) ? BX[L::X::at(u, v, z)] : Number(0);
-        }
+      load_fibers<n, np>(f, BX, [](int u, int v, int z) { return L::X::at(u, v, z); }, in);
       TPMG_UNROLL
       for (int i = 0; i < ni; ++i)
         {
@@ -363,27 +394,15 @@ namespace tpmg
       constexpr int n = np * nzi, G = groups<n>;
       if (f >= n)
         return;
-      Number tm[G][np], ta[G][np];
-      TPMG_UNROLL
-      for (int g = 0; g < G; ++g)
+      Number tm[G][np], ta[G][np] = {};
+      if constexpr (dim == 3)
         {
-          const int  fg = fiber(f, g), u = fg % np, w = fg / np;
-          const bool o  = owns<n>(f, g);
-          TPMG_UNROLL
-          for (int y = 0; y < np; ++y)
-            {
-              if constexpr (dim == 3)
-                {
-                  tm[g][y] = o ? BA[L::T::at(u, y, w)] : Number(0);
-                  ta[g][y] = o ? BB[L::T::at(u, y, w)] : Number(0);
-                }
-              else
-                {
-                  tm[g][y] = o ? BX[L::X::at(u, y)] : Number(0);
-                  ta[g][y] = 0;
-                }
-            }
+          auto t = [](int u, int w, int y) { return L::T::at(u, y, w); };
+          load_fibers<n, np>(f, BA, t, tm);
+          load_fibers<n, np>(f, BB, t, ta);
         }
+      else
+        load_fibers<n, np>(f, BX, [](int u, int, int y) { return L::X::at(u, y); }, tm);
       TPMG_UNROLL
       for (int i = 0; i < ni; ++i)
         {
@@ -436,18 +455,9 @@ namespace tpmg
       else
         {
           Number u1[G][np], u2[G][np];
-          TPMG_UNROLL
-          for (int g = 0; g < G; ++g)
-            {
-              const int  fg = fiber(f, g), yi = fg % ni, zi = fg / ni;
-              const bool o  = owns<n>(f, g);
-              TPMG_UNROLL
-              for (int j = 0; j < np; ++j)
-                {
-                  u1[g][j] = o ? BC[L::U::at(j, yi, zi)] : Number(0);
-                  u2[g][j] = o ? BD[L::U::at(j, yi, zi)] : Number(0);
-                }
-            }
+          auto   u = [](int yi, int zi, int j) { return L::U::at(j, yi, zi); };
+          load_fibers<n, ni>(f, BC, u, u1);
+          load_fibers<n, ni>(f, BD, u, u2);
           TPMG_UNROLL
           for (int i = 0; i < ni; ++i)
             {
@@ -476,15 +486,7 @@ namespace tpmg
         {
           Number v[G][ni];
           apply_S<true>(res, v);
-          TPMG_UNROLL
-          for (int g = 0; g < G; ++g)
-            if (owns<n>(f, g))
-              {
-                const int fg = fiber(f, g), yi = fg % ni, zi = fg / ni;
-                TPMG_UNROLL
-                for (int c = 0; c < ni; ++c)
-                  BV1[L::Vx::at(c, yi, zi)] = v[g][c];
-              }
+          store_fibers<n, ni>(f, BV1, [](int yi, int zi, int c) { return L::Vx::at(c, yi, zi); }, v);
         }
     }
 
@@ -496,24 +498,9 @@ namespace tpmg
       if (f >= n)
         return;
       Number v[G][ni], w[G][ni];
-      TPMG_UNROLL
-      for (int g = 0; g < G; ++g)
-        {
-          const int fg = fiber(f, g), a = fg % ni, zi = fg / ni;
-          TPMG_UNROLL
-          for (int j = 0; j < ni; ++j)
-            v[g][j] = owns<n>(f, g) ? in[L::Vx::at(a, j, zi)] : Number(0);
-        }
+      load_fibers<n, ni>(f, in, [](int a, int zi, int j) { return L::Vx::at(a, j, zi); }, v);
       apply_S<true>(v, w);
-      TPMG_UNROLL
-      for (int g = 0; g < G; ++g)
-        if (owns<n>(f, g))
-          {
-            const int fg = fiber(f, g), a = fg % ni, zi = fg / ni;
-            TPMG_UNROLL
-            for (int bb = 0; bb < ni; ++bb)
-              out[L::Vz::at(a, bb, zi)] = w[g][bb];
-          }
+      store_fibers<n, ni>(f, out, [](int a, int zi, int bb) { return L::Vz::at(a, bb, zi); }, w);
     }
 
     /// The last direction (z in 3D, y in 2D): Sᵀ, divide by the eigenvalue sums, S.
@@ -527,13 +514,11 @@ namespace tpmg
       using In = typename std::conditional<dim == 3, typename L::Vz, typename L::Vx>::type;
       auto at  = [](int a, int bb, int i) { return dim == 3 ? In::at(a, bb, i) : In::at(a, i); };
       Number v[G][ni], w[G][ni], base[G];
+      load_fibers<n, ni>(f, in, at, v);
       TPMG_UNROLL
       for (int g = 0; g < G; ++g)
         {
-          const int fg = fiber(f, g), a = fg % ni, bb = dim == 3 ? fg / ni : 0;
-          TPMG_UNROLL
-          for (int j = 0; j < ni; ++j)
-            v[g][j] = owns<n>(f, g) ? Number(in[at(a, bb, j)]) : Number(0);
+          const int fg = fiber(f, g), a = fg % ni, bb = fg / ni; // 2D: bb = 0
           base[g] = coef[0] * C().lambda[a] + (dim == 3 ? coef[1] * C().lambda[bb] : Number(0));
         }
       apply_S<true>(v, w);
@@ -543,15 +528,7 @@ namespace tpmg
         for (int g = 0; g < G; ++g)
           w[g][c] /= base[g] + coef[dim - 1] * C().lambda[c];
       apply_S<false>(w, v);
-      TPMG_UNROLL
-      for (int g = 0; g < G; ++g)
-        if (owns<n>(f, g))
-          {
-            const int fg = fiber(f, g), a = fg % ni, bb = dim == 3 ? fg / ni : 0;
-            TPMG_UNROLL
-            for (int i = 0; i < ni; ++i)
-              out[at(a, bb, i)] = v[g][i];
-          }
+      store_fibers<n, ni>(f, out, at, v);
     }
 
     /// 3D: S_y on y-fibers (a, zi): W1 (Vz) -> W2 (Vx).
@@ -562,24 +539,9 @@ namespace tpmg
       if (f >= n)
         return;
       Number v[G][ni], w[G][ni];
-      TPMG_UNROLL
-      for (int g = 0; g < G; ++g)
-        {
-          const int fg = fiber(f, g), a = fg % ni, zi = fg / ni;
-          TPMG_UNROLL
-          for (int j = 0; j < ni; ++j)
-            v[g][j] = owns<n>(f, g) ? in[L::Vz::at(a, j, zi)] : Number(0);
-        }
+      load_fibers<n, ni>(f, in, [](int a, int zi, int j) { return L::Vz::at(a, j, zi); }, v);
       apply_S<false>(v, w);
-      TPMG_UNROLL
-      for (int g = 0; g < G; ++g)
-        if (owns<n>(f, g))
-          {
-            const int fg = fiber(f, g), a = fg % ni, zi = fg / ni;
-            TPMG_UNROLL
-            for (int i = 0; i < ni; ++i)
-              out[L::Vx::at(a, i, zi)] = w[g][i];
-          }
+      store_fibers<n, ni>(f, out, [](int a, int zi, int i) { return L::Vx::at(a, i, zi); }, w);
     }
 
     /// S_x on x-fibers (yi, zi) and the update of the interior: x_I += c, or x_I = c for
@@ -593,14 +555,7 @@ namespace tpmg
       if (f >= n)
         return;
       Number v[G][ni], w[G][ni];
-      TPMG_UNROLL
-      for (int g = 0; g < G; ++g)
-        {
-          const int fg = fiber(f, g), yi = fg % ni, zi = fg / ni;
-          TPMG_UNROLL
-          for (int j = 0; j < ni; ++j)
-            v[g][j] = owns<n>(f, g) ? in[L::Vx::at(j, yi, zi)] : Number(0);
-        }
+      load_fibers<n, ni>(f, in, [](int yi, int zi, int j) { return L::Vx::at(j, yi, zi); }, v);
       apply_S<false>(v, w);
       TPMG_UNROLL
       for (int g = 0; g < G; ++g)

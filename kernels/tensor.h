@@ -138,6 +138,29 @@ namespace tpmg
     }
   };
 
+  namespace internal
+  {
+    /// out[g][o + a] = Σ_{i < m} H[i][a] in[g][i], a < m: one parity half of Sᵀ (ParityColumns)
+    template <int m, int o, typename Number, int R, int C, int G, int n_in, int n_out>
+    TPMG_HD TPMG_FORCEINLINE void parity_half_transposed(const Number (&H)[R][C], const Number (&in)[G][n_in],
+                                                         Number (&out)[G][n_out])
+    {
+      TPMG_UNROLL
+      for (int a = 0; a < m; ++a)
+        {
+          Number v[G] = {};
+          TPMG_UNROLL
+          for (int i = 0; i < m; ++i)
+            TPMG_UNROLL
+            for (int g = 0; g < G; ++g)
+              v[g] += H[i][a] * in[g][i];
+          TPMG_UNROLL
+          for (int g = 0; g < G; ++g)
+            out[g][o + a] = v[g];
+        }
+    }
+  } // namespace internal
+
   /// out = Sᵀ in for G fibers: even modes from the sums in_i + in_{n-1-i}, odd modes from the
   /// differences. The fiber index is the inner loop, so each entry of S feeds G FMAs.
   template <typename Number, int n, int G>
@@ -157,32 +180,8 @@ namespace tpmg
           }
         s[g][P::mid] = in[g][P::mid];
       }
-    TPMG_UNROLL
-    for (int a = 0; a < P::ne; ++a)
-      {
-        Number v[G] = {};
-        TPMG_UNROLL
-        for (int i = 0; i < P::ne; ++i)
-          TPMG_UNROLL
-          for (int g = 0; g < G; ++g)
-            v[g] += S.e[i][a] * s[g][i];
-        TPMG_UNROLL
-        for (int g = 0; g < G; ++g)
-          out[g][a] = v[g];
-      }
-    TPMG_UNROLL
-    for (int a = 0; a < P::no; ++a)
-      {
-        Number v[G] = {};
-        TPMG_UNROLL
-        for (int i = 0; i < P::no; ++i)
-          TPMG_UNROLL
-          for (int g = 0; g < G; ++g)
-            v[g] += S.o[i][a] * d[g][i];
-        TPMG_UNROLL
-        for (int g = 0; g < G; ++g)
-          out[g][P::ne + a] = v[g];
-      }
+    internal::parity_half_transposed<P::ne, 0>(S.e, s, out);
+    internal::parity_half_transposed<P::no, P::ne>(S.o, d, out);
   }
 
   /// out = S in for G fibers: the even modes give the symmetric part of each node pair, the
