@@ -46,6 +46,38 @@ namespace tpmg
       TPMG_HD void operator()(index_t i) const { y[i] = To(x[i]); }
     };
 
+    /// y = a x
+    template <typename N>
+    struct Equ
+    {
+      N        a;
+      const N *x;
+      N       *y;
+      TPMG_HD void operator()(index_t i) const { y[i] = a * x[i]; }
+    };
+
+    /// Vectors that one pass of MultiAxpy reads besides its target.
+    constexpr int multi_vectors = 8;
+
+    /// y += Σ_{c < count} a_c v_c in one pass.
+    template <typename N>
+    struct MultiAxpy
+    {
+      N        a[multi_vectors];
+      const N *v[multi_vectors];
+      int      count;
+      N       *y;
+      TPMG_HD void operator()(index_t i) const
+      {
+        N s = y[i];
+        TPMG_UNROLL
+        for (int c = 0; c < multi_vectors; ++c)
+          if (c < count)
+            s += a[c] * v[c][i];
+        y[i] = s;
+      }
+    };
+
     /// x_i y_i, accumulated in double by reduce_sum
     template <typename N>
     struct DotTerm

@@ -3,6 +3,7 @@
 #include "../kernels/forall.h"
 #include "../kernels/vector_kernels.h"
 
+#include <algorithm>
 #include <cmath>
 #include <stdexcept>
 
@@ -64,13 +65,40 @@ namespace tpmg
     return index_t(reduce_sum(x.backend(), x.size(), vector_kernels::NonFinite<N>{x.data()}));
   }
 
+  template <typename N>
+  void equ(N a, const Vector<N> &x, Vector<N> &y)
+  {
+    check_compatible(x, y, "equ");
+    forall(y.backend(), y.size(), vector_kernels::Equ<N>{a, x.data(), y.data()});
+  }
+
+  template <typename N>
+  void multi_axpy(const double *a, const std::vector<Vector<N>> &v, int count, Vector<N> &y)
+  {
+    for (int first = 0; first < count; first += vector_kernels::multi_vectors)
+      {
+        vector_kernels::MultiAxpy<N> op{};
+        op.count = std::min(count - first, vector_kernels::multi_vectors);
+        op.y     = y.data();
+        for (int c = 0; c < op.count; ++c)
+          {
+            check_compatible(v[first + c], y, "multi_axpy");
+            op.a[c] = N(a[first + c]);
+            op.v[c] = v[first + c].data();
+          }
+        forall(y.backend(), y.size(), op);
+      }
+  }
+
 #define TPMG_INSTANTIATE(N)                                                  \
   template void   axpy<N>(N, const Vector<N> &, Vector<N> &);                \
   template void   sadd<N>(N, N, const Vector<N> &, Vector<N> &);             \
   template void   scale<N>(N, Vector<N> &);                                  \
   template double dot<N>(const Vector<N> &, const Vector<N> &);              \
   template double norm_l2<N>(const Vector<N> &);                             \
-  template index_t count_non_finite<N>(const Vector<N> &);
+  template index_t count_non_finite<N>(const Vector<N> &);                   \
+  template void   equ<N>(N, const Vector<N> &, Vector<N> &);                 \
+  template void   multi_axpy<N>(const double *, const std::vector<Vector<N>> &, int, Vector<N> &);
   TPMG_INSTANTIATE(float)
   TPMG_INSTANTIATE(double)
 #undef TPMG_INSTANTIATE

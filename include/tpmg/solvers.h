@@ -158,9 +158,7 @@ namespace tpmg
       {
         {
           const auto t = time_scope(timers, outer_level, Component::outer_vector);
-          Vector<double> &v0 = basis(V, 0);
-          v0.copy_from(r);
-          scale(1.0 / beta, v0);
+          equ(1.0 / beta, r, basis(V, 0));
         }
         std::fill(g.begin(), g.end(), 0.0);
         g[0]  = beta;
@@ -184,7 +182,9 @@ namespace tpmg
                 A.vmult(w, z);
               }
             {
-              // modified Gram-Schmidt
+              // Modified Gram-Schmidt. (Classical Gram-Schmidt in two fused passes lost here: with
+              // the multigrid preconditioner w = A M⁻¹ v_j is nearly in the span of the basis, so
+              // it needed its second pass every time; benchmarks/NOTES.md §5, tenth session.)
               const auto t = time_scope(timers, outer_level, Component::outer_vector);
               for (int i = 0; i <= j; ++i)
                 {
@@ -193,11 +193,7 @@ namespace tpmg
                 }
               h(j + 1, j) = norm_l2(w);
               if (h(j + 1, j) > 0)
-                {
-                  Vector<double> &vn = basis(V, j + 1);
-                  vn.copy_from(w);
-                  scale(1.0 / h(j + 1, j), vn);
-                }
+                equ(1.0 / h(j + 1, j), w, basis(V, j + 1));
             }
             // Givens rotations
             for (int i = 0; i < j; ++i)
@@ -238,8 +234,7 @@ namespace tpmg
           }
         {
           const auto t = time_scope(timers, outer_level, Component::outer_vector);
-          for (int i = 0; i < j; ++i)
-            axpy(y[i], left_preconditioning ? V[i] : Z[i], x);
+          multi_axpy(y.data(), left_preconditioning ? V : Z, j, x);
         }
         if (s.final_residual <= target)
           {

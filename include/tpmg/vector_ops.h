@@ -3,6 +3,8 @@
 
 #include <tpmg/vector.h>
 
+#include <vector>
+
 namespace tpmg
 {
   template <typename N>
@@ -19,4 +21,11 @@ namespace tpmg
   double norm_l2(const Vector<N> &x);
   template <typename N>
   index_t count_non_finite(const Vector<N> &x);
+  template <typename N>
+  void equ(N a, const Vector<N> &x, Vector<N> &y); ///< y = a x
+
+  /// y += Σ_{c < count} a[c] v[c], one pass over y and up to 8 of the v[c] at a time (GMRES's
+  /// solution update: j + 2 vector passes instead of 3j).
+  template <typename N>
+  void multi_axpy(const double *a, const std::vector<Vector<N>> &v, int count, Vector<N> &y);
 } // namespace tpmg
