@@ -3,10 +3,10 @@
 //
 // Each stage contracts along one direction: thread l = p + P f of a block owns fiber f of
 // patch p (the f-th line of nodes along that direction; for `linear_indexing` at 3D float
-// k = 2 also fiber f + T, see threads_per_patch), loads the whole fiber into registers, and produces every output of
-// that fiber with all loop indices known at compile time. So the 1D matrices, which live in
-// __constant__ memory, reach the FMAs as uniform operands, and each shared-memory load feeds
-// 2k-1 (or 2k+1) FMAs instead of one. Threads map linearly onto the fibers a stage has (no
+// k = 2 also fiber f + T, see threads_per_patch), loads the whole fiber into registers, and
+// produces every output of that fiber with all loop indices known at compile time. So the 1D
+// matrices, which live in __constant__ memory, reach the FMAs as uniform operands, and each
+// shared-memory load feeds 2k-1 (or 2k+1) FMAs instead of one. Threads map linearly onto the fibers a stage has (no
 // idle boundary threads), structurally zero entries of the 1D patch matrices (nodes in
 // different cells) are skipped at compile time, and the eigenvectors are applied by parity
 // (ParityColumns, tensor.h: about half the FMAs of a dense product).
