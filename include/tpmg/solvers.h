@@ -182,9 +182,9 @@ namespace tpmg
                 A.vmult(w, z);
               }
             {
-              // Modified Gram-Schmidt. (Classical Gram-Schmidt in two fused passes lost here: with
-              // the multigrid preconditioner w = A M⁻¹ v_j is nearly in the span of the basis, so
-              // it needed its second pass every time; benchmarks/NOTES.md §5, tenth session.)
+              // Modified Gram-Schmidt. (Classical Gram-Schmidt with a second, DGKS pass measured
+              // slower on the H100: with the multigrid preconditioner w = A M⁻¹ v_j lies mostly in
+              // the span of the basis, so the second pass is due; benchmarks/NOTES.md §5.)
               const auto t = time_scope(timers, outer_level, Component::outer_vector);
               for (int i = 0; i <= j; ++i)
                 {
