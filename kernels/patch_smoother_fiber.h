@@ -27,11 +27,8 @@
 
 #include <type_traits>
 
-#ifndef TPMG_FIBER_THREADS
-#define TPMG_FIBER_THREADS -1 // automatic
-#endif
-#ifndef TPMG_FIBER_MAX_THREADS
-#define TPMG_FIBER_MAX_THREADS 512
+#ifndef TPMG_FIBERS_PER_THREAD
+#define TPMG_FIBERS_PER_THREAD 0 // automatic (FiberPatchKernel::threads_per_patch)
 #endif
 
 namespace tpmg
@@ -58,19 +55,17 @@ namespace tpmg
     /// and lose 5-50% from k = 3 on (fewer warps to hide the shared-memory latency; double
     /// spills under the 128-register bound). Only the unpadded layout takes them: the padded
     /// layouts are conflict-free for aligned windows of consecutive fibers (patch_layout.h),
-    /// and the second fibers f + T of a warp are not aligned. TPMG_FIBER_THREADS = 0, 1, 2
-    /// forces one fiber per thread, two, or half the fibers of the fast-diagonalization stages
-    /// (ni²; up to three in the residual stages).
-    static constexpr int widest = dim == 3 ? np * np : np, fd_fibers = dim == 3 ? ni * ni : ni;
-    static constexpr int rule   = TPMG_FIBER_THREADS >= 0 ? TPMG_FIBER_THREADS
-                                  : dim == 3 && k == 2 && sizeof(Number) == 4 && !padded ? 1
-                                                                                         : 0;
-    static constexpr int threads_per_patch = rule == 0   ? widest
-                                             : rule == 1 ? (widest + 1) / 2
-                                                         : cmax((fd_fibers + 1) / 2, (widest + 2) / 3);
-    /// Blocks of at most TPMG_FIBER_MAX_THREADS = 512 threads (the launch bound: 128 registers);
-    /// patches of more (3D k = 8: 289 threads) go one to a block.
-    static constexpr int max_block_threads     = TPMG_FIBER_MAX_THREADS;
+    /// and the second fibers f + T of a warp are not aligned. The build knob
+    /// TPMG_FIBERS_PER_THREAD = 1 or 2 forces either (A/B runs).
+    static constexpr int widest            = dim == 3 ? np * np : np;
+    static constexpr int fibers_per_thread = TPMG_FIBERS_PER_THREAD > 0 ? TPMG_FIBERS_PER_THREAD
+                                             : dim == 3 && k == 2 && sizeof(Number) == 4 && !padded ? 2
+                                                                                                    : 1;
+    static_assert(fibers_per_thread == 1 || fibers_per_thread == 2, "TPMG_FIBERS_PER_THREAD: 1 or 2");
+    static constexpr int threads_per_patch = (widest + fibers_per_thread - 1) / fibers_per_thread;
+    /// Blocks of at most 512 threads (the launch bound: 128 registers); patches of more (3D
+    /// k = 8: 289 threads) go one to a block.
+    static constexpr int max_block_threads     = 512;
     static constexpr int max_patches_per_block = cmax(1, max_block_threads / threads_per_patch);
     /// The stages work in place (below) for unpadded 3D layouts, double at every degree, float at
     /// k = 5..7: measured on the H100 (NOTES §4, "In place"), float lost 2-4% at k = 2..4 (no
@@ -202,7 +197,7 @@ namespace tpmg
     /// 16 patches instead of 8; the rest is within 2% of the best P.
     static int automatic_patches_per_block()
     {
-      const int limit = cmin(max_block_threads, sizeof(Number) == 4 && threads_per_patch > 128 ? 512 : 256);
+      const int limit = sizeof(Number) == 4 && threads_per_patch > 128 ? 512 : 256;
       int       p     = 1;
       while (2 * p * threads_per_patch <= limit && 2 * p <= max_patches_per_block)
         p *= 2;
