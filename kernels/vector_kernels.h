@@ -87,6 +87,24 @@ namespace tpmg
       TPMG_HD double operator()(index_t i) const { return double(x[i]) * double(y[i]); }
     };
 
+    /// w += a x, and the term w_i v_i (v = nullptr: w_i²) of the updated w, accumulated in double
+    /// by reduce_sum: one pass for an axpy and the dot product that follows it. Each i is
+    /// transformed once (reduce_sum reads every item once), so w is updated once.
+    template <typename N>
+    struct AxpyDot
+    {
+      N        a;
+      const N *x;
+      N       *w;
+      const N *v;
+      TPMG_HD double operator()(index_t i) const
+      {
+        const N wi = w[i] + a * x[i];
+        w[i]       = wi;
+        return double(wi) * double(v ? v[i] : wi);
+      }
+    };
+
     /// max-free check for non-finite entries: 1 where x_i is NaN or inf
     template <typename N>
     struct NonFinite

@@ -54,6 +54,16 @@ namespace tpmg
   }
 
   template <typename N>
+  double axpy_dot(N a, const Vector<N> &x, Vector<N> &w, const Vector<N> *v)
+  {
+    check_compatible(x, w, "axpy_dot");
+    if (v)
+      check_compatible(*v, w, "axpy_dot");
+    return reduce_sum(w.backend(), w.size(),
+                      vector_kernels::AxpyDot<N>{a, x.data(), w.data(), v ? v->data() : nullptr});
+  }
+
+  template <typename N>
   double norm_l2(const Vector<N> &x)
   {
     return std::sqrt(dot(x, x));
@@ -95,6 +105,7 @@ namespace tpmg
   template void   sadd<N>(N, N, const Vector<N> &, Vector<N> &);             \
   template void   scale<N>(N, Vector<N> &);                                  \
   template double dot<N>(const Vector<N> &, const Vector<N> &);              \
+  template double axpy_dot<N>(N, const Vector<N> &, Vector<N> &, const Vector<N> *); \
   template double norm_l2<N>(const Vector<N> &);                             \
   template index_t count_non_finite<N>(const Vector<N> &);                   \
   template void   equ<N>(N, const Vector<N> &, Vector<N> &);                 \

@@ -48,6 +48,19 @@ namespace
         for (index_t i = 0; i < n; ++i)
           ASSERT_NEAR(yh[i], rh[i], tol * (count + 1)) << count << " " << i;
       }
+    // w += a x fused with the next dot product (with v, and with w itself)
+    for (bool with_v : {true, false})
+      {
+        Vector<N>       w = random_vector<N>(n, 3), ref = random_vector<N>(n, 3);
+        const Vector<N> u = random_vector<N>(n, 4);
+        const double    d = axpy_dot(N(-0.75), x, w, with_v ? &u : nullptr);
+        axpy(N(-0.75), x, ref);
+        const double dref = with_v ? dot(ref, u) : dot(ref, ref);
+        EXPECT_NEAR(d, dref, 1e-12 * std::fabs(dref) + 1e-12) << with_v;
+        const auto wh = w.to_host(), rh = ref.to_host();
+        for (index_t i = 0; i < n; ++i)
+          ASSERT_EQ(wh[i], rh[i]) << "w updated once, as axpy does: " << i;
+      }
     Vector<N> y(n, Backend::cpu);
     equ(N(-3), x, y);
     const auto yh = y.to_host(), xh = x.to_host();

@@ -185,13 +185,16 @@ namespace tpmg
               // Modified Gram-Schmidt. (Classical Gram-Schmidt with a second, DGKS pass measured
               // slower on the H100: with the multigrid preconditioner w = A M⁻¹ v_j lies mostly in
               // the span of the basis, so the second pass is due; benchmarks/NOTES.md §5.)
+              // Each axpy is fused with the dot product after it (axpy_dot), the last one with
+              // ‖w‖²: 4j + 7 vector passes instead of 5j + 8, the same arithmetic.
               const auto t = time_scope(timers, outer_level, Component::outer_vector);
+              double     next = dot(w, V[0]);
               for (int i = 0; i <= j; ++i)
                 {
-                  h(i, j) = dot(w, V[i]);
-                  axpy(-h(i, j), V[i], w);
+                  h(i, j) = next;
+                  next    = axpy_dot(-h(i, j), V[i], w, i < j ? &V[i + 1] : nullptr);
                 }
-              h(j + 1, j) = norm_l2(w);
+              h(j + 1, j) = std::sqrt(next);
               if (h(j + 1, j) > 0)
                 equ(1.0 / h(j + 1, j), w, basis(V, j + 1));
             }
@@ -286,8 +289,7 @@ namespace tpmg
           const auto   t     = time_scope(timers, outer_level, Component::outer_vector);
           const double alpha = rz / dot(p, q);
           axpy(alpha, p, x);
-          axpy(-alpha, q, r);
-          res = norm_l2(r);
+          res = std::sqrt(axpy_dot(-alpha, q, r)); // r -= alpha q and ‖r‖ in one pass
         }
         ++s.iterations;
         s.final_residual = res;

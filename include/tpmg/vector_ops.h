@@ -17,6 +17,10 @@ namespace tpmg
   void convert(const Vector<From> &x, Vector<To> &y); ///< y = x (precision change)
   template <typename N>
   double dot(const Vector<N> &x, const Vector<N> &y); ///< accumulated in double
+  /// w += a x, then returns (w, v) of the updated w, or (w, w) for v = nullptr: one pass over
+  /// w, x and v (modified Gram-Schmidt: each orthogonalization fused with the next dot product).
+  template <typename N>
+  double axpy_dot(N a, const Vector<N> &x, Vector<N> &w, const Vector<N> *v = nullptr);
   template <typename N>
   double norm_l2(const Vector<N> &x);
   template <typename N>

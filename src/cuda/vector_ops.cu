@@ -8,6 +8,7 @@ namespace vk = tpmg::vector_kernels;
   TPMG_INSTANTIATE_DEVICE_FORALL(vk::Sadd<N>)                \
   TPMG_INSTANTIATE_DEVICE_FORALL(vk::Scale<N>)               \
   TPMG_INSTANTIATE_DEVICE_REDUCE(vk::DotTerm<N>)             \
+  TPMG_INSTANTIATE_DEVICE_REDUCE(vk::AxpyDot<N>)             \
   TPMG_INSTANTIATE_DEVICE_REDUCE(vk::NonFinite<N>)            \
   TPMG_INSTANTIATE_DEVICE_FORALL(vk::Equ<N>)                 \
   TPMG_INSTANTIATE_DEVICE_FORALL(vk::MultiAxpy<N>)

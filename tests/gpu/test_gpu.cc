@@ -441,3 +441,36 @@ TEST(Gpu, TooLargeProblemIsRefusedBeforeAllocation)
       EXPECT_NE(std::string(e.what()).find("GiB free"), std::string::npos) << e.what();
     }
 }
+
+TEST(Gpu, AxpyDotUpdatesOnceAndEqualsCpu)
+{
+  // the fused axpy + dot product of GMRES's Gram-Schmidt: w must be updated exactly once by
+  // the reduction (a second transform of an item would add a x twice)
+  const index_t                    n = 3'000'017; // several CUB tiles and a ragged end
+  std::mt19937                     gen(5);
+  std::uniform_real_distribution<> u(-1, 1);
+  std::vector<double>              x(n), w(n), v(n);
+  for (index_t i = 0; i < n; ++i)
+    {
+      x[i] = u(gen);
+      w[i] = u(gen);
+      v[i] = u(gen);
+    }
+  for (bool with_v : {true, false})
+    {
+      double              d[2];
+      std::vector<double> wout[2];
+      for (Backend b : {Backend::cpu, Backend::cuda})
+        {
+          Vector<double> xb(n, b), wb(n, b), vb(n, b);
+          xb.from_host(x);
+          wb.from_host(w);
+          vb.from_host(v);
+          d[b == Backend::cuda]    = axpy_dot(-0.5, xb, wb, with_v ? &vb : nullptr);
+          wout[b == Backend::cuda] = wb.to_host();
+        }
+      EXPECT_NEAR(d[1], d[0], 1e-12 * std::fabs(d[0]));
+      for (index_t i = 0; i < n; ++i)
+        ASSERT_EQ(wout[1][i], wout[0][i]) << i;
+    }
+}
