@@ -32,7 +32,7 @@ namespace tpmg
       }
     else
       {
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (static_cast<unsigned long long>(n) >= host_parallel_threshold)
         for (index_t i = 0; i < n; ++i)
           f(i);
       }
@@ -53,7 +53,7 @@ namespace tpmg
 #endif
       }
     double sum = 0.0;
-#pragma omp parallel for schedule(static) reduction(+ : sum)
+#pragma omp parallel for schedule(static) reduction(+ : sum) if (static_cast<unsigned long long>(n) >= host_parallel_threshold)
     for (index_t i = 0; i < n; ++i)
       sum += f(i);
     return sum;

@@ -14,7 +14,8 @@ namespace tpmg
   {
     const std::size_t n_blocks = std::size_t(shape.grid.x) * shape.grid.y * shape.grid.z;
     const unsigned n_threads = shape.block.size();
-#pragma omp parallel
+    // small launches (coarse levels, test meshes) run on the calling thread (config.h)
+#pragma omp parallel if (n_blocks > 1 && n_blocks * n_threads >= host_parallel_threshold)
     {
       // 16-byte aligned scratch for the block's shared memory.
       std::vector<unsigned char> storage(shape.shared_bytes + 16);

@@ -139,7 +139,7 @@ namespace tpmg
     check_deformation(level, s);
     const index_t nv[3] = {level.cells[0] + 1, level.cells[1] + 1, level.dim == 3 ? level.cells[2] + 1 : 1};
     std::vector<double> v(std::size_t(nv[0] * nv[1] * nv[2]) * 3);
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (v.size() >= host_parallel_threshold)
     for (index_t iz = 0; iz < nv[2]; ++iz)
       for (index_t iy = 0; iy < nv[1]; ++iy)
         for (index_t ix = 0; ix < nv[0]; ++ix)
@@ -186,7 +186,8 @@ namespace tpmg
     index_t             first_bad = std::numeric_limits<index_t>::max();
     double              min_det   = std::numeric_limits<double>::infinity();
 
-#pragma omp parallel for schedule(static) reduction(min : first_bad, min_det)
+#pragma omp parallel for schedule(static) reduction(min : first_bad, min_det) \
+  if (factors.size() >= host_parallel_threshold)
     for (index_t c = 0; c < n_cells; ++c)
       {
         const index_t cx = c % nc[0], cy = (c / nc[0]) % nc[1], cz = c / (nc[0] * nc[1]);

@@ -30,6 +30,11 @@ namespace tpmg
   /// Largest polynomial degree of the library (DESIGN.md §9: 1..10).
   constexpr int max_degree = 10;
 
+  /// CPU loops shorter than this (forall, reduce_sum; runner launches: blocks x threads) run
+  /// on the calling thread: an OpenMP region costs microseconds, and far more where several
+  /// processes share the cores (ctest -j), as every region then waits for descheduled threads.
+  constexpr unsigned long long host_parallel_threshold = 16384;
+
   /// Where data lives and kernels run.
   enum class Backend
   {
