@@ -28,15 +28,6 @@ namespace tpmg
       TPMG_HD void operator()(index_t i) const { y[i] = s * y[i] + a * x[i]; }
     };
 
-    /// x = a x
-    template <typename N>
-    struct Scale
-    {
-      N  a;
-      N *x;
-      TPMG_HD void operator()(index_t i) const { x[i] *= a; }
-    };
-
     /// y = x in another precision
     template <typename To, typename From>
     struct Convert

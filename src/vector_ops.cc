@@ -33,12 +33,6 @@ namespace tpmg
     forall(y.backend(), y.size(), vector_kernels::Sadd<N>{s, a, x.data(), y.data()});
   }
 
-  template <typename N>
-  void scale(N a, Vector<N> &x)
-  {
-    forall(x.backend(), x.size(), vector_kernels::Scale<N>{a, x.data()});
-  }
-
   template <typename To, typename From>
   void convert(const Vector<From> &x, Vector<To> &y)
   {
@@ -103,7 +97,6 @@ namespace tpmg
 #define TPMG_INSTANTIATE(N)                                                  \
   template void   axpy<N>(N, const Vector<N> &, Vector<N> &);                \
   template void   sadd<N>(N, N, const Vector<N> &, Vector<N> &);             \
-  template void   scale<N>(N, Vector<N> &);                                  \
   template double dot<N>(const Vector<N> &, const Vector<N> &);              \
   template double axpy_dot<N>(N, const Vector<N> &, Vector<N> &, const Vector<N> *); \
   template double norm_l2<N>(const Vector<N> &);                             \

@@ -11,8 +11,6 @@ namespace tpmg
   void axpy(N a, const Vector<N> &x, Vector<N> &y); ///< y += a x
   template <typename N>
   void sadd(N s, N a, const Vector<N> &x, Vector<N> &y); ///< y = s y + a x
-  template <typename N>
-  void scale(N a, Vector<N> &x); ///< x *= a
   template <typename To, typename From>
   void convert(const Vector<From> &x, Vector<To> &y); ///< y = x (precision change)
   template <typename N>

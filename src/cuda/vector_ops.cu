@@ -6,7 +6,6 @@ namespace vk = tpmg::vector_kernels;
 #define TPMG_INSTANTIATE(N)                                  \
   TPMG_INSTANTIATE_DEVICE_FORALL(vk::Axpy<N>)                \
   TPMG_INSTANTIATE_DEVICE_FORALL(vk::Sadd<N>)                \
-  TPMG_INSTANTIATE_DEVICE_FORALL(vk::Scale<N>)               \
   TPMG_INSTANTIATE_DEVICE_REDUCE(vk::DotTerm<N>)             \
   TPMG_INSTANTIATE_DEVICE_REDUCE(vk::AxpyDot<N>)             \
   TPMG_INSTANTIATE_DEVICE_REDUCE(vk::NonFinite<N>)            \
