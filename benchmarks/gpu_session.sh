@@ -280,6 +280,23 @@ for stage in "$@"; do
       python3 benchmarks/plot_breakdown.py "$OUT"/table7best/table7_*_right.json -o "$OUT/table7best_breakdown.png" --levels
       tar czf "$OUT/table7best.tgz" -C "$OUT" table7best && rm -rf "$OUT/table7best"
       ;;
+    table7right)
+      # Table 7 as the README reports it: fastest kernels (fused linear_indexing; the tile kernel
+      # at k = 1), right preconditioning, the prm files' GMRES restart; $T7_EXTRA: more runs of
+      # the form name:file:--set,A=B,--set,C=D separated by ';' (A/B of solver settings)
+      mkdir -p "$OUT/t7"
+      IFS=';' read -r -a runs <<< "table7_k1_mixed;table7_k1_double;table7_k3_mixed;table7_k3_double;table7_k7_mixed;table7_k7_double;${T7_EXTRA:-}"
+      for run in "${runs[@]}"; do
+        [ -z "$run" ] && continue
+        name=${run%%:*}; rest=${run#*:}; f=${rest%%:*}; [ "$rest" = "$run" ] && f=$run
+        extra=(); [[ "$rest" == *:* ]] && IFS=',' read -r -a extra <<< "${rest#*:}"
+        $B/apps/poisson_solver prm/$f.prm --set "Multigrid/Kernel optimization=linear_indexing" --set "Solver/Preconditioning side=right" \
+          "${extra[@]}" --json "$OUT/t7/$name.json" > "$OUT/t7/$name.log" 2>&1
+        echo "$name: exit $? $(grep -A1 '^DoFs' "$OUT/t7/$name.log" | tail -1)"
+      done
+      python3 benchmarks/plot_breakdown.py "$OUT"/t7/table7_k?_*.json -o "$OUT/t7/table7_breakdown.png" --levels
+      tar czf "$OUT/table7right.tgz" -C "$OUT" t7 && rm -rf "$OUT/t7"
+      ;;
     *)
       echo "unknown stage $stage" >&2
       exit 2

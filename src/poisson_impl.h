@@ -38,7 +38,7 @@ namespace tpmg
       switch (p.solver)
         {
           case SolverType::gmres:
-            return p.left_preconditioning ? p.gmres_restart + 5 : 2 * p.gmres_restart + 5;
+            return p.left_preconditioning ? p.gmres_restart + 4 : 2 * p.gmres_restart + 4; // V, Z; b, x, r, w
           case SolverType::cg:
             return 6;
           default:

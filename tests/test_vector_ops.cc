@@ -68,14 +68,14 @@ namespace
       ASSERT_EQ(yh[i], N(-3) * xh[i]);
   }
 
-  /// diag(d) with d spread geometrically over [1, 1e6]
+  /// diag(d) with d spread geometrically over [1, range]
   class Diagonal : public LinearOperator<double>
   {
   public:
-    explicit Diagonal(index_t n) : d_(n)
+    explicit Diagonal(index_t n, double range = 1e6) : d_(n)
     {
       for (index_t i = 0; i < n; ++i)
-        d_[i] = std::pow(1e6, double(i) / double(n - 1));
+        d_[i] = std::pow(range, double(i) / double(n - 1));
     }
     void vmult(Vector<double> &dst, const Vector<double> &src) const override
     {
@@ -134,4 +134,42 @@ TEST(VectorOps, GmresResidualIsTheTrueResidual)
       EXPECT_LT(true_relative, 2e-10) << (left ? "left" : "right");
       EXPECT_NEAR(true_relative, s.relative_residual(), 1e-10) << (left ? "left" : "right");
     }
+}
+
+// Restarted GMRES: the basis holds the restart length m of vectors (the (m+1)-th of a cycle is
+// never written), so every cycle must still end on the residual it reports. Short cycles on
+// diag(1 .. 100), both sides, with the iteration limit inside a cycle as well.
+TEST(VectorOps, RestartedGmresEndsEachCycleOnItsReportedResidual)
+{
+  const index_t  n = 200;
+  const Diagonal A(n, 100.0);
+  const Identity M;
+  const Vector<double> b = random_vector<double>(n, 3);
+  for (bool left : {false, true})
+    for (int m : {1, 2, 3, 5})
+      {
+        Vector<double> x(n, Backend::cpu);
+        SolverControl  control;
+        control.relative_tolerance = 1e-10;
+        control.max_iterations     = 3000;
+        control.restart            = m;
+        const SolveStats s         = gmres(A, M, b, x, control, left, nullptr);
+        ASSERT_TRUE(s.converged) << s.failure << " m = " << m;
+        Vector<double> r(n, Backend::cpu);
+        A.vmult(r, x);
+        sadd(-1.0, 1.0, b, r);
+        const double true_relative = norm_l2(r) / norm_l2(b);
+        EXPECT_LT(true_relative, 1.01e-10) << "m = " << m << (left ? " left" : " right");
+        EXPECT_NEAR(true_relative, s.relative_residual(), 1e-12) << "m = " << m;
+
+        // stopped by the iteration limit in the middle of a cycle: x is the cycle's update so far
+        Vector<double> x2(n, Backend::cpu);
+        control.max_iterations = 2 * m + 1;
+        const SolveStats s2    = gmres(A, M, b, x2, control, left, nullptr);
+        EXPECT_FALSE(s2.converged);
+        EXPECT_EQ(s2.iterations, 2 * m + 1);
+        A.vmult(r, x2);
+        sadd(-1.0, 1.0, b, r);
+        EXPECT_NEAR(norm_l2(r) / norm_l2(b), s2.relative_residual(), 1e-9 * (1 + s2.relative_residual())) << "m = " << m;
+      }
 }

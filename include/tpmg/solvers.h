@@ -121,7 +121,7 @@ namespace tpmg
     const Backend  be = b.backend();
     const int      m  = std::max(1, control.restart);
     Vector<double> r(b.size(), be), w(b.size(), be);
-    std::vector<Vector<double>> V, Z; // grown on demand, at most m+1 and m vectors
+    std::vector<Vector<double>> V, Z; // grown on demand, at most m vectors each
     auto basis = [&](std::vector<Vector<double>> &B, int j) -> Vector<double> & {
       while (int(B.size()) <= j)
         B.emplace_back(b.size(), be);
@@ -195,9 +195,8 @@ namespace tpmg
                   next    = axpy_dot(-h(i, j), V[i], w, i < j ? &V[i + 1] : nullptr);
                 }
               h(j + 1, j) = std::sqrt(next);
-              if (h(j + 1, j) > 0)
-                equ(1.0 / h(j + 1, j), w, basis(V, j + 1));
             }
+            const double h_next = h(j + 1, j); // v_{j+1} = w / h_next, written below if needed
             // Givens rotations
             for (int i = 0; i < j; ++i)
               {
@@ -224,6 +223,13 @@ namespace tpmg
               {
                 ++j;
                 break;
+              }
+            // The last vector of a cycle and of a converged solve is never used: not written
+            // (one pass each, and the basis holds m vectors, not m + 1).
+            if (j + 1 < m && s.iterations < control.max_iterations && h_next > 0)
+              {
+                const auto t = time_scope(timers, outer_level, Component::outer_vector);
+                equ(1.0 / h_next, w, basis(V, j + 1));
               }
           }
         // x += (Z or V) y with H y = g
