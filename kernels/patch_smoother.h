@@ -155,8 +155,13 @@ namespace tpmg
           if constexpr (phase == 0)
             {
               if constexpr (has_residual)
-                for (int z = tz; z < nz; z += TZ)
-                  B0[idx<np, np>(tx, ty, z)] = x[geo.global(c0, tx, ty, z)];
+                {
+                  // x minus its value at the patch centre: the same residual (A_I 1 = 0) without
+                  // the cancellation of a smooth x (patch_smoother_fiber.h, subtract_centre_value)
+                  const Number c = x[geo.global(c0, k, k, dim == 3 ? k : 0)];
+                  for (int z = tz; z < nz; z += TZ)
+                    B0[idx<np, np>(tx, ty, z)] = x[geo.global(c0, tx, ty, z)] - c;
+                }
               else if (tx < ni && ty < ni)
                 for (int z = tz; z < nzi; z += TZ)
                   B1[idx<ni, ni>(tx, ty, z)] = r[geo.global(c0, tx + 1, ty + 1, z + (dim == 3))];

@@ -247,9 +247,9 @@ namespace tpmg
           if constexpr (phase == 0)
             stage_load(f, first, BX);
           else if constexpr (dim == 3 && phase == 1)
-            stage_z(f, BX, BA, BB);
+            stage_z(f, first, BX, BA, BB);
           else if constexpr (phase == dim - 1)
-            stage_y_residual(f, BX, BA, BB, BC, BD);
+            stage_y_residual(f, first, BX, BA, BB, BC, BD);
           else if constexpr (phase == dim)
             stage_x(f, first, BC, BD, BA, BX);
           else if constexpr (dim == 3 && phase == 4)
@@ -314,6 +314,26 @@ namespace tpmg
           }
     }
 
+    /// The residual stages read x - c, c = x at the patch's centre: the interior rows of the
+    /// patch matrix sum to zero (A_I 1 = 0), so b_I - A_I (x - c) is the same residual, but for
+    /// a smooth x the sums no longer cancel |A| |x| down to |r|. In float that cancellation
+    /// made the V-cycle's error grow like eps cond(A): 3D Q7 on 128^3 cells needed 4 GMRES
+    /// iterations where double needs 3 (benchmarks/NOTES.md §5). Not for `boundary`, whose
+    /// reduced residual b_I - A_IB x_B leaves the interior out (A_IB 1 is not zero).
+    template <int G, int len>
+    TPMG_HD TPMG_FORCEINLINE void subtract_centre_value(index_t first, Number (&in)[G][len]) const
+    {
+      if constexpr (!reduced)
+        {
+          const Number c = x[first + geo.offset(k, k, dim == 3 ? k : 0)];
+          TPMG_UNROLL
+          for (int g = 0; g < G; ++g)
+            TPMG_UNROLL
+            for (int j = 0; j < len; ++j)
+              in[g][j] -= c;
+        }
+    }
+
     /// X <- x on the patch; z-fibers (x, y) in 3D, y-fibers x in 2D. `boundary`: interior zero.
     template <class Buf>
     TPMG_HD void stage_load(int f, index_t first, Buf BX) const
@@ -350,13 +370,14 @@ namespace tpmg
 
     /// 3D z-stage: T_m = M_z X, T_a = A_z X on interior z rows; z-fibers (x, y).
     template <class Buf>
-    TPMG_HD void stage_z(int f, Buf BX, Buf BA, Buf BB) const
+    TPMG_HD void stage_z(int f, index_t first, Buf BX, Buf BA, Buf BB) const
     {
       constexpr int n = np * np, G = groups<n>;
       if (f >= n)
         return;
       Number in[G][np];
       load_fibers<n, np>(f, BX, [](int u, int v, int z) { return L::X::at(u, v, z); }, in);
+      subtract_centre_value(first, in);
       TPMG_UNROLL
       for (int i = 0; i < ni; ++i)
         {
@@ -384,7 +405,7 @@ namespace tpmg
     /// y-stage of the residual: U1 = M_y T_m, U2 = c_y A_y T_m + c_z M_y T_a (2D: T_m = X,
     /// T_a = 0); y-fibers (x, zi).
     template <class Buf>
-    TPMG_HD void stage_y_residual(int f, Buf BX, Buf BA, Buf BB, Buf BC, Buf BD) const
+    TPMG_HD void stage_y_residual(int f, index_t first, Buf BX, Buf BA, Buf BB, Buf BC, Buf BD) const
     {
       constexpr int n = np * nzi, G = groups<n>;
       if (f >= n)
@@ -397,7 +418,10 @@ namespace tpmg
           load_fibers<n, np>(f, BB, t, ta);
         }
       else
-        load_fibers<n, np>(f, BX, [](int u, int, int y) { return L::X::at(u, y); }, tm);
+        {
+          load_fibers<n, np>(f, BX, [](int u, int, int y) { return L::X::at(u, y); }, tm);
+          subtract_centre_value(first, tm);
+        }
       TPMG_UNROLL
       for (int i = 0; i < ni; ++i)
         {

@@ -91,14 +91,17 @@ namespace tpmg
             return;
           // the vertex is node (2tx+1, 2ty+1, 2tz+1) of the tile
           const int c = (2 * tx + 1) + N0 * ((2 * ty + 1) + N1 * (dim == 3 ? 2 * tz + 1 : 0));
-          Number    s = 0;
+          // non-reduced: the stencil applied to x - x_c (its weights sum to zero), which for a
+          // smooth x avoids the cancellation (patch_smoother_fiber.h, subtract_centre_value)
+          const Number xc = reduced ? Number(0) : Number(X[c]);
+          Number       s  = 0;
           TPMG_UNROLL
           for (int o = 0; o < (dim == 3 ? 27 : 9); ++o)
             {
               const int ox = o % 3 - 1, oy = (o / 3) % 3 - 1, oz = dim == 3 ? o / 9 - 1 : 0;
-              if (reduced && ox == 0 && oy == 0 && oz == 0)
+              if (ox == 0 && oy == 0 && oz == 0)
                 continue;
-              s += C().w[o] * X[c + ox + N0 * (oy + N1 * oz)];
+              s += C().w[o] * (X[c + ox + N0 * (oy + N1 * oz)] - xc);
             }
           const index_t g = (n0[0] + 2 * tx + 1) +
                             geo.nodes[0] * ((n0[1] + 2 * ty + 1) + geo.nodes[1] * (dim == 3 ? n0[2] + 2 * tz + 1 : 0));
