@@ -87,7 +87,8 @@ namespace tpmg
 
     struct Registers
     {
-      index_t first; ///< global index of the patch's first node, from phase 0 on
+      index_t first;  ///< global index of the patch's first node, from phase 0 on
+      Number  centre; ///< x at the patch centre (subtract_centre_value), loaded in phase 0
     };
 
     // arguments
@@ -220,7 +221,14 @@ namespace tpmg
       if (patch >= geo.n_patches)
         return;
       if constexpr (phase == 0)
-        reg.first = geo.first_index(patch);
+        {
+          reg.first = geo.first_index(patch);
+          // loaded with the patch (phase 0), where the other loads of the phase hide its
+          // latency, not in the stage that uses it (a dependent load at the head of a short
+          // phase); so placed, the centre subtraction costs 0-3.5% (NOTES §5, twelfth session)
+          if constexpr (with_x && !reduced)
+            reg.centre = x[reg.first + geo.offset(k, k, dim == 3 ? k : 0)];
+        }
       const index_t first = reg.first;
       // this patch's slot of each region; B follows A, D follows C (in place: A = C = X, B = D)
       auto region = [&](int i) { return sh.template array<Number>(offset[i]) + p * stride[i]; };
@@ -247,9 +255,9 @@ namespace tpmg
           if constexpr (phase == 0)
             stage_load(f, first, BX);
           else if constexpr (dim == 3 && phase == 1)
-            stage_z(f, first, BX, BA, BB);
+            stage_z(f, reg.centre, BX, BA, BB);
           else if constexpr (phase == dim - 1)
-            stage_y_residual(f, first, BX, BA, BB, BC, BD);
+            stage_y_residual(f, reg.centre, BX, BA, BB, BC, BD);
           else if constexpr (phase == dim)
             stage_x(f, first, BC, BD, BA, BX);
           else if constexpr (dim == 3 && phase == 4)
@@ -321,11 +329,10 @@ namespace tpmg
     /// iterations where double needs 3 (benchmarks/NOTES.md §5). Not for `boundary`, whose
     /// reduced residual b_I - A_IB x_B leaves the interior out (A_IB 1 is not zero).
     template <int G, int len>
-    TPMG_HD TPMG_FORCEINLINE void subtract_centre_value(index_t first, Number (&in)[G][len]) const
+    TPMG_HD TPMG_FORCEINLINE void subtract_centre_value(Number c, Number (&in)[G][len]) const
     {
       if constexpr (!reduced)
         {
-          const Number c = x[first + geo.offset(k, k, dim == 3 ? k : 0)];
           TPMG_UNROLL
           for (int g = 0; g < G; ++g)
             TPMG_UNROLL
@@ -370,14 +377,14 @@ namespace tpmg
 
     /// 3D z-stage: T_m = M_z X, T_a = A_z X on interior z rows; z-fibers (x, y).
     template <class Buf>
-    TPMG_HD void stage_z(int f, index_t first, Buf BX, Buf BA, Buf BB) const
+    TPMG_HD void stage_z(int f, Number centre, Buf BX, Buf BA, Buf BB) const
     {
       constexpr int n = np * np, G = groups<n>;
       if (f >= n)
         return;
       Number in[G][np];
       load_fibers<n, np>(f, BX, [](int u, int v, int z) { return L::X::at(u, v, z); }, in);
-      subtract_centre_value(first, in);
+      subtract_centre_value(centre, in);
       TPMG_UNROLL
       for (int i = 0; i < ni; ++i)
         {
@@ -405,7 +412,7 @@ namespace tpmg
     /// y-stage of the residual: U1 = M_y T_m, U2 = c_y A_y T_m + c_z M_y T_a (2D: T_m = X,
     /// T_a = 0); y-fibers (x, zi).
     template <class Buf>
-    TPMG_HD void stage_y_residual(int f, index_t first, Buf BX, Buf BA, Buf BB, Buf BC, Buf BD) const
+    TPMG_HD void stage_y_residual(int f, Number centre, Buf BX, Buf BA, Buf BB, Buf BC, Buf BD) const
     {
       constexpr int n = np * nzi, G = groups<n>;
       if (f >= n)
@@ -420,7 +427,7 @@ namespace tpmg
       else
         {
           load_fibers<n, np>(f, BX, [](int u, int, int y) { return L::X::at(u, y); }, tm);
-          subtract_centre_value(first, tm);
+          subtract_centre_value(centre, tm);
         }
       TPMG_UNROLL
       for (int i = 0; i < ni; ++i)
