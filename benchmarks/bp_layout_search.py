@@ -14,6 +14,8 @@ the chosen table; this script only finds the candidates.
 """
 import sys
 
+from bank_model import element_words, lanes_per_group, wavefronts as group_wavefronts
+
 
 def phases(kind, n, nq):
     """Per phase, the accesses (direction, buffer, a limit, b limit, length, store) in the
@@ -63,21 +65,17 @@ def count(kind, k, word, sx, sz, cs):
             else:
                 d, X, al, bl, length, _ = acc
                 accesses += [(d, X, al, bl, j) for j in range(length)]
-        group = 32 * 4 // word  # lanes served together: a warp (4 bytes), a half-warp (8 bytes)
+        group = lanes_per_group(word)
         for w0 in range(0, len(threads), group):
             lanes = threads[w0:w0 + group]
             for d, X, al, bl, j in accesses:
                 words = set()
                 for a, b, c in lanes:
                     if a < al and b < bl:
-                        off = X * buf + (c * cs + index(d, a, b, j)) * word
-                        words.update(range(off // 4, (off + word - 1) // 4 + 1))
-                if words:
-                    per_bank = [0] * 32
-                    for w in words:
-                        per_bank[w % 32] += 1
-                    wavefronts += max(per_bank)
-                    ideal += (len(words) + 31) // 32
+                        words.update(element_words(X * buf + (c * cs + index(d, a, b, j)) * word, word))
+                w, i = group_wavefronts(words)
+                wavefronts += w
+                ideal += i
     return wavefronts, ideal
 
 

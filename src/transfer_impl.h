@@ -34,7 +34,10 @@ namespace tpmg
         }
       kern.n_coarse_cells = coarse.n_cells();
       kern.grid           = CellGrid(kern.coarse_cells, "grid transfer");
-      kern.P              = make_small_matrix<Number, 2 * k + 1, k + 1>(p1d);
+      using EO            = EvenOddMatrix<Number, 2 * k + 1, k + 1>;
+      using EOt           = EvenOddMatrix<Number, k + 1, 2 * k + 1>;
+      kern.constants.P    = EO::from([&](int i, int j) { return p1d(unsigned(i), unsigned(j)); });
+      kern.constants.Pt   = EOt::from([&](int i, int j) { return p1d(unsigned(j), unsigned(i)); });
       return kern;
     }
   } // namespace internal
