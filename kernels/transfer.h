@@ -101,6 +101,14 @@ namespace tpmg
     static TPMG_HD TPMG_FORCEINLINE int B(int x, int y, int z) { return x + by * y + bz * z; }
   };
 
+  /// The 1D prolongation matrix P and Pᵀ by their even and odd parts.
+  template <int k, typename Number>
+  struct TransferConstants
+  {
+    EvenOddMatrix<Number, 2 * k + 1, k + 1> P;
+    EvenOddMatrix<Number, k + 1, 2 * k + 1> Pt;
+  };
+
   template <int dim, int k, typename Number, bool restriction>
   struct TransferKernel
   {
@@ -117,13 +125,8 @@ namespace tpmg
       unsigned cc[3]; ///< the coarse cell's coordinates, from phase 0 on
     };
 
-    /// P and Pᵀ by their even and odd parts (runner.h: a __constant__ copy on the GPU, shared
-    /// by prolongation and restriction)
-    struct Constants
-    {
-      EvenOddMatrix<Number, nf, nc> P;
-      EvenOddMatrix<Number, nc, nf> Pt;
-    };
+    /// runner.h: a __constant__ copy on the GPU, shared by prolongation and restriction
+    using Constants    = TransferConstants<k, Number>;
     using ConstantsTag = TransferKernel<dim, k, Number, false>;
     Constants                constants;
     TPMG_HD const Constants &C() const { return tpmg::constants(*this); }
