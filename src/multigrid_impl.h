@@ -48,9 +48,9 @@ namespace tpmg
                            const LinearOperator<Number> *op, bool symmetric)
         : smoother_(level, b, s, op), symmetric_(symmetric)
       {}
-      void smooth(Vector<Number> &x, const Vector<Number> &b, bool post) const override
+      void smooth(Vector<Number> &x, const Vector<Number> &b, bool post, bool x_is_zero) const override
       {
-        smoother_.smooth(x, b, post && symmetric_);
+        smoother_.smooth(x, b, post && symmetric_, x_is_zero);
       }
 
     private:
@@ -66,7 +66,7 @@ namespace tpmg
                        const LinearOperator<Number> *op, bool lumped)
         : smoother_(*op, diagonal(level, b, lumped), s, b)
       {}
-      void smooth(Vector<Number> &x, const Vector<Number> &b, bool) const override { smoother_.smooth(x, b); }
+      void smooth(Vector<Number> &x, const Vector<Number> &b, bool, bool) const override { smoother_.smooth(x, b); }
 
     private:
       static Vector<Number> diagonal(const CartesianLevel &level, Backend b, bool lumped)
@@ -208,12 +208,12 @@ namespace tpmg
   }
 
   template <int dim, int k, typename Number>
-  void Multigrid<dim, k, Number>::coarse_solve(Vector<Number> &x, const Vector<Number> &b) const
+  void Multigrid<dim, k, Number>::coarse_solve(Vector<Number> &x, const Vector<Number> &b, bool x_is_zero) const
   {
     const Level &L = lev(coarsest_);
     const auto   t = time_scope(timers_, coarsest_, Component::coarse_solve);
     if (coarse_by_smoother_)
-      L.smoother->smooth(x, b, false);
+      L.smoother->smooth(x, b, false, x_is_zero);
     else if (coarse_n_ > 0)
       {
         DenseCoarseSolve<Number> solve{coarse_inverse_.data(), b.data(), x.data(), coarse_n_,
@@ -223,17 +223,17 @@ namespace tpmg
   }
 
   template <int dim, int k, typename Number>
-  void Multigrid<dim, k, Number>::vcycle_level(int l, Vector<Number> &x, const Vector<Number> &b) const
+  void Multigrid<dim, k, Number>::vcycle_level(int l, Vector<Number> &x, const Vector<Number> &b, bool x_is_zero) const
   {
     if (l == coarsest_)
       {
-        coarse_solve(x, b);
+        coarse_solve(x, b, x_is_zero);
         return;
       }
     const Level &L = lev(l), &C = lev(l - 1);
     {
       const auto t = time_scope(timers_, l, Component::smoother);
-      L.smoother->smooth(x, b, false);
+      L.smoother->smooth(x, b, false, x_is_zero);
     }
     {
       const auto t = time_scope(timers_, l, Component::matvec);
@@ -251,28 +251,28 @@ namespace tpmg
       const auto t = time_scope(timers_, l - 1, Component::vector);
       C.x.set_zero();
     }
-    vcycle_level(l - 1, C.x, C.b);
+    vcycle_level(l - 1, C.x, C.b, true);
     {
       const auto t = time_scope(timers_, l, Component::prolongation);
       C.to_finer.prolongate_add(x, C.x);
     }
     {
       const auto t = time_scope(timers_, l, Component::smoother);
-      L.smoother->smooth(x, b, true);
+      L.smoother->smooth(x, b, true, false);
     }
   }
 
   template <int dim, int k, typename Number>
   void Multigrid<dim, k, Number>::vcycle(Vector<Number> &x, const Vector<Number> &b) const
   {
-    vcycle_level(finest_, x, b);
+    vcycle_level(finest_, x, b, false);
   }
 
   template <int dim, int k, typename Number>
   void Multigrid<dim, k, Number>::vmult(Vector<Number> &dst, const Vector<Number> &src) const
   {
-    dst.reinit(size(), backend_);
-    vcycle_level(finest_, dst, src);
+    dst.reinit(size(), backend_); // zero: the cycle starts from x = 0
+    vcycle_level(finest_, dst, src, true);
   }
 
   template <int dim, int k, typename Number>
@@ -282,7 +282,7 @@ namespace tpmg
       throw std::invalid_argument("full_multigrid: one right-hand side per level is needed");
     // coarse solve, then prolongate and one V-cycle per level
     Vector<Number> xc(lev(coarsest_).mesh.n_dofs(), backend_);
-    coarse_solve(xc, rhs[coarsest_]);
+    coarse_solve(xc, rhs[coarsest_], true);
     for (int l = coarsest_ + 1; l <= finest_; ++l)
       {
         Vector<Number> xf(lev(l).mesh.n_dofs(), backend_);
@@ -290,7 +290,7 @@ namespace tpmg
           const auto t = time_scope(timers_, l, Component::prolongation);
           lev(l - 1).to_finer.prolongate_add(xf, xc);
         }
-        vcycle_level(l, xf, rhs[l]);
+        vcycle_level(l, xf, rhs[l], false);
         xc = std::move(xf);
       }
     x = std::move(xc);

@@ -77,10 +77,11 @@ namespace tpmg
   }
 
   template <int dim, int k, typename Number>
-  void VertexPatchSmoother<dim, k, Number>::smooth(Vector<Number> &x, const Vector<Number> &b, bool reverse) const
+  void VertexPatchSmoother<dim, k, Number>::smooth(Vector<Number> &x, const Vector<Number> &b, bool reverse,
+                                                   bool x_is_zero) const
   {
     for (int i = 0; i < n_colors(); ++i)
-      smooth_color(x, b, color_at(reverse ? n_colors() - 1 - i : i));
+      smooth_color(x, b, color_at(reverse ? n_colors() - 1 - i : i), x_is_zero && i == 0);
   }
 
   namespace
@@ -102,19 +103,26 @@ namespace tpmg
     }
 
     /// The basic kernels of one color for a compile-time thread structure.
+    /// `from_zero`: x = 0 on the patches of this color, so their local residuals are b (read
+    /// by the solve kernel in place of r; it only reads r).
     template <int dim, int k, typename Number, bool per_dof, class GlobalResidual>
     void smooth_color_basic(Backend backend, SmootherKernel variant, bool fd, const PatchColorGeometry &geo,
                             Number *x, const Number *b, Number *r, const Number *d1, const Number *inv,
-                            const std::array<double, 3> &coef, const GlobalResidual &global_residual)
+                            const std::array<double, 3> &coef, const GlobalResidual &global_residual, bool from_zero)
     {
       using K    = PatchKernelKind;
       using S    = LocalSolverKind;
-      auto solve = [&] {
+      auto solve = [&](Number *res) {
         if (fd)
-          launch_patch<dim, k, Number, K::solve, S::fast_diagonalization, per_dof>(backend, geo, x, nullptr, r, d1, inv, coef);
+          launch_patch<dim, k, Number, K::solve, S::fast_diagonalization, per_dof>(backend, geo, x, nullptr, res, d1, inv, coef);
         else
-          launch_patch<dim, k, Number, K::solve, S::inverse_matrix, per_dof>(backend, geo, x, nullptr, r, d1, inv, coef);
+          launch_patch<dim, k, Number, K::solve, S::inverse_matrix, per_dof>(backend, geo, x, nullptr, res, d1, inv, coef);
       };
+      if (from_zero)
+        {
+          solve(const_cast<Number *>(b));
+          return;
+        }
       switch (variant)
         {
           case SmootherKernel::fused:
@@ -125,11 +133,11 @@ namespace tpmg
             break;
           case SmootherKernel::separate:
             launch_patch<dim, k, Number, K::residual, S::fast_diagonalization, per_dof>(backend, geo, x, b, r, d1, inv, coef);
-            solve();
+            solve(r);
             break;
           case SmootherKernel::global:
             global_residual();
-            solve();
+            solve(r);
             break;
         }
     }
@@ -153,10 +161,13 @@ namespace tpmg
     /// The optimized kernels of one color for a compile-time optimization.
     template <int dim, int k, typename Number, KernelOptimization opt>
     void smooth_color_fiber(Backend backend, SmootherKernel variant, const PatchColorGeometry &geo, Number *x,
-                            const Number *b, Number *r, const PatchData1D &d, const std::array<double, 3> &coef, int P)
+                            const Number *b, Number *r, const PatchData1D &d, const std::array<double, 3> &coef, int P,
+                            bool from_zero)
     {
       using K = PatchKernelKind;
-      if (variant == SmootherKernel::fused)
+      if (from_zero) // as in smooth_color_basic
+        launch_fiber<dim, k, Number, K::solve, opt>(backend, geo, x, b, const_cast<Number *>(b), d, coef, P);
+      else if (variant == SmootherKernel::fused)
         launch_fiber<dim, k, Number, K::fused, opt>(backend, geo, x, b, r, d, coef, P);
       else
         {
@@ -168,7 +179,8 @@ namespace tpmg
   } // namespace
 
   template <int dim, int k, typename Number>
-  void VertexPatchSmoother<dim, k, Number>::smooth_color(Vector<Number> &x, const Vector<Number> &b, int color) const
+  void VertexPatchSmoother<dim, k, Number>::smooth_color(Vector<Number> &x, const Vector<Number> &b, int color,
+                                                         bool x_is_zero) const
   {
     const PatchColorGeometry geo = patch_color_geometry(level_, color);
     if (geo.n_patches == 0)
@@ -180,10 +192,10 @@ namespace tpmg
     };
     if (settings_.optimization != KernelOptimization::basic)
       {
-        if (settings_.kernel == SmootherKernel::global)
+        if (settings_.kernel == SmootherKernel::global && !x_is_zero)
           global_residual();
         Number *r = residual_.data();
-        if (k == 1 && settings_.kernel == SmootherKernel::fused)
+        if (k == 1 && settings_.kernel == SmootherKernel::fused && !x_is_zero)
           {
             // one interior DoF per patch: the tile kernel, whose patches share their loads
             if (settings_.optimization == KernelOptimization::boundary)
@@ -197,15 +209,15 @@ namespace tpmg
           {
             case KernelOptimization::linear_indexing:
               smooth_color_fiber<dim, k, Number, KernelOptimization::linear_indexing>(backend_, settings_.kernel, geo,
-                                                                                      x.data(), b.data(), r, data_, coef_, P);
+                                                                                      x.data(), b.data(), r, data_, coef_, P, x_is_zero);
               break;
             case KernelOptimization::conflict_free:
               smooth_color_fiber<dim, k, Number, KernelOptimization::conflict_free>(backend_, settings_.kernel, geo,
-                                                                                    x.data(), b.data(), r, data_, coef_, P);
+                                                                                    x.data(), b.data(), r, data_, coef_, P, x_is_zero);
               break;
             default:
               smooth_color_fiber<dim, k, Number, KernelOptimization::boundary>(backend_, settings_.kernel, geo,
-                                                                               x.data(), b.data(), r, data_, coef_, P);
+                                                                               x.data(), b.data(), r, data_, coef_, P, x_is_zero);
               break;
           }
         return;
@@ -213,10 +225,10 @@ namespace tpmg
     const bool fd = settings_.local_solver == LocalSolver::fast_diagonalization;
     if (per_dof_)
       smooth_color_basic<dim, k, Number, true>(backend_, settings_.kernel, fd, geo, x.data(), b.data(), residual_.data(),
-                                               data1d_.data(), inverse_.data(), coef_, global_residual);
+                                               data1d_.data(), inverse_.data(), coef_, global_residual, x_is_zero);
     else
       smooth_color_basic<dim, k, Number, false>(backend_, settings_.kernel, fd, geo, x.data(), b.data(), residual_.data(),
-                                                data1d_.data(), inverse_.data(), coef_, global_residual);
+                                                data1d_.data(), inverse_.data(), coef_, global_residual, x_is_zero);
   }
 
 } // namespace tpmg

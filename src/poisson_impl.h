@@ -171,6 +171,7 @@ namespace tpmg
       control.relative_tolerance = p.relative_tolerance;
       control.max_iterations     = p.max_iterations;
       control.restart            = p.gmres_restart;
+      control.zero_initial_guess = p.solver != SolverType::fmg; // x.set_zero() below; fmg starts elsewhere
       double best = -1;
       for (int rep = 0; rep < p.repetitions; ++rep)
         {

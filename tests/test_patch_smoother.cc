@@ -55,7 +55,7 @@ namespace
 
   template <int dim, int k, typename Number>
   std::vector<double> run_smoother(const CartesianLevel &lev, const Case &c, const std::vector<double> &x0,
-                                   const std::vector<double> &b0)
+                                   const std::vector<double> &b0, bool x_is_zero = false)
   {
     PatchSmootherSettings s;
     s.kernel       = c.kernel;
@@ -69,7 +69,7 @@ namespace
     Vector<Number> x(lev.n_dofs(), Backend::cpu), b(lev.n_dofs(), Backend::cpu);
     x.from_host(std::vector<Number>(x0.begin(), x0.end()));
     b.from_host(std::vector<Number>(b0.begin(), b0.end()));
-    smoother.smooth(x, b);
+    smoother.smooth(x, b, false, x_is_zero);
     const auto h = x.to_host();
     return std::vector<double>(h.begin(), h.end());
   }
@@ -90,6 +90,10 @@ TEST_P(PatchSmootherTest, SweepEqualsReference)
     order.push_back(c.order == ColorOrder::standard ? i : ((1 << c.dim) - 1) ^ i);
   auto ref = x0;
   reference_patch_sweep(lev, A, ref, b, order);
+  // from x = 0, told so: the first color runs the local solves on b alone
+  const std::vector<double> zero(lev.n_dofs(), 0.0);
+  auto                      ref0 = zero;
+  reference_patch_sweep(lev, A, ref0, b, order);
   dispatch_dim(c.dim, [&](auto D) {
     dispatch_degree(c.k, [&](auto K) {
       constexpr int dd = decltype(D)::value, kk = decltype(K)::value;
@@ -97,6 +101,8 @@ TEST_P(PatchSmootherTest, SweepEqualsReference)
         {
           EXPECT_LT(rel_diff(run_smoother<dd, kk, double>(lev, c, x0, b), ref), 1e-11);
           EXPECT_LT(rel_diff(run_smoother<dd, kk, float>(lev, c, x0, b), ref), 5e-5);
+          EXPECT_LT(rel_diff(run_smoother<dd, kk, double>(lev, c, zero, b, true), ref0), 1e-11);
+          EXPECT_LT(rel_diff(run_smoother<dd, kk, float>(lev, c, zero, b, true), ref0), 5e-5);
         }
       else
         FAIL() << "degree not supported";

@@ -91,6 +91,17 @@ namespace
     std::vector<double> d_;
   };
 
+  /// M = s I (a damped Richardson step for defect correction)
+  struct Scaled
+  {
+    double s;
+    void   vmult(Vector<double> &z, const Vector<double> &r) const
+    {
+      z.reinit(r.size(), r.backend(), false);
+      equ(s, r, z);
+    }
+  };
+
   struct Identity
   {
     void vmult(Vector<double> &z, const Vector<double> &r) const
@@ -172,4 +183,62 @@ TEST(VectorOps, RestartedGmresEndsEachCycleOnItsReportedResidual)
         sadd(-1.0, 1.0, b, r);
         EXPECT_NEAR(norm_l2(r) / norm_l2(b), s2.relative_residual(), 1e-9 * (1 + s2.relative_residual())) << "m = " << m;
       }
+}
+
+namespace
+{
+  /// A, counting its applications
+  class Counted : public LinearOperator<double>
+  {
+  public:
+    explicit Counted(const LinearOperator<double> &A) : A_(A) {}
+    void vmult(Vector<double> &dst, const Vector<double> &src) const override
+    {
+      ++applications;
+      A_.vmult(dst, src);
+    }
+    index_t     size() const override { return A_.size(); }
+    mutable int applications = 0;
+
+  private:
+    const LinearOperator<double> &A_;
+  };
+} // namespace
+
+// With x = 0 on entry and SolverControl::zero_initial_guess, every solver takes b as its first
+// residual without applying A: the same iterates and residuals, one application fewer.
+TEST(VectorOps, ZeroInitialGuessSavesTheFirstOperatorApplication)
+{
+  const index_t        n = 120;
+  const Diagonal       D(n, 10.0);
+  const Identity       M;
+  const Vector<double> b = random_vector<double>(n, 5);
+  auto solve = [&](int solver, bool zero_guess, std::vector<double> &xh) {
+    Counted        A(D);
+    Vector<double> x(n, Backend::cpu);
+    SolverControl  control;
+    control.relative_tolerance = 1e-10;
+    control.max_iterations     = 500;
+    control.restart            = 7; // restarts too
+    control.zero_initial_guess = zero_guess;
+    const SolveStats s = solver == 0   ? gmres(A, M, b, x, control, false, nullptr)
+                         : solver == 1 ? gmres(A, M, b, x, control, true, nullptr)
+                         : solver == 2 ? cg(A, M, b, x, control, nullptr)
+                                       : defect_correction(A, Scaled{2.0 / 11.0}, b, x, control, nullptr);
+    EXPECT_TRUE(s.converged) << s.failure;
+    xh = x.to_host();
+    return std::make_pair(s, A.applications);
+  };
+  for (int solver = 0; solver < 4; ++solver)
+    {
+      std::vector<double> x0, x1;
+      const auto [s0, a0] = solve(solver, false, x0);
+      const auto [s1, a1] = solve(solver, true, x1);
+      EXPECT_EQ(a1, a0 - 1) << "solver " << solver;
+      ASSERT_EQ(s1.history.size(), s0.history.size()) << "solver " << solver;
+      for (std::size_t i = 0; i < s0.history.size(); ++i)
+        EXPECT_NEAR(s1.history[i], s0.history[i], 1e-13 * s0.history[0]) << "solver " << solver << " it " << i;
+      for (index_t i = 0; i < n; ++i)
+        EXPECT_NEAR(x1[i], x0[i], 1e-12) << "solver " << solver;
+    }
 }

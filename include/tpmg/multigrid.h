@@ -59,8 +59,9 @@ namespace tpmg
   {
   public:
     virtual ~Smoother() = default;
-    /// x <- S(x, b); `post` = post-smoothing (reverse colors for the symmetric cycle).
-    virtual void smooth(Vector<Number> &x, const Vector<Number> &b, bool post) const = 0;
+    /// x <- S(x, b); `post` = post-smoothing (reverse colors for the symmetric cycle);
+    /// `x_is_zero`: x = 0 on entry, which a smoother may use to save work.
+    virtual void smooth(Vector<Number> &x, const Vector<Number> &b, bool post, bool x_is_zero) const = 0;
   };
 
   template <int dim, int degree, typename Number>
@@ -102,8 +103,9 @@ namespace tpmg
 
   private:
     struct Level;
-    void vcycle_level(int l, Vector<Number> &x, const Vector<Number> &b) const;
-    void coarse_solve(Vector<Number> &x, const Vector<Number> &b) const;
+    /// `x_is_zero`: x = 0 on entry (vmult and the coarser levels of a cycle; not full multigrid)
+    void vcycle_level(int l, Vector<Number> &x, const Vector<Number> &b, bool x_is_zero) const;
+    void coarse_solve(Vector<Number> &x, const Vector<Number> &b, bool x_is_zero) const;
     Level       &lev(int l) { return *levels_[l - coarsest_]; }
     const Level &lev(int l) const { return *levels_[l - coarsest_]; }
 

@@ -86,11 +86,13 @@ namespace tpmg
                         const LinearOperator<Number> *op);
 
     /// One multiplicative sweep over all colors: x <- S(x, b). With `reverse` the colors
-    /// run in the opposite order (post-smoothing of the symmetric V-cycle).
-    void smooth(Vector<Number> &x, const Vector<Number> &b, bool reverse = false) const;
+    /// run in the opposite order (post-smoothing of the symmetric V-cycle). With `x_is_zero`
+    /// (the caller guarantees x = 0 on entry, as in a V-cycle's pre-smoothing) the first color's
+    /// local residuals are b itself: its patches run the local solve alone, without loading x.
+    void smooth(Vector<Number> &x, const Vector<Number> &b, bool reverse = false, bool x_is_zero = false) const;
 
-    /// The patches of one color only (for tests).
-    void smooth_color(Vector<Number> &x, const Vector<Number> &b, int color) const;
+    /// The patches of one color only (for tests); `x_is_zero` as in smooth().
+    void smooth_color(Vector<Number> &x, const Vector<Number> &b, int color, bool x_is_zero = false) const;
 
     int n_colors() const { return 1 << dim; }
     /// The color processed at position `i` of a forward sweep.

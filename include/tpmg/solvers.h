@@ -23,6 +23,9 @@ namespace tpmg
     double relative_tolerance = 1e-9;
     int    max_iterations     = 100;
     int    restart            = 30; ///< GMRES basis size
+    /// x = 0 on entry (the caller guarantees it): the first residual is b, computed without an
+    /// operator application (one fine-level operator and two vector passes per solve).
+    bool zero_initial_guess = false;
     /// Called after every iteration with (iteration, residual norm, relative residual).
     std::function<void(int, double, double)> monitor;
   };
@@ -108,6 +111,17 @@ namespace tpmg
       sadd(-1.0, 1.0, b, r);
       return norm_l2(r);
     }
+
+    /// The first residual r = b - A x of a solve; b copied when x = 0 on entry.
+    inline double first_residual(const LinearOperator<double> &A, const Vector<double> &b, const Vector<double> &x,
+                                 Vector<double> &r, const SolverControl &control, Timers *timers)
+    {
+      if (!control.zero_initial_guess)
+        return residual(A, b, x, r, timers);
+      const auto t = time_scope(timers, outer_level, Component::outer_vector);
+      r.copy_from(b);
+      return norm_l2(r);
+    }
   } // namespace internal
 
   /// GMRES with right (flexible: the preconditioned vectors are stored) or left
@@ -130,8 +144,23 @@ namespace tpmg
     std::vector<double> H(std::size_t(m + 1) * m), cs(m), sn(m), g(m + 1);
     auto                h = [&](int i, int j) -> double & { return H[std::size_t(j) * (m + 1) + i]; };
 
-    // initial (preconditioned) residual
-    auto outer_residual = [&]() {
+    // initial (preconditioned) residual; r0 is what the first basis vector is made of: r, or
+    // b itself for a zero initial guess with right preconditioning (no copy)
+    const Vector<double> *r0             = &r;
+    auto                  outer_residual = [&](bool first) {
+      r0 = &r;
+      if (first && control.zero_initial_guess)
+        {
+          if (!left_preconditioning)
+            {
+              r0           = &b;
+              const auto t = time_scope(timers, outer_level, Component::outer_vector);
+              return norm_l2(b);
+            }
+          M.vmult(r, b);
+          const auto t = time_scope(timers, outer_level, Component::outer_vector);
+          return norm_l2(r);
+        }
       double res = internal::residual(A, b, x, r, timers);
       if (left_preconditioning)
         {
@@ -142,7 +171,7 @@ namespace tpmg
         }
       return res;
     };
-    double beta        = outer_residual();
+    double beta        = outer_residual(true);
     s.initial_residual = beta;
     s.final_residual   = beta;
     s.history.push_back(beta);
@@ -158,7 +187,7 @@ namespace tpmg
       {
         {
           const auto t = time_scope(timers, outer_level, Component::outer_vector);
-          equ(1.0 / beta, r, basis(V, 0));
+          equ(1.0 / beta, *r0, basis(V, 0));
         }
         std::fill(g.begin(), g.end(), 0.0);
         g[0]  = beta;
@@ -250,7 +279,7 @@ namespace tpmg
             s.converged = true;
             break;
           }
-        beta = outer_residual(); // restart
+        beta = outer_residual(false); // restart
         if (!internal::check_residual(s, beta, s.iterations))
           return s;
       }
@@ -267,7 +296,7 @@ namespace tpmg
     SolveStats     s;
     const Backend  be = b.backend();
     Vector<double> r(b.size(), be), z(b.size(), be), p(b.size(), be), q(b.size(), be);
-    double         res = internal::residual(A, b, x, r, timers);
+    double         res = internal::first_residual(A, b, x, r, control, timers);
     s.initial_residual = s.final_residual = res;
     s.history.push_back(res);
     if (!internal::check_residual(s, res, 0))
@@ -330,7 +359,7 @@ namespace tpmg
     const Backend  be = b.backend();
     Vector<double> r(b.size(), be), c(b.size(), be);
     const double   bnorm = norm_l2(b);
-    double         res   = internal::residual(A, b, x, r, timers);
+    double         res   = internal::first_residual(A, b, x, r, control, timers);
     s.initial_residual   = bnorm;
     s.final_residual     = res;
     s.history.push_back(res);

@@ -145,6 +145,9 @@ void smoother_case(int dim, int k, SmootherKernel kern, LocalSolver ls,
                                 VertexPatchSmoother<dd, kk, T>      sm(lev, b, s, &op);
                                 sm.smooth(v[0], v[1]);
                                 sm.smooth(v[0], v[1], true);
+                                Vector<T> z(lev.n_dofs(), b); // a sweep from zero, told so
+                                sm.smooth(z, v[1], false, true);
+                                sadd(T(1), T(1), z, v[0]);
                               },
                               "smoother " + std::to_string(dd) + "D k=" + std::to_string(kk) + " " +
                                 std::to_string(int(kern)) + "/" + std::to_string(int(ls)) + "/" +
