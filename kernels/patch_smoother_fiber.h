@@ -19,6 +19,7 @@
 // adding, so the old interior values are never loaded.
 #pragma once
 
+#include "atomic.h"
 #include "patch_common.h"
 #include "patch_layout.h"
 #include "patch_smoother.h"
@@ -26,6 +27,13 @@
 #include <tpmg/patch_smoother.h>
 
 #include <type_traits>
+
+// The update x_I += c of the solve kind and of the in-place kernels (which re-read the old x
+// from global memory) by exclusive_add (atomic.h: the patches of a color have disjoint
+// interiors) instead of a load and a store: build knob for the A/B of NOTES §4.
+#ifndef TPMG_PATCH_EXCLUSIVE_ADD
+#define TPMG_PATCH_EXCLUSIVE_ADD 1
+#endif
 
 #ifndef TPMG_FIBERS_PER_THREAD
 #define TPMG_FIBERS_PER_THREAD 0 // automatic (FiberPatchKernel::threads_per_patch)
@@ -597,7 +605,12 @@ namespace tpmg
                 if constexpr (reduced)
                   x[gi] = s;
                 else if constexpr (kind == PatchKernelKind::solve || in_place)
-                  x[gi] += s;
+                  {
+                    if constexpr (TPMG_PATCH_EXCLUSIVE_ADD)
+                      exclusive_add(x + gi, s);
+                    else
+                      x[gi] += s;
+                  }
                 else
                   x[gi] = BX[L::X::at(i + 1, yi + 1, zg)] + s;
               }

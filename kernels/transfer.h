@@ -26,8 +26,8 @@
 
 #include <tpmg/mesh.h>
 
-// Prolongation adds to the fine nodes with atomic adds (fire and forget; each node has one
-// writer) instead of a load and a store: build knob for the A/B of NOTES §1.
+// Prolongation adds to the fine nodes with exclusive_add (atomic.h; each node has one writer)
+// instead of a load and a store: build knob for the A/B of NOTES §1.
 #ifndef TPMG_TRANSFER_ATOMIC_PROLONGATION
 #define TPMG_TRANSFER_ATOMIC_PROLONGATION 1
 #endif
@@ -265,7 +265,7 @@ namespace tpmg
                   if (g >= 0)
                     {
                       if constexpr (TPMG_TRANSFER_ATOMIC_PROLONGATION)
-                        atomic_add(dst + g, out[i]);
+                        exclusive_add(dst + g, out[i]);
                       else
                         dst[g] += out[i];
                     }

@@ -195,9 +195,10 @@ namespace tpmg
         if (settings_.kernel == SmootherKernel::global && !x_is_zero)
           global_residual();
         Number *r = residual_.data();
-        if (k == 1 && settings_.kernel == SmootherKernel::fused && !x_is_zero)
+        if (k == 1 && settings_.kernel == SmootherKernel::fused)
           {
             // one interior DoF per patch: the tile kernel, whose patches share their loads
+            // (also from x = 0: the fiber solve kernel instead measured slower, NOTES §5)
             if (settings_.optimization == KernelOptimization::boundary)
               launch_tile<dim, Number, true>(backend_, geo, x.data(), b.data(), data_, coef_);
             else
