@@ -28,11 +28,11 @@
 
 #include <type_traits>
 
-// The update x_I += c of the solve kind and of the in-place kernels (which re-read the old x
-// from global memory) by exclusive_add (atomic.h: the patches of a color have disjoint
-// interiors) instead of a load and a store: build knob for the A/B of NOTES §4.
+// The update x_I += c of the solve kind and of the in-place kernels, which re-read the old x
+// from global memory, by exclusive_add (FiberPatchKernel::exclusive_update): -1 the measured
+// rule, 0 or 1 never or always (A/B runs).
 #ifndef TPMG_PATCH_EXCLUSIVE_ADD
-#define TPMG_PATCH_EXCLUSIVE_ADD 1
+#define TPMG_PATCH_EXCLUSIVE_ADD -1
 #endif
 
 #ifndef TPMG_FIBERS_PER_THREAD
@@ -88,6 +88,15 @@ namespace tpmg
     static constexpr int  max_threads_per_block = one_big_patch ? threads_per_patch : cmax(threads_per_patch, max_block_threads);
     static constexpr int  min_blocks_per_sm     = one_big_patch ? 2 : 0;
     static constexpr int nzp = L::nzp, nzi = L::nzi;
+    /// Where the update re-reads x (solve kind, in place), add by exclusive_add (atomic.h: the
+    /// patches of a color have disjoint interiors), which does not wait for the old value, or
+    /// by a load and a store. Measured on the H100 (NOTES §4, twelfth session, 3D): from k = 4
+    /// the in-place double kernels +14-19%, the solve kind +4-25%, float in place k = 6, 7
+    /// +4%, +10%; lost at k = 2, 3 (solve kind -3 to -11%) and by the fused float kernel at
+    /// k = 5 (-10%).
+    static constexpr bool exclusive_update =
+      TPMG_PATCH_EXCLUSIVE_ADD >= 0 ? TPMG_PATCH_EXCLUSIVE_ADD == 1
+                                    : k >= 4 && !(kind == PatchKernelKind::fused && sizeof(Number) == 4 && k == 5);
 
     static constexpr int n_phases = kind == PatchKernelKind::residual ? dim + 1
                                     : kind == PatchKernelKind::solve  ? 2 * dim - 1
@@ -606,7 +615,7 @@ namespace tpmg
                   x[gi] = s;
                 else if constexpr (kind == PatchKernelKind::solve || in_place)
                   {
-                    if constexpr (TPMG_PATCH_EXCLUSIVE_ADD)
+                    if constexpr (exclusive_update)
                       exclusive_add(x + gi, s);
                     else
                       x[gi] += s;
