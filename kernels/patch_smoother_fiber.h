@@ -35,6 +35,12 @@
 #define TPMG_PATCH_EXCLUSIVE_ADD -1
 #endif
 
+// Build knob for the A/B of NOTES §4: the float eigenvalue division of stage_turn as an
+// approximate one (FiberPatchKernel::divide) or the IEEE one.
+#ifndef TPMG_FAST_EIGENVALUE_DIVISION
+#define TPMG_FAST_EIGENVALUE_DIVISION 1
+#endif
+
 #ifndef TPMG_FIBERS_PER_THREAD
 #define TPMG_FIBERS_PER_THREAD 0 // automatic (FiberPatchKernel::threads_per_patch)
 #endif
@@ -286,6 +292,19 @@ namespace tpmg
           else
             stage_update(f, first, BC, BX);
         }
+    }
+
+    /// a / b for the eigenvalue sums of the local solve: in float on the GPU the approximate
+    /// division (a reciprocal instruction and a product, within 2 ulp) instead of the IEEE one
+    /// (about 8 instructions and a slow-path test, ni per fiber of stage_turn); the CPU and
+    /// double divide exactly.
+    static TPMG_HD TPMG_FORCEINLINE Number divide(Number a, Number b)
+    {
+#if TPMG_DEVICE_CODE
+      if constexpr (TPMG_FAST_EIGENVALUE_DIVISION && sizeof(Number) == 4)
+        return __fdividef(a, b);
+#endif
+      return a / b;
     }
 
     /// out = Sᵀ in (transposed) or S in, on G fibers held in registers; the parity of the
@@ -569,7 +588,7 @@ namespace tpmg
       for (int c = 0; c < ni; ++c)
         TPMG_UNROLL
         for (int g = 0; g < G; ++g)
-          w[g][c] /= base[g] + coef[dim - 1] * C().lambda[c];
+          w[g][c] = divide(w[g][c], base[g] + coef[dim - 1] * C().lambda[c]);
       apply_S<false>(w, v);
       store_fibers<n, ni>(f, out, at, v);
     }
