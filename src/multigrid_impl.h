@@ -297,15 +297,6 @@ namespace tpmg
   }
 
   template <int dim, int k, typename Number>
-  std::size_t Multigrid<dim, k, Number>::memory_bytes() const
-  {
-    std::size_t b = coarse_inverse_.bytes();
-    for (const auto &L : levels_)
-      b += L->x.bytes() + L->b.bytes() + L->r.bytes();
-    return b;
-  }
-
-  template <int dim, int k, typename Number>
   std::size_t Multigrid<dim, k, Number>::estimate_memory_bytes(const std::vector<CartesianLevel> &levels,
                                                                const MultigridSettings &settings)
   {

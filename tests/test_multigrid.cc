@@ -289,3 +289,50 @@ TEST(Multigrid, MemoryEstimateCountsTheBPGeometry)
   // level 2, 4^3 cells of Q2: 64 cells × 4^3 points × 6 × 8 bytes for the outer operator alone
   EXPECT_GE(rs.memory_estimate_bytes, std::size_t(64 * 64 * 6 * 8));
 }
+
+// The run's memory report is the most its vectors held at once (vector_memory_peak), the outer
+// solver's basis included, and the estimate that guards the GPU's memory before setup covers it
+// for every solver, precision and level operator.
+TEST(Multigrid, MemoryReportIsThePeakAndTheEstimateCoversIt)
+{
+  struct Case
+  {
+    SolverType solver;
+    bool       left;
+    Precision  precision;
+    LevelOperatorType op;
+    SmootherKernel    kernel;
+  };
+  const Case cases[] = {{SolverType::gmres, false, Precision::single, LevelOperatorType::cartesian, SmootherKernel::fused},
+                        {SolverType::gmres, true, Precision::dual, LevelOperatorType::cartesian, SmootherKernel::separate},
+                        {SolverType::cg, false, Precision::single, LevelOperatorType::cartesian, SmootherKernel::global},
+                        {SolverType::fmg, false, Precision::single, LevelOperatorType::cartesian, SmootherKernel::fused},
+                        {SolverType::vcycle, false, Precision::dual, LevelOperatorType::cartesian, SmootherKernel::fused},
+                        {SolverType::gmres, false, Precision::single, LevelOperatorType::bp3, SmootherKernel::fused}};
+  for (const Case &c : cases)
+    {
+      SolverParameters p     = base(3, 2, 3);
+      p.solver               = c.solver;
+      p.left_preconditioning = c.left;
+      p.precision            = c.precision;
+      p.level_operator       = c.op;
+      p.kernel               = c.kernel;
+      p.gmres_restart        = 5;
+      if (c.op != LevelOperatorType::cartesian)
+        p.deformation = {Deformation::sine, 0.1};
+      const std::size_t before = vector_memory_in_use();
+      const RunResult   r      = solve(p);
+      const std::string what   = std::string(to_string(c.solver)) + (c.left ? " left " : " ") + to_string(c.op);
+      ASSERT_TRUE(r.converged) << what << ": " << r.failure;
+      EXPECT_EQ(vector_memory_in_use(), before) << what; // everything released
+      EXPECT_LE(r.memory_bytes, r.memory_estimate_bytes) << what;
+      EXPECT_GT(r.memory_bytes, r.memory_estimate_bytes / 2) << what;
+      if (c.solver == SolverType::gmres && !c.left)
+        {
+          // the flexible basis, V and Z (grown one vector per iteration), on the fine level in
+          // double, besides b, x and the operator's work
+          const std::size_t n = std::size_t(r.dofs) * sizeof(double);
+          EXPECT_GE(r.memory_bytes, (2 * std::size_t(std::min(r.iterations, p.gmres_restart)) + 2) * n) << what;
+        }
+    }
+}

@@ -95,8 +95,6 @@ namespace tpmg
     /// are used); returns the finest-level iterate in x.
     void full_multigrid(const std::vector<Vector<Number>> &rhs, Vector<Number> &x) const;
 
-    /// Device bytes this object holds.
-    std::size_t memory_bytes() const;
     /// Bytes a Multigrid with these arguments would hold (for the memory check before setup).
     static std::size_t estimate_memory_bytes(const std::vector<CartesianLevel> &levels,
                                              const MultigridSettings &settings);

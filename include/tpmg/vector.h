@@ -5,6 +5,7 @@
 #include <tpmg/device.h>
 #include <tpmg/mesh.h>
 
+#include <atomic>
 #include <cstdlib>
 #include <new>
 #include <stdexcept>
@@ -13,6 +14,25 @@
 
 namespace tpmg
 {
+  /// Bytes that Vectors hold now, on either backend, and the most they held since the last
+  /// reset_vector_memory_peak(): what a run's memory report counts (the solvers' work vectors
+  /// included, which live only during a solve).
+  namespace internal
+  {
+    inline std::atomic<std::size_t> vector_bytes_in_use{0}, vector_bytes_peak{0};
+    inline void                     vector_bytes_allocated(std::size_t b)
+    {
+      const std::size_t now  = vector_bytes_in_use += b;
+      std::size_t       peak = vector_bytes_peak.load();
+      while (now > peak && !vector_bytes_peak.compare_exchange_weak(peak, now))
+        ;
+    }
+    inline void vector_bytes_released(std::size_t b) { vector_bytes_in_use -= b; }
+  } // namespace internal
+  inline std::size_t vector_memory_in_use() { return internal::vector_bytes_in_use.load(); }
+  inline std::size_t vector_memory_peak() { return internal::vector_bytes_peak.load(); }
+  inline void        reset_vector_memory_peak() { internal::vector_bytes_peak = internal::vector_bytes_in_use.load(); }
+
   template <typename Number>
   class Vector
   {
@@ -40,9 +60,10 @@ namespace tpmg
           backend_ = backend;
           size_    = n;
           if (n > 0)
-            data_ = static_cast<Number *>(backend == Backend::cuda
-                                            ? device_allocate(bytes())
-                                            : host_allocate(bytes()));
+            {
+              data_ = static_cast<Number *>(backend == Backend::cuda ? device_allocate(bytes()) : host_allocate(bytes()));
+              internal::vector_bytes_allocated(bytes());
+            }
         }
       if (zero)
         set_zero();
@@ -104,6 +125,7 @@ namespace tpmg
             device_free(data_);
           else
             std::free(data_);
+          internal::vector_bytes_released(bytes());
         }
       data_ = nullptr;
       size_ = 0;
