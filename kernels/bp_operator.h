@@ -622,40 +622,21 @@ namespace tpmg
         out[q] += r[q];
     }
 
-    /// The global indices of the n nodes of a cell's fiber (3D): what cell_node gives node by
-    /// node, with the index arithmetic and the boundary tests of the two fixed directions once
-    /// per fiber; along the fiber only its first and last node can lie on the boundary.
-    struct NodeFiber
-    {
-      index_t first, stride;
-      bool    out, first_out, last_out; ///< constrained: the whole fiber, its first, its last node
-
-      TPMG_HD TPMG_FORCEINLINE index_t operator()(int j) const
-      {
-        return out || (j == 0 && first_out) || (j == k && last_out) ? index_t(-1) : first + j * stride;
-      }
-    };
-    /// The fiber through (a, b) in direction `dir` (1: nodes (a, ·, b), 2: (a, b, ·)) of the
-    /// cell with first node c0.
+    /// The n nodes of the fiber through (a, b) in direction `dir` (1: nodes (a, ·, b), 2:
+    /// (a, b, ·)) of the cell with first node c0 (3D): what cell_node gives node by node, with
+    /// the index arithmetic and boundary tests once per fiber (NodeLine, cell_grid.h).
     template <int dir>
-    TPMG_HD TPMG_FORCEINLINE NodeFiber node_fiber(const index_t *c0, int a, int b) const
+    TPMG_HD TPMG_FORCEINLINE NodeLine<n> node_fiber(const index_t *c0, int a, int b) const
     {
       static_assert(dim == 3 && (dir == 1 || dir == 2), "3D y or z fibers");
       const index_t g[3] = {c0[0] + a, c0[1] + (dir == 1 ? 0 : b), c0[2] + (dir == 1 ? b : 0)};
-      constexpr int fixed = dir == 1 ? 2 : 1;
-      NodeFiber     f;
-      f.first     = g[0] + nodes[0] * (g[1] + nodes[1] * g[2]);
-      f.stride    = dir == 1 ? nodes[0] : nodes[0] * nodes[1];
-      f.out       = constrained && (g[0] == 0 || g[0] == nodes[0] - 1 || g[fixed] == 0 || g[fixed] == nodes[fixed] - 1);
-      f.first_out = constrained && g[dir] == 0;
-      f.last_out  = constrained && g[dir] + k == nodes[dir] - 1;
-      return f;
+      return NodeLine<n>::template along<3, dir>(nodes, g, constrained);
     }
 
     /// Gather of the nodes (a, b, ·) of a cell with first node c0 (constrained nodes as zero).
     TPMG_HD TPMG_FORCEINLINE void gather_z(const index_t *c0, int a, int b, Number (&u)[n]) const
     {
-      const NodeFiber fiber = node_fiber<2>(c0, a, b);
+      const NodeLine<n> fiber = node_fiber<2>(c0, a, b);
       TPMG_UNROLL
       for (int z = 0; z < n; ++z)
         {
@@ -669,7 +650,7 @@ namespace tpmg
     template <int dir>
     TPMG_HD TPMG_FORCEINLINE void scatter(const index_t *c0, int a, int b, const Number (&u)[n]) const
     {
-      const NodeFiber fiber = node_fiber<dir>(c0, a, b);
+      const NodeLine<n> fiber = node_fiber<dir>(c0, a, b);
       TPMG_UNROLL
       for (int j = 0; j < n; ++j)
         {

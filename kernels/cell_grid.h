@@ -74,4 +74,37 @@ namespace tpmg
       cc[2]            = r;
     }
   };
+
+  /// The nodes of one line of a level's lexicographic numbering (nodes[d] per direction)
+  /// starting at global coordinates g and running `len` nodes along direction `dir`:
+  /// operator()(j) is the global index of node j, or -1 where it lies on the boundary and
+  /// `constrained` (the tests of the fixed coordinates once per line; along it only the ends
+  /// can be boundary). Used by the cell kernels' gathers and scatters (BP, transfers).
+  template <int len>
+  struct NodeLine
+  {
+    index_t first, stride;
+    bool    out, first_out, last_out; ///< the whole line, its first, its last node
+
+    /// dir = 1 (y lines) or 2 (z lines, 3D)
+    template <int dim, int dir>
+    static TPMG_HD TPMG_FORCEINLINE NodeLine along(const index_t *nodes, const index_t (&g)[3], bool constrained = true)
+    {
+      static_assert(dir >= 1 && dir < dim, "lines along y, or z in 3D");
+      constexpr int fixed = dir == 1 ? 2 : 1; // the fixed direction besides x (3D)
+      NodeLine      l;
+      l.first     = g[0] + nodes[0] * (g[1] + nodes[1] * g[2]);
+      l.stride    = dir == 1 ? nodes[0] : nodes[0] * nodes[1];
+      l.out       = constrained && (g[0] == 0 || g[0] == nodes[0] - 1 ||
+                              (dim == 3 && (g[fixed] == 0 || g[fixed] == nodes[fixed] - 1)));
+      l.first_out = constrained && g[dir] == 0;
+      l.last_out  = constrained && g[dir] + len - 1 == nodes[dir] - 1;
+      return l;
+    }
+    TPMG_HD TPMG_FORCEINLINE index_t operator()(int j) const
+    {
+      return out || (j == 0 && first_out) || (j == len - 1 && last_out) ? index_t(-1) : first + j * stride;
+    }
+  };
+
 } // namespace tpmg

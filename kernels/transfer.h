@@ -34,37 +34,6 @@
 
 namespace tpmg
 {
-  /// The nodes of one line of a level's lexicographic numbering (nodes[d] per direction)
-  /// starting at global coordinates g and running `len` nodes along direction `dir`:
-  /// operator()(j) is the global index of node j, or -1 where it lies on the boundary (the
-  /// tests of the fixed coordinates once per line; along it only the ends can be boundary).
-  struct NodeLine
-  {
-    index_t first, stride;
-    int     last;
-    bool    out, first_out, last_out;
-
-    template <int dim>
-    static TPMG_HD TPMG_FORCEINLINE NodeLine along(const index_t *nodes, const index_t (&g)[3], int dir, int len)
-    {
-      NodeLine l;
-      l.first  = g[0] + nodes[0] * (g[1] + nodes[1] * g[2]);
-      l.stride = dir == 1 ? nodes[0] : nodes[0] * nodes[1];
-      l.last   = len - 1;
-      l.out    = false;
-      for (int d = 0; d < dim; ++d)
-        if (d != dir)
-          l.out = l.out || g[d] == 0 || g[d] == nodes[d] - 1;
-      l.first_out = g[dir] == 0;
-      l.last_out  = g[dir] + len - 1 == nodes[dir] - 1;
-      return l;
-    }
-    TPMG_HD TPMG_FORCEINLINE index_t operator()(int j) const
-    {
-      return out || (j == 0 && first_out) || (j == last && last_out) ? index_t(-1) : first + j * stride;
-    }
-  };
-
   /// Shared layout of the transfer kernels: two buffers per cell, A of (k+1, m, k+1) and B of
   /// (m, m, k+1) values (x, y, z; 2D: (k+1, m) and (m, m)), A(x, y, z) at x + ay y + az z,
   /// B(x, y, z) at x + by y + bz z, the cells of a block ca and cb apart. The paddings
@@ -133,7 +102,6 @@ namespace tpmg
 
     const Number *src; ///< coarse (prolongation) or fine (restriction) vector
     Number       *dst; ///< fine (prolongation, added to) or coarse (restriction, added to)
-    index_t       coarse_cells[3];
     index_t       coarse_nodes[3];
     index_t       fine_nodes[3];
     index_t       n_coarse_cells;
@@ -175,16 +143,16 @@ namespace tpmg
 
     /// The line of coarse nodes (a, ·, cz) of the cell, or of owned fine nodes (a, b, ·) (3D)
     /// or (a, ·) (2D).
-    TPMG_HD TPMG_FORCEINLINE NodeLine coarse_line(const unsigned (&cc)[3], int a, int cz) const
+    TPMG_HD TPMG_FORCEINLINE NodeLine<nc> coarse_line(const unsigned (&cc)[3], int a, int cz) const
     {
       const index_t g[3] = {index_t(k) * cc[0] + a, index_t(k) * cc[1], dim == 3 ? index_t(k) * cc[2] + cz : 0};
-      return NodeLine::along<dim>(coarse_nodes, g, 1, nc);
+      return NodeLine<nc>::template along<dim, 1>(coarse_nodes, g);
     }
-    TPMG_HD TPMG_FORCEINLINE NodeLine fine_line(const unsigned (&cc)[3], int a, int b) const
+    TPMG_HD TPMG_FORCEINLINE NodeLine<m> fine_line(const unsigned (&cc)[3], int a, int b) const
     {
       const index_t g[3] = {index_t(m) * cc[0] + a, index_t(m) * cc[1] + (dim == 3 ? b : 0),
                             dim == 3 ? index_t(m) * cc[2] : 0};
-      return NodeLine::along<dim>(fine_nodes, g, dim - 1, m);
+      return NodeLine<m>::template along<dim, dim - 1>(fine_nodes, g);
     }
 
     template <int phase, class Shared>
@@ -210,7 +178,7 @@ namespace tpmg
               if (t < nc * nz)
                 {
                   const int      a = t % nc, cz = t / nc;
-                  const NodeLine line = coarse_line(reg.cc, a, cz);
+                  const auto line = coarse_line(reg.cc, a, cz);
                   Number         in[nc], out[m];
                   TPMG_UNROLL
                   for (int j = 0; j < nc; ++j)
@@ -257,7 +225,7 @@ namespace tpmg
                 TPMG_UNROLL
                 for (int i = 0; i < m; ++i)
                   out[i] = B[L::B(a, i, 0)];
-              const NodeLine line = fine_line(reg.cc, a, b);
+              const auto line = fine_line(reg.cc, a, b);
               TPMG_UNROLL
               for (int i = 0; i < m; ++i)
                 {
@@ -278,7 +246,7 @@ namespace tpmg
             {
               // 3D: owned fine line (a, b, ·), Pᵀ along z -> B(a, b, ·); 2D: (a, ·) copied to B
               const int      a = t % m, b = t / m;
-              const NodeLine line = fine_line(reg.cc, a, b);
+              const auto line = fine_line(reg.cc, a, b);
               Number         in[m];
               TPMG_UNROLL
               for (int i = 0; i < m; ++i)
@@ -326,7 +294,7 @@ namespace tpmg
                   for (int i = 0; i < m; ++i)
                     in[i] = A[L::A(a, i, cz)];
                   restrict_line(in, out);
-                  const NodeLine line = coarse_line(reg.cc, a, cz);
+                  const auto line = coarse_line(reg.cc, a, cz);
                   TPMG_UNROLL
                   for (int j = 0; j < nc; ++j)
                     {

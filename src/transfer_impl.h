@@ -26,14 +26,15 @@ namespace tpmg
                                                                      const Matrix1D &p1d)
     {
       TransferKernel<dim, k, Number, restriction> kern;
+      index_t                                     cells[3];
       for (int d = 0; d < 3; ++d)
         {
-          kern.coarse_cells[d] = d < dim ? coarse.cells[d] : 1;
+          cells[d]             = d < dim ? coarse.cells[d] : 1;
           kern.coarse_nodes[d] = coarse.nodes(d);
           kern.fine_nodes[d]   = fine.nodes(d);
         }
       kern.n_coarse_cells = coarse.n_cells();
-      kern.grid           = CellGrid(kern.coarse_cells, "grid transfer");
+      kern.grid           = CellGrid(cells, "grid transfer");
       using EO            = EvenOddMatrix<Number, 2 * k + 1, k + 1>;
       using EOt           = EvenOddMatrix<Number, k + 1, 2 * k + 1>;
       kern.constants.P    = EO::from([&](int i, int j) { return p1d(unsigned(i), unsigned(j)); });
