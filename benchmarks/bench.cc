@@ -6,7 +6,8 @@
 //              [--dofs 5e7[,1e5,...]] [--kernel global|separate|fused|all] [--groups 5] [--runs 10] [--csv FILE]
 //   smoother:  [--optimization all|LIST] from basic, basic_column, basic_dof (basic with that thread
 //              structure), linear_indexing, conflict_free, boundary; [--patches-per-block P]
-//   bp only:   [--bp 1,3,5] [--geometry stored|onthefly|both] [--deformation none|sine] [--cg]
+//   bp only:   [--bp 1,3,5] [--geometry stored,onthefly,polynomial|both] [--deformation none|sine] [--cg]
+//              (polynomial: BP1/BP2 only, skipped for the Laplacians)
 //              --cg times a CG iteration (operator, 2 dot products, 3 vector updates) and reports
 //              the CEED metric DoFs x iterations / s.
 #include <tpmg/bp_operator.h>
@@ -239,7 +240,11 @@ namespace
           throw std::invalid_argument("3D BP operators exist for k <= 8");
         else
           {
-            const GeometryMode    mode = opt == "onthefly" ? GeometryMode::on_the_fly : GeometryMode::stored;
+            const GeometryMode mode = opt == "onthefly"     ? GeometryMode::on_the_fly
+                                      : opt == "polynomial" ? GeometryMode::polynomial
+                                                            : GeometryMode::stored;
+            if (mode == GeometryMode::polynomial && kind != BakeOff::bp1)
+              return; // the |J| polynomial is the mass operator's geometry
             DeformationSettings   def;
             def.type      = o.deformation;
             def.amplitude = o.deformation == Deformation::none ? 0.0 : 0.1;
@@ -371,9 +376,10 @@ int main(int argc, char **argv)
           else if (a == "--geometry")
             {
               const std::string g = next();
-              if (g != "stored" && g != "onthefly" && g != "both")
-                throw std::invalid_argument("--geometry: stored, onthefly or both, not " + g);
-              o.geometries = g == "both" ? std::vector<std::string>{"stored", "onthefly"} : std::vector<std::string>{g};
+              o.geometries = g == "both" ? std::vector<std::string>{"stored", "onthefly"} : parse_list<std::string>(g);
+              for (const std::string &m : o.geometries)
+                if (m != "stored" && m != "onthefly" && m != "polynomial")
+                  throw std::invalid_argument("--geometry: a list of stored, onthefly, polynomial, or both, not " + m);
             }
           else if (a == "--deformation")
             {

@@ -135,10 +135,10 @@ for stage in "$@"; do
       ;;
     bpsan)
       # compute-sanitizer on the BP kernels of the padded layouts (double nq = 5, 8, 10) and
-      # unpadded neighbours, both geometries, small sizes
+      # unpadded neighbours, all geometries (polynomial: BP1), small sizes; BP_SAN_DEGREES
       for tool in memcheck racecheck synccheck; do
-        compute-sanitizer --tool $tool --error-exitcode 3 $B/benchmarks/tpmg_bench bp --dim 3 --degrees 3,4,6,7,8 --bp 1,3,5 --precision both --geometry both --deformation sine --dofs 1e5 --groups 1 --runs 1 > "$OUT/san.tmp" 2>&1
-        echo "$tool [tpmg_bench bp k = 3,4,6,7,8, BP1/3/5, float+double, stored+onthefly]: exit $?, $(grep -c -E '^========= (Invalid|Race|Barrier|Error)' "$OUT/san.tmp") reports, $(grep -c FAILED "$OUT/san.tmp") failed, $(grep 'ERROR SUMMARY' "$OUT/san.tmp" | tail -1)" | tee -a "$OUT/sanitizer_bp.txt"
+        compute-sanitizer --tool $tool --error-exitcode 3 $B/benchmarks/tpmg_bench bp --dim 3 --degrees ${BP_SAN_DEGREES:-3,4,6,7,8} --bp 1,3,5 --precision both --geometry stored,onthefly,polynomial --deformation sine --dofs 1e5 --groups 1 --runs 1 > "$OUT/san.tmp" 2>&1
+        echo "$tool [tpmg_bench bp k = ${BP_SAN_DEGREES:-3,4,6,7,8}, BP1/3/5, float+double, stored+onthefly+polynomial]: exit $?, $(grep -c -E '^========= (Invalid|Race|Barrier|Error)' "$OUT/san.tmp") reports, $(grep -c FAILED "$OUT/san.tmp") failed, $(grep 'ERROR SUMMARY' "$OUT/san.tmp" | tail -1)" | tee -a "$OUT/sanitizer_bp.txt"
       done
       rm -f "$OUT/san.tmp"
       ;;

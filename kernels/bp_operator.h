@@ -17,6 +17,7 @@
 #include "runner.h"
 #include "tensor.h"
 
+#include <tpmg/geometry.h>
 #include <tpmg/mesh.h>
 
 #include <cmath>
@@ -29,6 +30,12 @@
 // ... and of the on-the-fly kernels up to degree 6 (more resident blocks; measured best, NOTES §8)
 #ifndef TPMG_BP_REGS_LOW
 #define TPMG_BP_REGS_LOW 96
+#endif
+
+// ... and of the mass with the |J| polynomial (its 27 node loads per column, hoisted, would take
+// 87 registers)
+#ifndef TPMG_BP_REGS_POLY
+#define TPMG_BP_REGS_POLY 48
 #endif
 
 namespace tpmg
@@ -50,6 +57,8 @@ namespace tpmg
     EvenOddMatrix<Number, k + 1, nq> Bteo;
     EvenOddMatrix<Number, nq, nq>    Deo, Dteo;
     double                           points[nq], weights[nq]; ///< 1D rule on [0,1]
+    /// GeometryMode::polynomial: w_q L_r(ξ_q), L_r the basis of the |J| nodes (determinant_node_basis)
+    Number det_basis[nq][3];
 
     /// B and D from row-major arrays (host side), with their even-odd parts.
     void set_matrices(const double *b, const double *d)
@@ -64,6 +73,30 @@ namespace tpmg
       Dteo = EvenOddMatrix<Number, nq, nq>::from([&](int i, int j) { return d[j * nq + i]; });
     }
   };
+
+  /// The Lagrange basis at x of the nodes at which GeometryMode::polynomial stores a cell's |J|
+  /// (of degree dim-1 in each direction on a multilinear cell): 3D {0, ½, 1}, 2D {0, 1}.
+  template <int dim, typename Real>
+  TPMG_HD TPMG_FORCEINLINE void determinant_node_basis(Real x, Real (&l)[dim])
+  {
+    if constexpr (dim == 3)
+      {
+        l[0] = (2 * x - 1) * (x - 1);
+        l[1] = 4 * x * (1 - x);
+        l[2] = x * (2 * x - 1);
+      }
+    else
+      {
+        l[0] = 1 - x;
+        l[1] = x;
+      }
+  }
+  /// Node i of determinant_node_basis.
+  template <int dim>
+  constexpr double determinant_node(int i)
+  {
+    return dim == 3 ? 0.5 * i : double(i);
+  }
 
   /// Geometric factors of a cell whose map is multilinear through its 2^d vertices, computed
   /// on the fly: w|J| (mass) or w|J| J⁻¹J⁻ᵀ = (w/|J|) adj(J)ᵀ adj(J) (Laplacian), in the stored order
@@ -347,8 +380,9 @@ namespace tpmg
     static constexpr bool padded = cs != nq * nq * nq;
   };
 
-  /// `onthefly`: geometric factors computed from the cell's vertices (multilinear map) instead
-  /// of read from the stored array.
+  /// `geo`: where the geometric factors come from (GeometryMode): read per point (stored),
+  /// computed from the cell's vertices (on the fly, multilinear map), or, for the mass, the
+  /// cell's |J| polynomial interpolated to the points (polynomial).
   ///
   /// 3D thread structure: a block of (nq, nq, cells) threads; in every phase thread (a, b) of
   /// a cell owns one fiber (a whole line of nodes or points in one direction) of the cell's
@@ -360,10 +394,13 @@ namespace tpmg
   /// fibers, so that lanes with consecutive a touch consecutive nodes.
   /// 2D: one thread per x column of a cell, the y column in registers, x contractions
   /// point by point through shared memory.
-  template <int dim, int k, typename Number, BPKind kind, bool onthefly = false>
+  template <int dim, int k, typename Number, BPKind kind, GeometryMode geo = GeometryMode::stored>
   struct BPOperatorKernel
   {
     static_assert(dim == 2 || dim == 3, "dimension 2 or 3");
+    static constexpr bool onthefly   = geo == GeometryMode::on_the_fly;
+    static constexpr bool polynomial = geo == GeometryMode::polynomial;
+    static_assert(!polynomial || kind == BPKind::mass, "|J| alone is a polynomial: the mass operator's factor");
     static constexpr int  n        = k + 1;
     static constexpr int  nq       = kind == BPKind::laplace_gll ? k + 1 : k + 2;
     static constexpr bool gradient = kind != BPKind::mass;
@@ -378,7 +415,7 @@ namespace tpmg
     /// the loads of whole fibers and geometry columns), which limits the SM to 2-3 blocks of
     /// 128 threads; with a cap > 0 (TPMG_BP_REGS, on the fly up to k = 6 TPMG_BP_REGS_LOW) ask
     /// for enough resident blocks (launch bounds) to hold the registers there.
-    static constexpr int register_cap      = onthefly && k <= 6 ? TPMG_BP_REGS_LOW : TPMG_BP_REGS;
+    static constexpr int register_cap      = onthefly && k <= 6 ? TPMG_BP_REGS_LOW : polynomial ? TPMG_BP_REGS_POLY : TPMG_BP_REGS;
     static constexpr int min_blocks_per_sm =
       dim == 3 && register_cap > 0 ? cmax(1, 65536 / ((max_threads_per_block + 31) / 32 * 32 * cmax(register_cap, 1))) : 1;
 
@@ -392,7 +429,8 @@ namespace tpmg
 
     const Number *src;
     Number       *dst;
-    const Number *geometry; ///< stored: [cell][entry][point], point lexicographic over nq^dim
+    const Number *geometry; ///< stored: [cell][entry][point], point lexicographic over nq^dim;
+                            ///< polynomial: [cell][node], determinant_polynomial_stride apart
     const double *vertices; ///< on the fly: deformed vertices, lexicographic, 3 doubles each
     index_t       cells[3];
     index_t       nodes[3];
@@ -401,7 +439,7 @@ namespace tpmg
     bool          constrained; ///< boundary nodes read as zero and receive nothing
     using Constants = BPConstants<k, nq, Number>;
     /// operators on the same points share one __constant__ copy (64 KB per .cu module)
-    using ConstantsTag = BPOperatorKernel<dim, k, Number, kind == BPKind::laplace_gll ? kind : BPKind::mass, false>;
+    using ConstantsTag = BPOperatorKernel<dim, k, Number, kind == BPKind::laplace_gll ? kind : BPKind::mass>;
     Constants                constants;
     TPMG_HD const Constants &C() const { return tpmg::constants(*this); }
 
@@ -442,6 +480,7 @@ namespace tpmg
     {
       const Number                     *G; ///< stored: the column's first point, entry 0
       ColumnPolynomials<dim, Number>    poly; ///< on the fly
+      Number pc[polynomial ? dim : 1];   ///< polynomial: w0 |J| at the column's nodes in t
       const BPConstants<k, nq, Number> *c;
       double                            w0; ///< weights of the fixed directions
       /// on the fly Laplacian in double: w/|J| at the column's points, one division for all
@@ -453,7 +492,15 @@ namespace tpmg
 
       TPMG_HD void at(int q, Number *f) const
       {
-        if constexpr (!onthefly)
+        if constexpr (polynomial)
+          {
+            Number s = 0;
+            TPMG_UNROLL
+            for (int r = 0; r < dim; ++r)
+              s += c->det_basis[q][r] * pc[r];
+            f[0] = s;
+          }
+        else if constexpr (!onthefly)
           for (int e = 0; e < n_entries; ++e)
             f[e] = G[e * points + q * (dim == 3 ? nq * nq : nq)];
         else
@@ -513,6 +560,39 @@ namespace tpmg
                   w[q] = Number(fc.w0 * C().weights[q]);
                 }
               fc.poly.weights_over_det(t, w, fc.s);
+            }
+        }
+      else if constexpr (polynomial)
+        {
+          // the cell's node values contracted with the basis (times the weight) at the column's
+          // fixed coordinates: dim^dim loads and FMAs per column, instead of nq loads per column
+          // of stored factors whose bytes dominate the mass operator (NOTES §8)
+          constexpr int  m = dim, stride = determinant_polynomial_stride(dim, sizeof(Number));
+          const Number  *P = geometry + cell * index_t(stride);
+          double         l[2][m];
+          determinant_node_basis<dim>(C().points[q0], l[0]);
+          for (int p = 0; p < m; ++p)
+            l[0][p] *= C().weights[q0];
+          if constexpr (dim == 3)
+            {
+              determinant_node_basis<dim>(C().points[q1], l[1]);
+              for (int j = 0; j < m; ++j)
+                l[1][j] *= C().weights[q1];
+            }
+          TPMG_UNROLL
+          for (int r = 0; r < m; ++r)
+            {
+              Number s = 0;
+              TPMG_UNROLL
+              for (int j = 0; j < (dim == 3 ? m : 1); ++j)
+                {
+                  Number t = 0;
+                  TPMG_UNROLL
+                  for (int p = 0; p < m; ++p)
+                    t += Number(l[0][p]) * P[p + m * j + (dim == 3 ? m * m : m) * r];
+                  s += (dim == 3 ? Number(l[1][j]) : Number(1)) * t;
+                }
+              fc.pc[r] = s;
             }
         }
       else

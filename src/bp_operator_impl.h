@@ -23,7 +23,29 @@ namespace tpmg
     const Quadrature1D q = bp == BakeOff::bp5 ? gauss_lobatto_quadrature(k + 1) : gauss_quadrature(k + 2);
     q_                   = q;
     const auto kind = bp == BakeOff::bp1 ? GeometricFactorKind::mass : GeometricFactorKind::laplace;
-    if (mode == GeometryMode::stored)
+    if (mode == GeometryMode::polynomial)
+      {
+        if (bp != BakeOff::bp1)
+          throw std::invalid_argument("BPOperator: the polynomial geometry is BP1's (|J| is a polynomial on a "
+                                      "multilinear cell, the Laplacian's factors are not)");
+        // |J| at the nodes {0, 1/2, 1}^3 (2D {0, 1}^2): the mass factor of a unit-weight rule there
+        Quadrature1D nodes;
+        for (int i = 0; i < dim; ++i)
+          {
+            nodes.points.push_back(determinant_node<dim>(i));
+            nodes.weights.push_back(1.0);
+          }
+        const std::vector<double> g      = geometric_factors(level, deformation, nodes, GeometricFactorKind::mass);
+        const int                 stride = determinant_polynomial_stride(dim, sizeof(Number));
+        const std::size_t         values = g.size() / std::size_t(level.n_cells());
+        std::vector<Number>       gn(std::size_t(level.n_cells()) * stride, Number(0));
+        for (std::size_t c = 0; c < std::size_t(level.n_cells()); ++c)
+          for (std::size_t i = 0; i < values; ++i)
+            gn[c * stride + i] = Number(g[c * values + i]);
+        geometry_.reinit(index_t(gn.size()), backend, false);
+        geometry_.from_host(gn);
+      }
+    else if (mode == GeometryMode::stored)
       {
         const std::vector<double> g = geometric_factors(level, deformation, q, kind);
         std::vector<Number>       gn(g.begin(), g.end());
@@ -47,12 +69,12 @@ namespace tpmg
 
   namespace internal
   {
-    template <int dim, int k, typename Number, BPKind kind, bool onthefly>
+    template <int dim, int k, typename Number, BPKind kind, GeometryMode geo>
     void launch_bp(Backend backend, const CartesianLevel &lev, bool constrained, const Number *geometry,
                    const double *vertices, const Quadrature1D &q, const std::vector<double> &B,
                    const std::vector<double> &D, Number *dst, const Number *src)
     {
-      using Kernel = BPOperatorKernel<dim, k, Number, kind, onthefly>;
+      using Kernel = BPOperatorKernel<dim, k, Number, kind, geo>;
       Kernel kern;
       kern.src      = src;
       kern.dst      = dst;
@@ -62,6 +84,10 @@ namespace tpmg
         {
           kern.constants.points[i]  = q.points[i];
           kern.constants.weights[i] = q.weights[i];
+          double l[dim];
+          determinant_node_basis<dim>(q.points[i], l);
+          for (int r = 0; r < 3; ++r)
+            kern.constants.det_basis[i][r] = Number(r < dim ? q.weights[i] * l[r] : 0.0);
         }
       for (int d = 0; d < 3; ++d)
         {
@@ -79,25 +105,27 @@ namespace tpmg
   template <int dim, int k, typename Number>
   void BPOperator<dim, k, Number>::apply(Number *dst, const Number *src) const
   {
-    auto go = [&](auto kind_c, auto fly_c) {
-      internal::launch_bp<dim, k, Number, decltype(kind_c)::value, decltype(fly_c)::value>(
+    auto go = [&](auto kind_c, auto geo_c) {
+      internal::launch_bp<dim, k, Number, decltype(kind_c)::value, decltype(geo_c)::value>(
         backend_, level_, constrained_, geometry_.data(), vertices_.data(), q_, B_, D_, dst, src);
     };
     using Mass = std::integral_constant<BPKind, BPKind::mass>;
     using Gauss = std::integral_constant<BPKind, BPKind::laplace_gauss>;
     using GLL  = std::integral_constant<BPKind, BPKind::laplace_gll>;
-    auto with_kind = [&](auto fly_c) {
+    auto with_kind = [&](auto geo_c) {
       if (bp_ == BakeOff::bp1)
-        go(Mass{}, fly_c);
+        go(Mass{}, geo_c);
       else if (bp_ == BakeOff::bp3)
-        go(Gauss{}, fly_c);
+        go(Gauss{}, geo_c);
       else
-        go(GLL{}, fly_c);
+        go(GLL{}, geo_c);
     };
     if (mode_ == GeometryMode::stored)
-      with_kind(std::false_type{});
-    else
-      with_kind(std::true_type{});
+      with_kind(std::integral_constant<GeometryMode, GeometryMode::stored>{});
+    else if (mode_ == GeometryMode::on_the_fly)
+      with_kind(std::integral_constant<GeometryMode, GeometryMode::on_the_fly>{});
+    else // the constructor admits it for BP1 only
+      go(Mass{}, std::integral_constant<GeometryMode, GeometryMode::polynomial>{});
     if (constrained_)
       {
         CopyBoundaryLines<Number> copy{src, dst, {level_.nodes(0), level_.nodes(1), level_.nodes(2)}, dim};

@@ -86,6 +86,16 @@ TEST_P(BPTest, EqualsReferenceAssemblyOnDeformedMeshes)
                 << "on the fly: BP" << int(c.bp) << " " << dd << "D k=" << kk << " deformation " << int(d.type);
               EXPECT_LT(rel_diff(apply_bp<dd, kk, float>(lev, c.bp, d, x, true, 1, GeometryMode::on_the_fly), ref),
                         5e-6);
+              // the mass with |J| interpolated from its node values (exact on a multilinear cell)
+              if (c.bp == BakeOff::bp1)
+                {
+                  EXPECT_LT(rel_diff(apply_bp<dd, kk, double>(lev, c.bp, d, x, true, 1, GeometryMode::polynomial), ref),
+                            1e-12)
+                    << "polynomial: " << dd << "D k=" << kk << " deformation " << int(d.type);
+                  EXPECT_LT(rel_diff(apply_bp<dd, kk, float>(lev, c.bp, d, x, false, 1, GeometryMode::polynomial),
+                                     to_std(assemble_bp(lev, d, c.q, c.kind, false) * to_eigen(x))),
+                            5e-6);
+                }
             }
         });
       });
@@ -326,4 +336,35 @@ TEST(BP, MonomialColumnIsTheJacobianOfTheMultilinearMap)
       check(std::integral_constant<int, 2>{});
       check(std::integral_constant<int, 3>{});
     }
+}
+
+TEST(BP, PolynomialGeometryIsTheMassOperatorsAndItsBytesAreEstimated)
+{
+  // the node basis interpolates: L_r(node s) = δ_rs, in 2D and 3D
+  for (int s = 0; s < 3; ++s)
+    {
+      double l3[3], l2[2];
+      determinant_node_basis<3>(determinant_node<3>(s), l3);
+      for (int r = 0; r < 3; ++r)
+        EXPECT_EQ(l3[r], r == s ? 1.0 : 0.0);
+      if (s < 2)
+        {
+          determinant_node_basis<2>(determinant_node<2>(s), l2);
+          for (int r = 0; r < 2; ++r)
+            EXPECT_EQ(l2[r], r == s ? 1.0 : 0.0);
+        }
+    }
+  const DeformationSettings sine{Deformation::sine, 0.1};
+  const auto                lev = box_level(3, 2, 1);
+  EXPECT_THROW((BPOperator<3, 2, double>(lev, Backend::cpu, BakeOff::bp3, sine, true, GeometryMode::polynomial)),
+               std::invalid_argument);
+  EXPECT_THROW((BPOperator<3, 2, double>(lev, Backend::cpu, BakeOff::bp5, sine, true, GeometryMode::polynomial)),
+               std::invalid_argument);
+  const BPOperator<3, 2, double> d(lev, Backend::cpu, BakeOff::bp1, sine, false, GeometryMode::polynomial);
+  const BPOperator<3, 2, float>  f(lev, Backend::cpu, BakeOff::bp1, sine, false, GeometryMode::polynomial);
+  EXPECT_EQ(d.geometry_bytes(), bp_geometry_bytes(lev, BakeOff::bp1, GeometryMode::polynomial, sizeof(double)));
+  EXPECT_EQ(f.geometry_bytes(), bp_geometry_bytes(lev, BakeOff::bp1, GeometryMode::polynomial, sizeof(float)));
+  // 27 node values per cell in whole 32-byte sectors: 28 doubles, 32 floats
+  EXPECT_EQ(d.geometry_bytes(), std::size_t(lev.n_cells()) * 28 * sizeof(double));
+  EXPECT_EQ(f.geometry_bytes(), std::size_t(lev.n_cells()) * 32 * sizeof(float));
 }

@@ -20,10 +20,14 @@ namespace tpmg
   };
 
   /// Bytes of geometry a BP operator on `level` keeps on its device (memory estimates before
-  /// allocation): the factors per quadrature point (stored) or the vertices (on the fly).
+  /// allocation): the factors per quadrature point (stored), the vertices (on the fly) or the
+  /// |J| polynomials of the cells (polynomial).
   inline std::size_t bp_geometry_bytes(const CartesianLevel &level, BakeOff bp, GeometryMode mode,
                                        std::size_t number_bytes)
   {
+    if (mode == GeometryMode::polynomial)
+      return std::size_t(level.n_cells()) * std::size_t(determinant_polynomial_stride(level.dim, number_bytes)) *
+             number_bytes;
     if (mode == GeometryMode::on_the_fly)
       {
         std::size_t v = 1;
@@ -41,6 +45,7 @@ namespace tpmg
 
   /// Scalar BP operator. `constrained` (the level operator): boundary nodes are held at zero,
   /// boundary rows act as the identity. Unconstrained (the CEED benchmark): all nodes.
+  /// GeometryMode::polynomial is for BP1 only (std::invalid_argument otherwise).
   template <int dim, int degree, typename Number>
   class BPOperator final : public LinearOperator<Number>
   {

@@ -241,9 +241,9 @@ TEST(Gpu, KernelsKeepTheirRegistersAndResidentBlocks)
     }
 
   // BP kernels on the fly: the register cap and the resident blocks their launch bounds ask for
-  expect_bp_launch_bounds_hold<BPOperatorKernel<3, 2, double, BPKind::laplace_gll, true>>("BP5 on the fly k = 2 double");
-  expect_bp_launch_bounds_hold<BPOperatorKernel<3, 4, double, BPKind::laplace_gauss, true>>("BP3 on the fly k = 4 double");
-  expect_bp_launch_bounds_hold<BPOperatorKernel<3, 8, double, BPKind::mass, true>>("BP1 on the fly k = 8 double");
+  expect_bp_launch_bounds_hold<BPOperatorKernel<3, 2, double, BPKind::laplace_gll, GeometryMode::on_the_fly>>("BP5 on the fly k = 2 double");
+  expect_bp_launch_bounds_hold<BPOperatorKernel<3, 4, double, BPKind::laplace_gauss, GeometryMode::on_the_fly>>("BP3 on the fly k = 4 double");
+  expect_bp_launch_bounds_hold<BPOperatorKernel<3, 8, double, BPKind::mass, GeometryMode::on_the_fly>>("BP1 on the fly k = 8 double");
 }
 
 // More patches per block than a block's shared memory holds (3D k = 6 double, conflict_free,
@@ -399,7 +399,8 @@ TEST(Gpu, BPOperatorsEqualCpu)
   for (int dim : {2, 3})
     for (int k = 1; k <= 8; ++k)
       for (BakeOff bp : {BakeOff::bp1, BakeOff::bp3, BakeOff::bp5})
-        for (GeometryMode mode : {GeometryMode::stored, GeometryMode::on_the_fly})
+        for (GeometryMode mode : {GeometryMode::stored, GeometryMode::on_the_fly, GeometryMode::polynomial})
+        if (mode != GeometryMode::polynomial || bp == BakeOff::bp1)
         dispatch_dim(dim, [&](auto D) {
           dispatch_degree<8>(k, [&](auto K) {
             constexpr int dd = decltype(D)::value, kk = decltype(K)::value;
@@ -414,7 +415,9 @@ TEST(Gpu, BPOperatorsEqualCpu)
                                        op.vmult(v[0], v[1]);
                                      },
                                      "BP" + std::to_string(int(bp)) + " " + std::to_string(dd) + "D k=" + std::to_string(kk) +
-                                       (mode == GeometryMode::stored ? " stored" : " on the fly"));
+                                       (mode == GeometryMode::stored       ? " stored"
+                                        : mode == GeometryMode::on_the_fly ? " on the fly"
+                                                                           : " polynomial"));
             compare_backends<float>(lev, {std::vector<float>(lev.n_dofs()), random_interior<float>(lev, 12)},
                                     [&](Backend b, std::vector<Vector<float>> &v) {
                                       BPOperator<dd, kk, float> op(lev, b, bp, def, false, mode);
