@@ -32,11 +32,6 @@
 #define TPMG_BP_REGS_LOW 96
 #endif
 
-// ... and of the mass with the |J| polynomial (its 27 node loads per column, hoisted, would take
-// 87 registers)
-#ifndef TPMG_BP_REGS_POLY
-#define TPMG_BP_REGS_POLY 48
-#endif
 
 namespace tpmg
 {
@@ -381,8 +376,8 @@ namespace tpmg
   };
 
   /// `geo`: where the geometric factors come from (GeometryMode): read per point (stored),
-  /// computed from the cell's vertices (on the fly, multilinear map), or, for the mass, the
-  /// cell's |J| polynomial interpolated to the points (polynomial).
+  /// computed from the cell's vertices (on the fly, multilinear map), or, for the mass, each
+  /// column's w|J| evaluated from its values at the nodes of t (polynomial).
   ///
   /// 3D thread structure: a block of (nq, nq, cells) threads; in every phase thread (a, b) of
   /// a cell owns one fiber (a whole line of nodes or points in one direction) of the cell's
@@ -415,7 +410,7 @@ namespace tpmg
     /// the loads of whole fibers and geometry columns), which limits the SM to 2-3 blocks of
     /// 128 threads; with a cap > 0 (TPMG_BP_REGS, on the fly up to k = 6 TPMG_BP_REGS_LOW) ask
     /// for enough resident blocks (launch bounds) to hold the registers there.
-    static constexpr int register_cap      = onthefly && k <= 6 ? TPMG_BP_REGS_LOW : polynomial ? TPMG_BP_REGS_POLY : TPMG_BP_REGS;
+    static constexpr int register_cap      = onthefly && k <= 6 ? TPMG_BP_REGS_LOW : TPMG_BP_REGS;
     static constexpr int min_blocks_per_sm =
       dim == 3 && register_cap > 0 ? cmax(1, 65536 / ((max_threads_per_block + 31) / 32 * 32 * cmax(register_cap, 1))) : 1;
 
@@ -430,7 +425,7 @@ namespace tpmg
     const Number *src;
     Number       *dst;
     const Number *geometry; ///< stored: [cell][entry][point], point lexicographic over nq^dim;
-                            ///< polynomial: [cell][node], determinant_polynomial_stride apart
+                            ///< polynomial: [cell][node of t][column], column lexicographic
     const double *vertices; ///< on the fly: deformed vertices, lexicographic, 3 doubles each
     index_t       cells[3];
     index_t       nodes[3];
@@ -480,7 +475,7 @@ namespace tpmg
     {
       const Number                     *G; ///< stored: the column's first point, entry 0
       ColumnPolynomials<dim, Number>    poly; ///< on the fly
-      Number pc[polynomial ? dim : 1];   ///< polynomial: w0 |J| at the column's nodes in t
+      Number pc[polynomial ? dim : 1];   ///< polynomial: the column's w|J| at the nodes of t
       const BPConstants<k, nq, Number> *c;
       double                            w0; ///< weights of the fixed directions
       /// on the fly Laplacian in double: w/|J| at the column's points, one division for all
@@ -564,36 +559,13 @@ namespace tpmg
         }
       else if constexpr (polynomial)
         {
-          // the cell's node values contracted with the basis (times the weight) at the column's
-          // fixed coordinates: dim^dim loads and FMAs per column, instead of nq loads per column
-          // of stored factors whose bytes dominate the mass operator (NOTES §8)
-          constexpr int  m = dim, stride = determinant_polynomial_stride(dim, sizeof(Number));
-          const Number  *P = geometry + cell * index_t(stride);
-          double         l[2][m];
-          determinant_node_basis<dim>(C().points[q0], l[0]);
-          for (int p = 0; p < m; ++p)
-            l[0][p] *= C().weights[q0];
-          if constexpr (dim == 3)
-            {
-              determinant_node_basis<dim>(C().points[q1], l[1]);
-              for (int j = 0; j < m; ++j)
-                l[1][j] *= C().weights[q1];
-            }
+          // the column's w|J| at the dim nodes of t: dim loads instead of nq (coalesced like the
+          // stored factors: consecutive q0 are consecutive numbers)
+          constexpr int  per_column = dim == 3 ? nq * nq : nq;
+          const Number  *P = geometry + cell * index_t(column_polynomial_numbers(dim, nq)) + q0 + (dim == 3 ? nq * q1 : 0);
           TPMG_UNROLL
-          for (int r = 0; r < m; ++r)
-            {
-              Number s = 0;
-              TPMG_UNROLL
-              for (int j = 0; j < (dim == 3 ? m : 1); ++j)
-                {
-                  Number t = 0;
-                  TPMG_UNROLL
-                  for (int p = 0; p < m; ++p)
-                    t += Number(l[0][p]) * P[p + m * j + (dim == 3 ? m * m : m) * r];
-                  s += (dim == 3 ? Number(l[1][j]) : Number(1)) * t;
-                }
-              fc.pc[r] = s;
-            }
+          for (int r = 0; r < dim; ++r)
+            fc.pc[r] = P[r * per_column];
         }
       else
         fc.G = geometry + cell * index_t(n_entries * points) + q0 + (dim == 3 ? nq * q1 : 0);

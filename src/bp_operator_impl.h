@@ -28,20 +28,41 @@ namespace tpmg
         if (bp != BakeOff::bp1)
           throw std::invalid_argument("BPOperator: the polynomial geometry is BP1's (|J| is a polynomial on a "
                                       "multilinear cell, the Laplacian's factors are not)");
-        // |J| at the nodes {0, 1/2, 1}^3 (2D {0, 1}^2): the mass factor of a unit-weight rule there
+        // |J| at the nodes {0, 1/2, 1}^3 (2D {0, 1}^2), the mass factor of a unit-weight rule
+        // there; |J| has degree dim-1 per direction, so interpolating it in the first dim-1
+        // directions to the Gauss points (times their weights) gives, exactly, the columns'
+        // w|J| at the nodes of the last: c[cell][r][q1][q0] (2D c[cell][r][q0])
         Quadrature1D nodes;
         for (int i = 0; i < dim; ++i)
           {
             nodes.points.push_back(determinant_node<dim>(i));
             nodes.weights.push_back(1.0);
           }
-        const std::vector<double> g      = geometric_factors(level, deformation, nodes, GeometricFactorKind::mass);
-        const int                 stride = determinant_polynomial_stride(dim, sizeof(Number));
-        const std::size_t         values = g.size() / std::size_t(level.n_cells());
-        std::vector<Number>       gn(std::size_t(level.n_cells()) * stride, Number(0));
+        const std::vector<double> g  = geometric_factors(level, deformation, nodes, GeometricFactorKind::mass);
+        const int                 nq = k + 2, per_cell = column_polynomial_numbers(dim, nq);
+        const int                 n1 = dim == 3 ? nq : 1, m1 = dim == 3 ? dim : 1;
+        std::vector<double>       l(std::size_t(nq) * dim); // w_a L_p(ξ_a)
+        for (int a = 0; a < nq; ++a)
+          {
+            double v[dim];
+            determinant_node_basis<dim>(q.points[a], v);
+            for (int p = 0; p < dim; ++p)
+              l[a * dim + p] = q.weights[a] * v[p];
+          }
+        const std::size_t   nodes_per_cell = g.size() / std::size_t(level.n_cells());
+        std::vector<Number> gn(std::size_t(level.n_cells()) * per_cell);
         for (std::size_t c = 0; c < std::size_t(level.n_cells()); ++c)
-          for (std::size_t i = 0; i < values; ++i)
-            gn[c * stride + i] = Number(g[c * values + i]);
+          for (int r = 0; r < dim; ++r)
+            for (int b = 0; b < n1; ++b)
+              for (int a = 0; a < nq; ++a)
+                {
+                  double s = 0;
+                  for (int j = 0; j < m1; ++j)
+                    for (int p = 0; p < dim; ++p)
+                      s += l[a * dim + p] * (dim == 3 ? l[b * dim + j] : 1.0) *
+                           g[c * nodes_per_cell + p + dim * j + (dim == 3 ? 9 : 2) * r];
+                  gn[c * per_cell + (r * n1 + b) * nq + a] = Number(s);
+                }
         geometry_.reinit(index_t(gn.size()), backend, false);
         geometry_.from_host(gn);
       }

@@ -364,7 +364,7 @@ TEST(BP, PolynomialGeometryIsTheMassOperatorsAndItsBytesAreEstimated)
   const BPOperator<3, 2, float>  f(lev, Backend::cpu, BakeOff::bp1, sine, false, GeometryMode::polynomial);
   EXPECT_EQ(d.geometry_bytes(), bp_geometry_bytes(lev, BakeOff::bp1, GeometryMode::polynomial, sizeof(double)));
   EXPECT_EQ(f.geometry_bytes(), bp_geometry_bytes(lev, BakeOff::bp1, GeometryMode::polynomial, sizeof(float)));
-  // 27 node values per cell in whole 32-byte sectors: 28 doubles, 32 floats
-  EXPECT_EQ(d.geometry_bytes(), std::size_t(lev.n_cells()) * 28 * sizeof(double));
-  EXPECT_EQ(f.geometry_bytes(), std::size_t(lev.n_cells()) * 32 * sizeof(float));
+  // 3 node values for each of the (k+2)^2 columns of points of a cell
+  EXPECT_EQ(d.geometry_bytes(), std::size_t(lev.n_cells()) * 48 * sizeof(double));
+  EXPECT_EQ(f.geometry_bytes(), std::size_t(lev.n_cells()) * 48 * sizeof(float));
 }

@@ -21,12 +21,12 @@ namespace tpmg
 
   /// Bytes of geometry a BP operator on `level` keeps on its device (memory estimates before
   /// allocation): the factors per quadrature point (stored), the vertices (on the fly) or the
-  /// |J| polynomials of the cells (polynomial).
+  /// w|J| polynomials of the columns of points (polynomial).
   inline std::size_t bp_geometry_bytes(const CartesianLevel &level, BakeOff bp, GeometryMode mode,
                                        std::size_t number_bytes)
   {
-    if (mode == GeometryMode::polynomial)
-      return std::size_t(level.n_cells()) * std::size_t(determinant_polynomial_stride(level.dim, number_bytes)) *
+    if (mode == GeometryMode::polynomial) // BP1: nq = k + 2
+      return std::size_t(level.n_cells()) * std::size_t(column_polynomial_numbers(level.dim, level.degree + 2)) *
              number_bytes;
     if (mode == GeometryMode::on_the_fly)
       {

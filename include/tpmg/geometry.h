@@ -7,7 +7,6 @@
 #include <tpmg/mesh.h>
 
 #include <array>
-#include <cstddef>
 #include <vector>
 
 namespace tpmg
@@ -15,11 +14,12 @@ namespace tpmg
   /// Where an operator's geometric factors come from: `stored` per quadrature point (any
   /// mapping; 6 numbers per point for the Laplacian), computed `on_the_fly` from each cell's
   /// 2^d vertices (multilinear cells, as every deformation here produces), or, for the mass
-  /// operator only, |J| stored per cell as the `polynomial` it is on a multilinear cell
-  /// (degree d-1 in each reference direction: J's column c does not depend on ξ_c and is
-  /// affine in each other ξ), by its values at the d^d nodes {0, ½, 1}³ (2D {0, 1}²), which the
-  /// kernel interpolates to the quadrature points: 27 numbers per 3D cell instead of (k+2)³.
-  /// The Laplacian's factors are rational in ξ, so that mode is the mass operator's.
+  /// operator only, w|J| along each column of quadrature points (all reference coordinates
+  /// fixed but the last, t) stored as the `polynomial` in t it is on a multilinear cell: |J|
+  /// has degree d-1 in each reference coordinate (J's column c does not depend on ξ_c and is
+  /// affine in the others), so d values per column, at the nodes t = 0, ½, 1 (2D 0, 1), replace
+  /// the column's k+2 factors (3D: 3 (k+2)² numbers per cell instead of (k+2)³). The
+  /// Laplacian's factors are rational in t, so that mode is the mass operator's.
   enum class GeometryMode
   {
     stored,
@@ -27,12 +27,11 @@ namespace tpmg
     polynomial
   };
 
-  /// Numbers a cell's |J| polynomial occupies (`polynomial` mode): its dim^dim node values,
-  /// padded to whole 32-byte sectors so that every cell starts on one (3D double: 28).
-  constexpr int determinant_polynomial_stride(int dim, std::size_t number_bytes)
+  /// Numbers per cell of GeometryMode::polynomial with nq quadrature points per direction:
+  /// dim node values for each of the nq^(dim-1) columns.
+  constexpr int column_polynomial_numbers(int dim, int nq)
   {
-    const std::size_t values = dim == 3 ? 27 : 4;
-    return int((values * number_bytes + 31) / 32 * 32 / number_bytes);
+    return dim == 3 ? 3 * nq * nq : 2 * nq;
   }
 
   /// How the vertices of a Cartesian level are moved.
