@@ -33,6 +33,11 @@
 #endif
 
 
+// BP3 on the fly at k <= 2 divides per point (build knob for the A/B, NOTES §8)
+#ifndef TPMG_BP3_LOW_PERPOINT
+#define TPMG_BP3_LOW_PERPOINT 1
+#endif
+
 namespace tpmg
 {
   enum class BPKind
@@ -167,6 +172,49 @@ namespace tpmg
         out[q] = w[q] / det_at(t[q]);
     }
 
+    /// The cofactor vectors at t: row i of |J| J⁻¹.
+    TPMG_HD TPMG_FORCEINLINE void cofactors(Real t, Real (&c)[dim][dim]) const
+    {
+      constexpr int degree[2][3] = {{0, 1, 0}, {1, 1, 2}}; // of cofactor i in 2D, 3D
+      TPMG_UNROLL
+      for (int i = 0; i < dim; ++i)
+        TPMG_UNROLL
+        for (int r = 0; r < dim; ++r)
+          {
+            const int p = degree[dim - 2][i];
+            c[i][r]     = p == 0 ? cof[i][0][r]
+                          : p == 1 ? cof[i][0][r] + t * cof[i][1][r]
+                                   : cof[i][0][r] + t * (cof[i][1][r] + t * cof[i][2][r]);
+          }
+    }
+
+    /// The Laplacian's flux (w|J| J⁻¹J⁻ᵀ) d at the point t from `s` = w/|J|, as s C (Cᵀ d) with
+    /// C the cofactor rows: 2 dim² FMAs instead of the dim(dim+1)/2 dot products of the factors
+    /// and their dim² products with d (3D: 18 against 33).
+    template <typename Number>
+    TPMG_HD TPMG_FORCEINLINE void flux(Real t, Real s, const Number (&d)[dim], Number (&f)[dim]) const
+    {
+      Real c[dim][dim], y[dim];
+      cofactors(t, c);
+      TPMG_UNROLL
+      for (int r = 0; r < dim; ++r)
+        {
+          y[r] = 0;
+          TPMG_UNROLL
+          for (int i = 0; i < dim; ++i)
+            y[r] += c[i][r] * Real(d[i]);
+        }
+      TPMG_UNROLL
+      for (int i = 0; i < dim; ++i)
+        {
+          Real v = 0;
+          TPMG_UNROLL
+          for (int r = 0; r < dim; ++r)
+            v += c[i][r] * y[r];
+          f[i] = Number(s * v);
+        }
+    }
+
     /// The factors at the point t: mass w|J| (`w` the weight); Laplacian from `w` = w/|J|
     /// (`weights_over_det`).
     template <bool laplace, typename Number>
@@ -176,18 +224,8 @@ namespace tpmg
         f[0] = Number(w * det_at(t));
       else
         {
-          constexpr int degree[2][3] = {{0, 1, 0}, {1, 1, 2}}; // of cofactor i in 2D, 3D
-          Real          c[dim][dim];
-          TPMG_UNROLL
-          for (int i = 0; i < dim; ++i)
-            TPMG_UNROLL
-            for (int r = 0; r < dim; ++r)
-              {
-                const int p = degree[dim - 2][i];
-                c[i][r]     = p == 0 ? cof[i][0][r]
-                              : p == 1 ? cof[i][0][r] + t * cof[i][1][r]
-                                       : cof[i][0][r] + t * (cof[i][1][r] + t * cof[i][2][r]);
-              }
+          Real c[dim][dim];
+          cofactors(t, c);
           const Real s   = w;
           auto       dot = [&](int a, int b) {
             Real v = 0;
@@ -482,18 +520,18 @@ namespace tpmg
       /// (float divides per point: the column of reciprocals held up to 50 more registers;
       /// BP3 at k = 1, 2 lost 8% and 2% on the H100, NOTES §8, ninth session)
       static constexpr bool batched =
-        gradient && onthefly && sizeof(Number) == 8 && !(kind == BPKind::laplace_gauss && k <= 2);
+        gradient && onthefly && sizeof(Number) == 8 && !(TPMG_BP3_LOW_PERPOINT && kind == BPKind::laplace_gauss && k <= 2);
       Number                s[batched ? nq : 1];
 
       TPMG_HD void at(int q, Number *f) const
       {
         if constexpr (polynomial)
           {
-            Number s = 0;
+            Number v = 0;
             TPMG_UNROLL
             for (int r = 0; r < dim; ++r)
-              s += c->det_basis[q][r] * pc[r];
-            f[0] = s;
+              v += c->det_basis[q][r] * pc[r];
+            f[0] = v;
           }
         else if constexpr (!onthefly)
           for (int e = 0; e < n_entries; ++e)
@@ -502,6 +540,32 @@ namespace tpmg
           {
             const Number t = Number(c->points[q]), w = Number(w0 * c->weights[q]);
             poly.template at<gradient>(t, batched ? s[q] : gradient ? w / poly.det_at(t) : w, f);
+          }
+      }
+
+      /// The Laplacian's flux at point q of the column from the reference gradient d.
+      TPMG_HD void flux(int q, const Number (&d)[dim], Number (&f)[dim]) const
+      {
+        if constexpr (onthefly)
+          {
+            const Number t = Number(c->points[q]), w = Number(w0 * c->weights[q]);
+            poly.flux(t, batched ? s[q] : w / poly.det_at(t), d, f);
+          }
+        else
+          {
+            Number g[n_entries];
+            at(q, g);
+            if constexpr (dim == 3)
+              {
+                f[0] = g[0] * d[0] + g[1] * d[1] + g[2] * d[2];
+                f[1] = g[1] * d[0] + g[3] * d[1] + g[4] * d[2];
+                f[2] = g[2] * d[0] + g[4] * d[1] + g[5] * d[2];
+              }
+            else
+              {
+                f[0] = g[0] * d[0] + g[1] * d[1];
+                f[1] = g[1] * d[0] + g[2] * d[1];
+              }
           }
       }
     };
@@ -731,13 +795,13 @@ namespace tpmg
       TPMG_UNROLL
       for (int q = 0; q < nq; ++q)
         {
-          const int    p  = fiber_index<2>(a, b, q);
-          const Number dx = Gx[p], dy = Gy[p], dz = uz[q];
-          Number       g[6];
-          fc.at(q, g);
-          Gx[p] = g[0] * dx + g[1] * dy + g[2] * dz;
-          Gy[p] = g[1] * dx + g[3] * dy + g[4] * dz;
-          g2[q] = g[2] * dx + g[4] * dy + g[5] * dz;
+          const int    p    = fiber_index<2>(a, b, q);
+          const Number d[3] = {Gx[p], Gy[p], uz[q]};
+          Number       f[3];
+          fc.flux(q, d, f);
+          Gx[p] = f[0];
+          Gy[p] = f[1];
+          g2[q] = f[2];
         }
     }
 
@@ -1024,12 +1088,11 @@ namespace tpmg
                   TPMG_UNROLL
                   for (int j = 0; j < nq; ++j)
                     dx += D(tx, j) * S2[at(j, qy, 0)];
-                  const int    p  = at(tx, qy, 0);
-                  Number       g[3];
-                  fc.at(qy, g);
-                  const Number xx = g[0], xy = g[1], yy = g[2];
-                  S1[p]  = xx * dx + xy * a[qy];
-                  g1[qy] = xy * dx + yy * a[qy];
+                  const Number d[2] = {dx, a[qy]};
+                  Number       f[2];
+                  fc.flux(qy, d, f);
+                  S1[at(tx, qy, 0)] = f[0];
+                  g1[qy]            = f[1];
                 }
               TPMG_UNROLL
               for (int qy = 0; qy < nq; ++qy)
