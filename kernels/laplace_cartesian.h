@@ -161,7 +161,8 @@ namespace tpmg
     }
   };
 
-  /// Boundary rows act as identity: dst = src on boundary nodes (one x-line per index).
+  /// Boundary rows act as identity: dst = src on boundary nodes (one x-line per index), or
+  /// the residual's dst = b - src where `b` is given.
   template <typename Number>
   struct CopyBoundaryLines
   {
@@ -169,6 +170,8 @@ namespace tpmg
     Number       *dst;
     index_t       nodes[3];
     int           dim;
+    const Number *b = nullptr;
+    TPMG_HD void  row(index_t i) const { dst[i] = b ? b[i] - src[i] : src[i]; }
     TPMG_HD void  operator()(index_t line) const
     {
       const index_t j = line % nodes[1], l = line / nodes[1];
@@ -176,11 +179,11 @@ namespace tpmg
       const bool    whole = j == 0 || j == nodes[1] - 1 || (dim == 3 && (l == 0 || l == nodes[2] - 1));
       if (whole)
         for (index_t i = 0; i < nodes[0]; ++i)
-          dst[first + i] = src[first + i];
+          row(first + i);
       else
         {
-          dst[first]                = src[first];
-          dst[first + nodes[0] - 1] = src[first + nodes[0] - 1];
+          row(first);
+          row(first + nodes[0] - 1);
         }
     }
   };

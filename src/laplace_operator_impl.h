@@ -54,16 +54,36 @@ namespace tpmg
         return;
       }
     dst.reinit(size(), backend_);
+    apply_cells(dst.data(), src.data(), Number(1), nullptr);
+  }
 
+  template <int dim, int degree, typename Number>
+  void CartesianLaplaceOperator<dim, degree, Number>::residual(Vector<Number> &r, const Vector<Number> &b,
+                                                               const Vector<Number> &x) const
+  {
+    if (degree == 1) // the stencil kernel writes A x outright: a pass r = b - A x after it
+      return LinearOperator<Number>::residual(r, b, x);
+    if (x.size() != size() || x.backend() != backend_ || b.size() != size() || b.backend() != backend_)
+      throw std::invalid_argument("CartesianLaplaceOperator::residual: vectors do not fit");
+    r.reinit(size(), backend_, false);
+    r.copy_from(b);
+    apply_cells(r.data(), x.data(), Number(-1), b.data());
+  }
+
+  template <int dim, int degree, typename Number>
+  void CartesianLaplaceOperator<dim, degree, Number>::apply_cells(Number *dst, const Number *src, Number sign,
+                                                                  const Number *boundary_b) const
+  {
     using Kernel = CartesianLaplaceKernel<dim, degree, Number>;
+    const auto c = direction_coefficients(level_);
     Kernel     kern;
-    kern.src     = src.data();
-    kern.dst     = dst.data();
+    kern.src     = src;
+    kern.dst     = dst;
     for (int d = 0; d < 3; ++d)
       {
         kern.cells[d] = d < dim ? level_.cells[d] : 1;
         kern.nodes[d] = level_.nodes(d);
-        kern.coef[d]  = Number(c[d]);
+        kern.coef[d]  = sign * Number(c[d]); // every term carries one c_d: the sign goes with them
       }
     kern.n_cells   = level_.n_cells();
     kern.grid      = CellGrid(kern.cells, "Laplace operator");
@@ -71,7 +91,8 @@ namespace tpmg
     kern.stiffness = make_small_matrix<Number, degree + 1, degree + 1>(matrices_.stiffness);
     launch(backend_, kern, kern.shape());
 
-    CopyBoundaryLines<Number> copy{src.data(), dst.data(), {level_.nodes(0), level_.nodes(1), level_.nodes(2)}, dim};
+    // boundary rows: the identity (dst = src), in a residual b - src
+    CopyBoundaryLines<Number> copy{src, dst, {level_.nodes(0), level_.nodes(1), level_.nodes(2)}, dim, boundary_b};
     forall(backend_, level_.nodes(1) * level_.nodes(2), copy);
   }
 

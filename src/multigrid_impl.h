@@ -237,11 +237,7 @@ namespace tpmg
     }
     {
       const auto t = time_scope(timers_, l, Component::matvec);
-      L.op->vmult(L.r, x);
-    }
-    {
-      const auto t = time_scope(timers_, l, Component::vector);
-      sadd(Number(-1), Number(1), b, L.r); // r = b - A x
+      L.op->residual(L.r, b, x); // r = b - A x
     }
     {
       const auto t = time_scope(timers_, l, Component::restriction);

@@ -61,6 +61,23 @@ TEST_P(LaplaceOperatorTest, EqualsAssembledMatrixAndIsSymmetric)
           ASSERT_EQ(yb[g], xb[g]);
         else
           ASSERT_NEAR(yb[g], ref[g], 1e-12 * (1 + std::fabs(ref[g])));
+      // the residual b - A x (b - x on the boundary rows), fused into the cell kernel from
+      // k = 2: equals b minus vmult
+      const auto bvec        = random_vector(lev, 9, true);
+      auto       residual_of = [&](auto zero) {
+        using N = decltype(zero);
+        CartesianLaplaceOperator<dd, kk, N> op(lev, Backend::cpu);
+        Vector<N> xv(lev.n_dofs(), Backend::cpu), bv(lev.n_dofs(), Backend::cpu), r;
+        xv.from_host(std::vector<N>(xb.begin(), xb.end()));
+        bv.from_host(std::vector<N>(bvec.begin(), bvec.end()));
+        op.residual(r, bv, xv);
+        return r.to_host();
+      };
+      std::vector<double> rref(lev.n_dofs());
+      for (index_t g = 0; g < lev.n_dofs(); ++g)
+        rref[g] = bvec[g] - yb[g];
+      EXPECT_LT(rel_diff(residual_of(double{}), rref), 1e-13);
+      EXPECT_LT(rel_diff(residual_of(float{}), rref), 2e-6);
       // symmetry: (A x, y) = (x, A y)
       const auto y  = random_vector(lev, 2);
       const auto Ax = apply<dd, kk, double>(lev, x);

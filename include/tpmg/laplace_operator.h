@@ -19,6 +19,9 @@ namespace tpmg
 
     /// dst = A src (interior rows), dst = src on boundary nodes.
     void vmult(Vector<Number> &dst, const Vector<Number> &src) const override;
+    /// r = b - A x: from k = 2 the cell kernel adds -A_K x_K to a copy of b (one copy
+    /// instead of zeroing r and a pass r = b - r, NOTES §5)
+    void residual(Vector<Number> &r, const Vector<Number> &b, const Vector<Number> &x) const override;
 
     index_t               size() const override { return level_.n_dofs(); }
     const CartesianLevel &level() const { return level_; }
@@ -28,6 +31,9 @@ namespace tpmg
     static std::array<double, 3> direction_coefficients(const CartesianLevel &level);
 
   private:
+    /// the cell kernel's scatter-add of `sign` A src into dst, then the boundary rows
+    void apply_cells(Number *dst, const Number *src, Number sign, const Number *boundary_b) const;
+
     CartesianLevel    level_;
     Backend           backend_ = Backend::cpu;
     ElementMatrices1D matrices_;

@@ -110,6 +110,14 @@ void laplace_case(int dim, int k)
                             op.vmult(v[0], v[1]);
                           },
                           "laplace " + std::to_string(dd) + "D k=" + std::to_string(kk));
+      // the residual b - A x (fused from k = 2; the CPU test covers boundary values)
+      compare_backends<T>(lev,
+                          {std::vector<T>(lev.n_dofs()), random_interior<T>(lev, 2), random_interior<T>(lev, 3)},
+                          [&](Backend b, std::vector<Vector<T>> &v) {
+                            CartesianLaplaceOperator<dd, kk, T> op(lev, b);
+                            op.residual(v[0], v[2], v[1]);
+                          },
+                          "laplace residual " + std::to_string(dd) + "D k=" + std::to_string(kk));
     });
   });
 }
