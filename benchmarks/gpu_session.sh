@@ -74,12 +74,12 @@ for stage in "$@"; do
       $B/benchmarks/tpmg_bench smoother --dim 2 --degrees 1,2,3,4,5,6,7,8,9,10 --precision both --kernel all --optimization all --dofs 3e7 --groups 3 --runs 5 --csv "$OUT/smoother2d.csv" 2>&1 | tee "$OUT/smoother2d.txt"
       ;;
     bp)
-      # BP1, BP3, BP5, stored and on-the-fly geometry, float and double, ~10 M DoFs (sine-deformed
-      # mesh); the vector versions in `bpvector` (together they need more than one 10-minute call)
-      $B/benchmarks/tpmg_bench bp --dim 3 --degrees 1,2,3,4,5,6,7,8 --bp 1,3,5 --precision both --geometry both --deformation sine --dofs 1e7 --groups 3 --runs 5 --csv "$OUT/bp3d.csv" 2>&1 | tee "$OUT/bp3d.txt"
+      # BP1, BP3, BP5, stored and on-the-fly geometry (BP1 also polynomial), float and double,
+      # ~10 M DoFs (sine-deformed mesh); the vector versions in `bpvector`
+      $B/benchmarks/tpmg_bench bp --dim 3 --degrees 1,2,3,4,5,6,7,8 --bp 1,3,5 --precision both --geometry stored,onthefly,polynomial --deformation sine --dofs 1e7 --groups 3 --runs 5 --csv "$OUT/bp3d.csv" 2>&1 | tee "$OUT/bp3d.txt"
       ;;
     bpvector)
-      $B/benchmarks/tpmg_bench bp --dim 3 --degrees 1,2,3,4,5,6,7,8 --bp 2,4,6 --precision both --geometry both --deformation sine --dofs 1e7 --groups 3 --runs 5 --csv "$OUT/bp3d_vector.csv" 2>&1 | tee "$OUT/bp3d_vector.txt"
+      $B/benchmarks/tpmg_bench bp --dim 3 --degrees 1,2,3,4,5,6,7,8 --bp 2,4,6 --precision both --geometry stored,onthefly,polynomial --deformation sine --dofs 1e7 --groups 3 --runs 5 --csv "$OUT/bp3d_vector.csv" 2>&1 | tee "$OUT/bp3d_vector.txt"
       ;;
     bpregs)
       # A/B in one run: 3D BP kernels with registers capped at ${BP_REGS:-128} (launch bounds,
