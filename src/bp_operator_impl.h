@@ -13,6 +13,20 @@
 
 namespace tpmg
 {
+  namespace internal
+  {
+    /// w_i L_r(ξ_i), r < dim: the basis of the |J| nodes at point i of the rule q, times its
+    /// weight (GeometryMode::polynomial: the host's interpolation to the columns and the
+    /// kernel's per-point constants alike)
+    template <int dim>
+    void weighted_node_basis(const Quadrature1D &q, std::size_t i, double (&l)[dim])
+    {
+      determinant_node_basis<dim>(q.points[i], l);
+      for (int r = 0; r < dim; ++r)
+        l[r] *= q.weights[i];
+    }
+  } // namespace internal
+
   template <int dim, int k, typename Number>
   BPOperator<dim, k, Number>::BPOperator(const CartesianLevel &level, Backend backend, BakeOff bp,
                                          const DeformationSettings &deformation, bool constrained, GeometryMode mode)
@@ -45,9 +59,9 @@ namespace tpmg
         for (int a = 0; a < nq; ++a)
           {
             double v[dim];
-            determinant_node_basis<dim>(q.points[a], v);
+            internal::weighted_node_basis<dim>(q, std::size_t(a), v);
             for (int p = 0; p < dim; ++p)
-              l[a * dim + p] = q.weights[a] * v[p];
+              l[a * dim + p] = v[p];
           }
         const std::size_t   nodes_per_cell = g.size() / std::size_t(level.n_cells());
         std::vector<Number> gn(std::size_t(level.n_cells()) * per_cell);
@@ -106,9 +120,9 @@ namespace tpmg
           kern.constants.points[i]  = q.points[i];
           kern.constants.weights[i] = q.weights[i];
           double l[dim];
-          determinant_node_basis<dim>(q.points[i], l);
+          weighted_node_basis<dim>(q, i, l);
           for (int r = 0; r < 3; ++r)
-            kern.constants.det_basis[i][r] = Number(r < dim ? q.weights[i] * l[r] : 0.0);
+            kern.constants.det_basis[i][r] = Number(r < dim ? l[r] : 0.0);
         }
       for (int d = 0; d < 3; ++d)
         {

@@ -40,12 +40,12 @@ namespace tpmg
   {
     if (src.size() != size() || src.backend() != backend_)
       throw std::invalid_argument("CartesianLaplaceOperator::vmult: source vector does not fit");
-    const auto c = direction_coefficients(level_);
     if constexpr (degree == 1)
       {
         // Q1: the stencil kernel writes every node (boundary rows copied), no atomics
         dst.reinit(size(), backend_, false);
-        auto kern = make_laplace_stencil<dim, Number>(matrices_.mass, matrices_.stiffness, c);
+        auto kern = make_laplace_stencil<dim, Number>(matrices_.mass, matrices_.stiffness,
+                                                      direction_coefficients(level_));
         kern.src  = src.data();
         kern.dst  = dst.data();
         for (int d = 0; d < 3; ++d)
