@@ -5,7 +5,8 @@
 //   tpmg_bench operator|smoother|transfer|bp [--dim D] [--degrees 2,4,7] [--precision float|double|both]
 //              [--dofs 5e7[,1e5,...]] [--kernel global|separate|fused|all] [--groups 5] [--runs 10] [--csv FILE]
 //   smoother:  [--optimization all|LIST] from basic, basic_column, basic_dof (basic with that thread
-//              structure), linear_indexing, conflict_free, boundary; [--patches-per-block P]
+//              structure), linear_indexing, conflict_free, boundary, tensor_core (3D fused only);
+//              [--patches-per-block P]
 //   bp only:   [--bp 1,3,5] [--geometry stored,onthefly,polynomial|both] [--deformation none|sine] [--cg]
 //              (polynomial: BP1/BP2 only, skipped for the Laplacians)
 //              --cg times a CG iteration (operator, 2 dot products, 3 vector updates) and reports
@@ -147,6 +148,8 @@ namespace
       return KernelOptimization::conflict_free;
     if (s == "boundary")
       return KernelOptimization::boundary;
+    if (s == "tensor_core")
+      return KernelOptimization::tensor_core;
     throw std::invalid_argument("unknown optimization " + s);
   }
 
@@ -282,6 +285,8 @@ namespace
             s.thread_structure  = parse_threads(opt);
             if (s.optimization == KernelOptimization::boundary && s.kernel == SmootherKernel::global)
               return;
+            if (s.optimization == KernelOptimization::tensor_core && (dim != 3 || s.kernel != SmootherKernel::fused))
+              return; // the tensor-core kernel is 3D fused only
             VertexPatchSmoother<dim, k, T> sm(lev, o.backend, s, &op);
             t = time_best_of_groups(o.backend, o, [&] { sm.smooth(x, y); });
             const PatchWork w       = patch_work(dim, k, kernel, opt);
@@ -364,7 +369,7 @@ int main(int argc, char **argv)
           else if (a == "--optimization")
             {
               const std::string v = next();
-              o.optimizations = v == "all" ? std::vector<std::string>{"basic", "linear_indexing", "conflict_free", "boundary"}
+              o.optimizations = v == "all" ? std::vector<std::string>{"basic", "linear_indexing", "conflict_free", "boundary", "tensor_core"}
                                            : parse_list<std::string>(v);
             }
           else if (a == "--bp")

@@ -7,6 +7,7 @@
 
 #include "../kernels/patch_smoother.h"
 #include "../kernels/patch_smoother_fiber.h"
+#include "../kernels/patch_smoother_mma.h"
 #include "../kernels/patch_smoother_tile.h"
 
 #include <Eigen/Dense>
@@ -31,8 +32,15 @@ namespace tpmg
     if (settings.optimization == KernelOptimization::boundary && settings.kernel == SmootherKernel::global)
       throw std::invalid_argument("the 'boundary' optimization (reduced local residual) applies to the separate "
                                   "and fused kernels, not to the global one");
+    const bool tensor_core = settings.optimization == KernelOptimization::tensor_core;
+    if (tensor_core && (dim != 3 || settings.kernel != SmootherKernel::fused))
+      throw std::invalid_argument("the tensor_core optimization exists for the fused kernel in 3D");
+    if (tensor_core && settings.patches_per_block > 1)
+      throw std::invalid_argument("the tensor_core kernel runs one patch per block, not " +
+                                  std::to_string(settings.patches_per_block));
     using Fiber = FiberPatchKernel<dim, k, Number, PatchKernelKind::fused, KernelOptimization::conflict_free>;
     patches_per_block_ = settings.patches_per_block > 0 ? settings.patches_per_block
+                         : tensor_core                  ? 1
                                                         : Fiber::automatic_patches_per_block();
     if (optimized && (patches_per_block_ & (patches_per_block_ - 1)) != 0)
       throw std::invalid_argument("patches per block must be a power of two, not " + std::to_string(patches_per_block_));
@@ -52,6 +60,13 @@ namespace tpmg
     const std::vector<Number> packed = pack_patch_data_1d<k, Number>(data_);
     data1d_.reinit(index_t(packed.size()), backend);
     data1d_.from_host(packed);
+    if constexpr (dim == 3 && k >= 2)
+      if (tensor_core)
+        {
+          const std::vector<double> m = MmaPatchKernel<k, Number>::matrices(data_);
+          mma_matrices_.reinit(index_t(m.size()), backend);
+          mma_matrices_.from_host(m);
+        }
 
     if (settings.local_solver == LocalSolver::inverse_matrix)
       {
@@ -211,6 +226,20 @@ namespace tpmg
             case KernelOptimization::linear_indexing:
               smooth_color_fiber<dim, k, Number, KernelOptimization::linear_indexing>(backend_, settings_.kernel, geo,
                                                                                       x.data(), b.data(), r, data_, coef_, P, x_is_zero);
+              break;
+            case KernelOptimization::tensor_core:
+              // from x = 0 the fiber solve kernel (no residual to compute); otherwise the tile products
+              if constexpr (dim == 3 && k >= 2)
+                if (!x_is_zero)
+                  {
+                    const auto kern = make_mma_kernel<k, Number>(geo, x.data(), b.data(), mma_matrices_.data(), coef_);
+                    launch(backend_, kern, kern.shape());
+                    break;
+                  }
+              smooth_color_fiber<dim, k, Number, KernelOptimization::linear_indexing>(
+                backend_, settings_.kernel, geo, x.data(), b.data(), r, data_, coef_,
+                FiberPatchKernel<dim, k, Number, PatchKernelKind::solve, KernelOptimization::linear_indexing>::automatic_patches_per_block(),
+                x_is_zero);
               break;
             case KernelOptimization::conflict_free:
               smooth_color_fiber<dim, k, Number, KernelOptimization::conflict_free>(backend_, settings_.kernel, geo,

@@ -26,6 +26,7 @@ namespace tpmg
         case KernelOptimization::linear_indexing: return "linear_indexing";
         case KernelOptimization::conflict_free: return "conflict_free";
         case KernelOptimization::boundary: return "boundary";
+        case KernelOptimization::tensor_core: return "tensor_core";
       }
     return "?";
   }
@@ -75,8 +76,9 @@ namespace tpmg
     prm.declare_entry("Smoother kernel", "fused", Pattern::selection({"global", "separate", "fused"}),
                       "Vertex-patch kernel variant: global residual + patch solve, two patch kernels, one patch kernel");
     prm.declare_entry("Kernel optimization", "basic",
-                      Pattern::selection({"basic", "linear_indexing", "conflict_free", "boundary"}),
-                      "Vertex-patch kernel optimization (DESIGN.md section 5)");
+                      Pattern::selection({"basic", "linear_indexing", "conflict_free", "boundary", "tensor_core"}),
+                      "Vertex-patch kernel optimization (DESIGN.md section 5); tensor_core: 3D fused kernel, "
+                      "1D products on the FP64 tensor cores");
     prm.declare_entry("Level operator", "cartesian", Pattern::selection({"cartesian", "bp3", "bp5"}),
                       "Matrix-free level operator: Kronecker form, CEED BP3 (Gauss k+2) or BP5 (GLL collocation)");
     prm.declare_entry("Geometric factors", "stored", Pattern::selection({"stored", "on_the_fly"}),
@@ -143,7 +145,8 @@ namespace tpmg
     p.optimization = opt == "basic" ? KernelOptimization::basic
                      : opt == "linear_indexing" ? KernelOptimization::linear_indexing
                      : opt == "conflict_free"   ? KernelOptimization::conflict_free
-                                                : KernelOptimization::boundary;
+                     : opt == "boundary"        ? KernelOptimization::boundary
+                                                : KernelOptimization::tensor_core;
     const std::string lop = prm.get("Multigrid/Level operator");
     p.level_operator      = lop == "cartesian" ? LevelOperatorType::cartesian : lop == "bp3" ? LevelOperatorType::bp3 : LevelOperatorType::bp5;
     p.geometry = prm.get("Multigrid/Geometric factors") == "on_the_fly" ? GeometryMode::on_the_fly : GeometryMode::stored;
@@ -173,6 +176,10 @@ namespace tpmg
     if (p.optimization == KernelOptimization::boundary && p.kernel == SmootherKernel::global)
       fail("Multigrid/Kernel optimization",
            "the 'boundary' optimization (reduced local residual) applies to the separate and fused kernels, not to global");
+    if (p.optimization == KernelOptimization::tensor_core && (p.dim != 3 || p.kernel != SmootherKernel::fused))
+      fail("Multigrid/Kernel optimization", "tensor_core exists for the fused kernel in 3D");
+    if (p.optimization == KernelOptimization::tensor_core && p.patches_per_block > 1)
+      fail("Multigrid/Patches per block", "the tensor_core kernel runs one patch per block");
     if (p.optimization != KernelOptimization::basic && p.local_solver == LocalSolver::inverse_matrix)
       fail("Multigrid/Local solver", "the inverse_matrix local solver exists with Kernel optimization = basic only");
     if (p.patches_per_block != 0 && (p.patches_per_block & (p.patches_per_block - 1)) != 0)

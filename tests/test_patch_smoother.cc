@@ -12,6 +12,7 @@
 #include <random>
 
 #include "../kernels/patch_common.h"
+#include "../kernels/patch_smoother_mma.h"
 #include "../kernels/tensor.h"
 #include "reference.h"
 
@@ -34,7 +35,7 @@ namespace
   std::string name(const Case &c)
   {
     const char *kn[] = {"global", "separate", "fused"};
-    const char *on[] = {"basic", "linear_indexing", "conflict_free", "boundary"};
+    const char *on[] = {"basic", "linear_indexing", "conflict_free", "boundary", "tensor_core"};
     return std::to_string(c.dim) + "D_k" + std::to_string(c.k) + "_" + kn[int(c.kernel)] + "_" + on[int(c.opt)] +
            (c.solver == LocalSolver::inverse_matrix ? "_inverse" : "_fd") +
            (c.order == ColorOrder::odd_first ? "_oddfirst" : "") +
@@ -128,6 +129,11 @@ static std::vector<Case> all_cases()
         for (SmootherKernel kern : {SmootherKernel::global, SmootherKernel::separate, SmootherKernel::fused})
           if (!(opt == KernelOptimization::boundary && kern == SmootherKernel::global))
             cases.push_back({dim, k, kern, LocalSolver::fast_diagonalization, ColorOrder::standard, opt});
+  // the tensor-core kernel (3D fused; k = 1 runs the tile kernel); k = 6..8 below
+  // (OptimizedEqualBasicForHighDegrees3D)
+  for (int k = 1; k <= 5; ++k)
+    cases.push_back({3, k, SmootherKernel::fused, LocalSolver::fast_diagonalization, ColorOrder::standard,
+                     KernelOptimization::tensor_core});
   // both thread structures of the basic kernels explicitly: 3D k = 5 has a strided z
   // (11^3 > 1024 threads), 2D column walks y
   for (ThreadStructure ts : {ThreadStructure::column, ThreadStructure::dof})
@@ -244,6 +250,102 @@ TEST(PatchSmoother, ParityColumnsEqualDenseProducts)
   check(std::integral_constant<int, 19>{});
 }
 
+// The tensor-core kernel's matrix table: the two cells' blocks add up to the patch mass and
+// stiffness matrices, and the parity halves of Sᵀ and S reproduce the dense products with the
+// eigenvectors (the tile products on the GPU use exactly these tiles).
+TEST(PatchSmoother, TensorCoreMatrixTable)
+{
+  std::mt19937                           gen(5);
+  std::uniform_real_distribution<double> u(-1, 1);
+  auto check = [&](auto K) {
+    constexpr int k = decltype(K)::value, np = 2 * k + 1, ni = 2 * k - 1;
+    using Kern      = MmaPatchKernel<k, double>;
+    const PatchData1D         d = patch_data_1d(k, false);
+    const std::vector<double> m = Kern::matrices(d);
+    for (int mat = 0; mat < 2; ++mat)
+      {
+        const Matrix1D &P = mat == 0 ? d.mass : d.stiffness;
+        for (int r = 0; r < np; ++r)
+          for (int j = 0; j < np; ++j)
+            {
+              double sum = 0;
+              for (int c = 0; c < 2; ++c)
+                if (r >= c * k && r <= c * k + k && j >= c * k && j <= c * k + k)
+                  sum += m[Kern::off_cell(mat, c) + (r - c * k) * Kern::ld_c + (j - c * k)];
+              EXPECT_NEAR(sum, P(r, j), 1e-13 * (1 + std::abs(P(r, j)))) << "k=" << k << " mat " << mat << " (" << r << ", " << j << ")";
+            }
+      }
+    // forward: coefficients from node-pair sums and differences; backward: nodes from the halves
+    double v[ni], w[ni];
+    for (int i = 0; i < ni; ++i)
+      {
+        v[i] = u(gen);
+        w[i] = u(gen);
+      }
+    for (int c = 0; c < ni; ++c)
+      {
+        double ref = 0, tile = 0;
+        for (int i = 0; i < ni; ++i)
+          ref += d.eigenvectors(i, c) * v[i];
+        for (int i = 0; i < (c < k ? k : k - 1); ++i)
+          {
+            const double p = i == k - 1 ? v[i] : c < k ? v[i] + v[ni - 1 - i] : v[i] - v[ni - 1 - i];
+            tile += (c < k ? m[Kern::off_Et + c * Kern::ld_e + i] : m[Kern::off_Ot + (c - k) * Kern::ld_o + i]) * p;
+          }
+        EXPECT_NEAR(tile, ref, 1e-13) << "k=" << k << " coefficient " << c;
+      }
+    for (int i = 0; i < k; ++i)
+      {
+        double ev = 0, od = 0;
+        for (int c = 0; c < k; ++c)
+          ev += m[Kern::off_Eb + i * Kern::ld_e + c] * w[c];
+        for (int c = 0; c < k - 1 && i < k - 1; ++c)
+          od += m[Kern::off_Ob + i * Kern::ld_o + c] * w[k + c];
+        for (int o : {i, ni - 1 - i})
+          {
+            double ref = 0;
+            for (int c = 0; c < ni; ++c)
+              ref += d.eigenvectors(o, c) * w[c];
+            EXPECT_NEAR(o == i ? ev + od : ev - od, ref, 1e-13) << "k=" << k << " node " << o;
+          }
+      }
+
+    // the lane-ordered copy the GPU loads its A fragments from: lane l holds A(l / 4, l % 4)
+    for (int mt = 0; mt < Kern::MTe; ++mt)
+      for (int st = 0; st < Kern::KSe; ++st)
+        for (int l = 0; l < 32; ++l)
+          EXPECT_EQ(m[Kern::off_frag + 32 * (Kern::frag_Eb + mt * Kern::KSe + st) + l],
+                    m[Kern::off_Eb + (8 * mt + l / 4) * Kern::ld_e + 4 * st + l % 4]);
+    for (int l = 0; l < 32; ++l)
+      EXPECT_EQ(m[Kern::off_frag + 32 * Kern::frag_cell(1, 1, Kern::MTc - 1, Kern::KSc - 1) + l],
+                m[Kern::off_cell(1, 1) + (8 * (Kern::MTc - 1) + l / 4) * Kern::ld_c + 4 * (Kern::KSc - 1) + l % 4]);
+  };
+  check(std::integral_constant<int, 2>{});
+  check(std::integral_constant<int, 4>{});
+  check(std::integral_constant<int, 7>{});
+  check(std::integral_constant<int, 8>{});
+}
+
+// tensor_core is the 3D fused kernel only: the other combinations are refused at setup.
+TEST(PatchSmoother, TensorCoreRefusesOtherKernels)
+{
+  Domain d;
+  d.dim          = 3;
+  d.coarse_cells = {2, 2, 2};
+  const auto            lev3 = make_hierarchy(d, 3, 0).back();
+  PatchSmootherSettings s;
+  s.optimization = KernelOptimization::tensor_core;
+  s.kernel       = SmootherKernel::separate;
+  EXPECT_THROW((VertexPatchSmoother<3, 3, double>(lev3, Backend::cpu, s, nullptr)), std::invalid_argument);
+  s.kernel            = SmootherKernel::fused;
+  s.patches_per_block = 2;
+  EXPECT_THROW((VertexPatchSmoother<3, 3, double>(lev3, Backend::cpu, s, nullptr)), std::invalid_argument);
+  d.dim              = 2;
+  const auto lev2    = make_hierarchy(d, 3, 0).back();
+  s.patches_per_block = 0;
+  EXPECT_THROW((VertexPatchSmoother<2, 3, double>(lev2, Backend::cpu, s, nullptr)), std::invalid_argument);
+}
+
 // The 32-bit patch coordinates (PatchColorGeometry::first_index) give each patch of every
 // color the node below-left of its vertex, k nodes in each direction; a color with 2^31
 // patches or more is refused.
@@ -345,6 +447,10 @@ TEST(PatchSmoother, OptimizedEqualBasicForHighDegrees3D)
                 EXPECT_LT(rel_diff(run_smoother<3, kk, double>(lev, c, x0, b), ref), 1e-11) << name(c);
                 EXPECT_LT(rel_diff(run_smoother<3, kk, float>(lev, c, x0, b), ref), 5e-5) << name(c);
               }
+          Case tc = basic;
+          tc.opt  = KernelOptimization::tensor_core;
+          EXPECT_LT(rel_diff(run_smoother<3, kk, double>(lev, tc, x0, b), ref), 1e-11) << name(tc);
+          EXPECT_LT(rel_diff(run_smoother<3, kk, float>(lev, tc, x0, b), ref), 5e-5) << name(tc);
           // one thread per DoF, z strided (169, 225, 289 threads per z plane)
           for (SmootherKernel kern : {SmootherKernel::separate, SmootherKernel::fused})
             {

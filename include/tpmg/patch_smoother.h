@@ -23,7 +23,8 @@ namespace tpmg
     basic,
     linear_indexing,
     conflict_free,
-    boundary
+    boundary,
+    tensor_core ///< 3D fused: the 1D products as 8×8×4 double tile products (DMMA), patch_smoother_mma.h
   };
   enum class LocalSolver
   {
@@ -112,6 +113,7 @@ namespace tpmg
     PatchSmootherSettings         settings_;
     const LinearOperator<Number> *op_;
     Vector<Number>                data1d_, inverse_;
+    Vector<double>                mma_matrices_; ///< tensor_core: MmaPatchKernel::matrices()
     mutable Vector<Number>        residual_;
     std::array<double, 3>         coef_;
     PatchData1D                   data_;

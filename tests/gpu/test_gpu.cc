@@ -188,6 +188,12 @@ TEST(Gpu, PatchSmootherEqualsCpu)
                 smoother_case<double>(dim, k, kern, LocalSolver::fast_diagonalization, opt);
                 smoother_case<float>(dim, k, kern, LocalSolver::fast_diagonalization, opt);
               }
+          // the tensor-core tile products against the CPU's dot products (3D fused only)
+          if (dim == 3 && kern == SmootherKernel::fused)
+            {
+              smoother_case<double>(dim, k, kern, LocalSolver::fast_diagonalization, KernelOptimization::tensor_core);
+              smoother_case<float>(dim, k, kern, LocalSolver::fast_diagonalization, KernelOptimization::tensor_core);
+            }
         }
 }
 

@@ -1,0 +1,537 @@
+// Vertex-patch smoother with the 1D matrix products on the tensor cores (`tensor_core`,
+// DESIGN.md §5; 3D, fused kind): the algorithm of the fiber kernels (patch_smoother_fiber.h),
+// each stage a set of 8×8×4 double tile products (mma.h) of a warp.
+//
+// A stage contracts along one direction. Its fibers (the lines of nodes along that direction)
+// are cut into tiles of 8; a tile's product is C (out × 8 fibers) = Mat (out × in) · B (in × 8
+// fibers), where B comes from shared memory and Mat, a constant, sits in registers as A
+// fragments. The matrices are those of the fiber kernels, so that the tiles waste little:
+//  * residual stages (z, y, x): the patch matrix is the sum of its two cells' (k+1)² blocks,
+//    which overlap in the middle row; each cell is one 8×8 tile for k <= 7 (k = 8: 2 × 3
+//    tiles of 8 × 4), and the middle row's two halves meet by one shuffle;
+//  * fast diagonalization: the eigenvectors by parity (ParityColumns, tensor.h), a k × k and a
+//    (k-1) × (k-1) tile product instead of the dense (2k-1)² one.
+// Every tensor in shared memory is laid out for the stage that reads it: fiber n of that
+// stage at n, contraction index j at n + S j, with S ≡ g/4 (mod g), g the words of a
+// wavefront, so the B fragments (4 contraction indices × 8 fibers) load without bank
+// conflicts. Data are Number (float or double) in memory; the products run in double.
+//
+// Phases: load x | z | y | x: r = b - A x | Sᵀ_x | Sᵀ_y | Sᵀ_z, divide by the eigenvalue
+// sums | S_z | S_y | S_x, x += correction (exclusive_add: the patches of a color have disjoint
+// interiors). The CPU runner computes each lane's outputs as dot products with the patch
+// matrices (the same entries the tiles produce; the GPU tests compare the two).
+#pragma once
+
+#include "atomic.h"
+#include "mma.h"
+#include "patch_common.h"
+
+#include <tpmg/patch_smoother.h>
+
+#include <vector>
+
+namespace tpmg
+{
+  template <int k, typename Number>
+  struct MmaPatchKernel
+  {
+    static_assert(k >= 2, "k = 1 has one interior node per patch (the tile kernel)");
+    static constexpr int dim = 3, np = 2 * k + 1, ni = 2 * k - 1, K1 = k + 1;
+
+    // ----------------------------------------------------------------- shared layouts
+    /// words of one shared-memory wavefront
+    static constexpr int g = 128 / int(sizeof(Number));
+    /// the contraction stride of a tensor read by a stage of `fibers` fibers: the least
+    /// S >= fibers with S ≡ g/4 (mod g), so that 4 contraction indices × g/4 consecutive fibers
+    /// (a B fragment in one wavefront) hit distinct banks
+    static constexpr int stride_for(int fibers) { return fibers + ((g / 4 - fibers % g) % g + g) % g; }
+    static constexpr int SX = stride_for(np * np); ///< X: z-stage fibers (x, y), contraction z
+    static constexpr int ST = stride_for(np * ni); ///< T_m, T_a: y-stage fibers (x, zi), contraction y
+    static constexpr int SU = stride_for(ni * ni); ///< U1, U2: x-stage fibers (yi, zi), contraction x
+    static constexpr int SF = SU;                  ///< r and the eigenvector stages: ni² fibers, ni long
+    static constexpr int size_X = SX * np, size_T = ST * np, size_U = SU * np, size_F = SF * ni;
+    /// two regions, each stage reads one and writes the other: A: X, U, V1, W1, W3; B: T, r, V2, W2
+    static constexpr int region_a = cmax(size_X, cmax(2 * size_U, size_F)), region_b = cmax(2 * size_T, size_F);
+    static constexpr std::size_t a16(std::size_t b) { return (b + 15) / 16 * 16; }
+
+    // ------------------------------------------------------------------ threads, tiles
+    static constexpr int tiles(int fibers) { return (fibers + 7) / 8; }
+    /// warps of a patch (one patch per block): about four tiles of the widest stage each
+    static constexpr int warps                 = cmin(16, cmax(1, (tiles(np * np) + 3) / 4));
+    static constexpr int threads_per_patch     = 32 * warps;
+    static constexpr int max_threads_per_block = threads_per_patch;
+    static constexpr int n_phases              = 10;
+
+    /// tile counts (m tiles of 8 rows, k steps of 4 columns): the cells' (k+1)², the even
+    /// k² and the odd (k-1)² halves of the eigenvectors
+    static constexpr int MTc = (K1 + 7) / 8, KSc = (K1 + 3) / 4;
+    static constexpr int MTe = (k + 7) / 8, KSe = (k + 3) / 4;
+    static constexpr int MTo = (k - 1 + 7) / 8, KSo = (k - 1 + 3) / 4;
+
+    // --------------------------------------------------- the matrix table (doubles)
+    // Tiles row-major, zero-padded to 8 MT × 4 KS: the cells' mass and stiffness (cell 0: patch
+    // rows/columns 0..k, cell 1: k..2k, each with half of the middle diagonal entry), the
+    // parity halves of Sᵀ (forward: rows coefficients) and of S (backward: rows nodes), the
+    // eigenvalues, and the full patch matrices and eigenvectors for the CPU runner.
+    static constexpr int ld_c = 4 * KSc, size_c = 8 * MTc * ld_c;
+    static constexpr int ld_e = 4 * KSe, size_e = 8 * MTe * ld_e;
+    static constexpr int ld_o = 4 * KSo, size_o = 8 * MTo * ld_o;
+    static constexpr int off_cell(int mat, int cell) { return (2 * mat + cell) * size_c; } ///< mat 0 mass, 1 stiffness
+    static constexpr int off_Et = 4 * size_c, off_Ot = off_Et + size_e, off_Eb = off_Ot + size_o,
+                         off_Ob = off_Eb + size_e, off_lambda = off_Ob + size_o, off_M = off_lambda + ni,
+                         off_A = off_M + np * np, off_S = off_A + np * np;
+    /// The A fragments of all tiles in lane order (fragment f, lane l at 32 f + l), followed
+    /// by the eigenvalues: phase 0 copies them to shared memory, where each phase finds its
+    /// fragments by one conflict-free load per lane. Fragment numbers: the cells' tiles
+    /// (mat, cell, mt, s), then Sᵀ even, Sᵀ odd, S even, S odd (mt, s).
+    static constexpr int frag_cell(int mat, int c, int mt, int s) { return ((2 * mat + c) * MTc + mt) * KSc + s; }
+    static constexpr int frag_Et = 4 * MTc * KSc, frag_Ot = frag_Et + MTe * KSe, frag_Eb = frag_Ot + MTo * KSo,
+                         frag_Ob = frag_Eb + MTe * KSe, n_frag = frag_Ob + MTo * KSo;
+    static constexpr int n_fast = 32 * n_frag + ni; ///< fragments and eigenvalues, the shared copy
+    static constexpr int off_frag = off_S + ni * ni, n_matrix_entries = off_frag + n_fast;
+
+    static std::vector<double> matrices(const PatchData1D &d)
+    {
+      std::vector<double> m(n_matrix_entries, 0.0);
+      for (int mat = 0; mat < 2; ++mat)
+        {
+          const Matrix1D &P = mat == 0 ? d.mass : d.stiffness;
+          for (int c = 0; c < 2; ++c)
+            for (int r = 0; r <= k; ++r)
+              for (int j = 0; j <= k; ++j)
+                {
+                  const bool middle = c == 0 ? (r == k && j == k) : (r == 0 && j == 0);
+                  m[off_cell(mat, c) + r * ld_c + j] = middle ? P(k, k) / 2 : P(c * k + r, c * k + j);
+                }
+          for (int r = 0; r < np; ++r)
+            for (int j = 0; j < np; ++j)
+              m[(mat == 0 ? off_M : off_A) + r * np + j] = P(r, j);
+        }
+      const Matrix1D &S = d.eigenvectors; // even modes 0..k-1, odd modes k..2k-2
+      for (int c = 0; c < k; ++c)
+        for (int i = 0; i < k; ++i)
+          {
+            m[off_Et + c * ld_e + i] = S(i, c);
+            m[off_Eb + i * ld_e + c] = S(i, c);
+          }
+      for (int c = 0; c < k - 1; ++c)
+        for (int i = 0; i < k - 1; ++i)
+          {
+            m[off_Ot + c * ld_o + i] = S(i, k + c);
+            m[off_Ob + i * ld_o + c] = S(i, k + c);
+          }
+      for (int i = 0; i < ni; ++i)
+        {
+          m[off_lambda + i] = d.eigenvalues[i];
+          for (int c = 0; c < ni; ++c)
+            m[off_S + i * ni + c] = S(i, c);
+        }
+      auto tile = [&](int f, int off, int ld, int mt, int s) {
+        for (int l = 0; l < 32; ++l)
+          m[off_frag + 32 * f + l] = m[off + (8 * mt + MmaLane{l}.a_row()) * ld + 4 * s + MmaLane{l}.a_col()];
+      };
+      for (int mat = 0; mat < 2; ++mat)
+        for (int c = 0; c < 2; ++c)
+          for (int mt = 0; mt < MTc; ++mt)
+            for (int s = 0; s < KSc; ++s)
+              tile(frag_cell(mat, c, mt, s), off_cell(mat, c), ld_c, mt, s);
+      for (int mt = 0; mt < MTe; ++mt)
+        for (int s = 0; s < KSe; ++s)
+          {
+            tile(frag_Et + mt * KSe + s, off_Et, ld_e, mt, s);
+            tile(frag_Eb + mt * KSe + s, off_Eb, ld_e, mt, s);
+          }
+      for (int mt = 0; mt < MTo; ++mt)
+        for (int s = 0; s < KSo; ++s)
+          {
+            tile(frag_Ot + mt * KSo + s, off_Ot, ld_o, mt, s);
+            tile(frag_Ob + mt * KSo + s, off_Ob, ld_o, mt, s);
+          }
+      for (int i = 0; i < ni; ++i)
+        m[off_frag + 32 * n_frag + i] = d.eigenvalues[i];
+      return m;
+    }
+
+    /// shared memory: the fragments and eigenvalues (doubles), then regions A and B
+    static constexpr std::size_t offset_a = a16(std::size_t(n_fast) * sizeof(double));
+    static constexpr std::size_t offset_b = offset_a + a16(std::size_t(region_a) * sizeof(Number));
+    static constexpr std::size_t shared_bytes_per_patch = offset_b + a16(std::size_t(region_b) * sizeof(Number));
+
+    struct Registers
+    {
+      index_t first;  ///< global index of the patch's first node
+      Number  centre; ///< x at the patch centre (the residual reads x - centre, as the fiber kernels)
+    };
+
+    // arguments
+    PatchColorGeometry geo;
+    Number            *x;
+    const Number      *b;
+    Number             coef[3];
+    const double      *mats; ///< the matrix table (matrices(), on the launch's backend)
+
+    std::size_t shared_bytes() const { return shared_bytes_per_patch; }
+    LaunchShape shape() const
+    {
+      LaunchShape s;
+      s.grid.x       = unsigned(geo.n_patches);
+      s.block        = Dim3{unsigned(threads_per_patch), 1, 1};
+      s.shared_bytes = shared_bytes();
+      return s;
+    }
+
+    template <int phase, class Shared>
+    TPMG_HD void run(const KernelCtx &ctx, Shared &sh, Registers &reg) const
+    {
+      const int     tid   = int(ctx.thread.x);
+      const index_t patch = index_t(ctx.block.x);
+      const int     w     = tid >> 5;
+      const MmaLane L{tid & 31};
+      double       *FS = sh.template array<double>(0);
+      Number       *RA = sh.template array<Number>(offset_a), *RB = sh.template array<Number>(offset_b);
+      if constexpr (phase == 0)
+        {
+          // x of the patch into X, the fragments and eigenvalues into FS: all loads of a
+          // thread issued before its first store
+          reg.first  = geo.first_index(patch);
+          reg.centre = x[reg.first + geo.offset(k, k, k)];
+          constexpr int nx = np * np * np, per_x = (nx + threads_per_patch - 1) / threads_per_patch;
+          constexpr int per_f = (n_fast + threads_per_patch - 1) / threads_per_patch;
+          Number        v[per_x];
+          double        f[per_f];
+          TPMG_UNROLL
+          for (int i = 0; i < per_x; ++i)
+            {
+              const int q = tid + i * threads_per_patch;
+              v[i]        = q < nx ? x[reg.first + geo.offset(q % np, (q / np) % np, q / (np * np))] : Number(0);
+            }
+          TPMG_UNROLL
+          for (int i = 0; i < per_f; ++i)
+            {
+              const int q = tid + i * threads_per_patch;
+              f[i]        = q < n_fast ? mats[off_frag + q] : 0.0;
+            }
+          TPMG_UNROLL
+          for (int i = 0; i < per_x; ++i)
+            {
+              const int q = tid + i * threads_per_patch;
+              if (q < nx)
+                RA[q % (np * np) + SX * (q / (np * np))] = v[i]; // (x, y) = q % np², z = q / np²
+            }
+          TPMG_UNROLL
+          for (int i = 0; i < per_f; ++i)
+            {
+              const int q = tid + i * threads_per_patch;
+              if (q < n_fast)
+                FS[q] = f[i];
+            }
+          return;
+        }
+      const index_t first  = reg.first;
+      const Number  centre = reg.centre;
+      auto          none   = [](int, int) { return 0.0; }; // no epilogue prefetch
+      if constexpr (phase == 1) // z: T_m = M_z X, T_a = A_z X; fibers (x, y)
+        residual_products<np * np, 1, 2>(
+          FS, w, L, {0, 1}, {0, 0}, [&](int, int j, int n) { return double(RA[n + SX * j] - centre); }, none,
+          [&](int n, int i, const double (&v)[2], double) {
+            const int t = n % np + np * i + ST * (n / np); // T read by the y-stage: fiber (x, zi)
+            RB[t]          = Number(v[0]);
+            RB[size_T + t] = Number(v[1]);
+          });
+      else if constexpr (phase == 2) // y: U1 = M_y T_m, U2 = c_y A_y T_m + c_z M_y T_a; fibers (x, zi)
+        residual_products<np * ni, 2, 3>(
+          FS, w, L, {0, 1, 0}, {0, 0, 1}, [&](int in, int j, int n) { return double(RB[in * size_T + n + ST * j]); },
+          none, [&](int n, int i, const double (&v)[3], double) {
+            const int u = i + ni * (n / np) + SU * (n % np); // U read by the x-stage: fiber (yi, zi)
+            RA[u]          = Number(v[0]);
+            RA[size_U + u] = Number(double(coef[1]) * v[1] + double(coef[2]) * v[2]);
+          });
+      else if constexpr (phase == 3) // x: r = b - (c_x A_x U1 + M_x U2); fibers (yi, zi)
+        residual_products<ni * ni, 2, 2>(
+          FS, w, L, {1, 0}, {0, 1}, [&](int in, int j, int n) { return double(RA[in * size_U + n + SU * j]); },
+          [&](int n, int i) { return double(b[first + geo.offset(i + 1, n % ni + 1, n / ni + 1)]); },
+          [&](int n, int i, const double (&v)[2], double bi) {
+            RB[n + SF * i] = Number(bi - (double(coef[0]) * v[0] + v[1]));
+          });
+      else if constexpr (phase == 4) // Sᵀ_x; fibers (yi, zi) -> V1, read by fibers (a, zi)
+        eigen_products<false>(FS, w, L, [&](int j, int n) { return double(RB[n + SF * j]); },
+                              [&](int n, int a, double v) { RA[a + ni * (n / ni) + SF * (n % ni)] = Number(v); });
+      else if constexpr (phase == 5) // Sᵀ_y; fibers (a, zi) -> V2, read by fibers (a, b)
+        eigen_products<false>(FS, w, L, [&](int j, int n) { return double(RA[n + SF * j]); },
+                              [&](int n, int c, double v) { RB[n % ni + ni * c + SF * (n / ni)] = Number(v); });
+      else if constexpr (phase == 6) // Sᵀ_z and the eigenvalue sums; fibers (a, b) -> W1, same fibers
+        eigen_products<false>(FS, w, L, [&](int j, int n) { return double(RB[n + SF * j]); },
+                              [&](int n, int c, double v) {
+                                const double *lambda = FS + 32 * n_frag;
+                                const double  s      = double(coef[0]) * lambda[n % ni] +
+                                                 double(coef[1]) * lambda[n / ni] + double(coef[2]) * lambda[c];
+                                RA[n + SF * c] = Number(v / s);
+                              });
+      else if constexpr (phase == 7) // S_z; fibers (a, b) -> W2, read by fibers (a, zi)
+        eigen_products<true>(FS, w, L, [&](int j, int n) { return double(RA[n + SF * j]); },
+                             [&](int n, int z, double v) { RB[n % ni + ni * z + SF * (n / ni)] = Number(v); });
+      else if constexpr (phase == 8) // S_y; fibers (a, zi) -> W3, read by fibers (yi, zi)
+        eigen_products<true>(FS, w, L, [&](int j, int n) { return double(RB[n + SF * j]); },
+                             [&](int n, int y, double v) { RA[y + ni * (n / ni) + SF * (n % ni)] = Number(v); });
+      else // S_x and the update; fibers (yi, zi)
+        eigen_products<true>(FS, w, L, [&](int j, int n) { return double(RA[n + SF * j]); },
+                             [&](int n, int i, double v) {
+                               exclusive_add(x + first + geo.offset(i + 1, n % ni + 1, n / ni + 1), Number(v));
+                             });
+    }
+
+    // ------------------------------------------------------------------- tile loops
+    /// body(q, t) for the tiles t = w + q warps of a stage of `fibers` fibers
+    template <int fibers>
+    static constexpr int tiles_per_warp = (tiles(fibers) + warps - 1) / warps;
+    template <int fibers, class Body>
+    static TPMG_HD TPMG_FORCEINLINE void for_tiles(int w, Body body)
+    {
+      TPMG_UNROLL
+      for (int q = 0; q < tiles_per_warp<fibers>; ++q)
+        {
+          const int t = w + q * warps;
+          if (t < tiles(fibers))
+            body(q, t);
+        }
+    }
+
+    /// The lane's entry of A fragment f (its shared copy).
+    static TPMG_HD TPMG_FORCEINLINE double fragment(const double *FS, int f, MmaLane L) { return FS[32 * f + L.lane]; }
+
+    /// Residual stage: products P_p = Mat_{mat[p]} In_{in[p]} along the direction (np nodes in,
+    /// the ni interior rows out), epi(n, i, values, pre(n, i)) for fiber n and interior row i.
+    /// load(in, j, n): node j of fiber n of input `in`; pre(n, i): a global value the
+    /// epilogue needs, loaded for all the warp's tiles before the first product.
+    template <int fibers, int n_in, int n_prod, class Load, class Pre, class Epi>
+    TPMG_HD TPMG_FORCEINLINE void residual_products(const double *FS, int w, MmaLane L, const int (&mat)[n_prod],
+                                                    const int (&in)[n_prod], Load load, Pre pre, Epi epi) const
+    {
+      // a lane's output slots: cell c, m-tile mt, entry e -> patch row r, stored where the
+      // cell owns it (cell 0 rows 1..k-1, cell 1 rows k..2k-1; the middle row k is the sum)
+      auto row    = [&](int c, int mt) { return c * k + 8 * mt + L.a_row(); };
+      auto stores = [](int c, int r) { return c == 0 ? (r >= 1 && r <= k - 1) : (r >= k && r <= 2 * k - 1); };
+#if TPMG_DEVICE_CODE
+      double a[2][2][MTc][KSc];
+      TPMG_UNROLL
+      for (int m = 0; m < 2; ++m)
+        TPMG_UNROLL
+        for (int c = 0; c < 2; ++c)
+          TPMG_UNROLL
+          for (int mt = 0; mt < MTc; ++mt)
+            TPMG_UNROLL
+            for (int s = 0; s < KSc; ++s)
+              a[m][c][mt][s] = fragment(FS, frag_cell(m, c, mt, s), L);
+      double early[tiles_per_warp<fibers>][2][MTc][2];
+      for_tiles<fibers>(w, [&](int q, int t) {
+        TPMG_UNROLL
+        for (int c = 0; c < 2; ++c)
+          TPMG_UNROLL
+          for (int mt = 0; mt < MTc; ++mt)
+            TPMG_UNROLL
+            for (int e = 0; e < 2; ++e)
+              {
+                const int r = row(c, mt), n = 8 * t + L.c_col(e);
+                early[q][c][mt][e] = n < fibers && stores(c, r) ? pre(n, r - 1) : 0.0;
+              }
+      });
+      for_tiles<fibers>(w, [&](int q, int t) {
+        const int nb = 8 * t + L.b_col();
+        double    acc[n_prod][2][MTc][2];
+        TPMG_UNROLL
+        for (int p = 0; p < n_prod; ++p)
+          TPMG_UNROLL
+          for (int c = 0; c < 2; ++c)
+            TPMG_UNROLL
+            for (int mt = 0; mt < MTc; ++mt)
+              acc[p][c][mt][0] = acc[p][c][mt][1] = 0;
+        TPMG_UNROLL
+        for (int c = 0; c < 2; ++c)
+          TPMG_UNROLL
+          for (int s = 0; s < KSc; ++s)
+            {
+              const int  j  = 4 * s + L.a_col();
+              const bool ok = j < K1 && nb < fibers;
+              double     bv[n_in];
+              TPMG_UNROLL
+              for (int q = 0; q < n_in; ++q)
+                bv[q] = ok ? load(q, c * k + j, nb) : 0.0;
+              TPMG_UNROLL
+              for (int p = 0; p < n_prod; ++p)
+                TPMG_UNROLL
+                for (int mt = 0; mt < MTc; ++mt)
+                  mma_8x8x4(acc[p][c][mt], a[mat[p]][c][mt][s], bv[in[p]]);
+            }
+        // the middle row: cell 0's half (row k % 8 of m-tile k / 8) onto cell 1's (row 0 of
+        // m-tile 0, lanes 0..3); for k = 8 both sit in lanes 0..3
+        TPMG_UNROLL
+        for (int p = 0; p < n_prod; ++p)
+          TPMG_UNROLL
+          for (int e = 0; e < 2; ++e)
+            {
+              const double v = k % 8 == 0 ? acc[p][0][k / 8][e]
+                                          : __shfl_sync(0xffffffffu, acc[p][0][0][e], 4 * (k % 8) + (L.lane & 3));
+              if (L.lane < 4)
+                acc[p][1][0][e] += v;
+            }
+        TPMG_UNROLL
+        for (int c = 0; c < 2; ++c)
+          TPMG_UNROLL
+          for (int mt = 0; mt < MTc; ++mt)
+            TPMG_UNROLL
+            for (int e = 0; e < 2; ++e)
+              {
+                const int r = row(c, mt), n = 8 * t + L.c_col(e);
+                if (n < fibers && stores(c, r))
+                  {
+                    double v[n_prod];
+                    TPMG_UNROLL
+                    for (int p = 0; p < n_prod; ++p)
+                      v[p] = acc[p][c][mt][e];
+                    epi(n, r - 1, v, early[q][c][mt][e]);
+                  }
+              }
+      });
+#else
+      (void)FS; // the CPU runner takes the full patch matrices
+      for_tiles<fibers>(w, [&](int, int t) {
+        for (int c = 0; c < 2; ++c)
+          for (int mt = 0; mt < MTc; ++mt)
+            for (int e = 0; e < 2; ++e)
+              {
+                const int r = row(c, mt), n = 8 * t + L.c_col(e);
+                if (n < fibers && stores(c, r))
+                  {
+                    double v[n_prod] = {};
+                    for (int p = 0; p < n_prod; ++p)
+                      for (int j = 0; j < np; ++j)
+                        v[p] += mats[(mat[p] == 0 ? off_M : off_A) + r * np + j] * load(in[p], j, n);
+                    epi(n, r - 1, v, pre(n, r - 1));
+                  }
+              }
+      });
+#endif
+    }
+
+    /// Eigenvector stage on the ni² fibers of ni nodes: out = Sᵀ in (coefficients, even then
+    /// odd) or, `backward`, out = S in; epi(n, i, value) for fiber n and output index i.
+    template <bool backward, class Load, class Epi>
+    TPMG_HD TPMG_FORCEINLINE void eigen_products(const double *FS, int w, MmaLane L, Load load, Epi epi) const
+    {
+      constexpr int fibers = ni * ni;
+#if TPMG_DEVICE_CODE
+      double ae[MTe][KSe], ao[MTo][KSo];
+      TPMG_UNROLL
+      for (int mt = 0; mt < MTe; ++mt)
+        TPMG_UNROLL
+        for (int s = 0; s < KSe; ++s)
+          ae[mt][s] = fragment(FS, (backward ? frag_Eb : frag_Et) + mt * KSe + s, L);
+      TPMG_UNROLL
+      for (int mt = 0; mt < MTo; ++mt)
+        TPMG_UNROLL
+        for (int s = 0; s < KSo; ++s)
+          ao[mt][s] = fragment(FS, (backward ? frag_Ob : frag_Ot) + mt * KSo + s, L);
+      for_tiles<fibers>(w, [&](int, int t) {
+        const int nb = 8 * t + L.b_col();
+        const bool ok = nb < fibers;
+        double    ce[MTe][2], co[MTo][2];
+        TPMG_UNROLL
+        for (int mt = 0; mt < MTe; ++mt)
+          ce[mt][0] = ce[mt][1] = 0;
+        TPMG_UNROLL
+        for (int mt = 0; mt < MTo; ++mt)
+          co[mt][0] = co[mt][1] = 0;
+        TPMG_UNROLL
+        for (int s = 0; s < KSe; ++s)
+          {
+            const int j = 4 * s + L.a_col();
+            double    be, bo;
+            if constexpr (backward)
+              {
+                // coefficients: even j < k, odd k + j, j < k - 1
+                be = ok && j < k ? load(j, nb) : 0.0;
+                bo = ok && j < k - 1 ? load(k + j, nb) : 0.0;
+              }
+            else
+              {
+                // node pairs: sums for the even modes (the middle node alone), differences for the odd
+                const double v1 = ok && j < k ? load(j, nb) : 0.0, v2 = ok && j < k - 1 ? load(ni - 1 - j, nb) : 0.0;
+                be              = v1 + v2;
+                bo              = j < k - 1 ? v1 - v2 : 0.0;
+              }
+            TPMG_UNROLL
+            for (int mt = 0; mt < MTe; ++mt)
+              mma_8x8x4(ce[mt], ae[mt][s], be);
+            if (s < KSo)
+              TPMG_UNROLL
+              for (int mt = 0; mt < MTo; ++mt)
+                mma_8x8x4(co[mt], ao[mt][s < KSo ? s : 0], bo);
+          }
+        TPMG_UNROLL
+        for (int mt = 0; mt < MTe; ++mt)
+          TPMG_UNROLL
+          for (int e = 0; e < 2; ++e)
+            {
+              const int i = 8 * mt + L.a_row(), n = 8 * t + L.c_col(e);
+              if (n >= fibers || i >= k)
+                continue;
+              const double ev = ce[mt][e], od = mt < MTo ? co[mt < MTo ? mt : 0][e] : 0.0;
+              if constexpr (backward)
+                {
+                  if (i < k - 1)
+                    {
+                      epi(n, i, ev + od);
+                      epi(n, ni - 1 - i, ev - od);
+                    }
+                  else
+                    epi(n, i, ev);
+                }
+              else
+                {
+                  epi(n, i, ev);
+                  if (i < k - 1)
+                    epi(n, k + i, od);
+                }
+            }
+      });
+#else
+      (void)FS; // the CPU runner takes the full eigenvectors
+      auto S = [&](int i, int c) { return mats[off_S + i * ni + c]; };
+      for_tiles<fibers>(w, [&](int, int t) {
+        for (int mt = 0; mt < MTe; ++mt)
+          for (int e = 0; e < 2; ++e)
+            {
+              const int i = 8 * mt + L.a_row(), n = 8 * t + L.c_col(e);
+              if (n >= fibers || i >= k)
+                continue;
+              // the outputs this lane's slot produces, as dot products with the full S
+              auto out = [&](int o) {
+                double v = 0;
+                for (int j = 0; j < ni; ++j)
+                  v += (backward ? S(o, j) : S(j, o)) * load(j, n);
+                epi(n, o, v);
+              };
+              out(i);
+              if (i < k - 1)
+                out(backward ? ni - 1 - i : k + i);
+            }
+      });
+#endif
+    }
+  };
+
+  /// A tensor-core kernel for one color (host side); `mats` holds matrices() on the backend.
+  template <int k, typename Number>
+  MmaPatchKernel<k, Number> make_mma_kernel(const PatchColorGeometry &geo, Number *x, const Number *b,
+                                           const double *mats, const std::array<double, 3> &coef)
+  {
+    MmaPatchKernel<k, Number> kern;
+    kern.geo  = geo;
+    kern.x    = x;
+    kern.b    = b;
+    kern.mats = mats;
+    for (int i = 0; i < 3; ++i)
+      kern.coef[i] = Number(coef[i]);
+    return kern;
+  }
+} // namespace tpmg
