@@ -108,10 +108,12 @@ namespace tpmg
               m[(mat == 0 ? off_M : off_A) + r * np + j] = P(r, j);
         }
       const Matrix1D &S = d.eigenvectors; // even modes 0..k-1, odd modes k..2k-2
+      // forward, the even half multiplies node-pair sums v_i + v_{2k-2-i}, which for the middle
+      // node i = k - 1 is 2 v_i: its column is halved
       for (int c = 0; c < k; ++c)
         for (int i = 0; i < k; ++i)
           {
-            m[off_Et + c * ld_e + i] = S(i, c);
+            m[off_Et + c * ld_e + i] = i == k - 1 ? S(i, c) / 2 : S(i, c);
             m[off_Eb + i * ld_e + c] = S(i, c);
           }
       for (int c = 0; c < k - 1; ++c)
@@ -156,6 +158,14 @@ namespace tpmg
     static constexpr std::size_t offset_a = a16(std::size_t(n_fast) * sizeof(double));
     static constexpr std::size_t offset_b = offset_a + a16(std::size_t(region_a) * sizeof(Number));
     static constexpr std::size_t shared_bytes_per_patch = offset_b + a16(std::size_t(region_b) * sizeof(Number));
+
+    /// Launch bounds: as many resident blocks as the shared memory of an sm_90 SM (228 KiB,
+    /// 1 KiB reserved per block) holds, at 128 registers a thread or more (fewer spilled at
+    /// k = 4..6); unbounded the compiler took up to 138 registers, one block of 8 warps per SM
+    /// at k = 7 (runner.h)
+    static constexpr int blocks_by_shared  = int((228 * 1024) / (shared_bytes_per_patch + 1024));
+    static constexpr int resident_blocks   = cmin(cmin(blocks_by_shared, 512 / threads_per_patch), 32);
+    static constexpr int min_blocks_per_sm = resident_blocks > 1 ? resident_blocks : 0;
 
     struct Registers
     {
@@ -229,56 +239,72 @@ namespace tpmg
         }
       const index_t first  = reg.first;
       const Number  centre = reg.centre;
-      auto          none   = [](int, int) { return 0.0; }; // no epilogue prefetch
-      if constexpr (phase == 1) // z: T_m = M_z X, T_a = A_z X; fibers (x, y)
-        residual_products<np * np, 1, 2>(
-          FS, w, L, {0, 1}, {0, 0}, [&](int, int j, int n) { return double(RA[n + SX * j] - centre); }, none,
-          [&](int n, int i, const double (&v)[2], double) {
-            const int t = n % np + np * i + ST * (n / np); // T read by the y-stage: fiber (x, zi)
-            RB[t]          = Number(v[0]);
-            RB[size_T + t] = Number(v[1]);
+      // Each stage reads fiber n of its input at n + S_in j (the layouts above); where(n) gives
+      // what the epilogue needs of output fiber n, once per tile and lane entry: the word
+      // offset o of its node 0 in the output tensor, whose nodes i then lie at o + S_out i.
+      auto at          = [](int o) { return Where{o, 0.0}; };
+      auto no_prefetch = [](const Where &, int) { return 0.0; };
+      if constexpr (phase == 1) // z: T_m = M_z X, T_a = A_z X; fibers (x, y) -> T, read by fibers (x, zi)
+        residual_products<np * np, SX, 1, 2, true>(
+          FS, w, L, {0, 1}, {0, 0}, {RA}, centre, [&](unsigned n) { return at(int(n % np + ST * (n / np))); },
+          no_prefetch, [&](const Where &o, int i, const double (&v)[2], double) {
+            RB[o.offset + np * i]          = Number(v[0]);
+            RB[size_T + o.offset + np * i] = Number(v[1]);
           });
-      else if constexpr (phase == 2) // y: U1 = M_y T_m, U2 = c_y A_y T_m + c_z M_y T_a; fibers (x, zi)
-        residual_products<np * ni, 2, 3>(
-          FS, w, L, {0, 1, 0}, {0, 0, 1}, [&](int in, int j, int n) { return double(RB[in * size_T + n + ST * j]); },
-          none, [&](int n, int i, const double (&v)[3], double) {
-            const int u = i + ni * (n / np) + SU * (n % np); // U read by the x-stage: fiber (yi, zi)
-            RA[u]          = Number(v[0]);
-            RA[size_U + u] = Number(double(coef[1]) * v[1] + double(coef[2]) * v[2]);
+      else if constexpr (phase == 2) // y: U1 = M_y T_m, U2 = c_y A_y T_m + c_z M_y T_a; fibers (x, zi) -> U
+        residual_products<np * ni, ST, 2, 3, false>(
+          FS, w, L, {0, 1, 0}, {0, 0, 1}, {RB, RB + size_T}, centre,
+          [&](unsigned n) { return at(int(ni * (n / np) + SU * (n % np))); }, no_prefetch,
+          [&](const Where &o, int i, const double (&v)[3], double) {
+            RA[o.offset + i]          = Number(v[0]);
+            RA[size_U + o.offset + i] = Number(double(coef[1]) * v[1] + double(coef[2]) * v[2]);
           });
-      else if constexpr (phase == 3) // x: r = b - (c_x A_x U1 + M_x U2); fibers (yi, zi)
-        residual_products<ni * ni, 2, 2>(
-          FS, w, L, {1, 0}, {0, 1}, [&](int in, int j, int n) { return double(RA[in * size_U + n + SU * j]); },
-          [&](int n, int i) { return double(b[first + geo.offset(i + 1, n % ni + 1, n / ni + 1)]); },
-          [&](int n, int i, const double (&v)[2], double bi) {
-            RB[n + SF * i] = Number(bi - (double(coef[0]) * v[0] + v[1]));
+      else if constexpr (phase == 3) // x: r = b - (c_x A_x U1 + M_x U2); fibers (yi, zi) -> r, same fibers
+        residual_products<ni * ni, SU, 2, 2, false>(
+          FS, w, L, {1, 0}, {0, 1}, {RA, RA + size_U}, centre,
+          [&](unsigned n) { return Where{int(n), double(0), first + geo.offset(1, n % ni + 1, n / ni + 1)}; },
+          [&](const Where &o, int i) { return double(b[o.global + i]); },
+          [&](const Where &o, int i, const double (&v)[2], double bi) {
+            RB[o.offset + SF * i] = Number(bi - (double(coef[0]) * v[0] + v[1]));
           });
       else if constexpr (phase == 4) // Sᵀ_x; fibers (yi, zi) -> V1, read by fibers (a, zi)
-        eigen_products<false>(FS, w, L, [&](int j, int n) { return double(RB[n + SF * j]); },
-                              [&](int n, int a, double v) { RA[a + ni * (n / ni) + SF * (n % ni)] = Number(v); });
+        eigen_products<false>(FS, w, L, RB, [&](unsigned n) { return at(int(ni * (n / ni) + SF * (n % ni))); },
+                              [&](const Where &o, int a, double v) { RA[o.offset + a] = Number(v); });
       else if constexpr (phase == 5) // Sᵀ_y; fibers (a, zi) -> V2, read by fibers (a, b)
-        eigen_products<false>(FS, w, L, [&](int j, int n) { return double(RA[n + SF * j]); },
-                              [&](int n, int c, double v) { RB[n % ni + ni * c + SF * (n / ni)] = Number(v); });
+        eigen_products<false>(FS, w, L, RA, [&](unsigned n) { return at(int(n % ni + SF * (n / ni))); },
+                              [&](const Where &o, int c, double v) { RB[o.offset + ni * c] = Number(v); });
       else if constexpr (phase == 6) // Sᵀ_z and the eigenvalue sums; fibers (a, b) -> W1, same fibers
-        eigen_products<false>(FS, w, L, [&](int j, int n) { return double(RB[n + SF * j]); },
-                              [&](int n, int c, double v) {
-                                const double *lambda = FS + 32 * n_frag;
-                                const double  s      = double(coef[0]) * lambda[n % ni] +
-                                                 double(coef[1]) * lambda[n / ni] + double(coef[2]) * lambda[c];
-                                RA[n + SF * c] = Number(v / s);
-                              });
+        {
+          const double *lambda = FS + 32 * n_frag;
+          eigen_products<false>(
+            FS, w, L, RB,
+            [&](unsigned n) {
+              return Where{int(n), double(coef[0]) * lambda[n % ni] + double(coef[1]) * lambda[n / ni]};
+            },
+            [&](const Where &o, int c, double v) {
+              RA[o.offset + SF * c] = Number(v / (o.base + double(coef[2]) * lambda[c]));
+            });
+        }
       else if constexpr (phase == 7) // S_z; fibers (a, b) -> W2, read by fibers (a, zi)
-        eigen_products<true>(FS, w, L, [&](int j, int n) { return double(RA[n + SF * j]); },
-                             [&](int n, int z, double v) { RB[n % ni + ni * z + SF * (n / ni)] = Number(v); });
+        eigen_products<true>(FS, w, L, RA, [&](unsigned n) { return at(int(n % ni + SF * (n / ni))); },
+                             [&](const Where &o, int z, double v) { RB[o.offset + ni * z] = Number(v); });
       else if constexpr (phase == 8) // S_y; fibers (a, zi) -> W3, read by fibers (yi, zi)
-        eigen_products<true>(FS, w, L, [&](int j, int n) { return double(RB[n + SF * j]); },
-                             [&](int n, int y, double v) { RA[y + ni * (n / ni) + SF * (n % ni)] = Number(v); });
+        eigen_products<true>(FS, w, L, RB, [&](unsigned n) { return at(int(ni * (n / ni) + SF * (n % ni))); },
+                             [&](const Where &o, int y, double v) { RA[o.offset + y] = Number(v); });
       else // S_x and the update; fibers (yi, zi)
-        eigen_products<true>(FS, w, L, [&](int j, int n) { return double(RA[n + SF * j]); },
-                             [&](int n, int i, double v) {
-                               exclusive_add(x + first + geo.offset(i + 1, n % ni + 1, n / ni + 1), Number(v));
-                             });
+        eigen_products<true>(
+          FS, w, L, RA,
+          [&](unsigned n) { return Where{0, 0.0, first + geo.offset(1, n % ni + 1, n / ni + 1)}; },
+          [&](const Where &o, int i, double v) { exclusive_add(x + o.global + i, Number(v)); });
     }
+
+    /// What an epilogue needs of an output fiber (stage_products: where(n)).
+    struct Where
+    {
+      int     offset;     ///< word offset of the fiber's node 0 in the output tensor
+      double  base;       ///< Sᵀ_z: the fiber's part of the eigenvalue sums
+      index_t global = 0; ///< global index of the fiber's interior node 0 (x-stage, update)
+    };
 
     // ------------------------------------------------------------------- tile loops
     /// body(q, t) for the tiles t = w + q warps of a stage of `fibers` fibers
@@ -300,17 +326,22 @@ namespace tpmg
     static TPMG_HD TPMG_FORCEINLINE double fragment(const double *FS, int f, MmaLane L) { return FS[32 * f + L.lane]; }
 
     /// Residual stage: products P_p = Mat_{mat[p]} In_{in[p]} along the direction (np nodes in,
-    /// the ni interior rows out), epi(n, i, values, pre(n, i)) for fiber n and interior row i.
-    /// load(in, j, n): node j of fiber n of input `in`; pre(n, i): a global value the
-    /// epilogue needs, loaded for all the warp's tiles before the first product.
-    template <int fibers, int n_in, int n_prod, class Load, class Pre, class Epi>
+    /// the ni interior rows out): epi(where(n), i, values, pre(where(n), i)) for fiber n and
+    /// interior row i. Input q holds node j of fiber n at IN[q][n + S_in j] (minus `centre`
+    /// where `centred`); pre is a global value the epilogue needs, loaded for all the warp's
+    /// tiles before the first product.
+    template <int fibers, int S_in, int n_in, int n_prod, bool centred, class WhereOf, class Pre, class Epi>
     TPMG_HD TPMG_FORCEINLINE void residual_products(const double *FS, int w, MmaLane L, const int (&mat)[n_prod],
-                                                    const int (&in)[n_prod], Load load, Pre pre, Epi epi) const
+                                                    const int (&in)[n_prod], const Number *const (&IN)[n_in],
+                                                    Number centre, WhereOf where, Pre pre, Epi epi) const
     {
       // a lane's output slots: cell c, m-tile mt, entry e -> patch row r, stored where the
       // cell owns it (cell 0 rows 1..k-1, cell 1 rows k..2k-1; the middle row k is the sum)
       auto row    = [&](int c, int mt) { return c * k + 8 * mt + L.a_row(); };
       auto stores = [](int c, int r) { return c == 0 ? (r >= 1 && r <= k - 1) : (r >= k && r <= 2 * k - 1); };
+      auto value  = [&](int q, int off) {
+        return centred ? double(IN[q][off] - centre) : double(IN[q][off]);
+      };
 #if TPMG_DEVICE_CODE
       double a[2][2][MTc][KSc];
       TPMG_UNROLL
@@ -322,21 +353,42 @@ namespace tpmg
             TPMG_UNROLL
             for (int s = 0; s < KSc; ++s)
               a[m][c][mt][s] = fragment(FS, frag_cell(m, c, mt, s), L);
+      // B rows beyond the cell (zero columns of A) read its last node: finite, no predicate
+      auto j_of = [&](int c, int s) { return S_in * (c * k + cmin(4 * s + L.a_col(), k)); };
       double early[tiles_per_warp<fibers>][2][MTc][2];
       for_tiles<fibers>(w, [&](int q, int t) {
         TPMG_UNROLL
-        for (int c = 0; c < 2; ++c)
-          TPMG_UNROLL
-          for (int mt = 0; mt < MTc; ++mt)
+        for (int e = 0; e < 2; ++e)
+          {
+            const unsigned n = unsigned(8 * t + L.c_col(e));
+            const Where    o = where(n);
             TPMG_UNROLL
-            for (int e = 0; e < 2; ++e)
-              {
-                const int r = row(c, mt), n = 8 * t + L.c_col(e);
-                early[q][c][mt][e] = n < fibers && stores(c, r) ? pre(n, r - 1) : 0.0;
-              }
+            for (int c = 0; c < 2; ++c)
+              TPMG_UNROLL
+              for (int mt = 0; mt < MTc; ++mt)
+                early[q][c][mt][e] = n < unsigned(fibers) && stores(c, row(c, mt)) ? pre(o, row(c, mt) - 1) : 0.0;
+          }
       });
+      // columns beyond the stage's fibers read its last fiber; their outputs are not stored
+      auto fiber_b = [&](int t) { return cmin(8 * t + L.b_col(), fibers - 1); };
+      // the B values of all the warp's tiles loaded ahead, where they fit in 32 doubles, so that
+      // their latency overlaps (the compiler does not move a tile's loads above the previous
+      // tile's stores)
+      constexpr int  tpw   = tiles_per_warp<fibers>;
+      constexpr bool ahead = tpw * n_in * 2 * KSc <= 32;
+      double         b_ahead[ahead ? tpw : 1][2][KSc][n_in];
+      if constexpr (ahead)
+        for_tiles<fibers>(w, [&](int q, int t) {
+          TPMG_UNROLL
+          for (int c = 0; c < 2; ++c)
+            TPMG_UNROLL
+            for (int s = 0; s < KSc; ++s)
+              TPMG_UNROLL
+              for (int i = 0; i < n_in; ++i)
+                b_ahead[q][c][s][i] = value(i, fiber_b(t) + j_of(c, s));
+        });
       for_tiles<fibers>(w, [&](int q, int t) {
-        const int nb = 8 * t + L.b_col();
+        const int nb = fiber_b(t);
         double    acc[n_prod][2][MTc][2];
         TPMG_UNROLL
         for (int p = 0; p < n_prod; ++p)
@@ -350,12 +402,10 @@ namespace tpmg
           TPMG_UNROLL
           for (int s = 0; s < KSc; ++s)
             {
-              const int  j  = 4 * s + L.a_col();
-              const bool ok = j < K1 && nb < fibers;
-              double     bv[n_in];
+              double bv[n_in];
               TPMG_UNROLL
-              for (int q = 0; q < n_in; ++q)
-                bv[q] = ok ? load(q, c * k + j, nb) : 0.0;
+              for (int i = 0; i < n_in; ++i)
+                bv[i] = ahead ? b_ahead[ahead ? q : 0][c][s][i] : value(i, nb + j_of(c, s));
               TPMG_UNROLL
               for (int p = 0; p < n_prod; ++p)
                 TPMG_UNROLL
@@ -375,48 +425,57 @@ namespace tpmg
                 acc[p][1][0][e] += v;
             }
         TPMG_UNROLL
-        for (int c = 0; c < 2; ++c)
-          TPMG_UNROLL
-          for (int mt = 0; mt < MTc; ++mt)
+        for (int e = 0; e < 2; ++e)
+          {
+            const unsigned n = unsigned(8 * t + L.c_col(e));
+            if (n >= unsigned(fibers))
+              continue;
+            const Where o = where(n);
             TPMG_UNROLL
-            for (int e = 0; e < 2; ++e)
-              {
-                const int r = row(c, mt), n = 8 * t + L.c_col(e);
-                if (n < fibers && stores(c, r))
+            for (int c = 0; c < 2; ++c)
+              TPMG_UNROLL
+              for (int mt = 0; mt < MTc; ++mt)
+                if (stores(c, row(c, mt)))
                   {
                     double v[n_prod];
                     TPMG_UNROLL
                     for (int p = 0; p < n_prod; ++p)
                       v[p] = acc[p][c][mt][e];
-                    epi(n, r - 1, v, early[q][c][mt][e]);
+                    epi(o, row(c, mt) - 1, v, early[q][c][mt][e]);
                   }
-              }
+          }
       });
 #else
       (void)FS; // the CPU runner takes the full patch matrices
       for_tiles<fibers>(w, [&](int, int t) {
-        for (int c = 0; c < 2; ++c)
-          for (int mt = 0; mt < MTc; ++mt)
-            for (int e = 0; e < 2; ++e)
-              {
-                const int r = row(c, mt), n = 8 * t + L.c_col(e);
-                if (n < fibers && stores(c, r))
+        for (int e = 0; e < 2; ++e)
+          {
+            const unsigned n = unsigned(8 * t + L.c_col(e));
+            if (n >= unsigned(fibers))
+              continue;
+            const Where o = where(n);
+            for (int c = 0; c < 2; ++c)
+              for (int mt = 0; mt < MTc; ++mt)
+                if (stores(c, row(c, mt)))
                   {
-                    double v[n_prod] = {};
+                    const int r    = row(c, mt);
+                    double    v[n_prod] = {};
                     for (int p = 0; p < n_prod; ++p)
                       for (int j = 0; j < np; ++j)
-                        v[p] += mats[(mat[p] == 0 ? off_M : off_A) + r * np + j] * load(in[p], j, n);
-                    epi(n, r - 1, v, pre(n, r - 1));
+                        v[p] += mats[(mat[p] == 0 ? off_M : off_A) + r * np + j] * value(in[p], int(n) + S_in * j);
+                    epi(o, r - 1, v, pre(o, r - 1));
                   }
-              }
+          }
       });
 #endif
     }
 
-    /// Eigenvector stage on the ni² fibers of ni nodes: out = Sᵀ in (coefficients, even then
-    /// odd) or, `backward`, out = S in; epi(n, i, value) for fiber n and output index i.
-    template <bool backward, class Load, class Epi>
-    TPMG_HD TPMG_FORCEINLINE void eigen_products(const double *FS, int w, MmaLane L, Load load, Epi epi) const
+    /// Eigenvector stage on the ni² fibers of ni nodes, node j of fiber n at IN[n + SF j]:
+    /// out = Sᵀ in (coefficients, even then odd) or, `backward`, out = S in; epi(where(n), i,
+    /// value) for fiber n and output index i.
+    template <bool backward, class WhereOf, class Epi>
+    TPMG_HD TPMG_FORCEINLINE void eigen_products(const double *FS, int w, MmaLane L, const Number *IN, WhereOf where,
+                                                 Epi epi) const
     {
       constexpr int fibers = ni * ni;
 #if TPMG_DEVICE_CODE
@@ -431,10 +490,32 @@ namespace tpmg
         TPMG_UNROLL
         for (int s = 0; s < KSo; ++s)
           ao[mt][s] = fragment(FS, (backward ? frag_Ob : frag_Ot) + mt * KSo + s, L);
-      for_tiles<fibers>(w, [&](int, int t) {
-        const int nb = 8 * t + L.b_col();
-        const bool ok = nb < fibers;
-        double    ce[MTe][2], co[MTo][2];
+      // the node pairs (forward) or coefficients (backward) of all the warp's tiles, loaded
+      // ahead (as in residual_products); rows beyond a half read its last entry (zero
+      // columns of A): no predicates
+      double pairs[tiles_per_warp<fibers>][KSe][2];
+      for_tiles<fibers>(w, [&](int q, int t) {
+        const int nb = cmin(8 * t + L.b_col(), fibers - 1);
+        TPMG_UNROLL
+        for (int s = 0; s < KSe; ++s)
+          {
+            const int j = 4 * s + L.a_col();
+            if constexpr (backward)
+              {
+                // coefficients: even j < k, odd k + j, j < k - 1
+                pairs[q][s][0] = double(IN[nb + SF * cmin(j, k - 1)]);
+                pairs[q][s][1] = double(IN[nb + SF * (k + cmin(j, k - 2))]);
+              }
+            else
+              {
+                const int jj   = cmin(j, k - 1);
+                pairs[q][s][0] = double(IN[nb + SF * jj]);
+                pairs[q][s][1] = double(IN[nb + SF * (ni - 1 - jj)]);
+              }
+          }
+      });
+      for_tiles<fibers>(w, [&](int q, int t) {
+        double ce[MTe][2], co[MTo][2];
         TPMG_UNROLL
         for (int mt = 0; mt < MTe; ++mt)
           ce[mt][0] = ce[mt][1] = 0;
@@ -444,21 +525,10 @@ namespace tpmg
         TPMG_UNROLL
         for (int s = 0; s < KSe; ++s)
           {
-            const int j = 4 * s + L.a_col();
-            double    be, bo;
-            if constexpr (backward)
-              {
-                // coefficients: even j < k, odd k + j, j < k - 1
-                be = ok && j < k ? load(j, nb) : 0.0;
-                bo = ok && j < k - 1 ? load(k + j, nb) : 0.0;
-              }
-            else
-              {
-                // node pairs: sums for the even modes (the middle node alone), differences for the odd
-                const double v1 = ok && j < k ? load(j, nb) : 0.0, v2 = ok && j < k - 1 ? load(ni - 1 - j, nb) : 0.0;
-                be              = v1 + v2;
-                bo              = j < k - 1 ? v1 - v2 : 0.0;
-              }
+            // forward: sums of node pairs for the even modes (the middle node twice: the table
+            // halves its column), differences for the odd
+            const double v1 = pairs[q][s][0], v2 = pairs[q][s][1];
+            const double be = backward ? v1 : v1 + v2, bo = backward ? v2 : v1 - v2;
             TPMG_UNROLL
             for (int mt = 0; mt < MTe; ++mt)
               mma_8x8x4(ce[mt], ae[mt][s], be);
@@ -468,53 +538,65 @@ namespace tpmg
                 mma_8x8x4(co[mt], ao[mt][s < KSo ? s : 0], bo);
           }
         TPMG_UNROLL
-        for (int mt = 0; mt < MTe; ++mt)
-          TPMG_UNROLL
-          for (int e = 0; e < 2; ++e)
-            {
-              const int i = 8 * mt + L.a_row(), n = 8 * t + L.c_col(e);
-              if (n >= fibers || i >= k)
-                continue;
-              const double ev = ce[mt][e], od = mt < MTo ? co[mt < MTo ? mt : 0][e] : 0.0;
-              if constexpr (backward)
-                {
-                  if (i < k - 1)
-                    {
-                      epi(n, i, ev + od);
-                      epi(n, ni - 1 - i, ev - od);
-                    }
-                  else
-                    epi(n, i, ev);
-                }
-              else
-                {
-                  epi(n, i, ev);
-                  if (i < k - 1)
-                    epi(n, k + i, od);
-                }
-            }
+        for (int e = 0; e < 2; ++e)
+          {
+            const unsigned n = unsigned(8 * t + L.c_col(e));
+            if (n >= unsigned(fibers))
+              continue;
+            const Where o = where(n);
+            TPMG_UNROLL
+            for (int mt = 0; mt < MTe; ++mt)
+              {
+                const int i = 8 * mt + L.a_row();
+                if (i >= k)
+                  continue;
+                const double ev = ce[mt][e], od = mt < MTo ? co[mt < MTo ? mt : 0][e] : 0.0;
+                if constexpr (backward)
+                  {
+                    if (i < k - 1)
+                      {
+                        epi(o, i, ev + od);
+                        epi(o, ni - 1 - i, ev - od);
+                      }
+                    else
+                      epi(o, i, ev);
+                  }
+                else
+                  {
+                    epi(o, i, ev);
+                    if (i < k - 1)
+                      epi(o, k + i, od);
+                  }
+              }
+          }
       });
 #else
       (void)FS; // the CPU runner takes the full eigenvectors
       auto S = [&](int i, int c) { return mats[off_S + i * ni + c]; };
       for_tiles<fibers>(w, [&](int, int t) {
-        for (int mt = 0; mt < MTe; ++mt)
-          for (int e = 0; e < 2; ++e)
-            {
-              const int i = 8 * mt + L.a_row(), n = 8 * t + L.c_col(e);
-              if (n >= fibers || i >= k)
-                continue;
-              // the outputs this lane's slot produces, as dot products with the full S
-              auto out = [&](int o) {
-                double v = 0;
-                for (int j = 0; j < ni; ++j)
-                  v += (backward ? S(o, j) : S(j, o)) * load(j, n);
-                epi(n, o, v);
-              };
-              out(i);
-              if (i < k - 1)
-                out(backward ? ni - 1 - i : k + i);
-            }
+        for (int e = 0; e < 2; ++e)
+          {
+            const unsigned n = unsigned(8 * t + L.c_col(e));
+            if (n >= unsigned(fibers))
+              continue;
+            const Where o = where(n);
+            for (int mt = 0; mt < MTe; ++mt)
+              {
+                const int i = 8 * mt + L.a_row();
+                if (i >= k)
+                  continue;
+                // the outputs this lane's slot produces, as dot products with the full S
+                auto out = [&](int r) {
+                  double v = 0;
+                  for (int j = 0; j < ni; ++j)
+                    v += (backward ? S(r, j) : S(j, r)) * double(IN[int(n) + SF * j]);
+                  epi(o, r, v);
+                };
+                out(i);
+                if (i < k - 1)
+                  out(backward ? ni - 1 - i : k + i);
+              }
+          }
       });
 #endif
     }
