@@ -1,5 +1,5 @@
-// Warp-level 8×8×4 double tile products on the tensor cores (DMMA, sm_80 and later), the
-// primitive of the `tensor_core` patch smoother (patch_smoother_mma.h).
+// Warp-level 8×8×4 and 16×8×4 double tile products on the tensor cores (DMMA, sm_80 and
+// later), the primitives of the `tensor_core` patch smoother (patch_smoother_mma.h).
 //
 // A warp multiplies an 8×4 tile A by a 4×8 tile B into an 8×8 tile C. Lane l holds
 //   A(l/4, l%4),   B(l%4, l/4),   C(l/4, 2(l%4) + e), e = 0, 1
@@ -38,6 +38,25 @@ namespace tpmg
         c[0] += aq * __shfl_sync(0xffffffffu, b, 4 * col + q);
         c[1] += aq * __shfl_sync(0xffffffffu, b, 4 * (col + 1) + q);
       }
+#endif
+  }
+
+  /// The 16×8×4 product (sm_90, the shape the H100 runs at the full FP64 tensor rate; the
+  /// 8×8×4 one measured at about half, NOTES §4): A is 16×4, lane l holds A(l/4, l%4) in a0 and
+  /// A(l/4 + 8, l%4) in a1; B as above; C(l/4, 2(l%4) + e) in c0, c1 and C(l/4 + 8, ...) in
+  /// c2, c3.
+  __device__ __forceinline__ void mma_16x8x4(double &c0, double &c1, double &c2, double &c3, double a0, double a1,
+                                             double b)
+  {
+#if __CUDA_ARCH__ >= 900
+    asm("mma.sync.aligned.m16n8k4.row.col.f64.f64.f64.f64 {%0, %1, %2, %3}, {%4, %5}, {%6}, {%0, %1, %2, %3};"
+        : "+d"(c0), "+d"(c1), "+d"(c2), "+d"(c3)
+        : "d"(a0), "d"(a1), "d"(b));
+#else
+    double lo[2] = {c0, c1}, hi[2] = {c2, c3};
+    mma_8x8x4(lo, a0, b);
+    mma_8x8x4(hi, a1, b);
+    c0 = lo[0], c1 = lo[1], c2 = hi[0], c3 = hi[1];
 #endif
   }
 #endif

@@ -1,6 +1,6 @@
 // Vertex-patch smoother with the 1D matrix products on the tensor cores (`tensor_core`,
 // DESIGN.md §5; 3D, fused kind): the algorithm of the fiber kernels (patch_smoother_fiber.h),
-// each stage a set of 8×8×4 double tile products (mma.h) of a warp.
+// each stage a set of 8×8×4 and 16×8×4 double tile products (mma.h) of a warp.
 //
 // A stage contracts along one direction. Its fibers (the lines of nodes along that direction)
 // are cut into tiles of 8; a tile's product is C (out × 8 fibers) = Mat (out × in) · B (in × 8
@@ -9,8 +9,9 @@
 //  * residual stages (z, y, x): the patch matrix is the sum of its two cells' (k+1)² blocks,
 //    which overlap in the middle row; each cell is one 8×8 tile for k <= 7 (k = 8: 2 × 3
 //    tiles of 8 × 4), and the middle row's two halves meet by one shuffle;
-//  * fast diagonalization: the eigenvectors by parity (ParityColumns, tensor.h), a k × k and a
-//    (k-1) × (k-1) tile product instead of the dense (2k-1)² one.
+//  * z and y stages: the mass and stiffness products of one input stacked in one 16×8×4 tile
+//    product (the shape the H100 runs at the full FP64 tensor rate);
+//  * fast diagonalization: the dense (2k-1)² eigenvectors, one 16-row tile.
 // Every tensor in shared memory is laid out for the stage that reads it: fiber n of that
 // stage at n, contraction index j at n + S j, with S ≡ g/4 (mod g), g the words of a
 // wavefront, so the B fragments (4 contraction indices × 8 fibers) load without bank
@@ -62,31 +63,28 @@ namespace tpmg
     static constexpr int max_threads_per_block = threads_per_patch;
     static constexpr int n_phases              = 10;
 
-    /// tile counts (m tiles of 8 rows, k steps of 4 columns): the cells' (k+1)², the even
-    /// k² and the odd (k-1)² halves of the eigenvectors
+    /// tile counts (m tiles of 8 rows, k steps of 4 columns) of the cells' (k+1)² blocks, and
+    /// the k steps of the eigenvectors (one 16-row tile: ni <= 15)
     static constexpr int MTc = (K1 + 7) / 8, KSc = (K1 + 3) / 4;
-    static constexpr int MTe = (k + 7) / 8, KSe = (k + 3) / 4;
-    static constexpr int MTo = (k - 1 + 7) / 8, KSo = (k - 1 + 3) / 4;
+    static constexpr int KSd = (ni + 3) / 4;
+    static_assert(ni <= 16, "the eigenvectors in one 16-row tile");
 
     // --------------------------------------------------- the matrix table (doubles)
     // Tiles row-major, zero-padded to 8 MT × 4 KS: the cells' mass and stiffness (cell 0: patch
-    // rows/columns 0..k, cell 1: k..2k, each with half of the middle diagonal entry), the
-    // parity halves of Sᵀ (forward: rows coefficients) and of S (backward: rows nodes), the
-    // eigenvalues, and the full patch matrices and eigenvectors for the CPU runner.
+    // rows/columns 0..k, cell 1: k..2k, each with half of the middle diagonal entry), Sᵀ
+    // (forward: rows coefficients) and S (backward: rows nodes) in 16 rows, the eigenvalues,
+    // and the full patch matrices and eigenvectors for the CPU runner.
     static constexpr int ld_c = 4 * KSc, size_c = 8 * MTc * ld_c;
-    static constexpr int ld_e = 4 * KSe, size_e = 8 * MTe * ld_e;
-    static constexpr int ld_o = 4 * KSo, size_o = 8 * MTo * ld_o;
+    static constexpr int ld_d = 4 * KSd, size_d = 16 * ld_d;
     static constexpr int off_cell(int mat, int cell) { return (2 * mat + cell) * size_c; } ///< mat 0 mass, 1 stiffness
-    static constexpr int off_Et = 4 * size_c, off_Ot = off_Et + size_e, off_Eb = off_Ot + size_o,
-                         off_Ob = off_Eb + size_e, off_lambda = off_Ob + size_o, off_M = off_lambda + ni,
+    static constexpr int off_Sf = 4 * size_c, off_Sb = off_Sf + size_d, off_lambda = off_Sb + size_d, off_M = off_lambda + ni,
                          off_A = off_M + np * np, off_S = off_A + np * np;
     /// The A fragments of all tiles in lane order (fragment f, lane l at 32 f + l), followed
     /// by the eigenvalues: phase 0 copies them to shared memory, where each phase finds its
     /// fragments by one conflict-free load per lane. Fragment numbers: the cells' tiles
-    /// (mat, cell, mt, s), then Sᵀ even, Sᵀ odd, S even, S odd (mt, s).
+    /// (mat, cell, mt, s), then Sᵀ and S (k step s, rows 8h..8h+7).
     static constexpr int frag_cell(int mat, int c, int mt, int s) { return ((2 * mat + c) * MTc + mt) * KSc + s; }
-    static constexpr int frag_Et = 4 * MTc * KSc, frag_Ot = frag_Et + MTe * KSe, frag_Eb = frag_Ot + MTo * KSo,
-                         frag_Ob = frag_Eb + MTe * KSe, n_frag = frag_Ob + MTo * KSo;
+    static constexpr int frag_Sf = 4 * MTc * KSc, frag_Sb = frag_Sf + 2 * KSd, n_frag = frag_Sb + 2 * KSd;
     static constexpr int n_fast = 32 * n_frag + ni; ///< fragments and eigenvalues, the shared copy
     static constexpr int off_frag = off_S + ni * ni, n_matrix_entries = off_frag + n_fast;
 
@@ -108,19 +106,11 @@ namespace tpmg
               m[(mat == 0 ? off_M : off_A) + r * np + j] = P(r, j);
         }
       const Matrix1D &S = d.eigenvectors; // even modes 0..k-1, odd modes k..2k-2
-      // forward, the even half multiplies node-pair sums v_i + v_{2k-2-i}, which for the middle
-      // node i = k - 1 is 2 v_i: its column is halved
-      for (int c = 0; c < k; ++c)
-        for (int i = 0; i < k; ++i)
+      for (int c = 0; c < ni; ++c)
+        for (int i = 0; i < ni; ++i)
           {
-            m[off_Et + c * ld_e + i] = i == k - 1 ? S(i, c) / 2 : S(i, c);
-            m[off_Eb + i * ld_e + c] = S(i, c);
-          }
-      for (int c = 0; c < k - 1; ++c)
-        for (int i = 0; i < k - 1; ++i)
-          {
-            m[off_Ot + c * ld_o + i] = S(i, k + c);
-            m[off_Ob + i * ld_o + c] = S(i, k + c);
+            m[off_Sf + c * ld_d + i] = S(i, c); // Sᵀ: rows coefficients
+            m[off_Sb + i * ld_d + c] = S(i, c); // S: rows nodes
           }
       for (int i = 0; i < ni; ++i)
         {
@@ -137,17 +127,11 @@ namespace tpmg
           for (int mt = 0; mt < MTc; ++mt)
             for (int s = 0; s < KSc; ++s)
               tile(frag_cell(mat, c, mt, s), off_cell(mat, c), ld_c, mt, s);
-      for (int mt = 0; mt < MTe; ++mt)
-        for (int s = 0; s < KSe; ++s)
+      for (int s = 0; s < KSd; ++s)
+        for (int h = 0; h < 2; ++h)
           {
-            tile(frag_Et + mt * KSe + s, off_Et, ld_e, mt, s);
-            tile(frag_Eb + mt * KSe + s, off_Eb, ld_e, mt, s);
-          }
-      for (int mt = 0; mt < MTo; ++mt)
-        for (int s = 0; s < KSo; ++s)
-          {
-            tile(frag_Ot + mt * KSo + s, off_Ot, ld_o, mt, s);
-            tile(frag_Ob + mt * KSo + s, off_Ob, ld_o, mt, s);
+            tile(frag_Sf + 2 * s + h, off_Sf, ld_d, h, s);
+            tile(frag_Sb + 2 * s + h, off_Sb, ld_d, h, s);
           }
       for (int i = 0; i < ni; ++i)
         m[off_frag + 32 * n_frag + i] = d.eigenvalues[i];
@@ -245,14 +229,14 @@ namespace tpmg
       auto at          = [](int o) { return Where{o, 0.0}; };
       auto no_prefetch = [](const Where &, int) { return 0.0; };
       if constexpr (phase == 1) // z: T_m = M_z X, T_a = A_z X; fibers (x, y) -> T, read by fibers (x, zi)
-        residual_products<np * np, SX, 1, 2, true>(
+        residual_products<np * np, SX, 1, 2, true, true>(
           FS, w, L, {0, 1}, {0, 0}, {RA}, centre, [&](unsigned n) { return at(int(n % np + ST * (n / np))); },
           no_prefetch, [&](const Where &o, int i, const double (&v)[2], double) {
             RB[o.offset + np * i]          = Number(v[0]);
             RB[size_T + o.offset + np * i] = Number(v[1]);
           });
       else if constexpr (phase == 2) // y: U1 = M_y T_m, U2 = c_y A_y T_m + c_z M_y T_a; fibers (x, zi) -> U
-        residual_products<np * ni, ST, 2, 3, false>(
+        residual_products<np * ni, ST, 2, 3, false, true>(
           FS, w, L, {0, 1, 0}, {0, 0, 1}, {RB, RB + size_T}, centre,
           [&](unsigned n) { return at(int(ni * (n / np) + SU * (n % np))); }, no_prefetch,
           [&](const Where &o, int i, const double (&v)[3], double) {
@@ -260,7 +244,7 @@ namespace tpmg
             RA[size_U + o.offset + i] = Number(double(coef[1]) * v[1] + double(coef[2]) * v[2]);
           });
       else if constexpr (phase == 3) // x: r = b - (c_x A_x U1 + M_x U2); fibers (yi, zi) -> r, same fibers
-        residual_products<ni * ni, SU, 2, 2, false>(
+        residual_products<ni * ni, SU, 2, 2, false, false>(
           FS, w, L, {1, 0}, {0, 1}, {RA, RA + size_U}, centre,
           [&](unsigned n) { return Where{int(n), double(0), first + geo.offset(1, n % ni + 1, n / ni + 1)}; },
           [&](const Where &o, int i) { return double(b[o.global + i]); },
@@ -330,7 +314,8 @@ namespace tpmg
     /// interior row i. Input q holds node j of fiber n at IN[q][n + S_in j] (minus `centre`
     /// where `centred`); pre is a global value the epilogue needs, loaded for all the warp's
     /// tiles before the first product.
-    template <int fibers, int S_in, int n_in, int n_prod, bool centred, class WhereOf, class Pre, class Epi>
+    /// `paired`: products 0 and 1 are M and A on the same input, one 16×8×4 tile product.
+    template <int fibers, int S_in, int n_in, int n_prod, bool centred, bool paired, class WhereOf, class Pre, class Epi>
     TPMG_HD TPMG_FORCEINLINE void residual_products(const double *FS, int w, MmaLane L, const int (&mat)[n_prod],
                                                     const int (&in)[n_prod], const Number *const (&IN)[n_in],
                                                     Number centre, WhereOf where, Pre pre, Epi epi) const
@@ -407,10 +392,15 @@ namespace tpmg
               for (int i = 0; i < n_in; ++i)
                 bv[i] = ahead ? b_ahead[ahead ? q : 0][c][s][i] : value(i, nb + j_of(c, s));
               TPMG_UNROLL
-              for (int p = 0; p < n_prod; ++p)
-                TPMG_UNROLL
-                for (int mt = 0; mt < MTc; ++mt)
-                  mma_8x8x4(acc[p][c][mt], a[mat[p]][c][mt][s], bv[in[p]]);
+              for (int mt = 0; mt < MTc; ++mt)
+                {
+                  if constexpr (paired)
+                    mma_16x8x4(acc[0][c][mt][0], acc[0][c][mt][1], acc[1][c][mt][0], acc[1][c][mt][1], a[0][c][mt][s],
+                               a[1][c][mt][s], bv[in[0]]);
+                  TPMG_UNROLL
+                  for (int p = paired ? 2 : 0; p < n_prod; ++p)
+                    mma_8x8x4(acc[p][c][mt], a[mat[p]][c][mt][s], bv[in[p]]);
+                }
             }
         // the middle row: cell 0's half (row k % 8 of m-tile k / 8) onto cell 1's (row 0 of
         // m-tile 0, lanes 0..3); for k = 8 both sit in lanes 0..3
@@ -471,72 +461,35 @@ namespace tpmg
     }
 
     /// Eigenvector stage on the ni² fibers of ni nodes, node j of fiber n at IN[n + SF j]:
-    /// out = Sᵀ in (coefficients, even then odd) or, `backward`, out = S in; epi(where(n), i,
-    /// value) for fiber n and output index i.
+    /// out = Sᵀ in (coefficients) or, `backward`, out = S in; epi(where(n), i, value) for fiber
+    /// n and output index i. One 16-row tile holds all ni outputs (rows g and g + 8 of lane g).
     template <bool backward, class WhereOf, class Epi>
     TPMG_HD TPMG_FORCEINLINE void eigen_products(const double *FS, int w, MmaLane L, const Number *IN, WhereOf where,
                                                  Epi epi) const
     {
       constexpr int fibers = ni * ni;
 #if TPMG_DEVICE_CODE
-      double ae[MTe][KSe], ao[MTo][KSo];
+      double a[KSd][2];
       TPMG_UNROLL
-      for (int mt = 0; mt < MTe; ++mt)
+      for (int s = 0; s < KSd; ++s)
         TPMG_UNROLL
-        for (int s = 0; s < KSe; ++s)
-          ae[mt][s] = fragment(FS, (backward ? frag_Eb : frag_Et) + mt * KSe + s, L);
-      TPMG_UNROLL
-      for (int mt = 0; mt < MTo; ++mt)
-        TPMG_UNROLL
-        for (int s = 0; s < KSo; ++s)
-          ao[mt][s] = fragment(FS, (backward ? frag_Ob : frag_Ot) + mt * KSo + s, L);
-      // the node pairs (forward) or coefficients (backward) of all the warp's tiles, loaded
-      // ahead (as in residual_products); rows beyond a half read its last entry (zero
-      // columns of A): no predicates
-      double pairs[tiles_per_warp<fibers>][KSe][2];
+        for (int h = 0; h < 2; ++h)
+          a[s][h] = fragment(FS, (backward ? frag_Sb : frag_Sf) + 2 * s + h, L);
+      // the B values of all the warp's tiles, loaded ahead (as in residual_products); rows
+      // beyond ni read the last node (zero columns of A), columns beyond the fibers the last
+      // fiber: no predicates
+      double bv[tiles_per_warp<fibers>][KSd];
       for_tiles<fibers>(w, [&](int q, int t) {
         const int nb = cmin(8 * t + L.b_col(), fibers - 1);
         TPMG_UNROLL
-        for (int s = 0; s < KSe; ++s)
-          {
-            const int j = 4 * s + L.a_col();
-            if constexpr (backward)
-              {
-                // coefficients: even j < k, odd k + j, j < k - 1
-                pairs[q][s][0] = double(IN[nb + SF * cmin(j, k - 1)]);
-                pairs[q][s][1] = double(IN[nb + SF * (k + cmin(j, k - 2))]);
-              }
-            else
-              {
-                const int jj   = cmin(j, k - 1);
-                pairs[q][s][0] = double(IN[nb + SF * jj]);
-                pairs[q][s][1] = double(IN[nb + SF * (ni - 1 - jj)]);
-              }
-          }
+        for (int s = 0; s < KSd; ++s)
+          bv[q][s] = double(IN[nb + SF * cmin(4 * s + L.a_col(), ni - 1)]);
       });
       for_tiles<fibers>(w, [&](int q, int t) {
-        double ce[MTe][2], co[MTo][2];
+        double c[2][2] = {}; // [h][e]: row 8h + g, column 2t + e
         TPMG_UNROLL
-        for (int mt = 0; mt < MTe; ++mt)
-          ce[mt][0] = ce[mt][1] = 0;
-        TPMG_UNROLL
-        for (int mt = 0; mt < MTo; ++mt)
-          co[mt][0] = co[mt][1] = 0;
-        TPMG_UNROLL
-        for (int s = 0; s < KSe; ++s)
-          {
-            // forward: sums of node pairs for the even modes (the middle node twice: the table
-            // halves its column), differences for the odd
-            const double v1 = pairs[q][s][0], v2 = pairs[q][s][1];
-            const double be = backward ? v1 : v1 + v2, bo = backward ? v2 : v1 - v2;
-            TPMG_UNROLL
-            for (int mt = 0; mt < MTe; ++mt)
-              mma_8x8x4(ce[mt], ae[mt][s], be);
-            if (s < KSo)
-              TPMG_UNROLL
-              for (int mt = 0; mt < MTo; ++mt)
-                mma_8x8x4(co[mt], ao[mt][s < KSo ? s : 0], bo);
-          }
+        for (int s = 0; s < KSd; ++s)
+          mma_16x8x4(c[0][0], c[0][1], c[1][0], c[1][1], a[s][0], a[s][1], bv[q][s]);
         TPMG_UNROLL
         for (int e = 0; e < 2; ++e)
           {
@@ -545,29 +498,9 @@ namespace tpmg
               continue;
             const Where o = where(n);
             TPMG_UNROLL
-            for (int mt = 0; mt < MTe; ++mt)
-              {
-                const int i = 8 * mt + L.a_row();
-                if (i >= k)
-                  continue;
-                const double ev = ce[mt][e], od = mt < MTo ? co[mt < MTo ? mt : 0][e] : 0.0;
-                if constexpr (backward)
-                  {
-                    if (i < k - 1)
-                      {
-                        epi(o, i, ev + od);
-                        epi(o, ni - 1 - i, ev - od);
-                      }
-                    else
-                      epi(o, i, ev);
-                  }
-                else
-                  {
-                    epi(o, i, ev);
-                    if (i < k - 1)
-                      epi(o, k + i, od);
-                  }
-              }
+            for (int h = 0; h < 2; ++h)
+              if (8 * h + L.a_row() < ni)
+                epi(o, 8 * h + L.a_row(), c[h][e]);
           }
       });
 #else
@@ -580,21 +513,15 @@ namespace tpmg
             if (n >= unsigned(fibers))
               continue;
             const Where o = where(n);
-            for (int mt = 0; mt < MTe; ++mt)
+            for (int h = 0; h < 2; ++h)
               {
-                const int i = 8 * mt + L.a_row();
-                if (i >= k)
+                const int r = 8 * h + L.a_row();
+                if (r >= ni)
                   continue;
-                // the outputs this lane's slot produces, as dot products with the full S
-                auto out = [&](int r) {
-                  double v = 0;
-                  for (int j = 0; j < ni; ++j)
-                    v += (backward ? S(r, j) : S(j, r)) * double(IN[int(n) + SF * j]);
-                  epi(o, r, v);
-                };
-                out(i);
-                if (i < k - 1)
-                  out(backward ? ni - 1 - i : k + i);
+                double v = 0;
+                for (int j = 0; j < ni; ++j)
+                  v += (backward ? S(r, j) : S(j, r)) * double(IN[int(n) + SF * j]);
+                epi(o, r, v);
               }
           }
       });
