@@ -372,14 +372,9 @@ namespace tpmg
               for (int i = 0; i < n_in; ++i)
                 b_ahead[q][c][s][i] = value(i, fiber_b(t) + j_of(c, s));
         });
-      // the products of all the warp's tiles before any epilogue where the accumulators fit
-      // (with the B values ahead, 48 doubles), so that the tiles' dependent product chains
-      // interleave; else tile by tile
-      constexpr int  acc_size  = n_prod * 2 * MTc * 2;
-      constexpr bool all_first = tpw * acc_size + (ahead ? tpw * n_in * 2 * KSc : 0) <= 48;
-      double         acc_all[all_first ? tpw : 1][n_prod][2][MTc][2];
-      auto           products = [&](int q, int t, double (&acc)[n_prod][2][MTc][2]) {
+      for_tiles<fibers>(w, [&](int q, int t) {
         const int nb = fiber_b(t);
+        double    acc[n_prod][2][MTc][2];
         TPMG_UNROLL
         for (int p = 0; p < n_prod; ++p)
           TPMG_UNROLL
@@ -407,13 +402,6 @@ namespace tpmg
                     mma_8x8x4(acc[p][c][mt], a[mat[p]][c][mt][s], bv[in[p]]);
                 }
             }
-      };
-      if constexpr (all_first)
-        for_tiles<fibers>(w, [&](int q, int t) { products(q, t, acc_all[all_first ? q : 0]); });
-      for_tiles<fibers>(w, [&](int q, int t) {
-        if constexpr (!all_first)
-          products(q, t, acc_all[0]);
-        auto &acc = acc_all[all_first ? q : 0];
         // the middle row: cell 0's half (row k % 8 of m-tile k / 8) onto cell 1's (row 0 of
         // m-tile 0, lanes 0..3); for k = 8 both sit in lanes 0..3
         TPMG_UNROLL
@@ -497,15 +485,11 @@ namespace tpmg
         for (int s = 0; s < KSd; ++s)
           bv[q][s] = double(IN[nb + SF * cmin(4 * s + L.a_col(), ni - 1)]);
       });
-      // the products of all the warp's tiles first (their chains interleave), then the epilogues
-      double acc[tiles_per_warp<fibers>][2][2] = {}; // [q][h][e]: row 8h + g, column 2t + e
-      for_tiles<fibers>(w, [&](int q, int) {
+      for_tiles<fibers>(w, [&](int q, int t) {
+        double c[2][2] = {}; // [h][e]: row 8h + g, column 2t + e
         TPMG_UNROLL
         for (int s = 0; s < KSd; ++s)
-          mma_16x8x4(acc[q][0][0], acc[q][0][1], acc[q][1][0], acc[q][1][1], a[s][0], a[s][1], bv[q][s]);
-      });
-      for_tiles<fibers>(w, [&](int q, int t) {
-        const auto &c = acc[q];
+          mma_16x8x4(c[0][0], c[0][1], c[1][0], c[1][1], a[s][0], a[s][1], bv[q][s]);
         TPMG_UNROLL
         for (int e = 0; e < 2; ++e)
           {
