@@ -1,4 +1,4 @@
-// Warp-level 8×8×4 and 16×8×4 double tile products on the tensor cores (DMMA, sm_80 and
+// Warp-level 8×8×4, 16×8×4 and 16×8×8 double tile products on the tensor cores (DMMA, sm_80 and
 // later), the primitives of the `tensor_core` patch smoother (patch_smoother_mma.h).
 //
 // A warp multiplies an 8×4 tile A by a 4×8 tile B into an 8×8 tile C. Lane l holds
@@ -57,6 +57,22 @@ namespace tpmg
     mma_8x8x4(lo, a0, b);
     mma_8x8x4(hi, a1, b);
     c0 = lo[0], c1 = lo[1], c2 = hi[0], c3 = hi[1];
+#endif
+  }
+
+  /// The 16×8×8 product (sm_90): two consecutive 16×8×4 k steps in one instruction, the first
+  /// with A entries a0, a1 and B entry b0, the second with a2, a3 and b1.
+  __device__ __forceinline__ void mma_16x8x8(double &c0, double &c1, double &c2, double &c3, double a0, double a1,
+                                             double a2, double a3, double b0, double b1)
+  {
+#if __CUDA_ARCH__ >= 900
+    asm("mma.sync.aligned.m16n8k8.row.col.f64.f64.f64.f64 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, "
+        "{%0, %1, %2, %3};"
+        : "+d"(c0), "+d"(c1), "+d"(c2), "+d"(c3)
+        : "d"(a0), "d"(a1), "d"(a2), "d"(a3), "d"(b0), "d"(b1));
+#else
+    mma_16x8x4(c0, c1, c2, c3, a0, a1, b0);
+    mma_16x8x4(c0, c1, c2, c3, a2, a3, b1);
 #endif
   }
 #endif

@@ -1,6 +1,6 @@
 // Vertex-patch smoother with the 1D matrix products on the tensor cores (`tensor_core`,
 // DESIGN.md §5; 3D, fused kind): the algorithm of the fiber kernels (patch_smoother_fiber.h),
-// each stage a set of 8×8×4 and 16×8×4 double tile products (mma.h) of a warp.
+// each stage a set of 16×8×8 double tile products (mma.h) of a warp.
 //
 // A stage contracts along one direction. Its fibers (the lines of nodes along that direction)
 // are cut into tiles of 8; a tile's product is C (out × 8 fibers) = Mat (out × in) · B (in × 8
@@ -9,8 +9,9 @@
 //  * residual stages (z, y, x): the patch matrix is the sum of its two cells' (k+1)² blocks,
 //    which overlap in the middle row; each cell is one 8×8 tile for k <= 7 (k = 8: 2 × 3
 //    tiles of 8 × 4), and the middle row's two halves meet by one shuffle;
-//  * z and y stages: the mass and stiffness products of one input stacked in one 16×8×4 tile
-//    product (the shape the H100 runs at the full FP64 tensor rate);
+//  * two outputs of a residual stage in the upper and lower 8 rows of one 16×8×8 tile product
+//    (the shape the H100 runs at the full FP64 tensor rate), the inputs of a sum one after the
+//    other along k: z [M; A] X, y [M 0; c_y A c_z M] [T_m; T_a], x [c_x A M] [U1; U2];
 //  * fast diagonalization: the dense (2k-1)² eigenvectors, one 16-row tile.
 // Every tensor in shared memory is laid out for the stage that reads it: fiber n of that
 // stage at n, contraction index j at n + S j, with S ≡ g/4 (mod g), g the words of a
@@ -229,28 +230,27 @@ namespace tpmg
       auto at          = [](int o) { return Where{o, 0.0}; };
       auto no_prefetch = [](const Where &, int) { return 0.0; };
       if constexpr (phase == 1) // z: T_m = M_z X, T_a = A_z X; fibers (x, y) -> T, read by fibers (x, zi)
-        residual_products<np * np, SX, 1, 2, true, true>(
-          FS, w, L, {0, 1}, {0, 0}, {RA}, centre, [&](unsigned n) { return at(int(n % np + ST * (n / np))); },
-          no_prefetch, [&](const Where &o, int i, const double (&v)[2], double) {
+        residual_products<np * np, SX, 1, true>(
+          FS, w, L, {{0}, {1}}, {{1.0}, {1.0}}, {RA}, centre,
+          [&](unsigned n) { return at(int(n % np + ST * (n / np))); }, no_prefetch,
+          [&](const Where &o, int i, const double (&v)[2], double) {
             RB[o.offset + np * i]          = Number(v[0]);
             RB[size_T + o.offset + np * i] = Number(v[1]);
           });
       else if constexpr (phase == 2) // y: U1 = M_y T_m, U2 = c_y A_y T_m + c_z M_y T_a; fibers (x, zi) -> U
-        residual_products<np * ni, ST, 2, 3, false, true>(
-          FS, w, L, {0, 1, 0}, {0, 0, 1}, {RB, RB + size_T}, centre,
+        residual_products<np * ni, ST, 2, false>(
+          FS, w, L, {{0, -1}, {1, 0}}, {{1.0, 0.0}, {double(coef[1]), double(coef[2])}}, {RB, RB + size_T}, centre,
           [&](unsigned n) { return at(int(ni * (n / np) + SU * (n % np))); }, no_prefetch,
-          [&](const Where &o, int i, const double (&v)[3], double) {
+          [&](const Where &o, int i, const double (&v)[2], double) {
             RA[o.offset + i]          = Number(v[0]);
-            RA[size_U + o.offset + i] = Number(double(coef[1]) * v[1] + double(coef[2]) * v[2]);
+            RA[size_U + o.offset + i] = Number(v[1]);
           });
       else if constexpr (phase == 3) // x: r = b - (c_x A_x U1 + M_x U2); fibers (yi, zi) -> r, same fibers
-        residual_products<ni * ni, SU, 2, 2, false, false>(
-          FS, w, L, {1, 0}, {0, 1}, {RA, RA + size_U}, centre,
+        residual_products<ni * ni, SU, 2, false>(
+          FS, w, L, {{1, 0}, {-1, -1}}, {{double(coef[0]), 1.0}, {0.0, 0.0}}, {RA, RA + size_U}, centre,
           [&](unsigned n) { return Where{int(n), double(0), first + geo.offset(1, n % ni + 1, n / ni + 1)}; },
           [&](const Where &o, int i) { return double(b[o.global + i]); },
-          [&](const Where &o, int i, const double (&v)[2], double bi) {
-            RB[o.offset + SF * i] = Number(bi - (double(coef[0]) * v[0] + v[1]));
-          });
+          [&](const Where &o, int i, const double (&v)[2], double bi) { RB[o.offset + SF * i] = Number(bi - v[0]); });
       else if constexpr (phase == 4) // Sᵀ_x; fibers (yi, zi) -> V1, read by fibers (a, zi)
         eigen_products<false>(FS, w, L, RB, [&](unsigned n) { return at(int(ni * (n / ni) + SF * (n % ni))); },
                               [&](const Where &o, int a, double v) { RA[o.offset + a] = Number(v); });
@@ -309,15 +309,16 @@ namespace tpmg
     /// The lane's entry of A fragment f (its shared copy).
     static TPMG_HD TPMG_FORCEINLINE double fragment(const double *FS, int f, MmaLane L) { return FS[32 * f + L.lane]; }
 
-    /// Residual stage: products P_p = Mat_{mat[p]} In_{in[p]} along the direction (np nodes in,
-    /// the ni interior rows out): epi(where(n), i, values, pre(where(n), i)) for fiber n and
-    /// interior row i. Input q holds node j of fiber n at IN[q][n + S_in j] (minus `centre`
-    /// where `centred`); pre is a global value the epilogue needs, loaded for all the warp's
-    /// tiles before the first product.
-    /// `paired`: products 0 and 1 are M and A on the same input, one 16×8×4 tile product.
-    template <int fibers, int S_in, int n_in, int n_prod, bool centred, bool paired, class WhereOf, class Pre, class Epi>
-    TPMG_HD TPMG_FORCEINLINE void residual_products(const double *FS, int w, MmaLane L, const int (&mat)[n_prod],
-                                                    const int (&in)[n_prod], const Number *const (&IN)[n_in],
+    /// Residual stage along one direction (np nodes in, the ni interior rows out): two outputs
+    /// v_h = Σ_q scale[h][q] Mat_{mat[h][q]} In_q (mat 0 mass, 1 stiffness, -1 none), and
+    /// epi(where(n), i, v, pre(where(n), i)) for fiber n and interior row i. Input q holds node
+    /// j of fiber n at IN[q][n + S_in j] (minus `centre` where `centred`); pre is a global value
+    /// the epilogue needs, loaded for all the warp's tiles before the first product. On the GPU
+    /// the two outputs are the upper and lower 8 rows of 16×8×8 tile products, the inputs one
+    /// after the other along k.
+    template <int fibers, int S_in, int n_in, bool centred, class WhereOf, class Pre, class Epi>
+    TPMG_HD TPMG_FORCEINLINE void residual_products(const double *FS, int w, MmaLane L, const int (&mat)[2][n_in],
+                                                    const double (&scale)[2][n_in], const Number *const (&IN)[n_in],
                                                     Number centre, WhereOf where, Pre pre, Epi epi) const
     {
       // a lane's output slots: cell c, m-tile mt, entry e -> patch row r, stored where the
@@ -328,16 +329,19 @@ namespace tpmg
         return centred ? double(IN[q][off] - centre) : double(IN[q][off]);
       };
 #if TPMG_DEVICE_CODE
-      double a[2][2][MTc][KSc];
+      // A fragments [h][q][c][mt][s], scaled; zero where there is no product
+      double a[2][n_in][2][MTc][KSc];
       TPMG_UNROLL
-      for (int m = 0; m < 2; ++m)
+      for (int h = 0; h < 2; ++h)
         TPMG_UNROLL
-        for (int c = 0; c < 2; ++c)
+        for (int q = 0; q < n_in; ++q)
           TPMG_UNROLL
-          for (int mt = 0; mt < MTc; ++mt)
+          for (int c = 0; c < 2; ++c)
             TPMG_UNROLL
-            for (int s = 0; s < KSc; ++s)
-              a[m][c][mt][s] = fragment(FS, frag_cell(m, c, mt, s), L);
+            for (int mt = 0; mt < MTc; ++mt)
+              TPMG_UNROLL
+              for (int s = 0; s < KSc; ++s)
+                a[h][q][c][mt][s] = mat[h][q] < 0 ? 0.0 : scale[h][q] * fragment(FS, frag_cell(mat[h][q] < 0 ? 0 : mat[h][q], c, mt, s), L);
       // B rows beyond the cell (zero columns of A) read its last node: finite, no predicate
       auto j_of = [&](int c, int s) { return S_in * (c * k + cmin(4 * s + L.a_col(), k)); };
       double early[tiles_per_warp<fibers>][2][MTc][2];
@@ -372,47 +376,41 @@ namespace tpmg
               for (int i = 0; i < n_in; ++i)
                 b_ahead[q][c][s][i] = value(i, fiber_b(t) + j_of(c, s));
         });
+      // k steps of 4 over the inputs one after the other, two to an instruction
+      constexpr int KT = n_in * KSc, K8 = (KT + 1) / 2;
       for_tiles<fibers>(w, [&](int q, int t) {
         const int nb = fiber_b(t);
-        double    acc[n_prod][2][MTc][2];
-        TPMG_UNROLL
-        for (int p = 0; p < n_prod; ++p)
-          TPMG_UNROLL
-          for (int c = 0; c < 2; ++c)
-            TPMG_UNROLL
-            for (int mt = 0; mt < MTc; ++mt)
-              acc[p][c][mt][0] = acc[p][c][mt][1] = 0;
+        auto      bv = [&](int ks, int c) {
+          const int i = ks / KSc, s = ks % KSc;
+          return ahead ? b_ahead[ahead ? q : 0][c][s][i] : value(i, nb + j_of(c, s));
+        };
+        double acc[2][MTc][2][2] = {}; // [c][mt][h][e]
         TPMG_UNROLL
         for (int c = 0; c < 2; ++c)
           TPMG_UNROLL
-          for (int s = 0; s < KSc; ++s)
+          for (int q8 = 0; q8 < K8; ++q8)
             {
-              double bv[n_in];
-              TPMG_UNROLL
-              for (int i = 0; i < n_in; ++i)
-                bv[i] = ahead ? b_ahead[ahead ? q : 0][c][s][i] : value(i, nb + j_of(c, s));
+              const int    k0 = 2 * q8, k1 = 2 * q8 + 1;
+              const double b0 = bv(k0, c), b1 = k1 < KT ? bv(k1 < KT ? k1 : k0, c) : b0;
               TPMG_UNROLL
               for (int mt = 0; mt < MTc; ++mt)
                 {
-                  if constexpr (paired)
-                    mma_16x8x4(acc[0][c][mt][0], acc[0][c][mt][1], acc[1][c][mt][0], acc[1][c][mt][1], a[0][c][mt][s],
-                               a[1][c][mt][s], bv[in[0]]);
-                  TPMG_UNROLL
-                  for (int p = paired ? 2 : 0; p < n_prod; ++p)
-                    mma_8x8x4(acc[p][c][mt], a[mat[p]][c][mt][s], bv[in[p]]);
+                  auto af = [&](int h, int ks) { return ks < KT ? a[h][ks / KSc][c][mt][ks % KSc] : 0.0; };
+                  mma_16x8x8(acc[c][mt][0][0], acc[c][mt][0][1], acc[c][mt][1][0], acc[c][mt][1][1], af(0, k0), af(1, k0),
+                             af(0, k1 < KT ? k1 : KT), af(1, k1 < KT ? k1 : KT), b0, b1);
                 }
             }
         // the middle row: cell 0's half (row k % 8 of m-tile k / 8) onto cell 1's (row 0 of
         // m-tile 0, lanes 0..3); for k = 8 both sit in lanes 0..3
         TPMG_UNROLL
-        for (int p = 0; p < n_prod; ++p)
+        for (int h = 0; h < 2; ++h)
           TPMG_UNROLL
           for (int e = 0; e < 2; ++e)
             {
-              const double v = k % 8 == 0 ? acc[p][0][k / 8][e]
-                                          : __shfl_sync(0xffffffffu, acc[p][0][0][e], 4 * (k % 8) + (L.lane & 3));
+              const double v = k % 8 == 0 ? acc[0][k / 8][h][e]
+                                          : __shfl_sync(0xffffffffu, acc[0][0][h][e], 4 * (k % 8) + (L.lane & 3));
               if (L.lane < 4)
-                acc[p][1][0][e] += v;
+                acc[1][0][h][e] += v;
             }
         TPMG_UNROLL
         for (int e = 0; e < 2; ++e)
@@ -427,10 +425,7 @@ namespace tpmg
               for (int mt = 0; mt < MTc; ++mt)
                 if (stores(c, row(c, mt)))
                   {
-                    double v[n_prod];
-                    TPMG_UNROLL
-                    for (int p = 0; p < n_prod; ++p)
-                      v[p] = acc[p][c][mt][e];
+                    const double v[2] = {acc[c][mt][0][e], acc[c][mt][1][e]};
                     epi(o, row(c, mt) - 1, v, early[q][c][mt][e]);
                   }
           }
@@ -449,10 +444,13 @@ namespace tpmg
                 if (stores(c, row(c, mt)))
                   {
                     const int r    = row(c, mt);
-                    double    v[n_prod] = {};
-                    for (int p = 0; p < n_prod; ++p)
-                      for (int j = 0; j < np; ++j)
-                        v[p] += mats[(mat[p] == 0 ? off_M : off_A) + r * np + j] * value(in[p], int(n) + S_in * j);
+                    double    v[2] = {};
+                    for (int h = 0; h < 2; ++h)
+                      for (int q = 0; q < n_in; ++q)
+                        if (mat[h][q] >= 0)
+                          for (int j = 0; j < np; ++j)
+                            v[h] += scale[h][q] * mats[(mat[h][q] == 0 ? off_M : off_A) + r * np + j] *
+                                    value(q, int(n) + S_in * j);
                     epi(o, r - 1, v, pre(o, r - 1));
                   }
           }
@@ -488,8 +486,14 @@ namespace tpmg
       for_tiles<fibers>(w, [&](int q, int t) {
         double c[2][2] = {}; // [h][e]: row 8h + g, column 2t + e
         TPMG_UNROLL
-        for (int s = 0; s < KSd; ++s)
-          mma_16x8x4(c[0][0], c[0][1], c[1][0], c[1][1], a[s][0], a[s][1], bv[q][s]);
+        for (int s = 0; s < KSd; s += 2)
+          {
+            // two k steps to an instruction; an odd last one pairs with zero A
+            const int s1 = s + 1 < KSd ? s + 1 : s;
+            const double z = s + 1 < KSd ? 1.0 : 0.0;
+            mma_16x8x8(c[0][0], c[0][1], c[1][0], c[1][1], a[s][0], a[s][1], z * a[s1][0], z * a[s1][1], bv[q][s],
+                       bv[q][s1]);
+          }
         TPMG_UNROLL
         for (int e = 0; e < 2; ++e)
           {
