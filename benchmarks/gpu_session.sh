@@ -54,7 +54,9 @@ for stage in "$@"; do
                     "prm/3d_separate_float.prm --set Polynomial\ degree=6 --set Mesh/Refinement\ level=2 --set Multigrid/Kernel\ optimization=linear_indexing" \
                     "prm/2d_fused_double.prm --set Polynomial\ degree=1 --set Mesh/Refinement\ level=6 --set Multigrid/Kernel\ optimization=boundary" \
                     "prm/3d_fused_float.prm --set Mesh/Refinement\ level=2 --set Multigrid/Level\ operator=bp5 --set Mesh/Deformation=sine --set Mesh/Deformation\ amplitude=0.1 --set Multigrid/Geometric\ factors=on_the_fly" \
-                    "prm/3d_fused_double.prm --set Polynomial\ degree=2 --set Mesh/Coarse\ cells=6 --set Mesh/Refinement\ level=1 --set Multigrid/Level\ operator=bp3 --set Mesh/Deformation=kershaw --set Mesh/Deformation\ amplitude=0.7"; do
+                    "prm/3d_fused_double.prm --set Polynomial\ degree=2 --set Mesh/Coarse\ cells=6 --set Mesh/Refinement\ level=1 --set Multigrid/Level\ operator=bp3 --set Mesh/Deformation=kershaw --set Mesh/Deformation\ amplitude=0.7" \
+                    "prm/3d_fused_double.prm --set Polynomial\ degree=7 --set Mesh/Refinement\ level=2 --set Multigrid/Kernel\ optimization=tensor_core" \
+                    "prm/3d_fused_float.prm --set Polynomial\ degree=4 --set Mesh/Refinement\ level=2 --set Multigrid/Kernel\ optimization=tensor_core"; do
           eval "compute-sanitizer --tool $tool --error-exitcode 3 $B/apps/poisson_solver $args --set Output/Verbose=false" \
             > "$OUT/sanitizer.log.tmp" 2>&1
           rc=$?

@@ -15,6 +15,7 @@
 #include "../../kernels/bp_operator.h"
 #include "../../kernels/laplace_cartesian.h"
 #include "../../kernels/patch_smoother_fiber.h"
+#include "../../kernels/patch_smoother_mma.h"
 
 #include <cmath>
 #include <iostream>
@@ -247,6 +248,11 @@ TEST(Gpu, KernelsKeepTheirRegistersAndResidentBlocks)
   // tensors fitted one (double k = 7, 8; float k = 7, two patches per block); no spills
   const KernelResources d8 = fiber_resources<8, double>("fused linear_indexing 3D k = 8 double", 1);
   EXPECT_LE(d8.registers, 96);
+  // tensor_core 3D k = 7 double: two blocks of 8 warps per SM (launch bounds by shared memory;
+  // unbounded it took 138 registers and one block), no spills
+  const KernelResources tc = resources_of("tensor_core 3D k = 7 double", MmaPatchKernel<7, double>{});
+  EXPECT_GE(tc.resident_blocks, 2);
+  EXPECT_EQ(tc.local_bytes, 0u);
   for (const KernelResources &r : {d8, fiber_resources<7, double>("fused linear_indexing 3D k = 7 double", 1),
                                    fiber_resources<7, float>("fused linear_indexing 3D k = 7 float, P = 2", 2)})
     {
