@@ -365,7 +365,7 @@ namespace tpmg
       // tile's stores)
       constexpr int  tpw   = tiles_per_warp<fibers>;
       constexpr bool ahead = tpw * n_in * 2 * KSc <= 32;
-      double         b_ahead[ahead ? tpw : 1][2][KSc][n_in];
+      [[maybe_unused]] double b_ahead[ahead ? tpw : 1][2][KSc][n_in];
       if constexpr (ahead)
         for_tiles<fibers>(w, [&](int q, int t) {
           TPMG_UNROLL
@@ -382,7 +382,10 @@ namespace tpmg
         const int nb = fiber_b(t);
         auto      bv = [&](int ks, int c) {
           const int i = ks / KSc, s = ks % KSc;
-          return ahead ? b_ahead[ahead ? q : 0][c][s][i] : value(i, nb + j_of(c, s));
+          if constexpr (ahead)
+            return b_ahead[q][c][s][i];
+          else
+            return value(i, nb + j_of(c, s));
         };
         double acc[2][MTc][2][2] = {}; // [c][mt][h][e]
         TPMG_UNROLL
