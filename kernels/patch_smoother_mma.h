@@ -71,19 +71,17 @@ namespace tpmg
     static_assert(ni <= 16, "the eigenvectors in one 16-row tile");
 
     // --------------------------------------------------- the matrix table (doubles)
-    // Tiles row-major, zero-padded to 8 MT × 4 KS: the cells' mass and stiffness (cell 0: patch
-    // rows/columns 0..k, cell 1: k..2k, each with half of the middle diagonal entry), Sᵀ
-    // (forward: rows coefficients) and S (backward: rows nodes) in 16 rows, the eigenvalues,
-    // and the full patch matrices and eigenvectors for the CPU runner.
+    // The cells' mass and stiffness tiles, row-major, zero-padded to 8 MT × 4 KS (cell 0: patch
+    // rows/columns 0..k, cell 1: k..2k, each with half of the middle diagonal entry), and the
+    // full patch matrices and eigenvectors for the CPU runner.
     static constexpr int ld_c = 4 * KSc, size_c = 8 * MTc * ld_c;
-    static constexpr int ld_d = 4 * KSd, size_d = 16 * ld_d;
     static constexpr int off_cell(int mat, int cell) { return (2 * mat + cell) * size_c; } ///< mat 0 mass, 1 stiffness
-    static constexpr int off_Sf = 4 * size_c, off_Sb = off_Sf + size_d, off_lambda = off_Sb + size_d, off_M = off_lambda + ni,
-                         off_A = off_M + np * np, off_S = off_A + np * np;
+    static constexpr int off_M = 4 * size_c, off_A = off_M + np * np, off_S = off_A + np * np;
     /// The A fragments of all tiles in lane order (fragment f, lane l at 32 f + l), followed
     /// by the eigenvalues: phase 0 copies them to shared memory, where each phase finds its
     /// fragments by one conflict-free load per lane. Fragment numbers: the cells' tiles
-    /// (mat, cell, mt, s), then Sᵀ and S (k step s, rows 8h..8h+7).
+    /// (mat, cell, mt, s), then Sᵀ (rows coefficients) and S (rows nodes), each in 16 rows
+    /// zero beyond ni (k step s, rows 8h..8h+7).
     static constexpr int frag_cell(int mat, int c, int mt, int s) { return ((2 * mat + c) * MTc + mt) * KSc + s; }
     static constexpr int frag_Sf = 4 * MTc * KSc, frag_Sb = frag_Sf + 2 * KSd, n_frag = frag_Sb + 2 * KSd;
     static constexpr int n_fast = 32 * n_frag + ni; ///< fragments and eigenvalues, the shared copy
@@ -106,33 +104,26 @@ namespace tpmg
             for (int j = 0; j < np; ++j)
               m[(mat == 0 ? off_M : off_A) + r * np + j] = P(r, j);
         }
-      const Matrix1D &S = d.eigenvectors; // even modes 0..k-1, odd modes k..2k-2
-      for (int c = 0; c < ni; ++c)
-        for (int i = 0; i < ni; ++i)
-          {
-            m[off_Sf + c * ld_d + i] = S(i, c); // Sᵀ: rows coefficients
-            m[off_Sb + i * ld_d + c] = S(i, c); // S: rows nodes
-          }
+      const Matrix1D &S = d.eigenvectors;
       for (int i = 0; i < ni; ++i)
-        {
-          m[off_lambda + i] = d.eigenvalues[i];
-          for (int c = 0; c < ni; ++c)
-            m[off_S + i * ni + c] = S(i, c);
-        }
-      auto tile = [&](int f, int off, int ld, int mt, int s) {
+        for (int c = 0; c < ni; ++c)
+          m[off_S + i * ni + c] = S(i, c);
+      // fragment f of the tile entry(row, col), rows 8 mt.., columns 4 s..
+      auto tile = [&](int f, int mt, int s, auto entry) {
         for (int l = 0; l < 32; ++l)
-          m[off_frag + 32 * f + l] = m[off + (8 * mt + MmaLane{l}.a_row()) * ld + 4 * s + MmaLane{l}.a_col()];
+          m[off_frag + 32 * f + l] = entry(8 * mt + MmaLane{l}.a_row(), 4 * s + MmaLane{l}.a_col());
       };
       for (int mat = 0; mat < 2; ++mat)
         for (int c = 0; c < 2; ++c)
           for (int mt = 0; mt < MTc; ++mt)
             for (int s = 0; s < KSc; ++s)
-              tile(frag_cell(mat, c, mt, s), off_cell(mat, c), ld_c, mt, s);
+              tile(frag_cell(mat, c, mt, s), mt, s, [&](int r, int j) { return m[off_cell(mat, c) + r * ld_c + j]; });
+      auto eigen = [&](int i, int c) { return i < ni && c < ni ? S(i, c) : 0.0; };
       for (int s = 0; s < KSd; ++s)
         for (int h = 0; h < 2; ++h)
           {
-            tile(frag_Sf + 2 * s + h, off_Sf, ld_d, h, s);
-            tile(frag_Sb + 2 * s + h, off_Sb, ld_d, h, s);
+            tile(frag_Sf + 2 * s + h, h, s, [&](int r, int j) { return eigen(j, r); });
+            tile(frag_Sb + 2 * s + h, h, s, [&](int r, int j) { return eigen(r, j); });
           }
       for (int i = 0; i < ni; ++i)
         m[off_frag + 32 * n_frag + i] = d.eigenvalues[i];
@@ -306,6 +297,20 @@ namespace tpmg
         }
     }
 
+    /// body(e, n, where(n)) for the lane's output columns n = 8 t + c_col(e) of tile t that are
+    /// fibers of the stage
+    template <int fibers, class WhereOf, class Body>
+    static TPMG_HD TPMG_FORCEINLINE void for_lane_fibers(int t, MmaLane L, WhereOf where, Body body)
+    {
+      TPMG_UNROLL
+      for (int e = 0; e < 2; ++e)
+        {
+          const unsigned n = unsigned(8 * t + L.c_col(e));
+          if (n < unsigned(fibers))
+            body(e, int(n), where(n));
+        }
+    }
+
     /// The lane's entry of A fragment f (its shared copy).
     static TPMG_HD TPMG_FORCEINLINE double fragment(const double *FS, int f, MmaLane L) { return FS[32 * f + L.lane]; }
 
@@ -344,6 +349,8 @@ namespace tpmg
                 a[h][q][c][mt][s] = mat[h][q] < 0 ? 0.0 : scale[h][q] * fragment(FS, frag_cell(mat[h][q] < 0 ? 0 : mat[h][q], c, mt, s), L);
       // B rows beyond the cell (zero columns of A) read its last node: finite, no predicate
       auto j_of = [&](int c, int s) { return S_in * (c * k + cmin(4 * s + L.a_col(), k)); };
+      // (for every entry, a select where the fiber or slot does not exist: as a branch, the
+      // compiler spilled at k = 4)
       double early[tiles_per_warp<fibers>][2][MTc][2];
       for_tiles<fibers>(w, [&](int q, int t) {
         TPMG_UNROLL
@@ -415,48 +422,37 @@ namespace tpmg
               if (L.lane < 4)
                 acc[1][0][h][e] += v;
             }
-        TPMG_UNROLL
-        for (int e = 0; e < 2; ++e)
-          {
-            const unsigned n = unsigned(8 * t + L.c_col(e));
-            if (n >= unsigned(fibers))
-              continue;
-            const Where o = where(n);
+        for_lane_fibers<fibers>(t, L, where, [&](int e, int, const Where &o) {
+          TPMG_UNROLL
+          for (int c = 0; c < 2; ++c)
             TPMG_UNROLL
-            for (int c = 0; c < 2; ++c)
-              TPMG_UNROLL
-              for (int mt = 0; mt < MTc; ++mt)
-                if (stores(c, row(c, mt)))
-                  {
-                    const double v[2] = {acc[c][mt][0][e], acc[c][mt][1][e]};
-                    epi(o, row(c, mt) - 1, v, early[q][c][mt][e]);
-                  }
-          }
+            for (int mt = 0; mt < MTc; ++mt)
+              if (stores(c, row(c, mt)))
+                {
+                  const double v[2] = {acc[c][mt][0][e], acc[c][mt][1][e]};
+                  epi(o, row(c, mt) - 1, v, early[q][c][mt][e]);
+                }
+        });
       });
 #else
       (void)FS; // the CPU runner takes the full patch matrices
       for_tiles<fibers>(w, [&](int, int t) {
-        for (int e = 0; e < 2; ++e)
-          {
-            const unsigned n = unsigned(8 * t + L.c_col(e));
-            if (n >= unsigned(fibers))
-              continue;
-            const Where o = where(n);
-            for (int c = 0; c < 2; ++c)
-              for (int mt = 0; mt < MTc; ++mt)
-                if (stores(c, row(c, mt)))
-                  {
-                    const int r    = row(c, mt);
-                    double    v[2] = {};
-                    for (int h = 0; h < 2; ++h)
-                      for (int q = 0; q < n_in; ++q)
-                        if (mat[h][q] >= 0)
-                          for (int j = 0; j < np; ++j)
-                            v[h] += scale[h][q] * mats[(mat[h][q] == 0 ? off_M : off_A) + r * np + j] *
-                                    value(q, int(n) + S_in * j);
-                    epi(o, r - 1, v, pre(o, r - 1));
-                  }
-          }
+        for_lane_fibers<fibers>(t, L, where, [&](int, int n, const Where &o) {
+          for (int c = 0; c < 2; ++c)
+            for (int mt = 0; mt < MTc; ++mt)
+              if (stores(c, row(c, mt)))
+                {
+                  const int r    = row(c, mt);
+                  double    v[2] = {};
+                  for (int h = 0; h < 2; ++h)
+                    for (int q = 0; q < n_in; ++q)
+                      if (mat[h][q] >= 0)
+                        for (int j = 0; j < np; ++j)
+                          v[h] += scale[h][q] * mats[(mat[h][q] == 0 ? off_M : off_A) + r * np + j] *
+                                  value(q, n + S_in * j);
+                  epi(o, r - 1, v, pre(o, r - 1));
+                }
+        });
       });
 #endif
     }
@@ -497,40 +493,29 @@ namespace tpmg
             mma_16x8x8(c[0][0], c[0][1], c[1][0], c[1][1], a[s][0], a[s][1], z * a[s1][0], z * a[s1][1], bv[q][s],
                        bv[q][s1]);
           }
-        TPMG_UNROLL
-        for (int e = 0; e < 2; ++e)
-          {
-            const unsigned n = unsigned(8 * t + L.c_col(e));
-            if (n >= unsigned(fibers))
-              continue;
-            const Where o = where(n);
-            TPMG_UNROLL
-            for (int h = 0; h < 2; ++h)
-              if (8 * h + L.a_row() < ni)
-                epi(o, 8 * h + L.a_row(), c[h][e]);
-          }
+        for_lane_fibers<fibers>(t, L, where, [&](int e, int, const Where &o) {
+          TPMG_UNROLL
+          for (int h = 0; h < 2; ++h)
+            if (8 * h + L.a_row() < ni)
+              epi(o, 8 * h + L.a_row(), c[h][e]);
+        });
       });
 #else
       (void)FS; // the CPU runner takes the full eigenvectors
       auto S = [&](int i, int c) { return mats[off_S + i * ni + c]; };
       for_tiles<fibers>(w, [&](int, int t) {
-        for (int e = 0; e < 2; ++e)
-          {
-            const unsigned n = unsigned(8 * t + L.c_col(e));
-            if (n >= unsigned(fibers))
-              continue;
-            const Where o = where(n);
-            for (int h = 0; h < 2; ++h)
-              {
-                const int r = 8 * h + L.a_row();
-                if (r >= ni)
-                  continue;
-                double v = 0;
-                for (int j = 0; j < ni; ++j)
-                  v += (backward ? S(r, j) : S(j, r)) * double(IN[int(n) + SF * j]);
-                epi(o, r, v);
-              }
-          }
+        for_lane_fibers<fibers>(t, L, where, [&](int, int n, const Where &o) {
+          for (int h = 0; h < 2; ++h)
+            {
+              const int r = 8 * h + L.a_row();
+              if (r >= ni)
+                continue;
+              double v = 0;
+              for (int j = 0; j < ni; ++j)
+                v += (backward ? S(r, j) : S(j, r)) * double(IN[n + SF * j]);
+              epi(o, r, v);
+            }
+        });
       });
 #endif
     }

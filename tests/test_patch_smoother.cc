@@ -251,8 +251,8 @@ TEST(PatchSmoother, ParityColumnsEqualDenseProducts)
 }
 
 // The tensor-core kernel's matrix table: the two cells' blocks add up to the patch mass and
-// stiffness matrices, Sᵀ and S are the eigenvectors in 16 rows, and the lane-ordered A
-// fragments the GPU loads are those tiles' entries.
+// stiffness matrices, and the lane-ordered A fragments the GPU loads are those tiles' entries
+// and the eigenvectors (Sᵀ and S in 16 rows).
 TEST(PatchSmoother, TensorCoreMatrixTable)
 {
   auto check = [&](auto K) {
@@ -273,19 +273,19 @@ TEST(PatchSmoother, TensorCoreMatrixTable)
               EXPECT_NEAR(sum, P(r, j), 1e-13 * (1 + std::abs(P(r, j)))) << "k=" << k << " mat " << mat << " (" << r << ", " << j << ")";
             }
       }
-    // Sᵀ and S in 16 rows: the eigenvectors, zero beyond ni
-    for (int r = 0; r < 16; ++r)
-      for (int c = 0; c < Kern::ld_d; ++c)
-        {
-          EXPECT_EQ(m[Kern::off_Sf + r * Kern::ld_d + c], r < ni && c < ni ? d.eigenvectors(c, r) : 0.0);
-          EXPECT_EQ(m[Kern::off_Sb + r * Kern::ld_d + c], r < ni && c < ni ? d.eigenvectors(r, c) : 0.0);
-        }
-    // the lane-ordered copy the GPU loads its A fragments from: lane l holds A(l / 4, l % 4)
+    // the lane-ordered copy the GPU loads its A fragments from: lane l holds A(l / 4, l % 4);
+    // Sᵀ and S in 16 rows, the eigenvectors, zero beyond ni
     for (int h = 0; h < 2; ++h)
       for (int st = 0; st < Kern::KSd; ++st)
         for (int l = 0; l < 32; ++l)
-          EXPECT_EQ(m[Kern::off_frag + 32 * (Kern::frag_Sb + 2 * st + h) + l],
-                    m[Kern::off_Sb + (8 * h + l / 4) * Kern::ld_d + 4 * st + l % 4]);
+          {
+            const int  r = 8 * h + l / 4, c = 4 * st + l % 4;
+            const bool in = r < ni && c < ni;
+            EXPECT_EQ(m[Kern::off_frag + 32 * (Kern::frag_Sf + 2 * st + h) + l], in ? d.eigenvectors(c, r) : 0.0);
+            EXPECT_EQ(m[Kern::off_frag + 32 * (Kern::frag_Sb + 2 * st + h) + l], in ? d.eigenvectors(r, c) : 0.0);
+          }
+    for (int i = 0; i < ni; ++i) // the eigenvalues after the fragments
+      EXPECT_EQ(m[Kern::off_frag + 32 * Kern::n_frag + i], d.eigenvalues[i]);
     for (int l = 0; l < 32; ++l)
       EXPECT_EQ(m[Kern::off_frag + 32 * Kern::frag_cell(1, 1, Kern::MTc - 1, Kern::KSc - 1) + l],
                 m[Kern::off_cell(1, 1) + (8 * (Kern::MTc - 1) + l / 4) * Kern::ld_c + 4 * (Kern::KSc - 1) + l % 4]);
