@@ -41,6 +41,14 @@
 #define TPMG_FAST_EIGENVALUE_DIVISION 1
 #endif
 
+// Build knob for the memory floor of NOTES §4 ("What the memory traffic allows"): 1 turns
+// the fused kernels into their memory skeleton, which loads the patch (phase 0) and adds b_I
+// to x_I in the last phase, with the same layouts, launch shape and update, and computes
+// nothing. Its time bounds the fused kernel's from below whatever the arithmetic costs.
+#ifndef TPMG_SMOOTHER_MEMORY_SKELETON
+#define TPMG_SMOOTHER_MEMORY_SKELETON 0
+#endif
+
 #ifndef TPMG_FIBERS_PER_THREAD
 #define TPMG_FIBERS_PER_THREAD 0 // automatic (FiberPatchKernel::threads_per_patch)
 #endif
@@ -259,7 +267,14 @@ namespace tpmg
       auto BB = region(r_b) + o_b, BD = region(r_d) + o_d;
       auto BX = region(x_region < 0 ? 0 : x_region);
 
-      if constexpr (kind == PatchKernelKind::solve)
+      if constexpr (TPMG_SMOOTHER_MEMORY_SKELETON && kind == PatchKernelKind::fused)
+        {
+          if constexpr (phase == 0)
+            stage_load(f, first, BX);
+          else if constexpr (phase == n_phases - 1)
+            stage_skeleton_update(f, first, BX);
+        }
+      else if constexpr (kind == PatchKernelKind::solve)
         {
           // r -> Sᵀ_x | (3D: Sᵀ_y) | turn | (3D: S_y) | S_x + update
           if constexpr (phase == 0)
@@ -619,6 +634,34 @@ namespace tpmg
       Number v[G][ni], w[G][ni];
       load_fibers<n, ni>(f, in, [](int yi, int zi, int j) { return L::Vx::at(j, yi, zi); }, v);
       apply_S<false>(v, w);
+      update_interior(f, first, w, BX);
+    }
+
+    /// The memory skeleton's last phase (TPMG_SMOOTHER_MEMORY_SKELETON): the corrections are
+    /// b_I, read on the x-fibers of stage_x, and go through the update of stage_update.
+    template <class Buf>
+    TPMG_HD void stage_skeleton_update(int f, index_t first, Buf BX) const
+    {
+      constexpr int n = ni * nzi, G = groups<n>;
+      if (f >= n)
+        return;
+      Number w[G][ni];
+      TPMG_UNROLL
+      for (int g = 0; g < G; ++g)
+        {
+          const int fg = fiber(f, g), yi = fg % ni, zi = fg / ni;
+          TPMG_UNROLL
+          for (int i = 0; i < ni; ++i)
+            w[g][i] = owns<n>(f, g) ? b[first + geo.offset(i + 1, yi + 1, dim == 3 ? zi + 1 : 0)] : Number(0);
+        }
+      update_interior(f, first, w, BX);
+    }
+
+    /// x_I += w (or x_I = w, `boundary`) on the x-fibers (yi, zi) this thread owns.
+    template <class Buf>
+    TPMG_HD void update_interior(int f, index_t first, const Number (&w)[groups<ni * nzi>][ni], Buf BX) const
+    {
+      constexpr int n = ni * nzi, G = groups<n>;
       TPMG_UNROLL
       for (int g = 0; g < G; ++g)
         if (owns<n>(f, g))
