@@ -238,19 +238,22 @@ for stage in "$@"; do
     profilesmoother)
       # Nsight Compute on the fused smoother (SMOOTHER_OPT, default linear_indexing; tensor_core
       # profiles MmaPatchKernel), one launch each of SMOOTHER_PROFILE ("k:precision ...", 3D,
-      # 5e7 DoFs): sections, stall reasons, pipe use and shared-memory wavefronts in one pass per
-      # case (clocks untouched)
+      # 5e7 DoFs): sections, stall reasons, pipe use, shared-memory wavefronts, global sectors per
+      # request and DRAM / L2 bytes in one pass per case (clocks untouched); SMOOTHER_BUILD names
+      # another build (e.g. build-ab-skel of abbuild), whose name tags the output files
       M=smsp__warp_issue_stalled_barrier_per_warp_active.pct,smsp__warp_issue_stalled_long_scoreboard_per_warp_active.pct,smsp__warp_issue_stalled_short_scoreboard_per_warp_active.pct,smsp__warp_issue_stalled_mio_throttle_per_warp_active.pct,smsp__warp_issue_stalled_math_pipe_throttle_per_warp_active.pct,smsp__warp_issue_stalled_wait_per_warp_active.pct,smsp__warp_issue_stalled_not_selected_per_warp_active.pct,smsp__warp_issue_stalled_selected_per_warp_active.pct,smsp__warp_issue_stalled_lg_throttle_per_warp_active.pct,smsp__warp_issue_stalled_membar_per_warp_active.pct
       M=$M,sm__pipe_fma_cycles_active.avg.pct_of_peak_sustained_active,sm__pipe_fp64_cycles_active.avg.pct_of_peak_sustained_active,sm__inst_executed_pipe_lsu.avg.pct_of_peak_sustained_active,l1tex__data_pipe_lsu_wavefronts_mem_shared.avg.pct_of_peak_sustained_elapsed,l1tex__data_bank_conflicts_pipe_lsu_mem_shared.sum,l1tex__data_pipe_lsu_wavefronts_mem_shared.sum,smsp__inst_executed.sum,smsp__inst_executed_pipe_fma.sum,smsp__inst_executed_pipe_fp64.sum,smsp__inst_executed_op_shared_ld.sum,smsp__inst_executed_op_shared_st.sum,dram__bytes_read.sum,dram__bytes_write.sum,lts__t_bytes.sum
+      M=$M,lts__t_sectors_op_read.sum,lts__t_sectors_op_write.sum,lts__t_sectors_op_red.sum,lts__t_sector_hit_rate.pct,l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum,l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum,smsp__warp_issue_stalled_drain_per_warp_active.pct,sm__warps_active.avg.pct_of_peak_sustained_active
+      SB=${SMOOTHER_BUILD:-$B}; tag=${SB#build-}
       for case in ${SMOOTHER_PROFILE:-7:float 4:float 7:double 4:double}; do
         IFS=: read -r k prec <<< "$case"
         opt=${SMOOTHER_OPT:-linear_indexing}
         ncu --clock-control none --kernel-name-base demangled --launch-skip 3 --launch-count 1 --kernel-name regex:'FiberPatchKernel|MmaPatchKernel' \
           --section SpeedOfLight --section Occupancy --section WarpStateStats --section SchedulerStats --section ComputeWorkloadAnalysis --metrics $M \
-          $B/benchmarks/tpmg_bench smoother --dim 3 --degrees $k --precision $prec --kernel fused --optimization $opt --dofs 5e7 --groups 1 --runs 1 \
-          > "$OUT/ncu_smoother_${opt}_k${k}_$prec.txt" 2>&1
+          $SB/benchmarks/tpmg_bench smoother --dim 3 --degrees $k --precision $prec --kernel fused --optimization $opt --dofs 5e7 --groups 1 --runs 1 \
+          > "$OUT/ncu_smoother_${tag}_${opt}_k${k}_$prec.txt" 2>&1
       done
-      grep -H -E "dram__bytes|lts__t_bytes|Duration|Compute \(SM\) Throughput|Achieved Occupancy|Registers Per Thread|Issue Slots Busy|Block Limit (Registers|Shared)|stalled|pipe_|bank_conflicts|wavefronts_mem_shared|inst_executed|Pipe|Executed Ipc" "$OUT"/ncu_smoother_*.txt | sed 's|.*/ncu_smoother_||'
+      grep -H -E "dram__bytes|lts__t_|l1tex__t_|warps_active|Duration|Compute \(SM\) Throughput|Achieved Occupancy|Registers Per Thread|Issue Slots Busy|Block Limit (Registers|Shared)|stalled|pipe_|bank_conflicts|wavefronts_mem_shared|inst_executed|Pipe|Executed Ipc" "$OUT"/ncu_smoother_*.txt | sed 's|.*/ncu_smoother_||'
       ;;
     table7k1)
       mkdir -p "$OUT/table7k1"

@@ -94,6 +94,28 @@ namespace tpmg
     /// gain in resident blocks, the old x re-read from global memory) and 9-16% at k = 8.
     static constexpr bool in_place_layout = dim == 3 && !padded && (sizeof(Number) == 8 || (k >= 5 && k <= 7));
     using L = PatchLayouts<dim, k, padded, max_patches_per_block, in_place_layout>;
+    /// Kernel direction d is the mesh's direction axis(d). The residual's x-stage (b) and the
+    /// update (x) touch global memory by x-fibers, one fiber per thread, so the lanes of a warp
+    /// walk neighbouring fibers: with the kernel's x the mesh's x, each lane reads or writes its
+    /// own mesh row and every warp access costs 32 L2 sectors (Nsight Compute, NOTES §4, "What
+    /// the memory traffic allows"). The unpadded kernels turn the patch so that the lanes of
+    /// those stages lie along the mesh's x: kernel x is the mesh's z (2D: y), kernel y the
+    /// mesh's x, kernel z the mesh's y. Nothing in shared memory changes; the 1D data are the
+    /// same in every direction, the coefficients c_d go with their directions
+    /// (make_fiber_kernel). The padded layouts keep the mesh's directions: their strides are
+    /// searched for the load's lanes along x (patch_layout.h).
+    static constexpr bool turned = !padded;
+    static constexpr TPMG_HD int axis(int d) { return !turned ? d : dim == 3 ? (d + 2) % 3 : 1 - d; }
+    /// offset from the patch's first node of the node with kernel coordinates (i0, i1, i2)
+    TPMG_HD TPMG_FORCEINLINE index_t node_offset(int i0, int i1, int i2) const
+    {
+      int m[3] = {0, 0, 0};
+      m[axis(0)] = i0;
+      m[axis(1)] = i1;
+      if constexpr (dim == 3)
+        m[axis(2)] = i2;
+      return geo.offset(m[0], m[1], m[2]);
+    }
     /// Launch bounds (runner.h). The in-place double kernel at k = 8 (one patch of 289 threads
     /// per block) asks for the two resident blocks its shared memory allows on an sm_90 SM (two
     /// cubes, 79 KiB), which caps its registers at 96; uncapped it took 100, which left one
@@ -258,7 +280,7 @@ namespace tpmg
           // latency, not in the stage that uses it (a dependent load at the head of a short
           // phase); so placed, the centre subtraction costs 0-3.5% (NOTES §5, twelfth session)
           if constexpr (with_x && !reduced)
-            reg.centre = x[reg.first + geo.offset(k, k, dim == 3 ? k : 0)];
+            reg.centre = x[reg.first + node_offset(k, k, dim == 3 ? k : 0)];
         }
       const index_t first = reg.first;
       // this patch's slot of each region; B follows A, D follows C (in place: A = C = X, B = D)
@@ -392,7 +414,9 @@ namespace tpmg
         }
     }
 
-    /// X <- x on the patch; z-fibers (x, y) in 3D, y-fibers x in 2D. `boundary`: interior zero.
+    /// X <- x on the patch. A thread loads one line of nodes along the mesh's z (2D: y), the
+    /// lanes of a warp neighbouring lines along the mesh's x: kernel z-fibers (x, y) (2D
+    /// y-fibers x), or, turned, kernel x-fibers (y, z) (2D: yi). `boundary`: interior zero.
     template <class Buf>
     TPMG_HD void stage_load(int f, index_t first, Buf BX) const
     {
@@ -403,25 +427,15 @@ namespace tpmg
       for (int g = 0; g < groups<n>; ++g)
         if (owns<n>(f, g))
           {
-            const int fg = fiber(f, g), u = fg % np, v = dim == 3 ? fg / np : 0;
-            if constexpr (dim == 3)
+            const int fg = fiber(f, g), c0 = fg % np, c1 = dim == 3 ? fg / np : 0;
+            TPMG_UNROLL
+            for (int t = 0; t < np; ++t)
               {
-                const bool inner = u > 0 && u < np - 1 && v > 0 && v < np - 1;
-                TPMG_UNROLL
-                for (int z = 0; z < np; ++z)
-                  {
-                    const bool skip = reduced && inner && z > 0 && z < np - 1;
-                    BX[L::X::at(u, v, z)] = skip ? Number(0) : x[first + geo.offset(u, v, z)];
-                  }
-              }
-            else
-              {
-                TPMG_UNROLL
-                for (int y = 0; y < np; ++y)
-                  {
-                    const bool skip = reduced && u > 0 && u < np - 1 && y > 0 && y < np - 1;
-                    BX[L::X::at(u, y)] = skip ? Number(0) : x[first + geo.offset(u, y, 0)];
-                  }
+                // kernel coordinates of node t of the line
+                const int  u = turned ? t : c0, v = turned ? c0 : dim == 3 ? c1 : t, w = dim == 3 ? (turned ? c1 : t) : 0;
+                const bool inner = u > 0 && u < np - 1 && v > 0 && v < np - 1 && (dim == 2 || (w > 0 && w < np - 1));
+                const bool skip  = reduced && inner;
+                BX[dim == 3 ? L::X::at(u, v, w) : L::X::at(u, v)] = skip ? Number(0) : x[first + node_offset(u, v, w)];
               }
           }
     }
@@ -518,7 +532,7 @@ namespace tpmg
       // global index of node i + 1 of the x-fiber of group g
       auto node = [&](int g, int i) {
         const int fg = fiber(f, g), yi = fg % ni, zi = fg / ni;
-        return first + geo.offset(i + 1, yi + 1, dim == 3 ? zi + 1 : 0);
+        return first + node_offset(i + 1, yi + 1, dim == 3 ? zi + 1 : 0);
       };
       Number res[G][ni];
       if constexpr (kind == PatchKernelKind::solve)
@@ -652,7 +666,7 @@ namespace tpmg
           const int fg = fiber(f, g), yi = fg % ni, zi = fg / ni;
           TPMG_UNROLL
           for (int i = 0; i < ni; ++i)
-            w[g][i] = owns<n>(f, g) ? b[first + geo.offset(i + 1, yi + 1, dim == 3 ? zi + 1 : 0)] : Number(0);
+            w[g][i] = owns<n>(f, g) ? b[first + node_offset(i + 1, yi + 1, dim == 3 ? zi + 1 : 0)] : Number(0);
         }
       update_interior(f, first, w, BX);
     }
@@ -672,7 +686,7 @@ namespace tpmg
             for (int i = 0; i < ni; ++i)
               {
                 const Number  s  = w[g][i];
-                const index_t gi = first + geo.offset(i + 1, yi + 1, zg);
+                const index_t gi = first + node_offset(i + 1, yi + 1, zg);
                 if constexpr (reduced)
                   x[gi] = s;
                 else if constexpr (kind == PatchKernelKind::solve || in_place)
@@ -701,7 +715,9 @@ namespace tpmg
     kern.b   = b;
     kern.r   = r;
     kern.set_patches_per_block(P);
-    for (int i = 0; i < 3; ++i)
+    for (int i = 0; i < dim; ++i)
+      kern.coef[i] = Number(coef[kern.axis(i)]);
+    for (int i = dim; i < 3; ++i)
       kern.coef[i] = Number(coef[i]);
     kern.constants.M = make_small_matrix<Number, 2 * k + 1, 2 * k + 1>(d.mass);
     kern.constants.A = make_small_matrix<Number, 2 * k + 1, 2 * k + 1>(d.stiffness);
