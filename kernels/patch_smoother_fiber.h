@@ -102,9 +102,12 @@ namespace tpmg
     /// those stages lie along the mesh's x: kernel x is the mesh's z (2D: y), kernel y the
     /// mesh's x, kernel z the mesh's y. Nothing in shared memory changes; the 1D data are the
     /// same in every direction, the coefficients c_d go with their directions
-    /// (make_fiber_kernel). The padded layouts keep the mesh's directions: their strides are
+    /// (make_fiber_kernel). Measured on the H100 (NOTES §4): 3D float k = 4..8 +35-65%, double
+    /// k = 4, 5 +20%, 2D k >= 4 +2-43%; at 3D k = 2 (-1%, -4%) and 2D k = 2, 3 (-1% to -14%:
+    /// with 8-16 patches per block the lanes were already spread along x over the patches) the
+    /// patch stays as it is. The padded layouts keep the mesh's directions: their strides are
     /// searched for the load's lanes along x (patch_layout.h).
-    static constexpr bool turned = !padded;
+    static constexpr bool turned = !padded && k >= (dim == 3 ? 3 : 4);
     static constexpr TPMG_HD int axis(int d) { return !turned ? d : dim == 3 ? (d + 2) % 3 : 1 - d; }
     /// offset from the patch's first node of the node with kernel coordinates (i0, i1, i2)
     TPMG_HD TPMG_FORCEINLINE index_t node_offset(int i0, int i1, int i2) const
