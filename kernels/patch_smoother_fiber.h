@@ -49,6 +49,14 @@
 #define TPMG_SMOOTHER_MEMORY_SKELETON 0
 #endif
 
+// Build knob for a timing probe only (NOTES §4, fifteenth session): 1 gives the GPU kernels
+// made-up 1D data known at compile time, so that the matrix entries become immediate operands
+// of the FMAs instead of uniform registers loaded from the __constant__ bank. The results are
+// wrong; the probe measures what compile-time 1D data would gain.
+#ifndef TPMG_FIBER_IMMEDIATE_PROBE
+#define TPMG_FIBER_IMMEDIATE_PROBE 0
+#endif
+
 #ifndef TPMG_FIBERS_PER_THREAD
 #define TPMG_FIBERS_PER_THREAD 0 // automatic (FiberPatchKernel::threads_per_patch)
 #endif
@@ -63,6 +71,33 @@ namespace tpmg
     ParityColumns<Number, 2 * k - 1>          S;    ///< eigenvectors (even, then odd), Sᵀ M S = I
     Number                                    lambda[2 * k - 1];
   };
+
+#if TPMG_FIBER_IMMEDIATE_PROBE && defined(__CUDACC__)
+  /// made-up 1D data for the timing probe (TPMG_FIBER_IMMEDIATE_PROBE): generic values, no
+  /// zeros or ones the compiler could fold
+  template <int k, typename Number>
+  TPMG_HD constexpr FiberConstants<k, Number> make_probe_constants()
+  {
+    FiberConstants<k, Number> c{};
+    constexpr int             np = 2 * k + 1, ni = 2 * k - 1, ne = (ni + 1) / 2, no = ni / 2;
+    for (int i = 0; i < np * np; ++i)
+      {
+        c.M.v[i] = Number(0.13 + 0.37 * i / (i + 1.7));
+        c.A.v[i] = Number(-0.21 + 0.29 * i / (i + 2.3));
+      }
+    for (int i = 0; i < ne; ++i)
+      for (int a = 0; a < ne; ++a)
+        c.S.e[i][a] = Number(0.11 + 0.23 * (i + 1) / (a + 1.9));
+    for (int i = 0; i < (no > 0 ? no : 1); ++i)
+      for (int a = 0; a < (no > 0 ? no : 1); ++a)
+        c.S.o[i][a] = Number(0.17 + 0.19 * (i + 1) / (a + 2.1));
+    for (int i = 0; i < ni; ++i)
+      c.lambda[i] = Number(1.3 + i);
+    return c;
+  }
+  template <int k, typename Number>
+  __device__ constexpr FiberConstants<k, Number> probe_constants = make_probe_constants<k, Number>();
+#endif
 
   template <int dim, int k, typename Number, PatchKernelKind kind, KernelOptimization opt>
   struct FiberPatchKernel
@@ -162,7 +197,14 @@ namespace tpmg
     Constants constants;
     /// the three kernel kinds of one optimization share one __constant__ copy
     using ConstantsTag = FiberPatchKernel<dim, k, Number, PatchKernelKind::fused, opt>;
-    TPMG_HD const Constants &C() const { return tpmg::constants(*this); }
+    TPMG_HD const Constants &C() const
+    {
+#if TPMG_FIBER_IMMEDIATE_PROBE && TPMG_DEVICE_CODE
+      return probe_constants<k, Number>;
+#else
+      return tpmg::constants(*this);
+#endif
+    }
 
     // Shared memory, padded layouts: regions X, R0, R1 (words per patch, P patch slots
     // patch_stride apart), reused as the stages go: 3D  R0: T_m,T_a -> V1 -> W1,
