@@ -17,7 +17,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 
 PEAK = {"float": 61e12, "double": 33e12}
 BANDWIDTH = {"shared": 33e12, "dram": 2.9e12}
-MARKERS = {"basic": "o", "linear_indexing": "s", "conflict_free": "^", "boundary": "D"}
+MARKERS = {"basic": "o", "linear_indexing": "s", "conflict_free": "^", "boundary": "D", "tensor_core": "*"}
 COLORS = {"global": "tab:gray", "separate": "tab:blue", "fused": "tab:red"}
 
 
