@@ -293,10 +293,14 @@ namespace tpmg
     /// 2D float patches at least 16 to a block. Measured on the H100 over P = 1..16 (NOTES §4,
     /// "Shared addresses as offsets"): 3D double k = 3 and 5 gain 6% and 21% over the former
     /// limit of 192 threads, 3D float k = 7 16% over one patch, 2D float k = 7..10 4-24% with
-    /// 16 patches instead of 8; the rest is within 2% of the best P.
-    static int automatic_patches_per_block()
+    /// 16 patches instead of 8; the rest is within 2% of the best P. Re-measured for the fused,
+    /// turned `linear_indexing` kernels (`fused_turned`; NOTES §4, fifteenth session, P = 1..8):
+    /// 512 threads also win at 3D float k = 3, 4 (P = 8, 4: +4%, +6%) and double k = 6 (P = 2:
+    /// +17%), and lose elsewhere (double k = 4 -15%, k = 5 -5%, k = 7 -2%; float k = 5 -1%).
+    static constexpr bool wide_when_turned = dim == 3 && (sizeof(Number) == 4 ? k == 3 || k == 4 : k == 6);
+    static int            automatic_patches_per_block(bool fused_turned = false)
     {
-      const int limit = sizeof(Number) == 4 && threads_per_patch > 128 ? 512 : 256;
+      const int limit = (sizeof(Number) == 4 && threads_per_patch > 128) || (fused_turned && wide_when_turned) ? 512 : 256;
       int       p     = 1;
       while (2 * p * threads_per_patch <= limit && 2 * p <= max_patches_per_block)
         p *= 2;

@@ -41,7 +41,9 @@ namespace tpmg
     using Fiber = FiberPatchKernel<dim, k, Number, PatchKernelKind::fused, KernelOptimization::conflict_free>;
     patches_per_block_ = settings.patches_per_block > 0 ? settings.patches_per_block
                          : tensor_core                  ? 1
-                                                        : Fiber::automatic_patches_per_block();
+                                                        : Fiber::automatic_patches_per_block(
+                                                            settings.kernel == SmootherKernel::fused &&
+                                                            settings.optimization == KernelOptimization::linear_indexing);
     if (optimized && (patches_per_block_ & (patches_per_block_ - 1)) != 0)
       throw std::invalid_argument("patches per block must be a power of two, not " + std::to_string(patches_per_block_));
     if (optimized && patches_per_block_ > Fiber::max_patches_per_block)
