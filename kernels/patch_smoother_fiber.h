@@ -154,6 +154,12 @@ namespace tpmg
         m[axis(2)] = i2;
       return geo.offset(m[0], m[1], m[2]);
     }
+    /// global index of node i + 1 of the patch's interior x-fiber fg = (yi, zi), where the
+    /// residual reads b (and r) and the update writes x
+    TPMG_HD TPMG_FORCEINLINE index_t x_fiber_node(index_t first, int fg, int i) const
+    {
+      return first + node_offset(i + 1, fg % ni + 1, dim == 3 ? fg / ni + 1 : 0);
+    }
     /// Launch bounds (runner.h). The in-place double kernel at k = 8 (one patch of 289 threads
     /// per block) asks for the two resident blocks its shared memory allows on an sm_90 SM (two
     /// cubes, 79 KiB), which caps its registers at 96; uncapped it took 100, which left one
@@ -294,13 +300,13 @@ namespace tpmg
     /// "Shared addresses as offsets"): 3D double k = 3 and 5 gain 6% and 21% over the former
     /// limit of 192 threads, 3D float k = 7 16% over one patch, 2D float k = 7..10 4-24% with
     /// 16 patches instead of 8; the rest is within 2% of the best P. Re-measured for the fused,
-    /// turned `linear_indexing` kernels (`fused_turned`; NOTES §4, fifteenth session, P = 1..8):
+    /// turned `linear_indexing` kernels (`fused_linear_indexing`; NOTES §4, fifteenth session, P = 1..8):
     /// 512 threads also win at 3D float k = 3, 4 (P = 8, 4: +4%, +6%) and double k = 6 (P = 2:
     /// +17%), and lose elsewhere (double k = 4 -15%, k = 5 -5%, k = 7 -2%; float k = 5 -1%).
     static constexpr bool wide_when_turned = dim == 3 && (sizeof(Number) == 4 ? k == 3 || k == 4 : k == 6);
-    static int            automatic_patches_per_block(bool fused_turned = false)
+    static int            automatic_patches_per_block(bool fused_linear_indexing = false)
     {
-      const int limit = (sizeof(Number) == 4 && threads_per_patch > 128) || (fused_turned && wide_when_turned) ? 512 : 256;
+      const int limit = (sizeof(Number) == 4 && threads_per_patch > 128) || (fused_linear_indexing && wide_when_turned) ? 512 : 256;
       int       p     = 1;
       while (2 * p * threads_per_patch <= limit && 2 * p <= max_patches_per_block)
         p *= 2;
@@ -578,11 +584,7 @@ namespace tpmg
       constexpr int n = ni * nzi, G = groups<n>;
       if (f >= n)
         return;
-      // global index of node i + 1 of the x-fiber of group g
-      auto node = [&](int g, int i) {
-        const int fg = fiber(f, g), yi = fg % ni, zi = fg / ni;
-        return first + node_offset(i + 1, yi + 1, dim == 3 ? zi + 1 : 0);
-      };
+      auto node = [&](int g, int i) { return x_fiber_node(first, fiber(f, g), i); };
       Number res[G][ni];
       if constexpr (kind == PatchKernelKind::solve)
         {
@@ -711,12 +713,9 @@ namespace tpmg
       Number w[G][ni];
       TPMG_UNROLL
       for (int g = 0; g < G; ++g)
-        {
-          const int fg = fiber(f, g), yi = fg % ni, zi = fg / ni;
-          TPMG_UNROLL
-          for (int i = 0; i < ni; ++i)
-            w[g][i] = owns<n>(f, g) ? b[first + node_offset(i + 1, yi + 1, dim == 3 ? zi + 1 : 0)] : Number(0);
-        }
+        TPMG_UNROLL
+        for (int i = 0; i < ni; ++i)
+          w[g][i] = owns<n>(f, g) ? b[x_fiber_node(first, fiber(f, g), i)] : Number(0);
       update_interior(f, first, w, BX);
     }
 
@@ -735,7 +734,7 @@ namespace tpmg
             for (int i = 0; i < ni; ++i)
               {
                 const Number  s  = w[g][i];
-                const index_t gi = first + node_offset(i + 1, yi + 1, zg);
+                const index_t gi = x_fiber_node(first, fg, i);
                 if constexpr (reduced)
                   x[gi] = s;
                 else if constexpr (kind == PatchKernelKind::solve || in_place)
