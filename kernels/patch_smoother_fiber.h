@@ -5,8 +5,8 @@
 // patch p (the f-th line of nodes along that direction; for `linear_indexing` at 3D float
 // k = 2 also fiber f + T, see threads_per_patch), loads the whole fiber into registers, and
 // produces every output of that fiber with all loop indices known at compile time. So the 1D
-// matrices, which live in __constant__ memory, reach the FMAs as uniform operands, and each
-// shared-memory load feeds 2k-1 (or 2k+1) FMAs instead of one. Threads map linearly onto the fibers a stage has (no
+// matrices, compile-time constants (the generated tpmg/patch_data_table.h), reach the FMAs as
+// immediate operands, and each shared-memory load feeds 2k-1 (or 2k+1) FMAs instead of one. Threads map linearly onto the fibers a stage has (no
 // idle boundary threads), structurally zero entries of the 1D patch matrices (nodes in
 // different cells) are skipped at compile time, and the eigenvectors are applied by parity
 // (ParityColumns, tensor.h: about half the FMAs of a dense product).
@@ -24,6 +24,7 @@
 #include "patch_layout.h"
 #include "patch_smoother.h"
 
+#include <tpmg/patch_data_table.h>
 #include <tpmg/patch_smoother.h>
 
 #include <type_traits>
@@ -49,14 +50,6 @@
 #define TPMG_SMOOTHER_MEMORY_SKELETON 0
 #endif
 
-// Build knob for a timing probe only (NOTES §4, fifteenth session): 1 gives the GPU kernels
-// made-up 1D data known at compile time, so that the matrix entries become immediate operands
-// of the FMAs instead of uniform registers loaded from the __constant__ bank. The results are
-// wrong; the probe measures what compile-time 1D data would gain.
-#ifndef TPMG_FIBER_IMMEDIATE_PROBE
-#define TPMG_FIBER_IMMEDIATE_PROBE 0
-#endif
-
 #ifndef TPMG_FIBERS_PER_THREAD
 #define TPMG_FIBERS_PER_THREAD 0 // automatic (FiberPatchKernel::threads_per_patch)
 #endif
@@ -72,34 +65,38 @@ namespace tpmg
     Number                                    lambda[2 * k - 1];
   };
 
-#if TPMG_FIBER_IMMEDIATE_PROBE && defined(__CUDACC__)
-  /// made-up 1D data for the timing probe (TPMG_FIBER_IMMEDIATE_PROBE): generic values, no
-  /// zeros or ones the compiler could fold
-  template <int k, typename Number>
-  TPMG_HD constexpr FiberConstants<k, Number> make_probe_constants()
+  /// The 1D data of degree k from the generated table, converted to Number at compile time
+  /// (the conversion a run-time copy would make, so the values are the same).
+  template <int k, typename Number, bool lumped_mass>
+  constexpr FiberConstants<k, Number> fiber_constants_from_table()
   {
+    static_assert(k >= 1 && k <= patch_data_table::max_degree, "degree outside the generated table");
+    using E          = patch_data_table::Entries<k, lumped_mass>;
+    constexpr int np = 2 * k + 1, ni = 2 * k - 1;
     FiberConstants<k, Number> c{};
-    constexpr int             np = 2 * k + 1, ni = 2 * k - 1, ne = (ni + 1) / 2, no = ni / 2;
     for (int i = 0; i < np * np; ++i)
       {
-        c.M.v[i] = Number(0.13 + 0.37 * i / (i + 1.7));
-        c.A.v[i] = Number(-0.21 + 0.29 * i / (i + 2.3));
+        c.M.v[i] = Number(E::mass[i]);
+        c.A.v[i] = Number(E::stiffness[i]);
       }
-    for (int i = 0; i < ne; ++i)
-      for (int a = 0; a < ne; ++a)
-        c.S.e[i][a] = Number(0.11 + 0.23 * (i + 1) / (a + 1.9));
-    for (int i = 0; i < (no > 0 ? no : 1); ++i)
-      for (int a = 0; a < (no > 0 ? no : 1); ++a)
-        c.S.o[i][a] = Number(0.17 + 0.19 * (i + 1) / (a + 2.1));
+    c.S = ParityColumns<Number, ni>::from([](int i, int a) { return E::eigenvectors[i * ni + a]; });
     for (int i = 0; i < ni; ++i)
-      c.lambda[i] = Number(1.3 + i);
+      c.lambda[i] = Number(E::eigenvalues[i]);
     return c;
   }
-  template <int k, typename Number>
-  __device__ constexpr FiberConstants<k, Number> probe_constants = make_probe_constants<k, Number>();
+  /// One object per degree, precision and mass in each compilation (device code reads only
+  /// __device__ variables; their constexpr entries fold into the instructions).
+#if TPMG_DEVICE_CODE
+  template <int k, typename Number, bool lumped_mass>
+  __device__ constexpr FiberConstants<k, Number> fiber_constants = fiber_constants_from_table<k, Number, lumped_mass>();
+#else
+  template <int k, typename Number, bool lumped_mass>
+  constexpr FiberConstants<k, Number> fiber_constants = fiber_constants_from_table<k, Number, lumped_mass>();
 #endif
 
-  template <int dim, int k, typename Number, PatchKernelKind kind, KernelOptimization opt>
+  /// `lumped_mass`: the 1D masses of the patch problems are the GLL-lumped ones (with the bp5
+  /// level operator), diagonal per cell, whose zeros the contractions skip.
+  template <int dim, int k, typename Number, PatchKernelKind kind, KernelOptimization opt, bool lumped_mass = false>
   struct FiberPatchKernel
   {
     static_assert(opt != KernelOptimization::basic, "basic is PatchKernel");
@@ -198,19 +195,9 @@ namespace tpmg
     int                         P_log2; ///< log2 P (set_patches_per_block sets all four)
     int                         stride[3]; ///< words between the patch slots of region i
     unsigned                    offset[3], bytes; ///< byte offsets of the regions, their total
-    /// 1D data (runner.h: a __constant__ copy on the GPU)
-    using Constants = FiberConstants<k, Number>;
-    Constants constants;
-    /// the three kernel kinds of one optimization share one __constant__ copy
-    using ConstantsTag = FiberPatchKernel<dim, k, Number, PatchKernelKind::fused, opt>;
-    TPMG_HD const Constants &C() const
-    {
-#if TPMG_FIBER_IMMEDIATE_PROBE && TPMG_DEVICE_CODE
-      return probe_constants<k, Number>;
-#else
-      return tpmg::constants(*this);
-#endif
-    }
+    /// 1D data, compile-time constants
+    using Data1D = FiberConstants<k, Number>;
+    static TPMG_HD TPMG_FORCEINLINE const Data1D &C() { return fiber_constants<k, Number, lumped_mass>; }
 
     // Shared memory, padded layouts: regions X, R0, R1 (words per patch, P patch slots
     // patch_stride apart), reused as the stages go: 3D  R0: T_m,T_a -> V1 -> W1,
@@ -515,7 +502,8 @@ namespace tpmg
               TPMG_UNROLL
               for (int g = 0; g < G; ++g)
                 {
-                  tm[g] += C().M(i + 1, j) * in[g][j];
+                  if (C().M(i + 1, j) != Number(0))
+                    tm[g] += C().M(i + 1, j) * in[g][j];
                   ta[g] += C().A(i + 1, j) * in[g][j];
                 }
           TPMG_UNROLL
@@ -559,10 +547,12 @@ namespace tpmg
               TPMG_UNROLL
               for (int g = 0; g < G; ++g)
                 {
-                  u1[g] += C().M(i + 1, j) * tm[g][j];
+                  if (C().M(i + 1, j) != Number(0))
+                    u1[g] += C().M(i + 1, j) * tm[g][j];
                   ua[g] += C().A(i + 1, j) * tm[g][j];
                   if constexpr (dim == 3)
-                    ub[g] += C().M(i + 1, j) * ta[g][j];
+                    if (C().M(i + 1, j) != Number(0))
+                      ub[g] += C().M(i + 1, j) * ta[g][j];
                 }
           TPMG_UNROLL
           for (int g = 0; g < G; ++g)
@@ -611,7 +601,8 @@ namespace tpmg
                   for (int g = 0; g < G; ++g)
                     {
                       a[g] += C().A(i + 1, j) * u1[g][j];
-                      m[g] += C().M(i + 1, j) * u2[g][j];
+                      if (C().M(i + 1, j) != Number(0))
+                        m[g] += C().M(i + 1, j) * u2[g][j];
                     }
               TPMG_UNROLL
               for (int g = 0; g < G; ++g)
@@ -751,13 +742,13 @@ namespace tpmg
     }
   };
 
-  /// A fiber kernel for one color with its 1D data (host side).
-  template <int dim, int k, typename Number, PatchKernelKind kind, KernelOptimization opt>
-  FiberPatchKernel<dim, k, Number, kind, opt> make_fiber_kernel(const PatchColorGeometry &geo, Number *x, const Number *b,
-                                                                Number *r, const PatchData1D &d,
-                                                                const std::array<double, 3> &coef, int P)
+  /// A fiber kernel for one color (host side).
+  template <int dim, int k, typename Number, PatchKernelKind kind, KernelOptimization opt, bool lumped_mass = false>
+  FiberPatchKernel<dim, k, Number, kind, opt, lumped_mass> make_fiber_kernel(const PatchColorGeometry &geo, Number *x,
+                                                                             const Number *b, Number *r,
+                                                                             const std::array<double, 3> &coef, int P)
   {
-    FiberPatchKernel<dim, k, Number, kind, opt> kern;
+    FiberPatchKernel<dim, k, Number, kind, opt, lumped_mass> kern;
     kern.geo = geo;
     kern.x   = x;
     kern.b   = b;
@@ -767,11 +758,6 @@ namespace tpmg
       kern.coef[i] = Number(coef[kern.axis(i)]);
     for (int i = dim; i < 3; ++i)
       kern.coef[i] = Number(coef[i]);
-    kern.constants.M = make_small_matrix<Number, 2 * k + 1, 2 * k + 1>(d.mass);
-    kern.constants.A = make_small_matrix<Number, 2 * k + 1, 2 * k + 1>(d.stiffness);
-    kern.constants.S = ParityColumns<Number, 2 * k - 1>::from(d.eigenvectors);
-    for (int i = 0; i < 2 * k - 1; ++i)
-      kern.constants.lambda[i] = Number(d.eigenvalues[i]);
     return kern;
   }
 } // namespace tpmg

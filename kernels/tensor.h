@@ -123,9 +123,9 @@ namespace tpmg
     Number               e[ne][ne];                          ///< e[i][a] = S(i, a), i <= mid
     Number               o[no > 0 ? no : 1][no > 0 ? no : 1]; ///< o[i][a] = S(i, ne + a), i < mid
 
-    /// From an n × n matrix with that parity (host side; `S(i, a)` callable).
+    /// From an n × n matrix with that parity (host side or at compile time; `S(i, a)` callable).
     template <typename Src>
-    static ParityColumns from(const Src &S)
+    static constexpr ParityColumns from(const Src &S)
     {
       ParityColumns p{};
       for (int i = 0; i <= mid; ++i)

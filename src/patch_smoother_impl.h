@@ -161,10 +161,17 @@ namespace tpmg
 
     template <int dim, int k, typename Number, PatchKernelKind kind, KernelOptimization opt>
     void launch_fiber(Backend backend, const PatchColorGeometry &geo, Number *x, const Number *b, Number *r,
-                      const PatchData1D &d, const std::array<double, 3> &coef, int P)
+                      bool lumped_mass, const std::array<double, 3> &coef, int P)
     {
-      const auto kern = make_fiber_kernel<dim, k, Number, kind, opt>(geo, x, b, r, d, coef, P);
-      launch(backend, kern, kern.shape());
+      // the 1D data are compile-time constants, one kernel per mass matrix
+      auto run = [&](auto lumped) {
+        const auto kern = make_fiber_kernel<dim, k, Number, kind, opt, decltype(lumped)::value>(geo, x, b, r, coef, P);
+        launch(backend, kern, kern.shape());
+      };
+      if (lumped_mass)
+        run(std::true_type{});
+      else
+        run(std::false_type{});
     }
 
     template <int dim, typename Number, bool reduced>
@@ -178,19 +185,19 @@ namespace tpmg
     /// The optimized kernels of one color for a compile-time optimization.
     template <int dim, int k, typename Number, KernelOptimization opt>
     void smooth_color_fiber(Backend backend, SmootherKernel variant, const PatchColorGeometry &geo, Number *x,
-                            const Number *b, Number *r, const PatchData1D &d, const std::array<double, 3> &coef, int P,
+                            const Number *b, Number *r, bool lumped_mass, const std::array<double, 3> &coef, int P,
                             bool from_zero)
     {
       using K = PatchKernelKind;
       if (from_zero) // as in smooth_color_basic
-        launch_fiber<dim, k, Number, K::solve, opt>(backend, geo, x, b, const_cast<Number *>(b), d, coef, P);
+        launch_fiber<dim, k, Number, K::solve, opt>(backend, geo, x, b, const_cast<Number *>(b), lumped_mass, coef, P);
       else if (variant == SmootherKernel::fused)
-        launch_fiber<dim, k, Number, K::fused, opt>(backend, geo, x, b, r, d, coef, P);
+        launch_fiber<dim, k, Number, K::fused, opt>(backend, geo, x, b, r, lumped_mass, coef, P);
       else
         {
           if (variant == SmootherKernel::separate)
-            launch_fiber<dim, k, Number, K::residual, opt>(backend, geo, x, b, r, d, coef, P);
-          launch_fiber<dim, k, Number, K::solve, opt>(backend, geo, x, b, r, d, coef, P);
+            launch_fiber<dim, k, Number, K::residual, opt>(backend, geo, x, b, r, lumped_mass, coef, P);
+          launch_fiber<dim, k, Number, K::solve, opt>(backend, geo, x, b, r, lumped_mass, coef, P);
         }
     }
   } // namespace
@@ -227,7 +234,7 @@ namespace tpmg
           {
             case KernelOptimization::linear_indexing:
               smooth_color_fiber<dim, k, Number, KernelOptimization::linear_indexing>(backend_, settings_.kernel, geo,
-                                                                                      x.data(), b.data(), r, data_, coef_, P, x_is_zero);
+                                                                                      x.data(), b.data(), r, settings_.lumped_mass, coef_, P, x_is_zero);
               break;
             case KernelOptimization::tensor_core:
               // from x = 0 the fiber solve kernel (no residual to compute); otherwise the tile products
@@ -239,17 +246,17 @@ namespace tpmg
                     break;
                   }
               smooth_color_fiber<dim, k, Number, KernelOptimization::linear_indexing>(
-                backend_, settings_.kernel, geo, x.data(), b.data(), r, data_, coef_,
+                backend_, settings_.kernel, geo, x.data(), b.data(), r, settings_.lumped_mass, coef_,
                 FiberPatchKernel<dim, k, Number, PatchKernelKind::solve, KernelOptimization::linear_indexing>::automatic_patches_per_block(),
                 x_is_zero);
               break;
             case KernelOptimization::conflict_free:
               smooth_color_fiber<dim, k, Number, KernelOptimization::conflict_free>(backend_, settings_.kernel, geo,
-                                                                                    x.data(), b.data(), r, data_, coef_, P, x_is_zero);
+                                                                                    x.data(), b.data(), r, settings_.lumped_mass, coef_, P, x_is_zero);
               break;
             default:
               smooth_color_fiber<dim, k, Number, KernelOptimization::boundary>(backend_, settings_.kernel, geo,
-                                                                               x.data(), b.data(), r, data_, coef_, P, x_is_zero);
+                                                                               x.data(), b.data(), r, settings_.lumped_mass, coef_, P, x_is_zero);
               break;
           }
         return;

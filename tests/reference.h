@@ -39,9 +39,13 @@ namespace tpmg::test
   }
 
   /// Element stiffness of a (h_x, h_y[, h_z]) cell, entry by entry, lexicographic local order.
-  inline Eigen::MatrixXd element_laplace(int dim, int k, const std::array<double, 3> &h)
+  /// `lumped_mass`: the 1D masses lumped to their row sums, which for the GLL basis are the GLL
+  /// weights (the quadrature is exact for one basis function), so the bp5 operator's.
+  inline Eigen::MatrixXd element_laplace(int dim, int k, const std::array<double, 3> &h, bool lumped_mass = false)
   {
-    const auto r  = reference_1d(k);
+    auto r = reference_1d(k);
+    if (lumped_mass)
+      r.mass = Eigen::MatrixXd(r.mass.rowwise().sum().asDiagonal());
     const int  n  = k + 1;
     const int  nd = dim == 3 ? n * n * n : n * n;
     Eigen::MatrixXd K(nd, nd);
@@ -79,9 +83,9 @@ namespace tpmg::test
   }
 
   /// Assembled Dirichlet Laplacian: interior block of the stiffness matrix, identity on the boundary.
-  inline Eigen::SparseMatrix<double> assemble_laplace(const CartesianLevel &lev)
+  inline Eigen::SparseMatrix<double> assemble_laplace(const CartesianLevel &lev, bool lumped_mass = false)
   {
-    const Eigen::MatrixXd K = element_laplace(lev.dim, lev.degree, lev.h);
+    const Eigen::MatrixXd K = element_laplace(lev.dim, lev.degree, lev.h, lumped_mass);
     std::vector<Eigen::Triplet<double>> trip;
     const int nd = int(K.rows());
     for (index_t cz = 0; cz < (lev.dim == 3 ? lev.cells[2] : 1); ++cz)

@@ -41,7 +41,6 @@ namespace
   {
     const auto          lev  = level_for<dim, k>(P);
     const auto          geo  = patch_color_geometry(lev, (1 << dim) - 1);
-    const PatchData1D   d    = patch_data_1d(k, false);
     const auto          coef = CartesianLaplaceOperator<dim, k, Number>::direction_coefficients(lev);
     std::vector<Number> x(lev.n_dofs(), Number(0.5)), b(lev.n_dofs(), Number(1)), r(lev.n_dofs(), Number(0));
     Counts              c;
@@ -50,9 +49,9 @@ namespace
       return record_bank_conflicts(kern, s, {Dim3{0, 0, 0}, Dim3{s.grid.x > 1 ? 1u : 0u, 0, 0}});
     };
     using K    = PatchKernelKind;
-    c.fused    = record(make_fiber_kernel<dim, k, Number, K::fused, opt>(geo, x.data(), b.data(), r.data(), d, coef, P));
-    c.residual = record(make_fiber_kernel<dim, k, Number, K::residual, opt>(geo, x.data(), b.data(), r.data(), d, coef, P));
-    c.solve    = record(make_fiber_kernel<dim, k, Number, K::solve, opt>(geo, x.data(), b.data(), r.data(), d, coef, P));
+    c.fused    = record(make_fiber_kernel<dim, k, Number, K::fused, opt>(geo, x.data(), b.data(), r.data(), coef, P));
+    c.residual = record(make_fiber_kernel<dim, k, Number, K::residual, opt>(geo, x.data(), b.data(), r.data(), coef, P));
+    c.solve    = record(make_fiber_kernel<dim, k, Number, K::solve, opt>(geo, x.data(), b.data(), r.data(), coef, P));
     return c;
   }
 

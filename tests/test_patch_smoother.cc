@@ -12,6 +12,7 @@
 #include <random>
 
 #include "../kernels/patch_common.h"
+#include "../kernels/patch_smoother_fiber.h"
 #include "../kernels/patch_smoother_mma.h"
 #include "../kernels/tensor.h"
 #include "reference.h"
@@ -30,6 +31,7 @@ namespace
     KernelOptimization opt = KernelOptimization::basic;
     int                patches_per_block = 0;
     ThreadStructure    threads           = ThreadStructure::automatic;
+    bool               lumped            = false; ///< GLL-lumped 1D masses (the bp5 smoother)
   };
 
   std::string name(const Case &c)
@@ -40,7 +42,8 @@ namespace
            (c.solver == LocalSolver::inverse_matrix ? "_inverse" : "_fd") +
            (c.order == ColorOrder::odd_first ? "_oddfirst" : "") +
            (c.patches_per_block ? "_P" + std::to_string(c.patches_per_block) : "") +
-           (c.threads == ThreadStructure::column ? "_column" : c.threads == ThreadStructure::dof ? "_dof" : "");
+           (c.threads == ThreadStructure::column ? "_column" : c.threads == ThreadStructure::dof ? "_dof" : "") +
+           (c.lumped ? "_lumped" : "");
   }
 
   // A level with several patches of every color, anisotropic cells.
@@ -65,6 +68,7 @@ namespace
     s.optimization = c.opt;
     s.patches_per_block = c.patches_per_block;
     s.thread_structure  = c.threads;
+    s.lumped_mass       = c.lumped;
     CartesianLaplaceOperator<dim, k, Number> op(lev, Backend::cpu);
     VertexPatchSmoother<dim, k, Number>      smoother(lev, Backend::cpu, s, &op);
     Vector<Number> x(lev.n_dofs(), Backend::cpu), b(lev.n_dofs(), Backend::cpu);
@@ -83,7 +87,7 @@ TEST_P(PatchSmootherTest, SweepEqualsReference)
 {
   const Case c   = GetParam();
   const auto lev = smoother_level(c.dim, c.k);
-  const Eigen::SparseMatrix<double, Eigen::RowMajor> A = assemble_laplace(lev);
+  const Eigen::SparseMatrix<double, Eigen::RowMajor> A = assemble_laplace(lev, c.lumped);
   const auto x0  = random_vector(lev, 11);
   const auto b   = random_vector(lev, 12);
   std::vector<int> order;
@@ -153,6 +157,15 @@ static std::vector<Case> all_cases()
                      KernelOptimization::conflict_free, P});
   cases.push_back({2, 2, SmootherKernel::fused, LocalSolver::fast_diagonalization, ColorOrder::standard,
                    KernelOptimization::boundary, 32});
+  // GLL-lumped masses (the bp5 smoother; the fiber kernels are compiled per mass matrix),
+  // against the sweep on the operator assembled with lumped masses
+  for (KernelOptimization opt : {KernelOptimization::basic, KernelOptimization::linear_indexing,
+                                 KernelOptimization::conflict_free, KernelOptimization::boundary})
+    for (int dim : {2, 3})
+      for (int k : {2, dim == 2 ? 5 : 3, dim == 2 ? 8 : 4})
+        for (SmootherKernel kern : {SmootherKernel::separate, SmootherKernel::fused})
+          cases.push_back({dim, k, kern, LocalSolver::fast_diagonalization, ColorOrder::standard, opt, 0,
+                           ThreadStructure::automatic, true});
   cases.push_back({2, 3, SmootherKernel::fused, LocalSolver::fast_diagonalization, ColorOrder::odd_first});
   cases.push_back({3, 2, SmootherKernel::fused, LocalSolver::fast_diagonalization, ColorOrder::odd_first});
   return cases;
@@ -207,6 +220,46 @@ TEST(PatchSmoother, EigenpairsOrderedByParity)
           for (int i = 0; i < ni; ++i)
             ASSERT_EQ(S(ni - 1 - i, a), a < k ? S(i, a) : -S(i, a)) << "k=" << k << " mode " << a << " node " << i;
       }
+}
+
+// The fiber kernels' compile-time 1D data (the generated tpmg/patch_data_table.h) are the
+// doubles patch_data_1d computes, bit for bit, for every degree and both mass matrices; in
+// float, their rounding.
+TEST(PatchSmoother, CompileTimeDataEqualPatchData1D)
+{
+  auto check = [](auto K, auto Lumped) {
+    constexpr int  k = decltype(K)::value, np = 2 * k + 1, ni = 2 * k - 1;
+    constexpr bool lumped = decltype(Lumped)::value;
+    constexpr auto c      = fiber_constants_from_table<k, double, lumped>();
+    constexpr auto cf     = fiber_constants_from_table<k, float, lumped>();
+    const PatchData1D d   = patch_data_1d(k, lumped);
+    for (int i = 0; i < np; ++i)
+      for (int j = 0; j < np; ++j)
+        {
+          ASSERT_EQ(c.M(i, j), d.mass(i, j)) << "k=" << k << " lumped=" << lumped << " (" << i << ", " << j << ")";
+          ASSERT_EQ(c.A(i, j), d.stiffness(i, j)) << "k=" << k << " lumped=" << lumped << " (" << i << ", " << j << ")";
+          ASSERT_EQ(cf.M(i, j), float(d.mass(i, j))) << "k=" << k << " lumped=" << lumped;
+        }
+    const auto S = ParityColumns<double, ni>::from([&](int i, int a) { return d.eigenvectors(i, a); });
+    for (int i = 0; i <= ni / 2; ++i)
+      for (int a = 0; a < (ni + 1) / 2; ++a)
+        ASSERT_EQ(c.S.e[i][a], S.e[i][a]) << "k=" << k << " lumped=" << lumped;
+    for (int i = 0; i < ni / 2; ++i)
+      for (int a = 0; a < ni / 2; ++a)
+        ASSERT_EQ(c.S.o[i][a], S.o[i][a]) << "k=" << k << " lumped=" << lumped;
+    for (int i = 0; i < ni; ++i)
+      {
+        ASSERT_EQ(c.lambda[i], d.eigenvalues[i]) << "k=" << k << " lumped=" << lumped;
+        ASSERT_EQ(cf.lambda[i], float(d.eigenvalues[i])) << "k=" << k << " lumped=" << lumped;
+      }
+    // the lumped masses are diagonal (the zeros the kernels skip), the consistent ones not
+    EXPECT_EQ(c.M(1, 2) == 0.0, lumped) << "k=" << k;
+  };
+  for (int k = 1; k <= max_degree; ++k)
+    dispatch_degree(k, [&](auto K) {
+      check(K, std::false_type{});
+      check(K, std::true_type{});
+    });
 }
 
 // S and Sᵀ through the halves of the parity columns equal the dense products, for a random
@@ -417,6 +470,18 @@ TEST(PatchSmoother, OptimizedEqualBasicForHighDegrees3D)
                 EXPECT_LT(rel_diff(run_smoother<3, kk, double>(lev, c, x0, b), ref), 1e-11) << name(c);
                 EXPECT_LT(rel_diff(run_smoother<3, kk, float>(lev, c, x0, b), ref), 5e-5) << name(c);
               }
+          // GLL-lumped masses (bp5), against the basic kernel with them (checked against the
+          // assembled operator at k <= 4, above)
+          Case lumped_basic   = basic;
+          lumped_basic.lumped = true;
+          const auto ref_lumped = run_smoother<3, kk, double>(lev, lumped_basic, x0, b);
+          for (KernelOptimization opt : {KernelOptimization::linear_indexing, KernelOptimization::boundary})
+            {
+              Case c = lumped_basic;
+              c.opt  = opt;
+              EXPECT_LT(rel_diff(run_smoother<3, kk, double>(lev, c, x0, b), ref_lumped), 1e-11) << name(c);
+              EXPECT_LT(rel_diff(run_smoother<3, kk, float>(lev, c, x0, b), ref_lumped), 5e-5) << name(c);
+            }
           Case tc = basic;
           tc.opt  = KernelOptimization::tensor_core;
           EXPECT_LT(rel_diff(run_smoother<3, kk, double>(lev, tc, x0, b), ref), 1e-11) << name(tc);

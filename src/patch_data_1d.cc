@@ -1,0 +1,79 @@
+// The 1D data of the vertex-patch problems (patch matrices and their generalized
+// eigenpairs). Compiled into the library and into tpmg_patch_data_table, the build-time
+// program that writes them as compile-time constants for the fiber kernels
+// (src/patch_data_table_writer.cc), so both see the same doubles.
+#include <tpmg/fe_1d.h>
+#include <tpmg/patch_smoother.h>
+
+#include <Eigen/Dense>
+
+#include <cmath>
+#include <stdexcept>
+
+namespace tpmg
+{
+  PatchData1D patch_data_1d(int k, bool lumped_mass)
+  {
+    const ElementMatrices1D e  = element_matrices_1d(k);
+    const Matrix1D         &mc = lumped_mass ? e.lumped_mass : e.mass;
+    const int               np = 2 * k + 1, ni = 2 * k - 1;
+    PatchData1D             d;
+    d.mass      = Matrix1D(np, np);
+    d.stiffness = Matrix1D(np, np);
+    for (int c = 0; c < 2; ++c) // the two cells of the patch
+      for (int i = 0; i <= k; ++i)
+        for (int j = 0; j <= k; ++j)
+          {
+            d.mass(c * k + i, c * k + j) += mc(i, j);
+            d.stiffness(c * k + i, c * k + j) += e.stiffness(i, j);
+          }
+    Eigen::MatrixXd Mi(ni, ni), Ai(ni, ni);
+    for (int i = 0; i < ni; ++i)
+      for (int j = 0; j < ni; ++j)
+        {
+          Mi(i, j) = d.mass(i + 1, j + 1);
+          Ai(i, j) = d.stiffness(i + 1, j + 1);
+        }
+    // The patch is symmetric about its middle node (two cells of the same width), so the
+    // reflection i -> ni-1-i commutes with Mi and Ai and the eigenproblem splits into an even
+    // and an odd one. Solved apart, the eigenvectors have their parity exactly (the fiber
+    // kernels rely on it, ParityColumns in kernels/tensor.h): the k even modes first, then the
+    // k-1 odd ones, each group by increasing eigenvalue.
+    const int       mid = k - 1, ne = k, no = k - 1;
+    const double    r   = std::sqrt(0.5);
+    Eigen::MatrixXd Q   = Eigen::MatrixXd::Zero(ni, ni); // columns: orthonormal even, then odd basis
+    for (int j = 0; j < mid; ++j)
+      {
+        Q(j, j) = Q(ni - 1 - j, j) = r;
+        Q(j, ne + j)               = r;
+        Q(ni - 1 - j, ne + j)      = -r;
+      }
+    Q(mid, mid) = 1;
+    d.eigenvectors = Matrix1D(ni, ni);
+    d.eigenvalues.resize(ni);
+    for (int part = 0; part < 2; ++part)
+      {
+        const int       first = part == 0 ? 0 : ne, n = part == 0 ? ne : no;
+        if (n == 0)
+          continue;
+        const Eigen::MatrixXd Qp = Q.middleCols(first, n);
+        const Eigen::MatrixXd Mp = Qp.transpose() * Mi * Qp, Ap = Qp.transpose() * Ai * Qp;
+        Eigen::GeneralizedSelfAdjointEigenSolver<Eigen::MatrixXd> es(Ap, Mp);
+        if (es.info() != Eigen::Success)
+          throw std::runtime_error("generalized eigenproblem of the 1D patch matrices failed");
+        for (int a = 0; a < n; ++a)
+          {
+            d.eigenvalues[first + a] = es.eigenvalues()(a);
+            // upper half from the basis, lower half mirrored (exact parity)
+            for (int i = 0; i <= mid; ++i)
+              {
+                const double v = Q.row(i).segment(first, n).dot(es.eigenvectors().col(a));
+                d.eigenvectors(i, first + a) = v;
+                if (i < mid)
+                  d.eigenvectors(ni - 1 - i, first + a) = part == 0 ? v : -v;
+              }
+          }
+      }
+    return d;
+  }
+} // namespace tpmg
