@@ -50,6 +50,19 @@
 #define TPMG_SMOOTHER_MEMORY_SKELETON 0
 #endif
 
+// Build knob for A/B runs: the resident blocks the launch bounds of the in-place kernels with one
+// patch of more than 256 threads ask for (FiberPatchKernel::min_blocks_per_sm): -1 the rule, 0
+// none (the compiler's choice of registers).
+#ifndef TPMG_FIBER_MIN_BLOCKS
+#define TPMG_FIBER_MIN_BLOCKS -1
+#endif
+
+// Build knob for A/B runs: 1 puts the fiber kernels' 1D data in the __constant__ bank (operands
+// loaded from it) instead of compile-time constants (immediate operands).
+#ifndef TPMG_FIBER_CONSTANT_BANK
+#define TPMG_FIBER_CONSTANT_BANK 0
+#endif
+
 #ifndef TPMG_FIBERS_PER_THREAD
 #define TPMG_FIBERS_PER_THREAD 0 // automatic (FiberPatchKernel::threads_per_patch)
 #endif
@@ -92,6 +105,12 @@ namespace tpmg
 #else
   template <int k, typename Number, bool lumped_mass>
   constexpr FiberConstants<k, Number> fiber_constants = fiber_constants_from_table<k, Number, lumped_mass>();
+#endif
+#if defined(__CUDACC__)
+  /// the same in the __constant__ bank, initialized when the module loads: the compiler cannot
+  /// fold these, so they reach the FMAs as constant-bank operands (FiberPatchKernel::C)
+  template <int k, typename Number, bool lumped_mass>
+  __constant__ FiberConstants<k, Number> fiber_constants_bank = fiber_constants_from_table<k, Number, lumped_mass>();
 #endif
 
   /// `lumped_mass`: the 1D masses of the patch problems are the GLL-lumped ones (with the bp5
@@ -163,7 +182,7 @@ namespace tpmg
     /// block of 10 warps per SM. Elsewhere the 512-thread bound alone (128 registers).
     static constexpr bool one_big_patch         = L::in_place && threads_per_patch > 256;
     static constexpr int  max_threads_per_block = one_big_patch ? threads_per_patch : cmax(threads_per_patch, max_block_threads);
-    static constexpr int  min_blocks_per_sm     = one_big_patch ? 2 : 0;
+    static constexpr int  min_blocks_per_sm     = !one_big_patch ? 0 : TPMG_FIBER_MIN_BLOCKS >= 0 ? TPMG_FIBER_MIN_BLOCKS : 2;
     static constexpr int nzp = L::nzp, nzi = L::nzi;
     /// Where the update re-reads x (solve kind, in place), add by exclusive_add (atomic.h: the
     /// patches of a color have disjoint interiors), which does not wait for the old value, or
@@ -197,7 +216,17 @@ namespace tpmg
     unsigned                    offset[3], bytes; ///< byte offsets of the regions, their total
     /// 1D data, compile-time constants
     using Data1D = FiberConstants<k, Number>;
-    static TPMG_HD TPMG_FORCEINLINE const Data1D &C() { return fiber_constants<k, Number, lumped_mass>; }
+    static constexpr bool data_in_constant_bank = TPMG_FIBER_CONSTANT_BANK == 1;
+    static TPMG_HD TPMG_FORCEINLINE const Data1D &C()
+    {
+#if TPMG_DEVICE_CODE
+      if constexpr (data_in_constant_bank)
+        return fiber_constants_bank<k, Number, lumped_mass>;
+#endif
+      return fiber_constants<k, Number, lumped_mass>;
+    }
+    /// whether M(i, j) is zero (the lumped masses): known at compile time wherever C() lives
+    static TPMG_HD TPMG_FORCEINLINE bool mass_nz(int i, int j) { return fiber_constants<k, Number, lumped_mass>.M(i, j) != Number(0); }
 
     // Shared memory, padded layouts: regions X, R0, R1 (words per patch, P patch slots
     // patch_stride apart), reused as the stages go: 3D  R0: T_m,T_a -> V1 -> W1,
@@ -286,14 +315,21 @@ namespace tpmg
     /// 2D float patches at least 16 to a block. Measured on the H100 over P = 1..16 (NOTES §4,
     /// "Shared addresses as offsets"): 3D double k = 3 and 5 gain 6% and 21% over the former
     /// limit of 192 threads, 3D float k = 7 16% over one patch, 2D float k = 7..10 4-24% with
-    /// 16 patches instead of 8; the rest is within 2% of the best P. Re-measured for the fused,
-    /// turned `linear_indexing` kernels (`fused_linear_indexing`; NOTES §4, fifteenth session, P = 1..8):
-    /// 512 threads also win at 3D float k = 3, 4 (P = 8, 4: +4%, +6%) and double k = 6 (P = 2:
-    /// +17%), and lose elsewhere (double k = 4 -15%, k = 5 -5%, k = 7 -2%; float k = 5 -1%).
-    static constexpr bool wide_when_turned = dim == 3 && (sizeof(Number) == 4 ? k == 3 || k == 4 : k == 6);
-    static int            automatic_patches_per_block(bool fused_linear_indexing = false)
+    /// 16 patches instead of 8; the rest is within 2% of the best P.
+    /// The fused 3D `linear_indexing` kernels (turned, 1D data at compile time) take the P
+    /// measured for them where it beats the rule (`fused_linear_indexing`; NOTES §4, sixteenth
+    /// session, P = 1..8): float k = 4 P = 4 (+10%), k = 5 P = 4 (+3%), k = 6 P = 1 (+3%);
+    /// double k = 3 P = 8 (+6%), k = 5 P = 1 (+7%). Elsewhere the rule's P is the best or within
+    /// 1% of it; double k = 6 keeps its P = 1 (two patches, the fifteenth session's choice, lose
+    /// 27% since the compile-time data raised its registers from 74 to 94).
+    static constexpr int fused_linear_indexing_P = dim != 3 ? 0
+                                                   : sizeof(Number) == 4 ? (k == 4 || k == 5 ? 4 : k == 6 ? 1 : 0)
+                                                                         : (k == 3 ? 8 : k == 5 ? 1 : 0);
+    static int automatic_patches_per_block(bool fused_linear_indexing = false)
     {
-      const int limit = (sizeof(Number) == 4 && threads_per_patch > 128) || (fused_linear_indexing && wide_when_turned) ? 512 : 256;
+      if (fused_linear_indexing && fused_linear_indexing_P > 0)
+        return cmin(fused_linear_indexing_P, max_patches_per_block);
+      const int limit = sizeof(Number) == 4 && threads_per_patch > 128 ? 512 : 256;
       int       p     = 1;
       while (2 * p * threads_per_patch <= limit && 2 * p <= max_patches_per_block)
         p *= 2;
@@ -502,7 +538,7 @@ namespace tpmg
               TPMG_UNROLL
               for (int g = 0; g < G; ++g)
                 {
-                  if (C().M(i + 1, j) != Number(0))
+                  if (mass_nz(i + 1, j))
                     tm[g] += C().M(i + 1, j) * in[g][j];
                   ta[g] += C().A(i + 1, j) * in[g][j];
                 }
@@ -547,11 +583,11 @@ namespace tpmg
               TPMG_UNROLL
               for (int g = 0; g < G; ++g)
                 {
-                  if (C().M(i + 1, j) != Number(0))
+                  if (mass_nz(i + 1, j))
                     u1[g] += C().M(i + 1, j) * tm[g][j];
                   ua[g] += C().A(i + 1, j) * tm[g][j];
                   if constexpr (dim == 3)
-                    if (C().M(i + 1, j) != Number(0))
+                    if (mass_nz(i + 1, j))
                       ub[g] += C().M(i + 1, j) * ta[g][j];
                 }
           TPMG_UNROLL
@@ -601,7 +637,7 @@ namespace tpmg
                   for (int g = 0; g < G; ++g)
                     {
                       a[g] += C().A(i + 1, j) * u1[g][j];
-                      if (C().M(i + 1, j) != Number(0))
+                      if (mass_nz(i + 1, j))
                         m[g] += C().M(i + 1, j) * u2[g][j];
                     }
               TPMG_UNROLL

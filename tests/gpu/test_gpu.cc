@@ -245,15 +245,19 @@ TEST(Gpu, KernelsKeepTheirRegistersAndResidentBlocks)
   operator_case("operator 3D k = 8 double", CartesianLaplaceKernel<3, 8, double>{});
 
   // in-place fiber smoothers (NOTES §4, "In place"): two blocks per SM where the separate
-  // tensors fitted one (double k = 7, 8; float k = 7, two patches per block); no spills
+  // tensors fitted one (double k = 7, 8; float k = 7, two patches per block); no spills, except
+  // double k = 8 at its 96-register bound: with the 1D data at compile time it spills 136 bytes
+  // and is still 17% faster than uncapped with one block (NOTES §4, sixteenth session)
   const KernelResources d8 = fiber_resources<8, double>("fused linear_indexing 3D k = 8 double", 1);
   EXPECT_LE(d8.registers, 96);
+  EXPECT_GE(d8.resident_blocks, 2);
+  EXPECT_LE(d8.local_bytes, 192u);
   // tensor_core 3D k = 7 double: two blocks of 8 warps per SM (launch bounds by shared memory;
   // unbounded it took 138 registers and one block), no spills
   const KernelResources tc = resources_of("tensor_core 3D k = 7 double", MmaPatchKernel<7, double>{});
   EXPECT_GE(tc.resident_blocks, 2);
   EXPECT_EQ(tc.local_bytes, 0u);
-  for (const KernelResources &r : {d8, fiber_resources<7, double>("fused linear_indexing 3D k = 7 double", 1),
+  for (const KernelResources &r : {fiber_resources<7, double>("fused linear_indexing 3D k = 7 double", 1),
                                    fiber_resources<7, float>("fused linear_indexing 3D k = 7 float, P = 2", 2)})
     {
       EXPECT_GE(r.resident_blocks, 2);
