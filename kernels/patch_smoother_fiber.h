@@ -188,11 +188,13 @@ namespace tpmg
     /// patches of a color have disjoint interiors), which does not wait for the old value, or
     /// by a load and a store. Measured on the H100 (NOTES §4, twelfth session, 3D): from k = 4
     /// the in-place double kernels +14-19%, the solve kind +4-25%, float in place k = 6, 7
-    /// +4%, +10%; lost at k = 2, 3 (solve kind -3 to -11%) and by the fused float kernel at
-    /// k = 5 (-10%).
+    /// +4%, +10%; lost at k = 2, 3 (solve kind -3 to -11%). The fused kernels (in place: 3D
+    /// unpadded, double at every degree, float k = 5..7) re-measured after the turn and the
+    /// compile-time 1D data (NOTES §4, sixteenth session): exclusive at every degree, float k = 5
+    /// +11% (had lost 10% in the twelfth session), double k = 3 +11%, k = 2 +2%; without it from
+    /// k = 4 they lose 12-25%.
     static constexpr bool exclusive_update =
-      TPMG_PATCH_EXCLUSIVE_ADD >= 0 ? TPMG_PATCH_EXCLUSIVE_ADD == 1
-                                    : k >= 4 && !(kind == PatchKernelKind::fused && sizeof(Number) == 4 && k == 5);
+      TPMG_PATCH_EXCLUSIVE_ADD >= 0 ? TPMG_PATCH_EXCLUSIVE_ADD == 1 : kind == PatchKernelKind::fused || k >= 4;
 
     static constexpr int n_phases = kind == PatchKernelKind::residual ? dim + 1
                                     : kind == PatchKernelKind::solve  ? 2 * dim - 1
