@@ -275,7 +275,6 @@ for stage in "$@"; do
       o=$(find $B -name 'patch_fiber_3d_float_conflict_free_lumped_false.cu.o' | head -1)
       cuobjdump -sass "$o" > "$OUT/fiber_3d_float_cf.sass" 2>&1
       echo "FFMA total $(grep -c FFMA "$OUT/fiber_3d_float_cf.sass"), with a constant-bank operand $(grep FFMA "$OUT/fiber_3d_float_cf.sass" | grep -c 'c\[0x3\]'), LDS $(grep -c 'LDS' "$OUT/fiber_3d_float_cf.sass"), STS $(grep -c 'STS' "$OUT/fiber_3d_float_cf.sass"), LDC $(grep -c 'LDC' "$OUT/fiber_3d_float_cf.sass")"
-      : " $(grep -c FFMA "$OUT/fiber_3d_float_cf.sass"), with c[0x0] operand $(grep FFMA "$OUT/fiber_3d_float_cf.sass" | grep -c 'c\[0x0\]'), LDS $(grep -c 'LDS' "$OUT/fiber_3d_float_cf.sass"), STS $(grep -c 'STS' "$OUT/fiber_3d_float_cf.sass"), LDC $(grep -c 'LDC' "$OUT/fiber_3d_float_cf.sass")"
       gzip -f "$OUT/fiber_3d_float_cf.sass"
       ;;
     table7)

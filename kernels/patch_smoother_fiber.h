@@ -6,10 +6,12 @@
 // k = 2 also fiber f + T, see threads_per_patch), loads the whole fiber into registers, and
 // produces every output of that fiber with all loop indices known at compile time. So the 1D
 // matrices, compile-time constants (the generated tpmg/patch_data_table.h), reach the FMAs as
-// immediate operands, and each shared-memory load feeds 2k-1 (or 2k+1) FMAs instead of one. Threads map linearly onto the fibers a stage has (no
-// idle boundary threads), structurally zero entries of the 1D patch matrices (nodes in
-// different cells) are skipped at compile time, and the eigenvectors are applied by parity
-// (ParityColumns, tensor.h: about half the FMAs of a dense product).
+// immediate operands (float; a DFMA takes no 64-bit immediate, so in double ptxas holds them
+// in registers), and each shared-memory load feeds 2k-1 (or 2k+1) FMAs instead of one.
+// Threads map linearly onto the fibers a stage has (no idle boundary threads), zero entries of
+// the 1D patch matrices (nodes in different cells; the off-diagonal lumped masses) are
+// skipped at compile time, and the eigenvectors are applied by parity (ParityColumns,
+// tensor.h: about half the FMAs of a dense product).
 //
 // Stages, 3D (2D drops z): load x | z: T = M_z X, A_z X | y: U | x: r = b - Ā x, Sᵀ_x |
 // Sᵀ_y | z: Sᵀ_z, divide by eigenvalue sums, S_z | S_y | S_x, update x.
@@ -98,7 +100,10 @@ namespace tpmg
     return c;
   }
   /// One object per degree, precision and mass in each compilation (device code reads only
-  /// __device__ variables; their constexpr entries fold into the instructions).
+  /// __device__ variables; their constexpr entries fold into the instructions). The two
+  /// declarations differ between the device and the host pass of nvcc, which CUDA allows only
+  /// because host code never refers to the __device__ one: FiberPatchKernel::C() picks by
+  /// TPMG_DEVICE_CODE, and nothing takes these variables' addresses on the host.
 #if TPMG_DEVICE_CODE
   template <int k, typename Number, bool lumped_mass>
   __device__ constexpr FiberConstants<k, Number> fiber_constants = fiber_constants_from_table<k, Number, lumped_mass>();
@@ -216,7 +221,8 @@ namespace tpmg
     int                         P_log2; ///< log2 P (set_patches_per_block sets all four)
     int                         stride[3]; ///< words between the patch slots of region i
     unsigned                    offset[3], bytes; ///< byte offsets of the regions, their total
-    /// 1D data, compile-time constants
+    /// 1D data: compile-time constants, or with the A/B knob TPMG_FIBER_CONSTANT_BANK on the
+    /// GPU the same values from the __constant__ bank
     using Data1D = FiberConstants<k, Number>;
     static constexpr bool data_in_constant_bank = TPMG_FIBER_CONSTANT_BANK == 1;
     static TPMG_HD TPMG_FORCEINLINE const Data1D &C()
@@ -227,8 +233,12 @@ namespace tpmg
 #endif
       return fiber_constants<k, Number, lumped_mass>;
     }
-    /// whether M(i, j) is zero (the lumped masses): known at compile time wherever C() lives
-    static TPMG_HD TPMG_FORCEINLINE bool mass_nz(int i, int j) { return fiber_constants<k, Number, lumped_mass>.M(i, j) != Number(0); }
+    /// whether M(i, j) is nonzero (the lumped masses are diagonal per cell): from the
+    /// compile-time copy, so that the test folds away under either data source
+    static TPMG_HD TPMG_FORCEINLINE bool mass_nz(int i, int j)
+    {
+      return fiber_constants<k, Number, lumped_mass>.M(i, j) != Number(0);
+    }
 
     // Shared memory, padded layouts: regions X, R0, R1 (words per patch, P patch slots
     // patch_stride apart), reused as the stages go: 3D  R0: T_m,T_a -> V1 -> W1,
@@ -322,8 +332,10 @@ namespace tpmg
     /// measured for them where it beats the rule (`fused_linear_indexing`; NOTES §4, sixteenth
     /// session, P = 1..8): float k = 4 P = 4 (+10%), k = 5 P = 4 (+3%), k = 6 P = 1 (+3%);
     /// double k = 3 P = 8 (+6%), k = 5 P = 1 (+7%). Elsewhere the rule's P is the best or within
-    /// 1% of it; double k = 6 keeps its P = 1 (two patches, the fifteenth session's choice, lose
-    /// 27% since the compile-time data raised its registers from 74 to 94).
+    /// 1% of it: float k = 3 P = 4 (23.61 against 23.62 GDoF/s for P = 8, the fifteenth
+    /// session's choice); double k = 6 keeps its P = 1 (two patches, the fifteenth session's
+    /// choice, lose 27% since the compile-time data raised its registers from 74 to 94).
+    /// Measured with the consistent masses; the lumped ones (bp5) take the same P.
     static constexpr int fused_linear_indexing_P = dim != 3 ? 0
                                                    : sizeof(Number) == 4 ? (k == 4 || k == 5 ? 4 : k == 6 ? 1 : 0)
                                                                          : (k == 3 ? 8 : k == 5 ? 1 : 0);

@@ -17,8 +17,9 @@ namespace tpmg
   TPMG_HD constexpr int cmax(int a, int b) { return a > b ? a : b; }
   TPMG_HD constexpr int cmin(int a, int b) { return a < b ? a : b; }
 
-  /// A k×k (or rows×cols) matrix of compile-time size held by value in a kernel's arguments
-  /// (so in the constant bank on the GPU): use it where all threads read the same entry.
+  /// A k×k (or rows×cols) matrix of compile-time size, held by value in a kernel's arguments
+  /// or constants (so in the constant bank on the GPU), or a compile-time constant (the fiber
+  /// kernels' 1D data): use it where all threads read the same entry.
   template <typename Number, int rows, int cols = rows>
   struct SmallMatrix
   {

@@ -69,6 +69,15 @@ int main(int argc, char **argv)
       }
   out << "} // namespace tpmg::patch_data_table\n";
 
+  // rewrite only on change: the writer relinks whenever a header it includes changes, and a
+  // rewritten table would recompile every fiber kernel
+  {
+    std::ifstream      old(argv[1]);
+    std::ostringstream have;
+    have << old.rdbuf();
+    if (old && have.str() == out.str())
+      return 0;
+  }
   std::ofstream file(argv[1]);
   file << out.str();
   if (!file)

@@ -58,10 +58,13 @@ namespace tpmg
       throw std::invalid_argument("the basic patch kernels choose their patches per block themselves");
     coef_ = CartesianLaplaceOperator<dim, k, Number>::direction_coefficients(level);
 
-    data_                             = patch_data_1d(k, settings.lumped_mass);
-    const std::vector<Number> packed = pack_patch_data_1d<k, Number>(data_);
-    data1d_.reinit(index_t(packed.size()), backend);
-    data1d_.from_host(packed);
+    data_ = patch_data_1d(k, settings.lumped_mass);
+    if (!optimized) // the basic kernels read the 1D data from memory; the others know them at compile time
+      {
+        const std::vector<Number> packed = pack_patch_data_1d<k, Number>(data_);
+        data1d_.reinit(index_t(packed.size()), backend);
+        data1d_.from_host(packed);
+      }
     if constexpr (dim == 3 && k >= 2)
       if (tensor_core)
         {
