@@ -576,3 +576,105 @@ TEST(PatchSmoother, FloatSweepOfAnOffsetIterateIsAccurateToItsStorage)
   check_offset_iterate<3, 2>(1000.0);
   check_offset_iterate<3, 4>(1000.0);
 }
+
+// The slab-ordered sweep (PatchSmootherSettings::slab_planes) runs the same patches on the same
+// values as the plain sweep, only in another order: bitwise equal results, for slabs of 1, 2, 3
+// and 5 vertex planes (odd and even, wider than the level), both color orders, forward and
+// reverse, from x = 0 (the first color of each slab skips its residual) and not.
+namespace
+{
+  template <int dim, int k, typename Number>
+  std::vector<Number> slab_sweep(const CartesianLevel &lev, PatchSmootherSettings s, int slab_planes,
+                                 const std::vector<double> &x0, const std::vector<double> &b0, bool reverse,
+                                 bool x_is_zero)
+  {
+    s.slab_planes = slab_planes;
+    CartesianLaplaceOperator<dim, k, Number> op(lev, Backend::cpu);
+    VertexPatchSmoother<dim, k, Number>      smoother(lev, Backend::cpu, s, &op);
+    Vector<Number> x(lev.n_dofs(), Backend::cpu), b(lev.n_dofs(), Backend::cpu);
+    x.from_host(x_is_zero ? std::vector<Number>(lev.n_dofs(), Number(0)) : std::vector<Number>(x0.begin(), x0.end()));
+    b.from_host(std::vector<Number>(b0.begin(), b0.end()));
+    smoother.smooth(x, b, reverse, x_is_zero);
+    return x.to_host();
+  }
+
+  template <int dim, int k, typename Number>
+  void check_slab_order()
+  {
+    Domain d;
+    d.dim          = dim;
+    d.coarse_cells = dim == 2 ? std::array<int, 3>{4, 11, 1} : std::array<int, 3>{3, 3, 9};
+    const auto lev = make_hierarchy(d, k, 0).back();
+    const auto x0  = random_vector(lev, 51);
+    const auto b   = random_vector(lev, 52);
+    std::vector<std::pair<SmootherKernel, KernelOptimization>> variants = {
+      {SmootherKernel::fused, KernelOptimization::basic},
+      {SmootherKernel::separate, KernelOptimization::basic},
+      {SmootherKernel::fused, KernelOptimization::linear_indexing},
+      {SmootherKernel::separate, KernelOptimization::linear_indexing},
+      {SmootherKernel::fused, KernelOptimization::conflict_free},
+      {SmootherKernel::fused, KernelOptimization::boundary}};
+    if (dim == 3)
+      variants.push_back({SmootherKernel::fused, KernelOptimization::tensor_core});
+    for (auto [kern, opt] : variants)
+      for (ColorOrder order : {ColorOrder::standard, ColorOrder::odd_first})
+        for (bool reverse : {false, true})
+          for (bool x_is_zero : {false, true})
+            {
+              PatchSmootherSettings s;
+              s.kernel       = kern;
+              s.optimization = opt;
+              s.color_order  = order;
+              const Case c{dim, k, kern, LocalSolver::fast_diagonalization, order, opt};
+              const auto plain = slab_sweep<dim, k, Number>(lev, s, 0, x0, b, reverse, x_is_zero);
+              ASSERT_GT(rel_diff(std::vector<double>(plain.begin(), plain.end()),
+                                 x_is_zero ? std::vector<double>(lev.n_dofs(), 0.0) : x0),
+                        1e-3)
+                << name(c); // the sweep changed x
+              for (int G : {1, 2, 3, 5})
+                {
+                  const auto slab = slab_sweep<dim, k, Number>(lev, s, G, x0, b, reverse, x_is_zero);
+                  std::size_t differ = 0;
+                  for (std::size_t i = 0; i < plain.size(); ++i)
+                    differ += plain[i] != slab[i];
+                  EXPECT_EQ(differ, 0u) << name(c) << " slab planes " << G << (reverse ? " reverse" : "")
+                                        << (x_is_zero ? " from zero" : "");
+                }
+            }
+  }
+} // namespace
+
+TEST(PatchSmoother, SlabOrderedSweepEqualsPlainSweepBitwise)
+{
+  check_slab_order<2, 1, double>();
+  check_slab_order<2, 3, float>();
+  check_slab_order<3, 1, float>();
+  check_slab_order<3, 2, double>();
+  check_slab_order<3, 4, float>();
+}
+
+// The slabs of a color partition its patches: each patch in exactly one slab, in order.
+TEST(PatchSmoother, ColorSlabsPartitionThePatches)
+{
+  Domain d;
+  d.dim          = 3;
+  d.coarse_cells = {4, 5, 11};
+  const auto lev = make_hierarchy(d, 2, 0).back();
+  for (int color = 0; color < 8; ++color)
+    {
+      const PatchColorGeometry all = patch_color_geometry(lev, color);
+      for (int G : {1, 2, 3, 4, 7, 20})
+        {
+          std::vector<index_t> firsts;
+          for (index_t z = -1; z <= lev.cells[2]; z += G)
+            {
+              const PatchColorGeometry s = patch_color_slab(all, 2, z, z + G);
+              for (index_t p = 0; p < s.n_patches; ++p)
+                firsts.push_back(s.first_index(p));
+            }
+          ASSERT_EQ(index_t(firsts.size()), all.n_patches) << "color " << color << ", G = " << G;
+          for (index_t p = 0; p < all.n_patches; ++p)
+            EXPECT_EQ(firsts[p], all.first_index(p)) << "color " << color << ", G = " << G;
+        }
+    }
+}
