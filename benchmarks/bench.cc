@@ -6,7 +6,7 @@
 //              [--dofs 5e7[,1e5,...]] [--kernel global|separate|fused|all] [--groups 5] [--runs 10] [--csv FILE]
 //   smoother:  [--optimization all|LIST] from basic, basic_column, basic_dof (basic with that thread
 //              structure), linear_indexing, conflict_free, boundary, tensor_core (3D fused only);
-//              [--patches-per-block P] [--slab-planes G] (the slab-ordered sweep, PatchSmootherSettings)
+//              [--patches-per-block P]
 //   bp only:   [--bp 1,3,5] [--geometry stored,onthefly,polynomial|both] [--deformation none|sine] [--cg]
 //              (polynomial: BP1/BP2 only, skipped for the Laplacians)
 //              --cg times a CG iteration (operator, 2 dot products, 3 vector updates) and reports
@@ -44,7 +44,6 @@ namespace
     std::vector<std::string> kernels{"fused"};
     std::vector<std::string> optimizations{"basic"};
     int                      patches_per_block = 0;
-    int                      slab_planes       = 0;
     std::vector<int>         bps{1, 2, 3, 4, 5, 6};
     std::vector<double>      sizes{5e7};
     std::vector<std::string> geometries{"stored"};
@@ -283,7 +282,6 @@ namespace
                                                                                           : SmootherKernel::fused;
             s.optimization      = parse_optimization(opt);
             s.patches_per_block = o.patches_per_block;
-            s.slab_planes       = o.slab_planes;
             s.thread_structure  = parse_threads(opt);
             if (s.optimization == KernelOptimization::boundary && s.kernel == SmootherKernel::global)
               return;
@@ -378,8 +376,6 @@ int main(int argc, char **argv)
             o.bps = parse_list<int>(next());
           else if (a == "--patches-per-block")
             o.patches_per_block = std::stoi(next());
-          else if (a == "--slab-planes")
-            o.slab_planes = std::stoi(next());
           else if (a == "--dofs")
             o.sizes = parse_list<double>(next());
           else if (a == "--geometry")

@@ -65,8 +65,4 @@ namespace tpmg
 
   /// Geometry of color `color` of a level (parity bit d of the color = vertex parity in d).
   PatchColorGeometry patch_color_geometry(const CartesianLevel &level, int color);
-
-  /// The patches of `geo` whose vertices along direction d lie in [lo, hi) (a slab of the
-  /// level; none if the range holds no vertex of this color).
-  PatchColorGeometry patch_color_slab(const PatchColorGeometry &geo, int d, index_t lo, index_t hi);
 } // namespace tpmg

@@ -1,6 +1,5 @@
 #include "../kernels/patch_common.h"
 
-#include <algorithm>
 #include <stdexcept>
 #include <string>
 
@@ -33,21 +32,6 @@ namespace tpmg
                               " DoFs has 2^31 or more vertex patches (32-bit patch indices)");
     if (g.n_patches > 0)
       g.patches = CellGrid(g.count, "vertex patches");
-    return g;
-  }
-
-  PatchColorGeometry patch_color_slab(const PatchColorGeometry &geo, int d, index_t lo, index_t hi)
-  {
-    // patch q along d sits at vertex first_vertex + 2 q
-    auto first_at_or_after = [&](index_t v) {
-      return std::min(geo.count[d], std::max(index_t(0), (v - geo.first_vertex[d] + 1) / 2));
-    };
-    PatchColorGeometry g = geo;
-    const index_t      q0 = first_at_or_after(lo), q1 = std::max(q0, first_at_or_after(hi));
-    g.first_vertex[d] += 2 * q0;
-    g.count[d]  = q1 - q0;
-    g.n_patches = g.count[0] * g.count[1] * g.count[2];
-    g.patches   = g.n_patches > 0 ? CellGrid(g.count, "vertex patches") : CellGrid{};
     return g;
   }
 } // namespace tpmg

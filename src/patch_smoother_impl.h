@@ -100,35 +100,8 @@ namespace tpmg
   void VertexPatchSmoother<dim, k, Number>::smooth(Vector<Number> &x, const Vector<Number> &b, bool reverse,
                                                    bool x_is_zero) const
   {
-    auto color = [&](int i) { return color_at(reverse ? n_colors() - 1 - i : i); };
-    const int G = settings_.slab_planes;
-    if (G <= 0 || settings_.kernel == SmootherKernel::global)
-      {
-        for (int i = 0; i < n_colors(); ++i)
-          smooth_color(x, b, color(i), x_is_zero && i == 0);
-        return;
-      }
-    // Slab order: all colors on the slab of vertex planes [z, z + G) along the last direction d,
-    // then on the next slab. Every order of the patches that keeps, for each two patches whose
-    // vertices are neighbours (and so overlap), the order of their colors gives the sweep's
-    // result. Bit d is the top bit of the position of a color in every order (color_at, reverse),
-    // so the first half of the colors has one parity along d and the second half the other: the
-    // first half runs on [z, z + G), the second on [z - 1, z + G - 1), whose planes have both
-    // neighbours of the first half's parity done (the plane below z - 1 in the slab before) and
-    // none of the next slab's first half (from z + G on, two planes away from z + G - 2).
-    // The first color of each slab still sees x = 0 on its patches: the planes done before
-    // end at z - 2 (first half) and z - 3 (second half) whose interiors stay below plane z - 1.
-    const int     d  = dim - 1;
-    const index_t nv = level_.cells[d] - 1; // interior vertices 1..nv
-    for (index_t z = 1; z - 1 <= nv; z += G)
-      for (int i = 0; i < n_colors(); ++i)
-        {
-          const bool               second = 2 * i >= n_colors();
-          const PatchColorGeometry geo    = patch_color_slab(patch_color_geometry(level_, color(i)), d,
-                                                             second ? z - 1 : z, second ? z + G - 1 : z + G);
-          if (geo.n_patches > 0)
-            smooth_patches(x, b, geo, x_is_zero && i == 0);
-        }
+    for (int i = 0; i < n_colors(); ++i)
+      smooth_color(x, b, color_at(reverse ? n_colors() - 1 - i : i), x_is_zero && i == 0);
   }
 
   namespace
@@ -237,14 +210,8 @@ namespace tpmg
                                                          bool x_is_zero) const
   {
     const PatchColorGeometry geo = patch_color_geometry(level_, color);
-    if (geo.n_patches > 0)
-      smooth_patches(x, b, geo, x_is_zero);
-  }
-
-  template <int dim, int k, typename Number>
-  void VertexPatchSmoother<dim, k, Number>::smooth_patches(Vector<Number> &x, const Vector<Number> &b,
-                                                           const PatchColorGeometry &geo, bool x_is_zero) const
-  {
+    if (geo.n_patches == 0)
+      return;
     auto global_residual = [&] {
       // residual = b - A x with the global level operator
       op_->vmult(residual_, x);

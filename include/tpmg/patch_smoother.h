@@ -12,8 +12,6 @@
 
 namespace tpmg
 {
-  struct PatchColorGeometry; // kernels/patch_common.h
-
   enum class SmootherKernel
   {
     global,
@@ -65,11 +63,6 @@ namespace tpmg
     /// Patches per thread block of the optimized kernels: 0 = automatic (by degree and
     /// precision), else a power of two.
     int patches_per_block = 0;
-    /// Vertex planes per slab of the slab-ordered sweep (smooth()): 0 sweeps each color over
-    /// the whole level; n > 0 runs all colors on slabs of n vertex planes along the last
-    /// direction, one slab after the other, so that the colors of a slab find its vectors in the
-    /// L2 cache. The same arithmetic on the same values (bitwise equal results).
-    int slab_planes = 0;
   };
 
   /// Host-side 1D data of the patch problems: patch matrices ((2k+1)², reference width)
@@ -115,10 +108,6 @@ namespace tpmg
     bool per_dof() const { return per_dof_; }
 
   private:
-    /// The patches of `geo` (one color, or a slab of it): x_is_zero as in smooth().
-    void smooth_patches(Vector<Number> &x, const Vector<Number> &b, const PatchColorGeometry &geo,
-                        bool x_is_zero) const;
-
     CartesianLevel                level_;
     Backend                       backend_;
     PatchSmootherSettings         settings_;
