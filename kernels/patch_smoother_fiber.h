@@ -6,8 +6,10 @@
 // k = 2 also fiber f + T, see threads_per_patch), loads the whole fiber into registers, and
 // produces every output of that fiber with all loop indices known at compile time. So the 1D
 // matrices, compile-time constants (the generated tpmg/patch_data_table.h), reach the FMAs as
-// immediate operands (float; a DFMA takes no 64-bit immediate, so in double ptxas holds them
-// in registers), and each shared-memory load feeds 2k-1 (or 2k+1) FMAs instead of one.
+// immediate operands (float; a DFMA takes no 64-bit immediate, so in double ptxas materializes
+// each entry in a uniform register by UMOVs, about one per DFMA, and the eigenvectors come from
+// the __constant__ bank instead: FiberPatchKernel::S_in_bank), and each shared-memory load feeds
+// 2k-1 (or 2k+1) FMAs instead of one.
 // Threads map linearly onto the fibers a stage has (no idle boundary threads), zero entries of
 // the 1D patch matrices (nodes in different cells; the off-diagonal lumped masses) are
 // skipped at compile time, and the eigenvectors are applied by parity (ParityColumns,
@@ -65,17 +67,10 @@
 #define TPMG_FIBER_CONSTANT_BANK 0
 #endif
 
-// Build knob for A/B runs: 1 takes the eigenvectors S (the fast diagonalization's products) from
-// the __constant__ bank and the patch matrices from compile-time constants.
+// Build knob for A/B runs: where the eigenvectors S come from (FiberPatchKernel::S_in_bank): -1
+// the measured rule, 0 compile-time constants, 1 the __constant__ bank.
 #ifndef TPMG_FIBER_S_IN_BANK
-#define TPMG_FIBER_S_IN_BANK 0
-#endif
-
-// Build knob for A/B runs: 1 computes the residual stages' interior rows i and ni-1-i together
-// (FiberPatchKernel::fma_row_pair), so that each entry of the persymmetric patch matrices feeds
-// two FMAs.
-#ifndef TPMG_FIBER_ROW_PAIRS
-#define TPMG_FIBER_ROW_PAIRS 0
+#define TPMG_FIBER_S_IN_BANK -1
 #endif
 
 #ifndef TPMG_FIBERS_PER_THREAD
@@ -246,6 +241,15 @@ namespace tpmg
 #endif
       return fiber_constants<k, Number, lumped_mass>;
     }
+    /// The eigenvectors (the fast diagonalization's six products per fiber) from the __constant__
+    /// bank (ULDC.64, one per entry, then DFMA) rather than as compile-time constants: in double
+    /// ptxas materializes each constant by two UMOVs (SASS, NOTES §4, seventeenth session: 1143
+    /// UMOV for 1068 DFMA per thread at k = 6), while the bank's ULDC.64 loads one double per
+    /// instruction, and S (k² + (k-1)² entries, 904 bytes at k = 7) fits the constant cache,
+    /// where all the 1D data (4.6 KB at k = 7) missed (sixteenth session). Measured on the
+    /// H100, 3D fused double: +1-2% at k = 2..5, +5% k = 6, +7% k = 7, +10% k = 8. Float keeps
+    /// immediates (an FFMA takes a 32-bit immediate: no instruction to spare).
+    static constexpr bool S_in_bank = TPMG_FIBER_S_IN_BANK >= 0 ? TPMG_FIBER_S_IN_BANK == 1 : sizeof(Number) == 8;
     /// whether M(i, j) is nonzero (the lumped masses are diagonal per cell): from the
     /// compile-time copy, so that the test folds away under either data source
     static TPMG_HD TPMG_FORCEINLINE bool mass_nz(int i, int j)
@@ -369,37 +373,6 @@ namespace tpmg
     // structurally nonzero entries of the 1D patch matrices: row r and column j share a cell
     static constexpr bool nz(int row, int j) { return (row <= k && j <= k) || (row >= k && j >= k); }
 
-    /// The residual stages' interior rows, in steps: row i alone, or with `row_pairs` rows i and
-    /// ni-1-i together. The 1D patch matrices are persymmetric, P(r, j) = P(np-1-r, np-1-j) (two
-    /// equal cells, reference width), so the mirror row takes the same entries in reverse:
-    /// each entry feeds two FMAs (in double each entry is a constant ptxas materializes).
-    static constexpr bool row_pairs = TPMG_FIBER_ROW_PAIRS == 1;
-    static constexpr int  row_steps = row_pairs ? (ni + 1) / 2 : ni;
-    static constexpr TPMG_HD bool has_mirror(int i) { return row_pairs && ni - 1 - i != i; }
-    static constexpr TPMG_HD int  row_of(int i, int h) { return h == 0 ? i : ni - 1 - i; }
-    static constexpr bool persymmetric()
-    {
-      constexpr auto c = fiber_constants_from_table<k, Number, lumped_mass>();
-      for (int r = 0; r < np; ++r)
-        for (int j = 0; j < np; ++j)
-          if (c.M(r, j) != c.M(np - 1 - r, np - 1 - j) || c.A(r, j) != c.A(np - 1 - r, np - 1 - j))
-            return false;
-      return true;
-    }
-    static_assert(!row_pairs || persymmetric(), "row pairs need persymmetric 1D patch matrices");
-    /// a0 += P(i+1, j) x[j] (P = M with `mass`, else A; structural and lumped zeros skipped at
-    /// compile time) and, for a row with a mirror, a1 += P(i+1, j) x[np-1-j].
-    template <bool mass>
-    TPMG_HD TPMG_FORCEINLINE void row_fma(int i, int j, bool mirror, const Number (&x)[np], Number &a0, Number &a1) const
-    {
-      if (!nz(i + 1, j) || (mass && !mass_nz(i + 1, j)))
-        return;
-      const Number c = mass ? C().M(i + 1, j) : C().A(i + 1, j);
-      a0 += c * x[j];
-      if (mirror)
-        a1 += c * x[np - 1 - j];
-    }
-
     template <int phase, class Shared>
     TPMG_HD void run(const KernelCtx &ctx, Shared &sh, Registers &reg) const
     {
@@ -485,8 +458,8 @@ namespace tpmg
     template <bool transposed, int G>
     TPMG_HD TPMG_FORCEINLINE void apply_S(const Number (&in)[G][ni], Number (&out)[G][ni]) const
     {
-#if TPMG_DEVICE_CODE && TPMG_FIBER_S_IN_BANK
-      const auto &S = fiber_constants_bank<k, Number, lumped_mass>.S;
+#if TPMG_DEVICE_CODE
+      const auto &S = S_in_bank ? fiber_constants_bank<k, Number, lumped_mass>.S : C().S;
 #else
       const auto &S = C().S;
 #endif
@@ -592,28 +565,27 @@ namespace tpmg
       load_fibers<n, np>(f, BX, [](int u, int v, int z) { return L::X::at(u, v, z); }, in);
       subtract_centre_value(centre, in);
       TPMG_UNROLL
-      for (int i = 0; i < row_steps; ++i)
+      for (int i = 0; i < ni; ++i)
         {
-          const bool mirror = has_mirror(i);
-          Number     tm[2][G] = {}, ta[2][G] = {};
+          Number tm[G] = {}, ta[G] = {};
           TPMG_UNROLL
           for (int j = 0; j < np; ++j)
-            TPMG_UNROLL
-            for (int g = 0; g < G; ++g)
-              {
-                row_fma<true>(i, j, mirror, in[g], tm[0][g], tm[1][g]);
-                row_fma<false>(i, j, mirror, in[g], ta[0][g], ta[1][g]);
-              }
-          TPMG_UNROLL
-          for (int h = 0; h < 1 + mirror; ++h)
-            TPMG_UNROLL
-            for (int g = 0; g < G; ++g)
-              if (owns<n>(f, g))
+            if (nz(i + 1, j))
+              TPMG_UNROLL
+              for (int g = 0; g < G; ++g)
                 {
-                  const int fg = fiber(f, g), u = fg % np, v = fg / np;
-                  BA[L::T::at(u, v, row_of(i, h))] = tm[h][g];
-                  BB[L::T::at(u, v, row_of(i, h))] = ta[h][g];
+                  if (mass_nz(i + 1, j))
+                    tm[g] += C().M(i + 1, j) * in[g][j];
+                  ta[g] += C().A(i + 1, j) * in[g][j];
                 }
+          TPMG_UNROLL
+          for (int g = 0; g < G; ++g)
+            if (owns<n>(f, g))
+              {
+                const int fg = fiber(f, g), u = fg % np, v = fg / np;
+                BA[L::T::at(u, v, i)] = tm[g];
+                BB[L::T::at(u, v, i)] = ta[g];
+              }
         }
     }
 
@@ -638,30 +610,30 @@ namespace tpmg
           subtract_centre_value(centre, tm);
         }
       TPMG_UNROLL
-      for (int i = 0; i < row_steps; ++i)
+      for (int i = 0; i < ni; ++i)
         {
-          const bool mirror = has_mirror(i);
-          Number     u1[2][G] = {}, ua[2][G] = {}, ub[2][G] = {};
+          Number u1[G] = {}, ua[G] = {}, ub[G] = {};
           TPMG_UNROLL
           for (int j = 0; j < np; ++j)
-            TPMG_UNROLL
-            for (int g = 0; g < G; ++g)
-              {
-                row_fma<true>(i, j, mirror, tm[g], u1[0][g], u1[1][g]);
-                row_fma<false>(i, j, mirror, tm[g], ua[0][g], ua[1][g]);
-                if constexpr (dim == 3)
-                  row_fma<true>(i, j, mirror, ta[g], ub[0][g], ub[1][g]);
-              }
-          TPMG_UNROLL
-          for (int h = 0; h < 1 + mirror; ++h)
-            TPMG_UNROLL
-            for (int g = 0; g < G; ++g)
-              if (owns<n>(f, g))
+            if (nz(i + 1, j))
+              TPMG_UNROLL
+              for (int g = 0; g < G; ++g)
                 {
-                  const int fg = fiber(f, g), u = fg % np, w = fg / np;
-                  BC[L::U::at(u, row_of(i, h), w)] = u1[h][g];
-                  BD[L::U::at(u, row_of(i, h), w)] = coef[1] * ua[h][g] + (dim == 3 ? coef[2] * ub[h][g] : Number(0));
+                  if (mass_nz(i + 1, j))
+                    u1[g] += C().M(i + 1, j) * tm[g][j];
+                  ua[g] += C().A(i + 1, j) * tm[g][j];
+                  if constexpr (dim == 3)
+                    if (mass_nz(i + 1, j))
+                      ub[g] += C().M(i + 1, j) * ta[g][j];
                 }
+          TPMG_UNROLL
+          for (int g = 0; g < G; ++g)
+            if (owns<n>(f, g))
+              {
+                const int fg = fiber(f, g), u = fg % np, w = fg / np;
+                BC[L::U::at(u, i, w)] = u1[g];
+                BD[L::U::at(u, i, w)] = coef[1] * ua[g] + (dim == 3 ? coef[2] * ub[g] : Number(0));
+              }
         }
     }
 
@@ -691,30 +663,28 @@ namespace tpmg
           load_fibers<n, ni>(f, BC, u, u1);
           load_fibers<n, ni>(f, BD, u, u2);
           TPMG_UNROLL
-          for (int i = 0; i < row_steps; ++i)
+          for (int i = 0; i < ni; ++i)
             {
-              const bool mirror = has_mirror(i);
-              Number     a[2][G] = {}, m[2][G] = {};
+              Number a[G] = {}, m[G] = {};
               TPMG_UNROLL
               for (int j = 0; j < np; ++j)
-                TPMG_UNROLL
-                for (int g = 0; g < G; ++g)
-                  {
-                    row_fma<false>(i, j, mirror, u1[g], a[0][g], a[1][g]);
-                    row_fma<true>(i, j, mirror, u2[g], m[0][g], m[1][g]);
-                  }
+                if (nz(i + 1, j))
+                  TPMG_UNROLL
+                  for (int g = 0; g < G; ++g)
+                    {
+                      a[g] += C().A(i + 1, j) * u1[g][j];
+                      if (mass_nz(i + 1, j))
+                        m[g] += C().M(i + 1, j) * u2[g][j];
+                    }
               TPMG_UNROLL
-              for (int h = 0; h < 1 + mirror; ++h)
-                TPMG_UNROLL
-                for (int g = 0; g < G; ++g)
-                  {
-                    const int  row = row_of(i, h);
-                    const bool o   = owns<n>(f, g);
-                    res[g][row]    = (o ? b[node(g, row)] : Number(0)) - (coef[0] * a[h][g] + m[h][g]);
-                    if constexpr (kind == PatchKernelKind::residual)
-                      if (o)
-                        r[node(g, row)] = res[g][row];
-                  }
+              for (int g = 0; g < G; ++g)
+                {
+                  const bool o = owns<n>(f, g);
+                  res[g][i]    = (o ? b[node(g, i)] : Number(0)) - (coef[0] * a[g] + m[g]);
+                  if constexpr (kind == PatchKernelKind::residual)
+                    if (o)
+                      r[node(g, i)] = res[g][i];
+                }
             }
         }
       if constexpr (kind != PatchKernelKind::residual)

@@ -29,8 +29,9 @@ namespace tpmg
           }
     // The patch matrices are persymmetric, P(r, j) = P(np-1-r, np-1-j) (the two cells mirror
     // each other), but the element matrices' rounding breaks that in the last bits (up to
-    // 4e-14 relative at k = 8). Made exact, so that the fiber kernels may apply row np-1-r with
-    // the entries of row r (FiberPatchKernel::row_pairs).
+    // 4e-14 relative at k = 8). Made exact: the fiber kernels' entries are compile-time
+    // constants, and mirrored entries that are the same double are one constant to the
+    // compiler (benchmarks/NOTES.md §4, seventeenth session).
     for (Matrix1D *P : {&d.mass, &d.stiffness})
       for (int r = 0; r < np; ++r)
         for (int j = 0; j < np; ++j)

@@ -227,6 +227,26 @@ TEST(PatchSmoother, EigenpairsOrderedByParity)
 // float, their rounding. (The writer runs the library's objects, so this guards the writing,
 // the literals and the conversion; the kernels' sweeps against assembled matrices guard the
 // values.)
+// The 1D patch matrices are exactly persymmetric, P(r, j) = P(np-1-r, np-1-j), bit for bit (the
+// element matrices' rounding is evened out), so that mirrored entries are one constant.
+TEST(PatchSmoother, PatchMatricesExactlyPersymmetric)
+{
+  for (bool lumped : {false, true})
+    for (int k = 1; k <= 10; ++k)
+      {
+        const PatchData1D d  = patch_data_1d(k, lumped);
+        const unsigned    np = 2 * k + 1;
+        for (unsigned r = 0; r < np; ++r)
+          for (unsigned j = 0; j < np; ++j)
+            {
+              ASSERT_EQ(d.mass(r, j), d.mass(np - 1 - r, np - 1 - j)) << "k = " << k << " lumped " << lumped;
+              ASSERT_EQ(d.stiffness(r, j), d.stiffness(np - 1 - r, np - 1 - j)) << "k = " << k << " lumped " << lumped;
+              ASSERT_EQ(d.mass(r, j), d.mass(j, r)) << "k = " << k;
+              ASSERT_EQ(d.stiffness(r, j), d.stiffness(j, r)) << "k = " << k;
+            }
+      }
+}
+
 TEST(PatchSmoother, CompileTimeDataEqualPatchData1D)
 {
   auto check = [](auto K, auto Lumped) {
