@@ -6,7 +6,8 @@
 //              [--dofs 5e7[,1e5,...]] [--kernel global|separate|fused|all] [--groups 5] [--runs 10] [--csv FILE]
 //   smoother:  [--optimization all|LIST] from basic, basic_column, basic_dof (basic with that thread
 //              structure), linear_indexing, conflict_free, boundary, tensor_core (3D fused only);
-//              [--patches-per-block P]
+//              [--patches-per-block P] [--lumped] (GLL-lumped 1D masses: the bp5 level operator's
+//              smoother)
 //   bp only:   [--bp 1,3,5] [--geometry stored,onthefly,polynomial|both] [--deformation none|sine] [--cg]
 //              (polynomial: BP1/BP2 only, skipped for the Laplacians)
 //              --cg times a CG iteration (operator, 2 dot products, 3 vector updates) and reports
@@ -49,6 +50,7 @@ namespace
     std::vector<std::string> geometries{"stored"};
     Deformation              deformation = Deformation::none;
     bool                     cg_loop     = false;
+    bool                     lumped      = false; ///< smoother: GLL-lumped 1D masses
     int              groups = 5, runs = 10;
     std::string      csv;
     Backend          backend = Backend::cuda;
@@ -161,11 +163,13 @@ namespace
   {
     double fma, add = 0, shared_words, dram_words;
   };
-  PatchWork patch_work(int dim, int k, const std::string &kernel, const std::string &opt)
+  PatchWork patch_work(int dim, int k, const std::string &kernel, const std::string &opt, bool lumped = false)
   {
     const double np = 2 * k + 1, ni = 2 * k - 1;
     const bool   fiber = parse_optimization(opt) != KernelOptimization::basic;
     const double nnz   = fiber ? (2 * k - 2) * (k + 1) + (2 * k + 1) : ni * np; // Σ over interior rows
+    // the mass's: the same, or with lumped masses in the fiber kernels one per row (the diagonal)
+    const double nnz_m = fiber && lumped ? ni : nnz;
     PatchWork    w{};
     if (k == 1 && kernel == "fused" && fiber)
       {
@@ -182,7 +186,8 @@ namespace
     const double s_fma = fiber ? double(k) * k + double(k - 1) * (k - 1) : ni * ni, s_add = fiber ? 2.0 * (k - 1) : 0;
     if (dim == 3)
       {
-        const double res = nnz * (2 * np * np + 3 * np * ni + 2 * ni * ni);
+        // z: M, A on np² fibers; y: M, A, M on np ni; x: A, M on ni²
+        const double res = (nnz + nnz_m) * np * np + (nnz + 2 * nnz_m) * np * ni + (nnz + nnz_m) * ni * ni;
         w.fma            = (kernel == "global" ? 0 : res) + 6 * ni * ni * s_fma;
         w.add            = 6 * ni * ni * s_add;
         w.shared_words   = (kernel == "global" ? 0 : 2 * np * np * np + 4 * np * np * ni + 4 * np * ni * ni) + 9 * ni * ni * ni;
@@ -190,7 +195,7 @@ namespace
       }
     else
       {
-        const double res = nnz * (2 * np + 2 * ni);
+        const double res = (nnz + nnz_m) * (np + ni); // y: M, A on np fibers; x: A, M on ni
         w.fma            = (kernel == "global" ? 0 : res) + 4 * ni * s_fma;
         w.add            = 4 * ni * s_add;
         w.shared_words   = (kernel == "global" ? 0 : 2 * np * np + 4 * np * ni) + 7 * ni * ni;
@@ -282,6 +287,7 @@ namespace
                                                                                           : SmootherKernel::fused;
             s.optimization      = parse_optimization(opt);
             s.patches_per_block = o.patches_per_block;
+            s.lumped_mass       = o.lumped;
             s.thread_structure  = parse_threads(opt);
             if (s.optimization == KernelOptimization::boundary && s.kernel == SmootherKernel::global)
               return;
@@ -289,7 +295,7 @@ namespace
               return; // the tensor-core kernel is 3D fused only
             VertexPatchSmoother<dim, k, T> sm(lev, o.backend, s, &op);
             t = time_best_of_groups(o.backend, o, [&] { sm.smooth(x, y); });
-            const PatchWork w       = patch_work(dim, k, kernel, opt);
+            const PatchWork w       = patch_work(dim, k, kernel, opt, o.lumped);
             const double    patches = double(lev.n_patches());
             work.flops              = (2 * w.fma + w.add) * patches;
             work.shared_bytes       = w.shared_words * patches * sizeof(T);
@@ -393,6 +399,8 @@ int main(int argc, char **argv)
                 throw std::invalid_argument("--deformation: none or sine, not " + g);
               o.deformation = g == "sine" ? Deformation::sine : Deformation::none;
             }
+          else if (a == "--lumped")
+            o.lumped = true;
           else if (a == "--cg")
             o.cg_loop = true;
           else if (a == "--groups")
