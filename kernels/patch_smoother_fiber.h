@@ -250,6 +250,14 @@ namespace tpmg
     /// H100, 3D fused double: +1-2% at k = 2..5, +5% k = 6, +7% k = 7, +10% k = 8. Float keeps
     /// immediates (an FFMA takes a 32-bit immediate: no instruction to spare).
     static constexpr bool S_in_bank = TPMG_FIBER_S_IN_BANK >= 0 ? TPMG_FIBER_S_IN_BANK == 1 : sizeof(Number) == 8;
+    static TPMG_HD TPMG_FORCEINLINE const ParityColumns<Number, ni> &S()
+    {
+#if TPMG_DEVICE_CODE
+      if constexpr (S_in_bank)
+        return fiber_constants_bank<k, Number, lumped_mass>.S;
+#endif
+      return C().S;
+    }
     /// whether M(i, j) is nonzero (the lumped masses are diagonal per cell): from the
     /// compile-time copy, so that the test folds away under either data source
     static TPMG_HD TPMG_FORCEINLINE bool mass_nz(int i, int j)
@@ -458,15 +466,10 @@ namespace tpmg
     template <bool transposed, int G>
     TPMG_HD TPMG_FORCEINLINE void apply_S(const Number (&in)[G][ni], Number (&out)[G][ni]) const
     {
-#if TPMG_DEVICE_CODE
-      const auto &S = S_in_bank ? fiber_constants_bank<k, Number, lumped_mass>.S : C().S;
-#else
-      const auto &S = C().S;
-#endif
       if constexpr (transposed)
-        apply_parity_columns_transposed(S, in, out);
+        apply_parity_columns_transposed(S(), in, out);
       else
-        apply_parity_columns(S, in, out);
+        apply_parity_columns(S(), in, out);
     }
 
     // ----------------------------------------------------------------------- stages
