@@ -104,9 +104,13 @@ namespace tpmg
   /// the kernels may work in place. No padding makes this cube conflict-free for
   /// the fibers of all three directions at once (e.g. double k = 2), hence the padded layouts
   /// stay separate tensors.
-  template <int dim, int k, bool padded, int max_patches, bool in_place_ = false>
+  /// plane_stride > 0 (in place only): the cube's planes lie that many words apart instead of
+  /// np² (FiberPatchKernel::cube_plane_stride), rows stay np apart.
+  template <int dim, int k, bool padded, int max_patches, bool in_place_ = false, int plane_stride = 0>
   struct PatchLayouts
   {
+    static_assert(plane_stride == 0 || (in_place_ && dim == 3 && plane_stride >= (2 * k + 1) * (2 * k + 1)),
+                  "a plane stride for the 3D in-place cube only");
     static_assert(!(padded && in_place_), "the padded layouts are separate tensors");
     static constexpr int np = 2 * k + 1, ni = 2 * k - 1;
     static constexpr int nzp = dim == 3 ? np : 1, nzi = dim == 3 ? ni : 1;
@@ -126,7 +130,9 @@ namespace tpmg
     {
       return padded ? conflict_free_strides(E0, E1, acc, max_patches) : std::pair<int, int>{E0, E0 * E1};
     }
-    static constexpr auto sx  = dim == 3 ? strides<np, np, np>(x3) : strides<np, np, 1>(x2);
+    static constexpr auto sx  = plane_stride > 0 ? std::pair<int, int>{np, plane_stride}
+                                : dim == 3       ? strides<np, np, np>(x3)
+                                                 : strides<np, np, 1>(x2);
     static constexpr auto st  = strides<np, np, ni>(t3);
     static constexpr auto su  = dim == 3 ? strides<np, ni, ni>(u3) : strides<np, ni, 1>(u2);
     static constexpr auto svx = dim == 3 ? strides<ni, ni, ni>(vx3) : strides<ni, ni, 1>(v2);

@@ -61,6 +61,20 @@
 #define TPMG_FIBER_MIN_BLOCKS -1
 #endif
 
+// Build knob for A/B runs: the resident blocks the launch bounds of the 3D fused kernels of
+// 129..256 threads per patch (k = 6, 7) ask for (FiberPatchKernel::resident_blocks): -1 the
+// measured rule, 0 none, m > 0 one patch per block and m blocks.
+#ifndef TPMG_FIBER_RESIDENT_BLOCKS
+#define TPMG_FIBER_RESIDENT_BLOCKS -1
+#endif
+
+// Build knob for A/B runs: 1 (the default) pads the planes of the in-place patch cube where that
+// was measured faster, 0 keeps the plain cube
+// (FiberPatchKernel::cube_plane_stride).
+#ifndef TPMG_FIBER_CUBE_PADDING
+#define TPMG_FIBER_CUBE_PADDING 1
+#endif
+
 // Build knob for A/B runs: 1 puts the fiber kernels' 1D data in the __constant__ bank (operands
 // loaded from it) instead of compile-time constants (immediate operands).
 #ifndef TPMG_FIBER_CONSTANT_BANK
@@ -149,15 +163,41 @@ namespace tpmg
                                                                                                     : 1;
     static_assert(fibers_per_thread == 1 || fibers_per_thread == 2, "TPMG_FIBERS_PER_THREAD: 1 or 2");
     static constexpr int threads_per_patch = (widest + fibers_per_thread - 1) / fibers_per_thread;
-    /// Blocks of at most 512 threads (the launch bound: 128 registers); patches of more (3D
-    /// k = 8: 289 threads) go one to a block.
-    static constexpr int max_block_threads     = 512;
+    /// Resident blocks per SM the launch bounds ask for, which caps the registers at 65536 / (m ·
+    /// 32 ⌈threads / 32⌉), with one patch per block. Measured on the H100 (NOTES §4, eighteenth
+    /// session), 3D fused `linear_indexing` k = 7: double 3 blocks (98 -> 80 registers, 24 bytes
+    /// of spills) +13%; float one patch per block +6% over two, and 5 blocks (56 -> 48
+    /// registers) +11% (6 blocks, 40 registers: the same). Double k = 6 (4 blocks of its own at
+    /// 71 registers) lost 4% with 5 blocks and 26% with 6; the rest keep the 512-thread bound.
+    static constexpr int resident_blocks_rule =
+      dim == 3 && kind == PatchKernelKind::fused && !padded && k == 7 ? (sizeof(Number) == 8 ? 3 : 5) : 0;
+    static constexpr int resident_blocks =
+      TPMG_FIBER_RESIDENT_BLOCKS < 0 ? resident_blocks_rule
+      : dim == 3 && kind == PatchKernelKind::fused && threads_per_patch > 128 && threads_per_patch <= 256
+        ? TPMG_FIBER_RESIDENT_BLOCKS
+        : 0;
+    /// Blocks of at most 512 threads (the launch bound: 128 registers), or one patch where the
+    /// bound asks for resident blocks; patches of more (3D k = 8: 289 threads) go one to a block.
+    static constexpr int max_block_threads = resident_blocks > 0 ? threads_per_patch : 512;
     static constexpr int max_patches_per_block = cmax(1, max_block_threads / threads_per_patch);
     /// The stages work in place (below) for unpadded 3D layouts, double at every degree, float at
     /// k = 5..7: measured on the H100 (NOTES §4, "In place"), float lost 2-4% at k = 2..4 (no
     /// gain in resident blocks, the old x re-read from global memory) and 9-16% at k = 8.
     static constexpr bool in_place_layout = dim == 3 && !padded && (sizeof(Number) == 8 || (k >= 5 && k <= 7));
-    using L = PatchLayouts<dim, k, padded, max_patches_per_block, in_place_layout>;
+    /// Words between the planes of the in-place patch cube: np² plus a padding that spreads the
+    /// fibers of a warp over more banks. The unpadded cube has two-way conflicts in its y- and
+    /// x-fiber stages (3D float k = 7: 2.0 wavefronts per shared access, Nsight Compute and the
+    /// CPU recorder alike); no stride makes all three directions conflict-free. These strides
+    /// (rows still np apart) came from a search over a model of the banks, and the recorder
+    /// counts 14% fewer wavefronts at float k = 7, 8% at k = 6, 10% at double k = 6. Measured
+    /// on the H100 (NOTES §4, eighteenth session): float k = 7 +4%, k = 6 +1%, double k = 6 +2%;
+    /// elsewhere within 1% or slower (double k = 8 -3%), so the plain cube stays there.
+    static constexpr int cube_plane_stride_found =
+      dim != 3 ? 0
+      : sizeof(Number) == 4 ? (k == 6 ? 175 : k == 7 ? 239 : 0)
+                            : (k == 6 ? 173 : 0);
+    static constexpr int cube_plane_stride = in_place_layout && TPMG_FIBER_CUBE_PADDING ? cube_plane_stride_found : 0;
+    using L = PatchLayouts<dim, k, padded, max_patches_per_block, in_place_layout, cube_plane_stride>;
     /// Kernel direction d is the mesh's direction axis(d). The residual's x-stage (b) and the
     /// update (x) touch global memory by x-fibers, one fiber per thread, so the lanes of a warp
     /// walk neighbouring fibers: with the kernel's x the mesh's x, each lane reads or writes its
@@ -195,7 +235,10 @@ namespace tpmg
     /// block of 10 warps per SM. Elsewhere the 512-thread bound alone (128 registers).
     static constexpr bool one_big_patch         = L::in_place && threads_per_patch > 256;
     static constexpr int  max_threads_per_block = one_big_patch ? threads_per_patch : cmax(threads_per_patch, max_block_threads);
-    static constexpr int  min_blocks_per_sm     = !one_big_patch ? 0 : TPMG_FIBER_MIN_BLOCKS >= 0 ? TPMG_FIBER_MIN_BLOCKS : 2;
+    static constexpr int  min_blocks_per_sm     = resident_blocks > 0 ? resident_blocks
+                                                  : !one_big_patch      ? 0
+                                                  : TPMG_FIBER_MIN_BLOCKS >= 0 ? TPMG_FIBER_MIN_BLOCKS
+                                                                               : 2;
     static constexpr int nzp = L::nzp, nzi = L::nzi;
     /// Where the update re-reads x (solve kind, in place), add by exclusive_add (atomic.h: the
     /// patches of a color have disjoint interiors), which does not wait for the old value, or
@@ -360,7 +403,8 @@ namespace tpmg
     /// 1% of it: float k = 3 P = 4 (23.61 against 23.62 GDoF/s for P = 8, the fifteenth
     /// session's choice); double k = 6 keeps its P = 1 (two patches, the fifteenth session's
     /// choice, lose 27% since the compile-time data raised its registers from 74 to 94).
-    /// Measured with the consistent masses; the lumped ones (bp5) take the same P.
+    /// Measured with the consistent masses; the lumped ones (bp5) take the same P. Where the
+    /// launch bounds ask for resident blocks (fused 3D k = 7) the block holds one patch.
     static constexpr int fused_linear_indexing_P = dim != 3 ? 0
                                                    : sizeof(Number) == 4 ? (k == 4 || k == 5 ? 4 : k == 6 ? 1 : 0)
                                                                          : (k == 3 ? 8 : k == 5 ? 1 : 0);

@@ -38,17 +38,21 @@ namespace tpmg
     if (tensor_core && settings.patches_per_block > 1)
       throw std::invalid_argument("the tensor_core kernel runs one patch per block, not " +
                                   std::to_string(settings.patches_per_block));
-    using Fiber = FiberPatchKernel<dim, k, Number, PatchKernelKind::fused, KernelOptimization::conflict_free>;
-    patches_per_block_ = settings.patches_per_block > 0 ? settings.patches_per_block
-                         : tensor_core                  ? 1
-                                                        : Fiber::automatic_patches_per_block(
-                                                            settings.kernel == SmootherKernel::fused &&
-                                                            settings.optimization == KernelOptimization::linear_indexing);
+    // the fused linear_indexing kernel may ask for resident blocks of one patch
+    // (FiberPatchKernel::resident_blocks); the other fiber kernels share the padded one's limits
+    using Fiber   = FiberPatchKernel<dim, k, Number, PatchKernelKind::fused, KernelOptimization::conflict_free>;
+    using FiberLI = FiberPatchKernel<dim, k, Number, PatchKernelKind::fused, KernelOptimization::linear_indexing>;
+    const bool fused_li = settings.kernel == SmootherKernel::fused && settings.optimization == KernelOptimization::linear_indexing;
+    const int  max_P    = fused_li ? FiberLI::max_patches_per_block : Fiber::max_patches_per_block;
+    patches_per_block_  = settings.patches_per_block > 0 ? settings.patches_per_block
+                          : tensor_core                  ? 1
+                          : fused_li                     ? FiberLI::automatic_patches_per_block(true)
+                                                         : Fiber::automatic_patches_per_block(false);
     if (optimized && (patches_per_block_ & (patches_per_block_ - 1)) != 0)
       throw std::invalid_argument("patches per block must be a power of two, not " + std::to_string(patches_per_block_));
-    if (optimized && patches_per_block_ > Fiber::max_patches_per_block)
+    if (optimized && patches_per_block_ > max_P)
       throw std::invalid_argument("patches per block " + std::to_string(patches_per_block_) + " exceeds the maximum " +
-                                  std::to_string(Fiber::max_patches_per_block) + " for this degree");
+                                  std::to_string(max_P) + " for this degree");
     if (optimized && settings.thread_structure == ThreadStructure::dof)
       throw std::invalid_argument("one thread per DoF exists with the basic kernels only; the optimized kernels keep "
                                   "a column per thread in registers");

@@ -218,6 +218,17 @@ TEST(BankConflicts, UnpaddedLayoutsDoConflictIn3D)
   EXPECT_GT(li.fused.conflicts(), 0u);
 }
 
+// The in-place cube of the fused linear_indexing kernel with its planes padded
+// (FiberPatchKernel::cube_plane_stride): the plain cube needs 1.97 (float k = 7), 1.64 (float
+// k = 6) and 1.66 (double k = 6) times the ideal wavefronts, the padded one 1.71, 1.51, 1.50.
+TEST(BankConflicts, PaddedPatchCubeSpreadsTheFibers)
+{
+  auto ratio = [](const BankConflictCounts &c) { return double(c.wavefronts) / double(c.ideal); };
+  EXPECT_LT(ratio(fiber_counts<3, 7, float, KernelOptimization::linear_indexing>(1).fused), 1.8);
+  EXPECT_LT(ratio(fiber_counts<3, 6, float, KernelOptimization::linear_indexing>(1).fused), 1.57);
+  EXPECT_LT(ratio(fiber_counts<3, 6, double, KernelOptimization::linear_indexing>(1).fused), 1.58);
+}
+
 // The grid-transfer kernels (TransferLayout) stay within 1.6x the ideal wavefronts for every
 // degree, dimension and precision (the search's best: padding cannot separate every line
 // direction, as for the BP kernels); the counts are printed.

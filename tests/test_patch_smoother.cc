@@ -375,13 +375,22 @@ TEST(PatchSmoother, TensorCoreMatrixTable)
   check(std::integral_constant<int, 8>{});
 }
 
+namespace
+{
+  /// a 3D level of 2 x 2 x 2 cells (for the checks at setup), or 2D
+  CartesianLevel two_cells_each_way(int k, int dim = 3)
+  {
+    Domain d;
+    d.dim          = dim;
+    d.coarse_cells = {2, 2, 2};
+    return make_hierarchy(d, k, 0).back();
+  }
+} // namespace
+
 // tensor_core is the 3D fused kernel only: the other combinations are refused at setup.
 TEST(PatchSmoother, TensorCoreRefusesOtherKernels)
 {
-  Domain d;
-  d.dim          = 3;
-  d.coarse_cells = {2, 2, 2};
-  const auto            lev3 = make_hierarchy(d, 3, 0).back();
+  const auto            lev3 = two_cells_each_way(3);
   PatchSmootherSettings s;
   s.optimization = KernelOptimization::tensor_core;
   s.kernel       = SmootherKernel::separate;
@@ -389,10 +398,47 @@ TEST(PatchSmoother, TensorCoreRefusesOtherKernels)
   s.kernel            = SmootherKernel::fused;
   s.patches_per_block = 2;
   EXPECT_THROW((VertexPatchSmoother<3, 3, double>(lev3, Backend::cpu, s, nullptr)), std::invalid_argument);
-  d.dim              = 2;
-  const auto lev2    = make_hierarchy(d, 3, 0).back();
+  const auto lev2     = two_cells_each_way(3, 2);
   s.patches_per_block = 0;
   EXPECT_THROW((VertexPatchSmoother<2, 3, double>(lev2, Backend::cpu, s, nullptr)), std::invalid_argument);
+}
+
+// The fused linear_indexing kernel at 3D k = 7 asks for resident blocks of one patch
+// (FiberPatchKernel::resident_blocks): more patches per block are refused at setup with the
+// limit in the message (a launch would fail), and the automatic choice is one patch. The other
+// fiber kernels of that degree keep two.
+TEST(PatchSmoother, ResidentBlocksTakeOnePatchPerBlock)
+{
+  const auto            lev = two_cells_each_way(7);
+  PatchSmootherSettings s;
+  s.kernel       = SmootherKernel::fused;
+  s.optimization = KernelOptimization::linear_indexing;
+  auto refused   = [&](auto number) {
+    using Number = decltype(number);
+    try
+      {
+        VertexPatchSmoother<3, 7, Number> sm(lev, Backend::cpu, s, nullptr);
+        return std::string();
+      }
+    catch (const std::invalid_argument &e)
+      {
+        return std::string(e.what());
+      }
+  };
+  for (int P : {0, 1})
+    {
+      s.patches_per_block = P;
+      EXPECT_EQ(refused(float()), "") << P;
+      EXPECT_EQ(refused(double()), "") << P;
+    }
+  s.patches_per_block = 2;
+  EXPECT_EQ(refused(float()), "patches per block 2 exceeds the maximum 1 for this degree");
+  EXPECT_EQ(refused(double()), "patches per block 2 exceeds the maximum 1 for this degree");
+  s.optimization = KernelOptimization::conflict_free;
+  EXPECT_EQ(refused(float()), "");
+  s.optimization = KernelOptimization::linear_indexing;
+  s.kernel       = SmootherKernel::separate;
+  EXPECT_EQ(refused(float()), "");
 }
 
 // The 32-bit patch coordinates (PatchColorGeometry::first_index) give each patch of every
