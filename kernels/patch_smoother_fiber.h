@@ -74,6 +74,11 @@
 #ifndef TPMG_FIBER_CUBE_PADDING
 #define TPMG_FIBER_CUBE_PADDING 1
 #endif
+// For the stride sweep (benchmarks/cube_stride_sweep.sh): S > 0 gives every in-place cube the
+// plane stride S.
+#ifndef TPMG_FIBER_CUBE_PLANE_STRIDE
+#define TPMG_FIBER_CUBE_PLANE_STRIDE 0
+#endif
 
 // Build knob for A/B runs: 1 puts the fiber kernels' 1D data in the __constant__ bank (operands
 // loaded from it) instead of compile-time constants (immediate operands).
@@ -188,15 +193,20 @@ namespace tpmg
     /// fibers of a warp over more banks. The unpadded cube has two-way conflicts in its y- and
     /// x-fiber stages (3D float k = 7: 2.0 wavefronts per shared access, Nsight Compute and the
     /// CPU recorder alike); no stride makes all three directions conflict-free. These strides
-    /// (rows still np apart) came from a search over a model of the banks, and the recorder
-    /// counts 14% fewer wavefronts at float k = 7, 8% at k = 6, 10% at double k = 6. Measured
+    /// (rows still np apart) came from a search over a model of the banks; the CPU recorder's
+    /// sweep over np²..np²+48 (benchmarks/cube_stride_sweep.sh) finds none better at float k = 6
+    /// and double k = 6 and 2% fewer wavefronts with 232 at float k = 7; against the plain cube
+    /// 14% fewer wavefronts at float k = 7, 8% at k = 6, 10% at double k = 6. Measured
     /// on the H100 (NOTES §4, eighteenth session): float k = 7 +4%, k = 6 +1%, double k = 6 +2%;
     /// elsewhere within 1% or slower (double k = 8 -3%), so the plain cube stays there.
     static constexpr int cube_plane_stride_found =
       dim != 3 ? 0
       : sizeof(Number) == 4 ? (k == 6 ? 175 : k == 7 ? 239 : 0)
                             : (k == 6 ? 173 : 0);
-    static constexpr int cube_plane_stride = in_place_layout && TPMG_FIBER_CUBE_PADDING ? cube_plane_stride_found : 0;
+    static constexpr int cube_plane_stride = !in_place_layout                  ? 0
+                                             : TPMG_FIBER_CUBE_PLANE_STRIDE > 0 ? TPMG_FIBER_CUBE_PLANE_STRIDE
+                                             : TPMG_FIBER_CUBE_PADDING         ? cube_plane_stride_found
+                                                                               : 0;
     using L = PatchLayouts<dim, k, padded, max_patches_per_block, in_place_layout, cube_plane_stride>;
     /// Kernel direction d is the mesh's direction axis(d). The residual's x-stage (b) and the
     /// update (x) touch global memory by x-fibers, one fiber per thread, so the lanes of a warp
