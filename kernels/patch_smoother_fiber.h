@@ -55,7 +55,7 @@
 #endif
 
 // Build knob for A/B runs: the resident blocks the launch bounds of the in-place kernels with one
-// patch of more than 256 threads ask for (FiberPatchKernel::min_blocks_per_sm): -1 the rule, 0
+// patch of more than 256 threads ask for (FiberPatchKernel::resident_blocks): -1 the rule, 0
 // none (the compiler's choice of registers).
 #ifndef TPMG_FIBER_MIN_BLOCKS
 #define TPMG_FIBER_MIN_BLOCKS -1
@@ -168,27 +168,33 @@ namespace tpmg
                                                                                                     : 1;
     static_assert(fibers_per_thread == 1 || fibers_per_thread == 2, "TPMG_FIBERS_PER_THREAD: 1 or 2");
     static constexpr int threads_per_patch = (widest + fibers_per_thread - 1) / fibers_per_thread;
-    /// Resident blocks per SM the launch bounds ask for, which caps the registers at 65536 / (m ·
-    /// 32 ⌈threads / 32⌉), with one patch per block. Measured on the H100 (NOTES §4, eighteenth
-    /// session), 3D fused `linear_indexing` k = 7: double 3 blocks (98 -> 80 registers, 24 bytes
-    /// of spills) +13%; float one patch per block +6% over two, and 5 blocks (56 -> 48
-    /// registers) +11% (6 blocks, 40 registers: the same). Double k = 6 (4 blocks of its own at
-    /// 71 registers) lost 4% with 5 blocks and 26% with 6; the rest keep the 512-thread bound.
-    static constexpr int resident_blocks_rule =
-      dim == 3 && kind == PatchKernelKind::fused && !padded && k == 7 ? (sizeof(Number) == 8 ? 3 : 5) : 0;
-    static constexpr int resident_blocks =
-      TPMG_FIBER_RESIDENT_BLOCKS < 0 ? resident_blocks_rule
-      : dim == 3 && kind == PatchKernelKind::fused && threads_per_patch > 128 && threads_per_patch <= 256
-        ? TPMG_FIBER_RESIDENT_BLOCKS
-        : 0;
-    /// Blocks of at most 512 threads (the launch bound: 128 registers), or one patch where the
-    /// bound asks for resident blocks; patches of more (3D k = 8: 289 threads) go one to a block.
-    static constexpr int max_block_threads = resident_blocks > 0 ? threads_per_patch : 512;
-    static constexpr int max_patches_per_block = cmax(1, max_block_threads / threads_per_patch);
     /// The stages work in place (below) for unpadded 3D layouts, double at every degree, float at
     /// k = 5..7: measured on the H100 (NOTES §4, "In place"), float lost 2-4% at k = 2..4 (no
     /// gain in resident blocks, the old x re-read from global memory) and 9-16% at k = 8.
     static constexpr bool in_place_layout = dim == 3 && !padded && (sizeof(Number) == 8 || (k >= 5 && k <= 7));
+    /// Launch bounds (runner.h): the resident blocks per SM they ask for, which caps the
+    /// registers at 65536 / (m · 32 ⌈threads / 32⌉), with one patch per block; where none, blocks
+    /// of at most 512 threads (128 registers). Measured on the H100:
+    /// - the in-place kernels of one patch of more than 256 threads (double k = 8, 289 threads)
+    ///   ask for the two blocks their shared memory allows (two cubes, 79 KiB): 96 registers;
+    ///   uncapped they took 100, which left one block of 10 warps per SM (NOTES §4, "In place");
+    /// - 3D fused `linear_indexing` k = 7 (NOTES §4, eighteenth session): double 3 blocks (98 ->
+    ///   80 registers, 24 bytes of spills) +13%; float one patch per block +6% over two, and 5
+    ///   blocks (56 -> 48 registers) +11% (6 blocks, 40 registers: the same). Double k = 6 (4
+    ///   blocks of its own at 71 registers) lost 4% with 5 blocks and 26% with 6.
+    static constexpr bool one_big_patch = in_place_layout && threads_per_patch > 256;
+    static constexpr int  resident_blocks =
+      one_big_patch                    ? (TPMG_FIBER_MIN_BLOCKS >= 0 ? TPMG_FIBER_MIN_BLOCKS : 2)
+      : TPMG_FIBER_RESIDENT_BLOCKS < 0 ? (dim == 3 && kind == PatchKernelKind::fused && !padded && k == 7
+                                            ? (sizeof(Number) == 8 ? 3 : 5)
+                                            : 0)
+      : dim == 3 && kind == PatchKernelKind::fused && threads_per_patch > 128 && threads_per_patch <= 256
+        ? TPMG_FIBER_RESIDENT_BLOCKS
+        : 0;
+    static constexpr int max_block_threads     = resident_blocks > 0 || one_big_patch ? threads_per_patch : 512;
+    static constexpr int max_threads_per_block = cmax(threads_per_patch, max_block_threads);
+    static constexpr int min_blocks_per_sm     = resident_blocks;
+    static constexpr int max_patches_per_block = cmax(1, max_block_threads / threads_per_patch);
     /// Words between the planes of the in-place patch cube: np² plus a padding that spreads the
     /// fibers of a warp over more banks. The unpadded cube has two-way conflicts in its y- and
     /// x-fiber stages (3D float k = 7: 2.0 wavefronts per shared access, Nsight Compute and the
@@ -239,16 +245,6 @@ namespace tpmg
     {
       return first + node_offset(i + 1, fg % ni + 1, dim == 3 ? fg / ni + 1 : 0);
     }
-    /// Launch bounds (runner.h). The in-place double kernel at k = 8 (one patch of 289 threads
-    /// per block) asks for the two resident blocks its shared memory allows on an sm_90 SM (two
-    /// cubes, 79 KiB), which caps its registers at 96; uncapped it took 100, which left one
-    /// block of 10 warps per SM. Elsewhere the 512-thread bound alone (128 registers).
-    static constexpr bool one_big_patch         = L::in_place && threads_per_patch > 256;
-    static constexpr int  max_threads_per_block = one_big_patch ? threads_per_patch : cmax(threads_per_patch, max_block_threads);
-    static constexpr int  min_blocks_per_sm     = resident_blocks > 0 ? resident_blocks
-                                                  : !one_big_patch      ? 0
-                                                  : TPMG_FIBER_MIN_BLOCKS >= 0 ? TPMG_FIBER_MIN_BLOCKS
-                                                                               : 2;
     static constexpr int nzp = L::nzp, nzi = L::nzi;
     /// Where the update re-reads x (solve kind, in place), add by exclusive_add (atomic.h: the
     /// patches of a color have disjoint interiors), which does not wait for the old value, or
