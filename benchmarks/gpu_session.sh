@@ -255,6 +255,22 @@ for stage in "$@"; do
       done
       grep -H -E "dram__bytes|lts__t_|l1tex__t_|warps_active|Duration|Compute \(SM\) Throughput|Achieved Occupancy|Registers Per Thread|Issue Slots Busy|Block Limit (Registers|Shared)|stalled|pipe_|bank_conflicts|wavefronts_mem_shared|inst_executed|Pipe|Executed Ipc" "$OUT"/ncu_smoother_*.txt | sed 's|.*/ncu_smoother_||'
       ;;
+    profilesource)
+      # Nsight Compute's per-instruction view of the fused smoother (SOURCE_PROFILE "k:precision
+      # ...", 3D linear_indexing, 5e7 DoFs, one launch): the SASS with executed instructions and
+      # warp-stall samples per instruction, as CSV (gzipped), for benchmarks/sass_stalls.py
+      ncu --version | tail -1
+      for case in ${SOURCE_PROFILE:-5:float 6:double}; do
+        IFS=: read -r k prec <<< "$case"
+        rep="$OUT/src_k${k}_$prec"
+        ncu --clock-control none --kernel-name-base demangled --launch-skip 3 --launch-count 1 --kernel-name regex:FiberPatchKernel \
+          --section SourceCounters --section WarpStateStats -f -o "$rep" \
+          $B/benchmarks/tpmg_bench smoother --dim 3 --degrees $k --precision $prec --kernel fused --optimization linear_indexing --dofs 5e7 --groups 1 --runs 1 > "$rep.log" 2>&1
+        ncu -i "$rep.ncu-rep" --page source --csv --print-source sass > "$rep.csv" 2>> "$rep.log" || tail -5 "$rep.log"
+        gzip -f "$rep.csv"; rm -f "$rep.ncu-rep"
+        ls -la "$rep.csv.gz"
+      done
+      ;;
     table7k1)
       mkdir -p "$OUT/table7k1"
       for f in table7_k1_mixed table7_k1_double; do

@@ -38,6 +38,10 @@ namespace tpmg
     int     degree;
     CellGrid patches;      ///< patch coordinates (count per direction) from the patch index
 
+    index_t  first_base;     ///< global index of the first node of the patch at coordinates (0, 0, 0)
+    unsigned patch_step[3];  ///< global index from a patch to the next one along d: 2k × node_stride[d]
+    unsigned node_stride[3]; ///< global index from a node to the next along d (0 where d ≥ dim)
+
     /// First node (lowest corner) of patch p of this color, from its coordinates in 32 bits
     /// without a division instruction (cell_grid.h; patch_color_geometry builds `patches`).
     TPMG_HD void first_node(index_t p, index_t *c0) const
@@ -54,14 +58,41 @@ namespace tpmg
     }
     /// Global index of the first node of patch p; node (x, y, z) of the patch is at
     /// first_index(p) + offset(x, y, z).
-    TPMG_HD index_t first_index(index_t p) const
+    /// first_index(p) = first_node's global index, as first_base + Σ q_d patch_step[d]: three
+    /// 32 × 32 → 64-bit multiply-adds after the coordinates, where the 64-bit products of the
+    /// general formula took about 80 instructions per thread (Nsight Compute, NOTES §4,
+    /// nineteenth session), paid by every thread of the patch.
+    TPMG_HD TPMG_FORCEINLINE index_t first_index(index_t p) const
     {
-      index_t c0[3];
-      first_node(p, c0);
-      return global(c0, 0, 0, 0);
+      unsigned q[3];
+      patches.coordinates(unsigned(p), q);
+      return first_base + index_t(std::uint64_t(q[0]) * patch_step[0] + std::uint64_t(q[1]) * patch_step[1] +
+                                  std::uint64_t(q[2]) * patch_step[2]);
     }
     TPMG_HD index_t offset(int x, int y, int z) const { return x + nodes[0] * (y + nodes[1] * z); }
+    /// offset(x, y, z) for the nodes of a patch, in 32 bits (patch_color_geometry checks that a
+    /// patch's span fits)
+    TPMG_HD TPMG_FORCEINLINE unsigned offset32(int x, int y, int z) const
+    {
+      return unsigned(x) + node_stride[1] * unsigned(y) + node_stride[2] * unsigned(z);
+    }
   };
+
+  /// v + first, the patch's first node in vector v, as a pointer the compiler cannot take apart
+  /// again: indexed by 32-bit offsets it gives one 32 × 32 → 64-bit multiply-add per address.
+  /// Without the barrier nvcc folds the offsets back into 64-bit indices (first + offset, then
+  /// scaled and added to v): four or five instructions per load (SASS, NOTES §4, nineteenth
+  /// session).
+  template <typename T>
+  TPMG_HD TPMG_FORCEINLINE T *patch_pointer(T *v, index_t first)
+  {
+    T *p = v + first;
+#if TPMG_DEVICE_CODE
+    asm("" : "+l"(p));
+    __builtin_assume(__isGlobal(p)); // keeps the loads and reductions global (LDG, REDG)
+#endif
+    return p;
+  }
 
   /// Geometry of color `color` of a level (parity bit d of the color = vertex parity in d).
   PatchColorGeometry patch_color_geometry(const CartesianLevel &level, int color);

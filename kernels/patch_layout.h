@@ -105,12 +105,16 @@ namespace tpmg
   /// the fibers of all three directions at once (e.g. double k = 2), hence the padded layouts
   /// stay separate tensors.
   /// plane_stride > 0 (in place only): the cube's planes lie that many words apart instead of
-  /// np² (FiberPatchKernel::cube_plane_stride), rows stay np apart.
-  template <int dim, int k, bool padded, int max_patches, bool in_place_ = false, int plane_stride = 0>
+  /// np · (row stride) (FiberPatchKernel::cube_plane_stride); row_stride > 0: its rows that many
+  /// instead of np (FiberPatchKernel::cube_row_stride).
+  template <int dim, int k, bool padded, int max_patches, bool in_place_ = false, int plane_stride = 0,
+            int row_stride = 0>
   struct PatchLayouts
   {
-    static_assert(plane_stride == 0 || (in_place_ && dim == 3 && plane_stride >= (2 * k + 1) * (2 * k + 1)),
-                  "a plane stride for the 3D in-place cube only");
+    static constexpr int cube_row = row_stride > 0 ? row_stride : 2 * k + 1;
+    static_assert((plane_stride == 0 && row_stride == 0) ||
+                    (in_place_ && dim == 3 && cube_row >= 2 * k + 1 && (plane_stride == 0 || plane_stride >= cube_row * (2 * k + 1))),
+                  "row and plane strides for the 3D in-place cube only");
     static_assert(!(padded && in_place_), "the padded layouts are separate tensors");
     static constexpr int np = 2 * k + 1, ni = 2 * k - 1;
     static constexpr int nzp = dim == 3 ? np : 1, nzi = dim == 3 ? ni : 1;
@@ -130,7 +134,8 @@ namespace tpmg
     {
       return padded ? conflict_free_strides(E0, E1, acc, max_patches) : std::pair<int, int>{E0, E0 * E1};
     }
-    static constexpr auto sx  = plane_stride > 0 ? std::pair<int, int>{np, plane_stride}
+    static constexpr auto sx  = plane_stride > 0 || row_stride > 0
+                                  ? std::pair<int, int>{cube_row, plane_stride > 0 ? plane_stride : cube_row * np}
                                 : dim == 3       ? strides<np, np, np>(x3)
                                                  : strides<np, np, 1>(x2);
     static constexpr auto st  = strides<np, np, ni>(t3);

@@ -79,6 +79,10 @@
 #ifndef TPMG_FIBER_CUBE_PLANE_STRIDE
 #define TPMG_FIBER_CUBE_PLANE_STRIDE 0
 #endif
+// and R > 0 the row stride R (np otherwise)
+#ifndef TPMG_FIBER_CUBE_ROW_STRIDE
+#define TPMG_FIBER_CUBE_ROW_STRIDE 0
+#endif
 
 // Build knob for A/B runs: 1 puts the fiber kernels' 1D data in the __constant__ bank (operands
 // loaded from it) instead of compile-time constants (immediate operands).
@@ -90,6 +94,12 @@
 // the measured rule, 0 compile-time constants, 1 the __constant__ bank.
 #ifndef TPMG_FIBER_S_IN_BANK
 #define TPMG_FIBER_S_IN_BANK -1
+#endif
+
+// Build knob for A/B runs: b loaded one phase ahead of the residual's x-stage
+// (FiberPatchKernel::prefetch_b): -1 the measured rule, 0 never, 1 always.
+#ifndef TPMG_FIBER_PREFETCH_B
+#define TPMG_FIBER_PREFETCH_B -1
 #endif
 
 #ifndef TPMG_FIBERS_PER_THREAD
@@ -213,7 +223,8 @@ namespace tpmg
                                              : TPMG_FIBER_CUBE_PLANE_STRIDE > 0 ? TPMG_FIBER_CUBE_PLANE_STRIDE
                                              : TPMG_FIBER_CUBE_PADDING         ? cube_plane_stride_found
                                                                                : 0;
-    using L = PatchLayouts<dim, k, padded, max_patches_per_block, in_place_layout, cube_plane_stride>;
+    static constexpr int cube_row_stride = in_place_layout ? TPMG_FIBER_CUBE_ROW_STRIDE : 0;
+    using L = PatchLayouts<dim, k, padded, max_patches_per_block, in_place_layout, cube_plane_stride, cube_row_stride>;
     /// Kernel direction d is the mesh's direction axis(d). The residual's x-stage (b) and the
     /// update (x) touch global memory by x-fibers, one fiber per thread, so the lanes of a warp
     /// walk neighbouring fibers: with the kernel's x the mesh's x, each lane reads or writes its
@@ -230,20 +241,22 @@ namespace tpmg
     static constexpr bool turned = !padded && k >= (dim == 3 ? 3 : 4);
     static constexpr TPMG_HD int axis(int d) { return !turned ? d : dim == 3 ? (d + 2) % 3 : 1 - d; }
     /// offset from the patch's first node of the node with kernel coordinates (i0, i1, i2)
-    TPMG_HD TPMG_FORCEINLINE index_t node_offset(int i0, int i1, int i2) const
+    TPMG_HD TPMG_FORCEINLINE unsigned node_offset(int i0, int i1, int i2) const
     {
       int m[3] = {0, 0, 0};
       m[axis(0)] = i0;
       m[axis(1)] = i1;
       if constexpr (dim == 3)
         m[axis(2)] = i2;
-      return geo.offset(m[0], m[1], m[2]);
+      return geo.offset32(m[0], m[1], m[2]);
     }
-    /// global index of node i + 1 of the patch's interior x-fiber fg = (yi, zi), where the
-    /// residual reads b (and r) and the update writes x
-    TPMG_HD TPMG_FORCEINLINE index_t x_fiber_node(index_t first, int fg, int i) const
+    /// offset from the patch's first node of node i + 1 of its interior x-fiber fg = (yi, zi),
+    /// where the residual reads b (and r) and the update writes x. The kernel indexes vectors
+    /// from the patch's first node (x + first) by these 32-bit offsets: one multiply-add per
+    /// address instead of 64-bit index arithmetic.
+    TPMG_HD TPMG_FORCEINLINE unsigned x_fiber_node(int fg, int i) const
     {
-      return first + node_offset(i + 1, fg % ni + 1, dim == 3 ? fg / ni + 1 : 0);
+      return node_offset(i + 1, fg % ni + 1, dim == 3 ? fg / ni + 1 : 0);
     }
     static constexpr int nzp = L::nzp, nzi = L::nzi;
     /// Where the update re-reads x (solve kind, in place), add by exclusive_add (atomic.h: the
@@ -262,10 +275,23 @@ namespace tpmg
                                     : kind == PatchKernelKind::solve  ? 2 * dim - 1
                                                                       : 3 * dim - 1;
 
+    /// The residual's x-stage reads b on its x-fiber, a wait for global memory in the middle of
+    /// the stage (Nsight Compute, NOTES §4, nineteenth session: half the stall samples of that
+    /// phase). Thread f owns x-fiber f there and is a thread of the stage before, so it may load
+    /// its b at the start of the stage before (registers across one barrier), where the wait
+    /// overlaps that stage's work. Measured on the H100 (3D fused `linear_indexing`): double
+    /// k = 5 +6% (60 -> 80 registers); everywhere else it lost 1-22% (float k = 5 32 -> 56
+    /// registers, half the resident warps), so only double k = 5 of the fused kind takes it.
+    static constexpr bool prefetch_b = kind != PatchKernelKind::solve && threads_per_patch >= ni * nzi &&
+                                       (TPMG_FIBER_PREFETCH_B >= 0
+                                          ? TPMG_FIBER_PREFETCH_B == 1
+                                          : kind == PatchKernelKind::fused && dim == 3 && k == 5 && sizeof(Number) == 8);
+
     struct Registers
     {
       index_t first;  ///< global index of the patch's first node, from phase 0 on
       Number  centre; ///< x at the patch centre (subtract_centre_value), loaded in phase 0
+      Number  b_x[prefetch_b ? ni : 1]; ///< b on this thread's x-fiber (prefetch_b)
     };
 
     // arguments
@@ -404,15 +430,17 @@ namespace tpmg
     /// 16 patches instead of 8; the rest is within 2% of the best P.
     /// The fused 3D `linear_indexing` kernels (turned, 1D data at compile time) take the P
     /// measured for them where it beats the rule (`fused_linear_indexing`; NOTES §4, sixteenth
-    /// session, P = 1..8): float k = 4 P = 4 (+10%), k = 5 P = 4 (+3%), k = 6 P = 1 (+3%);
-    /// double k = 3 P = 8 (+6%), k = 5 P = 1 (+7%). Elsewhere the rule's P is the best or within
+    /// session, P = 1..8): float k = 4 P = 4 (+10%), k = 6 P = 1 (+3%); double k = 3 P = 8 (+6%),
+    /// k = 5 P = 1 (+7%); float k = 5 P = 2 (nineteenth session, P = 1..16 re-measured at every
+    /// degree: +10% over the P = 4 of the sixteenth, which the exclusive update and the resident
+    /// blocks since then had overtaken; nothing else moved). Elsewhere the rule's P is the best or within
     /// 1% of it: float k = 3 P = 4 (23.61 against 23.62 GDoF/s for P = 8, the fifteenth
     /// session's choice); double k = 6 keeps its P = 1 (two patches, the fifteenth session's
     /// choice, lose 27% since the compile-time data raised its registers from 74 to 94).
     /// Measured with the consistent masses; the lumped ones (bp5) take the same P. Where the
     /// launch bounds ask for resident blocks (fused 3D k = 7) the block holds one patch.
     static constexpr int fused_linear_indexing_P = dim != 3 ? 0
-                                                   : sizeof(Number) == 4 ? (k == 4 || k == 5 ? 4 : k == 6 ? 1 : 0)
+                                                   : sizeof(Number) == 4 ? (k == 4 ? 4 : k == 5 ? 2 : k == 6 ? 1 : 0)
                                                                          : (k == 3 ? 8 : k == 5 ? 1 : 0);
     static int automatic_patches_per_block(bool fused_linear_indexing = false)
     {
@@ -447,7 +475,7 @@ namespace tpmg
           // latency, not in the stage that uses it (a dependent load at the head of a short
           // phase); so placed, the centre subtraction costs 0-3.5% (NOTES §5, twelfth session)
           if constexpr (with_x && !reduced)
-            reg.centre = x[reg.first + node_offset(k, k, dim == 3 ? k : 0)];
+            reg.centre = patch_pointer(x, reg.first)[node_offset(k, k, dim == 3 ? k : 0)];
         }
       const index_t first = reg.first;
       // this patch's slot of each region; B follows A, D follows C (in place: A = C = X, B = D)
@@ -467,7 +495,7 @@ namespace tpmg
         {
           // r -> Sᵀ_x | (3D: Sᵀ_y) | turn | (3D: S_y) | S_x + update
           if constexpr (phase == 0)
-            stage_x(f, first, BA, BA, BA, BX);
+            stage_x(f, first, BA, BA, BA, BX, reg.b_x);
           else if constexpr (dim == 3 && phase == 1)
             stage_yT(f, BA, BC);
           else if constexpr (phase == dim - 1)
@@ -484,9 +512,19 @@ namespace tpmg
           else if constexpr (dim == 3 && phase == 1)
             stage_z(f, reg.centre, BX, BA, BB);
           else if constexpr (phase == dim - 1)
-            stage_y_residual(f, reg.centre, BX, BA, BB, BC, BD);
+            {
+              if constexpr (prefetch_b)
+                if (f < ni * nzi)
+                  {
+                    const Number *bp = patch_pointer(b, first);
+                    TPMG_UNROLL
+                    for (int i = 0; i < ni; ++i)
+                      reg.b_x[i] = bp[x_fiber_node(f, i)];
+                  }
+              stage_y_residual(f, reg.centre, BX, BA, BB, BC, BD);
+            }
           else if constexpr (phase == dim)
-            stage_x(f, first, BC, BD, BA, BX);
+            stage_x(f, first, BC, BD, BA, BX, reg.b_x);
           else if constexpr (dim == 3 && phase == 4)
             stage_yT(f, BA, BC);
           else if constexpr (phase == 2 * dim - 1)
@@ -590,6 +628,7 @@ namespace tpmg
       constexpr int n = dim == 3 ? np * np : np;
       if (f >= n)
         return;
+      const Number *xp = patch_pointer(x, first);
       TPMG_UNROLL
       for (int g = 0; g < groups<n>; ++g)
         if (owns<n>(f, g))
@@ -602,7 +641,7 @@ namespace tpmg
                 const int  u = turned ? t : c0, v = turned ? c0 : dim == 3 ? c1 : t, w = dim == 3 ? (turned ? c1 : t) : 0;
                 const bool inner = u > 0 && u < np - 1 && v > 0 && v < np - 1 && (dim == 2 || (w > 0 && w < np - 1));
                 const bool skip  = reduced && inner;
-                BX[dim == 3 ? L::X::at(u, v, w) : L::X::at(u, v)] = skip ? Number(0) : x[first + node_offset(u, v, w)];
+                BX[dim == 3 ? L::X::at(u, v, w) : L::X::at(u, v)] = skip ? Number(0) : xp[node_offset(u, v, w)];
               }
           }
     }
@@ -694,12 +733,14 @@ namespace tpmg
     /// for the solve kind r is read from global memory. Then either r is stored (residual
     /// kind) or Sᵀ_x r goes to V1 (layout Vx).
     template <class Buf>
-    TPMG_HD void stage_x(int f, index_t first, Buf BC, Buf BD, Buf BV1, Buf) const
+    TPMG_HD void stage_x(int f, index_t first, Buf BC, Buf BD, Buf BV1, Buf, const Number (&b_x)[prefetch_b ? ni : 1]) const
     {
       constexpr int n = ni * nzi, G = groups<n>;
       if (f >= n)
         return;
-      auto node = [&](int g, int i) { return x_fiber_node(first, fiber(f, g), i); };
+      auto node = [&](int g, int i) { return x_fiber_node(fiber(f, g), i); };
+      const Number *bp = patch_pointer(b, first);
+      Number       *rp = kind != PatchKernelKind::fused ? patch_pointer(r, first) : nullptr;
       Number res[G][ni];
       if constexpr (kind == PatchKernelKind::solve)
         {
@@ -707,7 +748,7 @@ namespace tpmg
           for (int g = 0; g < G; ++g)
             TPMG_UNROLL
             for (int i = 0; i < ni; ++i)
-              res[g][i] = owns<n>(f, g) ? r[node(g, i)] : Number(0);
+              res[g][i] = owns<n>(f, g) ? rp[node(g, i)] : Number(0);
         }
       else
         {
@@ -733,10 +774,15 @@ namespace tpmg
               for (int g = 0; g < G; ++g)
                 {
                   const bool o = owns<n>(f, g);
-                  res[g][i]    = (o ? b[node(g, i)] : Number(0)) - (coef[0] * a[g] + m[g]);
+                  Number     bi;
+                  if constexpr (prefetch_b)
+                    bi = b_x[i]; // G = 1: the thread's own fiber
+                  else
+                    bi = o ? bp[node(g, i)] : Number(0);
+                  res[g][i] = bi - (coef[0] * a[g] + m[g]);
                   if constexpr (kind == PatchKernelKind::residual)
                     if (o)
-                      r[node(g, i)] = res[g][i];
+                      rp[node(g, i)] = res[g][i];
                 }
             }
         }
@@ -831,7 +877,7 @@ namespace tpmg
       for (int g = 0; g < G; ++g)
         TPMG_UNROLL
         for (int i = 0; i < ni; ++i)
-          w[g][i] = owns<n>(f, g) ? b[x_fiber_node(first, fiber(f, g), i)] : Number(0);
+          w[g][i] = owns<n>(f, g) ? patch_pointer(b, first)[x_fiber_node(fiber(f, g), i)] : Number(0);
       update_interior(f, first, w, BX);
     }
 
@@ -840,6 +886,7 @@ namespace tpmg
     TPMG_HD void update_interior(int f, index_t first, const Number (&w)[groups<ni * nzi>][ni], Buf BX) const
     {
       constexpr int n = ni * nzi, G = groups<n>;
+      Number *const xp = patch_pointer(x, first);
       TPMG_UNROLL
       for (int g = 0; g < G; ++g)
         if (owns<n>(f, g))
@@ -850,18 +897,18 @@ namespace tpmg
             for (int i = 0; i < ni; ++i)
               {
                 const Number  s  = w[g][i];
-                const index_t gi = x_fiber_node(first, fg, i);
+                Number *const xi = xp + x_fiber_node(fg, i);
                 if constexpr (reduced)
-                  x[gi] = s;
+                  *xi = s;
                 else if constexpr (kind == PatchKernelKind::solve || in_place)
                   {
                     if constexpr (exclusive_update)
-                      exclusive_add(x + gi, s);
+                      exclusive_add(xi, s);
                     else
-                      x[gi] += s;
+                      *xi += s;
                   }
                 else
-                  x[gi] = BX[L::X::at(i + 1, yi + 1, zg)] + s;
+                  *xi = BX[L::X::at(i + 1, yi + 1, zg)] + s;
               }
           }
     }

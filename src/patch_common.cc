@@ -32,6 +32,20 @@ namespace tpmg
                               " DoFs has 2^31 or more vertex patches (32-bit patch indices)");
     if (g.n_patches > 0)
       g.patches = CellGrid(g.count, "vertex patches");
+    // the index arithmetic of first_index and offset32: per-direction steps and a patch's span
+    // in 32 bits
+    const index_t stride[3] = {1, g.nodes[0], level.dim == 3 ? g.nodes[0] * g.nodes[1] : 0};
+    const index_t k         = level.degree;
+    if (2 * k * (stride[0] + g.nodes[0] + stride[2]) >= (index_t(1) << 32))
+      throw std::length_error("the vertex patches of a level with " + std::to_string(level.n_dofs()) +
+                              " DoFs span more than 2^32 nodes (32-bit offsets within a patch)");
+    g.first_base = 0;
+    for (int d = 0; d < 3; ++d)
+      {
+        g.node_stride[d] = unsigned(stride[d]);
+        g.patch_step[d]  = unsigned(2 * k * stride[d]);
+        g.first_base += (g.first_vertex[d] - 1) * k * stride[d];
+      }
     return g;
   }
 } // namespace tpmg

@@ -471,10 +471,33 @@ TEST(PatchSmoother, PatchFirstNodes)
                 const index_t first = lev.dof_index((v[0] - 1) * k, (v[1] - 1) * k, dim == 3 ? (v[2] - 1) * k : 0);
                 ASSERT_EQ(geo.first_index(p), first) << dim << "D k=" << k << " color " << color << " patch " << p;
                 EXPECT_EQ(first + geo.offset(2 * k, 1, 0), lev.dof_index((v[0] + 1) * k, (v[1] - 1) * k + 1, dim == 3 ? (v[2] - 1) * k : 0));
+                EXPECT_EQ(index_t(geo.offset32(2 * k, 1, dim == 3 ? 2 * k : 0)), geo.offset(2 * k, 1, dim == 3 ? 2 * k : 0));
               }
           }
         EXPECT_EQ(total, lev.n_patches());
       }
+  // 64-bit first nodes beyond 2^32 (8e9 nodes), from the 32-bit steps
+  CartesianLevel big;
+  big.dim      = 3;
+  big.degree   = 2;
+  big.cells    = {1000, 1000, 1000};
+  big.cell_end = big.cells;
+  for (int color : {0, 7})
+    {
+      const PatchColorGeometry geo = patch_color_geometry(big, color);
+      for (index_t p : {index_t(0), geo.n_patches / 3, geo.n_patches - 1})
+        {
+          index_t v[3], q = p;
+          for (int e = 0; e < 3; ++e)
+            {
+              v[e] = geo.first_vertex[e] + 2 * (q % geo.count[e]);
+              q /= geo.count[e];
+            }
+          EXPECT_EQ(geo.first_index(p), big.dof_index((v[0] - 1) * 2, (v[1] - 1) * 2, (v[2] - 1) * 2)) << color << " " << p;
+          EXPECT_EQ(index_t(geo.offset32(4, 4, 4)), geo.offset(4, 4, 4));
+        }
+      EXPECT_GT(geo.first_index(geo.n_patches - 1), index_t(1) << 32);
+    }
   CartesianLevel huge;
   huge.dim    = 3;
   huge.degree = 1;
