@@ -275,6 +275,10 @@ TEST(Gpu, KernelsKeepTheirRegistersAndResidentBlocks)
   const KernelResources f7 = fiber_resources<7, float>("fused linear_indexing 3D k = 7 float", 1);
   EXPECT_GE(f7.resident_blocks, 5);
   EXPECT_EQ(f7.local_bytes, 0u);
+  // float k = 8 in place (nineteenth session): the two blocks of one big patch, like double
+  const KernelResources f8 = fiber_resources<8, float>("fused linear_indexing 3D k = 8 float", 1);
+  EXPECT_GE(f8.resident_blocks, 2);
+  EXPECT_EQ(f8.local_bytes, 0u);
 
   // BP kernels on the fly: the register cap and the resident blocks their launch bounds ask for
   expect_bp_launch_bounds_hold<BPOperatorKernel<3, 2, double, BPKind::laplace_gll, GeometryMode::on_the_fly>>("BP5 on the fly k = 2 double");
