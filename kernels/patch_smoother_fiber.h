@@ -184,15 +184,18 @@ namespace tpmg
                                                                                                     : 1;
     static_assert(fibers_per_thread == 1 || fibers_per_thread == 2, "TPMG_FIBERS_PER_THREAD: 1 or 2");
     static constexpr int threads_per_patch = (widest + fibers_per_thread - 1) / fibers_per_thread;
-    /// The stages work in place (below) for unpadded 3D layouts, double at every degree, float
-    /// from k = 4: measured on the H100 (NOTES §4, "In place"), float lost 2-4% at k = 2..4 and
-    /// 9-16% at k = 8 in the ninth session (no gain in resident blocks, the old x re-read from
-    /// global memory); re-measured in the nineteenth, after the exclusive update (no re-read) and
-    /// the 32-bit addressing (float k = 4 32 registers), float k = 4 +7%, k = 8 +18%, k = 3 +1%,
-    /// k = 2 -2%.
+    /// The stages work in place (below) for unpadded 3D layouts, double at every degree, float at
+    /// k = 5..7, and the fused float kernels from k = 4: measured on the H100 (NOTES §4, "In
+    /// place"), float lost 2-4% at k = 2..4 and 9-16% at k = 8 in the ninth session (no gain in
+    /// resident blocks, the old x re-read from global memory); the fused kernels re-measured in
+    /// the nineteenth, after the exclusive update (no re-read) and the 32-bit addressing (float
+    /// k = 4 32 registers): float k = 4 +7%, k = 8 +18%, k = 3 +1%, k = 2 -2%. The separate
+    /// kernels at float k = 4, 8 were not re-measured and keep their separate tensors.
     static constexpr bool in_place_layout =
       dim == 3 && !padded &&
-      (TPMG_FIBER_IN_PLACE >= 0 ? TPMG_FIBER_IN_PLACE == 1 : sizeof(Number) == 8 || k >= 4);
+      (TPMG_FIBER_IN_PLACE >= 0 ? TPMG_FIBER_IN_PLACE == 1
+                                : sizeof(Number) == 8 || (k >= 5 && k <= 7) ||
+                                    (kind == PatchKernelKind::fused && (k == 4 || k == 8)));
     /// Launch bounds (runner.h): the resident blocks per SM they ask for, which caps the
     /// registers at 65536 / (m · 32 ⌈threads / 32⌉), with one patch per block; where none, blocks
     /// of at most 512 threads (128 registers). Measured on the H100:
