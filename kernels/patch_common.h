@@ -35,33 +35,18 @@ namespace tpmg
     index_t count[3];      ///< patches of this color per direction
     index_t first_vertex[3]; ///< vertex index of the first patch of this color per direction
     index_t n_patches;     ///< Π count
-    int     degree;
     CellGrid patches;      ///< patch coordinates (count per direction) from the patch index
 
     index_t  first_base;     ///< global index of the first node of the patch at coordinates (0, 0, 0)
     unsigned patch_step[3];  ///< global index from a patch to the next one along d: 2k × node_stride[d]
     unsigned node_stride[3]; ///< global index from a node to the next along d (0 where d ≥ dim)
 
-    /// First node (lowest corner) of patch p of this color, from its coordinates in 32 bits
-    /// without a division instruction (cell_grid.h; patch_color_geometry builds `patches`).
-    TPMG_HD void first_node(index_t p, index_t *c0) const
-    {
-      unsigned q[3];
-      patches.coordinates(unsigned(p), q);
-      c0[0] = (first_vertex[0] + 2 * index_t(q[0]) - 1) * degree;
-      c0[1] = (first_vertex[1] + 2 * index_t(q[1]) - 1) * degree;
-      c0[2] = count[2] > 0 && nodes[2] > 1 ? (first_vertex[2] + 2 * index_t(q[2]) - 1) * degree : 0;
-    }
-    TPMG_HD index_t global(const index_t *c0, int x, int y, int z) const
-    {
-      return (c0[0] + x) + nodes[0] * ((c0[1] + y) + nodes[1] * (c0[2] + z));
-    }
-    /// Global index of the first node of patch p; node (x, y, z) of the patch is at
-    /// first_index(p) + offset(x, y, z).
-    /// first_index(p) = first_node's global index, as first_base + Σ q_d patch_step[d]: three
-    /// 32 × 32 → 64-bit multiply-adds after the coordinates, where the 64-bit products of the
-    /// general formula took about 80 instructions per thread (Nsight Compute, NOTES §4,
-    /// nineteenth session), paid by every thread of the patch.
+    /// Global index of the first node (lowest corner) of patch p of this color; node (x, y, z) of
+    /// the patch is at first_index(p) + offset(x, y, z). From the patch's coordinates in 32 bits
+    /// without a division instruction (cell_grid.h; patch_color_geometry builds `patches`), then
+    /// first_base + Σ q_d patch_step[d]: three 32 × 32 → 64-bit multiply-adds, where 64-bit
+    /// products of the node coordinates took about 80 instructions per thread (Nsight Compute,
+    /// NOTES §4, nineteenth session), paid by every thread of the patch.
     TPMG_HD TPMG_FORCEINLINE index_t first_index(index_t p) const
     {
       unsigned q[3];

@@ -140,8 +140,7 @@ namespace tpmg
           d1[t] = data1d[t];
       if (patch >= geo.n_patches)
         return;
-      index_t c0[3];
-      geo.first_node(patch, c0);
+      const index_t first = geo.first_index(patch);
       auto B0 = sh.template array<Number>(off_b0 + std::size_t(p) * cap0 * sizeof(Number));
       auto B1 = sh.template array<Number>(off_b1 + std::size_t(p) * cap1 * sizeof(Number));
       auto B2 = sh.template array<Number>(off_b2 + std::size_t(p) * cap1 * sizeof(Number));
@@ -158,24 +157,24 @@ namespace tpmg
                 {
                   // x minus its value at the patch centre: the same residual (A_I 1 = 0) without
                   // the cancellation of a smooth x (patch_smoother_fiber.h, subtract_centre_value)
-                  const Number c = x[geo.global(c0, k, k, dim == 3 ? k : 0)];
+                  const Number c = x[first + geo.offset(k, k, dim == 3 ? k : 0)];
                   for (int z = tz; z < nz; z += TZ)
-                    B0[idx<np, np>(tx, ty, z)] = x[geo.global(c0, tx, ty, z)] - c;
+                    B0[idx<np, np>(tx, ty, z)] = x[first + geo.offset(tx, ty, z)] - c;
                 }
               else if (tx < ni && ty < ni)
                 for (int z = tz; z < nzi; z += TZ)
-                  B1[idx<ni, ni>(tx, ty, z)] = r[geo.global(c0, tx + 1, ty + 1, z + (dim == 3))];
+                  B1[idx<ni, ni>(tx, ty, z)] = r[first + geo.offset(tx + 1, ty + 1, z + (dim == 3))];
             }
           else if constexpr (phase <= n_residual)
-            residual_phase<phase - 1>(tx, ty, tz, c0, M, A, B0, B1, B2, B3, B4);
+            residual_phase<phase - 1>(tx, ty, tz, first, M, A, B0, B1, B2, B3, B4);
           else
-            solve_phase<phase - 1 - n_residual>(tx, ty, tz, c0, d1, B1, B2);
+            solve_phase<phase - 1 - n_residual>(tx, ty, tz, first, d1, B1, B2);
         }
     }
 
     // ------------------------------------------------------------------ local residual
     template <int s, class MatM, class MatA, class Buf>
-    TPMG_HD void residual_phase(int tx, int ty, int tz, const index_t *c0, MatM M, MatA A, Buf B0, Buf B1,
+    TPMG_HD void residual_phase(int tx, int ty, int tz, index_t first, MatM M, MatA A, Buf B0, Buf B1,
                                 Buf B2, Buf B3, Buf B4) const
     {
       constexpr int stage = dim == 3 ? s : s + 1; // 0: z, 1: y, 2: x
@@ -234,7 +233,7 @@ namespace tpmg
                   a += A(tx + 1, xx) * B3[idx<np, ni>(xx, ty, z)];
                   m += M(tx + 1, xx) * B4[idx<np, ni>(xx, ty, z)];
                 }
-              const index_t g   = geo.global(c0, tx + 1, ty + 1, z + (dim == 3));
+              const index_t g   = first + geo.offset(tx + 1, ty + 1, z + (dim == 3));
               const Number  res = b[g] - (coef[0] * a + m);
               if constexpr (kind == PatchKernelKind::residual)
                 r[g] = res;
@@ -246,7 +245,7 @@ namespace tpmg
 
     // ------------------------------------------------------------------- local solve
     template <int s, class D1Arr, class Buf>
-    TPMG_HD void solve_phase(int tx, int ty, int tz, const index_t *c0, D1Arr d1, Buf B1, Buf B2) const
+    TPMG_HD void solve_phase(int tx, int ty, int tz, index_t first, D1Arr d1, Buf B1, Buf B2) const
     {
       if (tx >= ni || ty >= ni)
         return;
@@ -259,7 +258,7 @@ namespace tpmg
               Number        v   = 0;
               for (int j = 0; j < Shape::interior_dofs; ++j)
                 v += inverse[row * Shape::interior_dofs + j] * B1[j];
-              x[geo.global(c0, tx + 1, ty + 1, z + (dim == 3))] += v;
+              x[first + geo.offset(tx + 1, ty + 1, z + (dim == 3))] += v;
             }
         }
       else
@@ -292,7 +291,7 @@ namespace tpmg
                   v /= lambda;
                 }
               if constexpr (s == 2 * dim - 1)
-                x[geo.global(c0, tx + 1, ty + 1, z + (dim == 3))] += v;
+                x[first + geo.offset(tx + 1, ty + 1, z + (dim == 3))] += v;
               else
                 out[idx<ni, ni>(tx, ty, z)] = v;
             }

@@ -8,7 +8,6 @@ namespace tpmg
   PatchColorGeometry patch_color_geometry(const CartesianLevel &level, int color)
   {
     PatchColorGeometry g{};
-    g.degree    = level.degree;
     g.n_patches = 1;
     for (int d = 0; d < 3; ++d)
       {
