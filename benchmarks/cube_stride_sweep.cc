@@ -26,8 +26,9 @@ int main()
   const PatchColorGeometry geo = patch_color_geometry(lev, 7);
   const auto               coef = CartesianLaplaceOperator<3, k, Number>::direction_coefficients(lev);
   std::vector<Number>      x(lev.n_dofs(), Number(0.5)), b(lev.n_dofs(), Number(1)), r(lev.n_dofs(), Number(0));
+  const auto sums = fiber_inverse_eigenvalue_sums<3, k, Number, KernelOptimization::linear_indexing>(coef);
   const auto kern = make_fiber_kernel<3, k, Number, PatchKernelKind::fused, KernelOptimization::linear_indexing>(
-    geo, x.data(), b.data(), r.data(), coef, P);
+    geo, x.data(), b.data(), r.data(), coef, P, sums.data());
   const BankConflictCounts c = record_bank_conflicts(kern, kern.shape(), {Dim3{0, 0, 0}});
   std::printf("%d %zu %zu\n", int(decltype(kern)::L::X::S2), c.wavefronts, c.ideal);
 }

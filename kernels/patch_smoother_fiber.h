@@ -31,7 +31,9 @@
 #include <tpmg/patch_data_table.h>
 #include <tpmg/patch_smoother.h>
 
+#include <stdexcept>
 #include <type_traits>
+#include <vector>
 
 // The update x_I += c of the solve kind and of the in-place kernels, which re-read the old x
 // from global memory, by exclusive_add (FiberPatchKernel::exclusive_update): -1 the measured
@@ -106,6 +108,17 @@
 // -1 the measured rule, 0 never, 1 always.
 #ifndef TPMG_FIBER_IN_PLACE
 #define TPMG_FIBER_IN_PLACE -1
+#endif
+
+// Build knob for A/B runs: stage_turn multiplies by the reciprocals of the eigenvalue sums from
+// a per-level table (FiberPatchKernel::inverse_sums_table) instead of dividing: -1 the measured
+// rule, 0 never, 1 always.
+#ifndef TPMG_FIBER_INVERSE_SUMS
+#define TPMG_FIBER_INVERSE_SUMS -1
+#endif
+// and, by the rule, how many of the ni entries of a fiber still divide at 3D double k >= 7
+#ifndef TPMG_FIBER_INVERSE_SUMS_DIVIDED
+#define TPMG_FIBER_INVERSE_SUMS_DIVIDED 1
 #endif
 
 #ifndef TPMG_FIBERS_PER_THREAD
@@ -301,6 +314,33 @@ namespace tpmg
                                           ? TPMG_FIBER_PREFETCH_B == 1
                                           : kind == PatchKernelKind::fused && dim == 3 && k == 5 && sizeof(Number) == 8);
 
+    /// The local solve divides by the eigenvalue sums c_0 λ_a + c_1 λ_b + c_2 λ_c (stage_turn).
+    /// In double the IEEE division is about 19 instructions with a slow-path test per entry
+    /// (SASS of double k = 6, NOTES §4, twentieth session), a tenth of the kernel's stall
+    /// samples; with the table it is one load and one product: `inverse_sums` holds the
+    /// reciprocals, ni^dim values per level (fiber_inverse_eigenvalue_sums), which all patches
+    /// read, so they stay in L1. Measured on the H100 (NOTES §4, twentieth session), double 3D:
+    /// fused `linear_indexing` k = 2 +20%, k = 3, 4, 6 +4-5%, k = 5 +1%; `conflict_free` and
+    /// `boundary` fused k = 2..6 +1-11%, separate k = 2, 3 +6%; k = 7, 8 lost 2% and 5%: at
+    /// their register bounds (80, 96) the loads, which ptxas issues ahead, raise the spills from
+    /// 20 to 60 and from 12 to 44 bytes; with the last entry of each fiber divided, ptxas
+    /// schedules them otherwise and k = 7 has no spills, k = 8 its 12 bytes: +4% and +5% over
+    /// dividing them all (`conflict_free` +7%, +5%). 2D double lost up to 8% (k = 2, 3, 6, 9,
+    /// 10). So 3D double takes the table (from k = 7 for all but one entry), 2D divides; float
+    /// keeps its approximate division (divide: a reciprocal instruction and a product).
+    static constexpr int inverse_sums_entries =
+      TPMG_FIBER_INVERSE_SUMS >= 0                ? (TPMG_FIBER_INVERSE_SUMS == 1 ? ni : 0)
+      : !(sizeof(Number) == 8 && dim == 3) ? 0
+      : k <= 6                                    ? ni
+                                                  : cmax(ni - TPMG_FIBER_INVERSE_SUMS_DIVIDED, 0);
+    static constexpr bool inverse_sums_table = inverse_sums_entries > 0;
+    /// entry c n + fg of the table: 1 / (c_0 λ_a + c_1 λ_b + c_2 λ_c) for fiber fg = a + ni b of
+    /// stage_turn's n fibers (2D: fg = a, no b) and its entry c
+    static TPMG_HD TPMG_FORCEINLINE int inverse_sum_index(int fg, int c)
+    {
+      return c * (dim == 3 ? ni * ni : ni) + fg;
+    }
+
     struct Registers
     {
       index_t first;  ///< global index of the patch's first node, from phase 0 on
@@ -314,6 +354,7 @@ namespace tpmg
     const Number               *b;
     Number                     *r;
     Number                      coef[3];
+    const Number               *inverse_sums; ///< inverse_sums_table: the reciprocals (inverse_sum_index)
     int                         P;      ///< patches per block, a power of two
     int                         P_log2; ///< log2 P (set_patches_per_block sets all four)
     int                         stride[3]; ///< words between the patch slots of region i
@@ -447,7 +488,9 @@ namespace tpmg
     /// session, P = 1..8): float k = 4 P = 4 (+10%), k = 6 P = 1 (+3%); double k = 3 P = 8 (+6%),
     /// k = 5 P = 1 (+7%); float k = 5 P = 2 (nineteenth session, P = 1..16 re-measured at every
     /// degree: +10% over the P = 4 of the sixteenth, which the exclusive update and the resident
-    /// blocks since then had overtaken; nothing else moved). Elsewhere the rule's P is the best or within
+    /// blocks since then had overtaken; nothing else moved). Double k = 3 went back to the rule's
+    /// P = 4 in the twentieth session (with the table of inverse eigenvalue sums: 15.6 against
+    /// 15.0 GDoF/s for P = 8). Elsewhere the rule's P is the best or within
     /// 1% of it: float k = 3 P = 4 (23.61 against 23.62 GDoF/s for P = 8, the fifteenth
     /// session's choice); double k = 6 keeps its P = 1 (two patches, the fifteenth session's
     /// choice, lose 27% since the compile-time data raised its registers from 74 to 94).
@@ -455,7 +498,7 @@ namespace tpmg
     /// launch bounds ask for resident blocks (fused 3D k = 7) the block holds one patch.
     static constexpr int fused_linear_indexing_P = dim != 3 ? 0
                                                    : sizeof(Number) == 4 ? (k == 4 ? 4 : k == 5 ? 2 : k == 6 ? 1 : 0)
-                                                                         : (k == 3 ? 8 : k == 5 ? 1 : 0);
+                                                                         : (k == 5 ? 1 : 0);
     static int automatic_patches_per_block(bool fused_linear_indexing = false)
     {
       if (fused_linear_indexing && fused_linear_indexing_P > 0)
@@ -831,20 +874,31 @@ namespace tpmg
         return;
       using In = typename std::conditional<dim == 3, typename L::Vz, typename L::Vx>::type;
       auto at  = [](int a, int bb, int i) { return dim == 3 ? In::at(a, bb, i) : In::at(a, i); };
-      Number v[G][ni], w[G][ni], base[G];
+      Number v[G][ni], w[G][ni];
       load_fibers<n, ni>(f, in, at, v);
-      TPMG_UNROLL
-      for (int g = 0; g < G; ++g)
-        {
-          const int fg = fiber(f, g), a = fg % ni, bb = fg / ni; // 2D: bb = 0
-          base[g] = coef[0] * C().lambda[a] + (dim == 3 ? coef[1] * C().lambda[bb] : Number(0));
-        }
       apply_S<true>(v, w);
+      constexpr int from_table = inverse_sums_entries; // entries c < from_table: the table
       TPMG_UNROLL
-      for (int c = 0; c < ni; ++c)
+      for (int c = 0; c < from_table; ++c)
         TPMG_UNROLL
         for (int g = 0; g < G; ++g)
-          w[g][c] = divide(w[g][c], base[g] + coef[dim - 1] * C().lambda[c]);
+          if (owns<n>(f, g))
+            w[g][c] *= inverse_sums[inverse_sum_index(fiber(f, g), c)];
+      if constexpr (from_table < ni)
+        {
+          Number base[G];
+          TPMG_UNROLL
+          for (int g = 0; g < G; ++g)
+            {
+              const int fg = owns<n>(f, g) ? fiber(f, g) : 0, a = fg % ni, bb = fg / ni; // 2D: bb = 0
+              base[g] = coef[0] * C().lambda[a] + (dim == 3 ? coef[1] * C().lambda[bb] : Number(0));
+            }
+          TPMG_UNROLL
+          for (int c = from_table; c < ni; ++c)
+            TPMG_UNROLL
+            for (int g = 0; g < G; ++g)
+              w[g][c] = divide(w[g][c], base[g] + coef[dim - 1] * C().lambda[c]);
+        }
       apply_S<false>(w, v);
       store_fibers<n, ni>(f, out, at, v);
     }
@@ -932,7 +986,8 @@ namespace tpmg
   template <int dim, int k, typename Number, PatchKernelKind kind, KernelOptimization opt, bool lumped_mass = false>
   FiberPatchKernel<dim, k, Number, kind, opt, lumped_mass> make_fiber_kernel(const PatchColorGeometry &geo, Number *x,
                                                                              const Number *b, Number *r,
-                                                                             const std::array<double, 3> &coef, int P)
+                                                                             const std::array<double, 3> &coef, int P,
+                                                                             const Number *inverse_sums)
   {
     FiberPatchKernel<dim, k, Number, kind, opt, lumped_mass> kern;
     kern.geo = geo;
@@ -944,6 +999,36 @@ namespace tpmg
       kern.coef[i] = Number(coef[kern.axis(i)]);
     for (int i = dim; i < 3; ++i)
       kern.coef[i] = Number(coef[i]);
+    if (kern.inverse_sums_table && inverse_sums == nullptr)
+      throw std::logic_error("fiber patch kernel: the table of inverse eigenvalue sums is missing");
+    kern.inverse_sums = inverse_sums;
     return kern;
+  }
+
+  /// The table FiberPatchKernel::inverse_sums of a level with direction coefficients `coef`, in
+  /// the kernel's directions (the turned kernels permute them) and with its eigenvalues (those
+  /// of the lumped mass differ); the same for every kind of the kernel. Empty where the kernel
+  /// divides instead.
+  template <int dim, int k, typename Number, KernelOptimization opt, bool lumped_mass = false>
+  std::vector<Number> fiber_inverse_eigenvalue_sums(const std::array<double, 3> &coef)
+  {
+    using Kernel = FiberPatchKernel<dim, k, Number, PatchKernelKind::fused, opt, lumped_mass>;
+    if (!Kernel::inverse_sums_table)
+      return {};
+    constexpr int ni = Kernel::ni, nb = dim == 3 ? ni : 1;
+    const auto   &lambda = Kernel::C().lambda;
+    double        c[3];
+    for (int i = 0; i < dim; ++i)
+      c[i] = coef[Kernel::axis(i)];
+    std::vector<Number> table(std::size_t(ni) * ni * nb);
+    for (int bb = 0; bb < nb; ++bb)
+      for (int a = 0; a < ni; ++a)
+        for (int e = 0; e < ni; ++e)
+          {
+            // the sum as the dividing kernels form it, in Number
+            const Number base = Number(c[0]) * lambda[a] + (dim == 3 ? Number(c[1]) * lambda[bb] : Number(0));
+            table[Kernel::inverse_sum_index(a + ni * bb, e)] = Number(1) / (base + Number(c[dim - 1]) * lambda[e]);
+          }
+    return table;
   }
 } // namespace tpmg

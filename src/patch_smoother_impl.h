@@ -69,6 +69,23 @@ namespace tpmg
         data1d_.reinit(index_t(packed.size()), backend);
         data1d_.from_host(packed);
       }
+    if (optimized) // the fiber kernels' reciprocals of the eigenvalue sums, where they use them
+      {
+        auto table = [&](auto opt) {
+          return settings.lumped_mass ? fiber_inverse_eigenvalue_sums<dim, k, Number, decltype(opt)::value, true>(coef_)
+                                      : fiber_inverse_eigenvalue_sums<dim, k, Number, decltype(opt)::value, false>(coef_);
+        };
+        using O = KernelOptimization;
+        const std::vector<Number> t =
+          settings.optimization == O::conflict_free ? table(std::integral_constant<O, O::conflict_free>{})
+          : settings.optimization == O::boundary    ? table(std::integral_constant<O, O::boundary>{})
+                                                    : table(std::integral_constant<O, O::linear_indexing>{}); // tensor_core too
+        if (!t.empty())
+          {
+            inverse_sums_.reinit(index_t(t.size()), backend);
+            inverse_sums_.from_host(t);
+          }
+      }
     if constexpr (dim == 3 && k >= 2)
       if (tensor_core)
         {
@@ -168,11 +185,12 @@ namespace tpmg
 
     template <int dim, int k, typename Number, PatchKernelKind kind, KernelOptimization opt>
     void launch_fiber(Backend backend, const PatchColorGeometry &geo, Number *x, const Number *b, Number *r,
-                      bool lumped_mass, const std::array<double, 3> &coef, int P)
+                      bool lumped_mass, const std::array<double, 3> &coef, int P, const Number *inverse_sums)
     {
       // the 1D data are compile-time constants, one kernel per mass matrix
       auto run = [&](auto lumped) {
-        const auto kern = make_fiber_kernel<dim, k, Number, kind, opt, decltype(lumped)::value>(geo, x, b, r, coef, P);
+        const auto kern =
+          make_fiber_kernel<dim, k, Number, kind, opt, decltype(lumped)::value>(geo, x, b, r, coef, P, inverse_sums);
         launch(backend, kern, kern.shape());
       };
       if (lumped_mass)
@@ -193,18 +211,19 @@ namespace tpmg
     template <int dim, int k, typename Number, KernelOptimization opt>
     void smooth_color_fiber(Backend backend, SmootherKernel variant, const PatchColorGeometry &geo, Number *x,
                             const Number *b, Number *r, bool lumped_mass, const std::array<double, 3> &coef, int P,
-                            bool from_zero)
+                            const Number *inv_sums, bool from_zero)
     {
       using K = PatchKernelKind;
       if (from_zero) // as in smooth_color_basic
-        launch_fiber<dim, k, Number, K::solve, opt>(backend, geo, x, b, const_cast<Number *>(b), lumped_mass, coef, P);
+        launch_fiber<dim, k, Number, K::solve, opt>(backend, geo, x, b, const_cast<Number *>(b), lumped_mass, coef, P,
+                                                    inv_sums);
       else if (variant == SmootherKernel::fused)
-        launch_fiber<dim, k, Number, K::fused, opt>(backend, geo, x, b, r, lumped_mass, coef, P);
+        launch_fiber<dim, k, Number, K::fused, opt>(backend, geo, x, b, r, lumped_mass, coef, P, inv_sums);
       else
         {
           if (variant == SmootherKernel::separate)
-            launch_fiber<dim, k, Number, K::residual, opt>(backend, geo, x, b, r, lumped_mass, coef, P);
-          launch_fiber<dim, k, Number, K::solve, opt>(backend, geo, x, b, r, lumped_mass, coef, P);
+            launch_fiber<dim, k, Number, K::residual, opt>(backend, geo, x, b, r, lumped_mass, coef, P, inv_sums);
+          launch_fiber<dim, k, Number, K::solve, opt>(backend, geo, x, b, r, lumped_mass, coef, P, inv_sums);
         }
     }
   } // namespace
@@ -241,7 +260,7 @@ namespace tpmg
           {
             case KernelOptimization::linear_indexing:
               smooth_color_fiber<dim, k, Number, KernelOptimization::linear_indexing>(backend_, settings_.kernel, geo,
-                                                                                      x.data(), b.data(), r, settings_.lumped_mass, coef_, P, x_is_zero);
+                                                                                      x.data(), b.data(), r, settings_.lumped_mass, coef_, P, inverse_sums_.data(), x_is_zero);
               break;
             case KernelOptimization::tensor_core:
               // from x = 0 the fiber solve kernel (no residual to compute); otherwise the tile products
@@ -255,15 +274,15 @@ namespace tpmg
               smooth_color_fiber<dim, k, Number, KernelOptimization::linear_indexing>(
                 backend_, settings_.kernel, geo, x.data(), b.data(), r, settings_.lumped_mass, coef_,
                 FiberPatchKernel<dim, k, Number, PatchKernelKind::solve, KernelOptimization::linear_indexing>::automatic_patches_per_block(),
-                x_is_zero);
+                inverse_sums_.data(), x_is_zero);
               break;
             case KernelOptimization::conflict_free:
               smooth_color_fiber<dim, k, Number, KernelOptimization::conflict_free>(backend_, settings_.kernel, geo,
-                                                                                    x.data(), b.data(), r, settings_.lumped_mass, coef_, P, x_is_zero);
+                                                                                    x.data(), b.data(), r, settings_.lumped_mass, coef_, P, inverse_sums_.data(), x_is_zero);
               break;
             default:
               smooth_color_fiber<dim, k, Number, KernelOptimization::boundary>(backend_, settings_.kernel, geo,
-                                                                               x.data(), b.data(), r, settings_.lumped_mass, coef_, P, x_is_zero);
+                                                                               x.data(), b.data(), r, settings_.lumped_mass, coef_, P, inverse_sums_.data(), x_is_zero);
               break;
           }
         return;

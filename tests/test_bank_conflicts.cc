@@ -49,9 +49,10 @@ namespace
       return record_bank_conflicts(kern, s, {Dim3{0, 0, 0}, Dim3{s.grid.x > 1 ? 1u : 0u, 0, 0}});
     };
     using K    = PatchKernelKind;
-    c.fused    = record(make_fiber_kernel<dim, k, Number, K::fused, opt>(geo, x.data(), b.data(), r.data(), coef, P));
-    c.residual = record(make_fiber_kernel<dim, k, Number, K::residual, opt>(geo, x.data(), b.data(), r.data(), coef, P));
-    c.solve    = record(make_fiber_kernel<dim, k, Number, K::solve, opt>(geo, x.data(), b.data(), r.data(), coef, P));
+    const auto s = fiber_inverse_eigenvalue_sums<dim, k, Number, opt>(coef);
+    c.fused    = record(make_fiber_kernel<dim, k, Number, K::fused, opt>(geo, x.data(), b.data(), r.data(), coef, P, s.data()));
+    c.residual = record(make_fiber_kernel<dim, k, Number, K::residual, opt>(geo, x.data(), b.data(), r.data(), coef, P, s.data()));
+    c.solve    = record(make_fiber_kernel<dim, k, Number, K::solve, opt>(geo, x.data(), b.data(), r.data(), coef, P, s.data()));
     return c;
   }
 

@@ -288,6 +288,49 @@ TEST(PatchSmoother, CompileTimeDataEqualPatchData1D)
     });
 }
 
+// The fiber kernels' table of inverse eigenvalue sums (3D double): entry
+// c ni² + a + ni b is 1 / (c_0 λ_a + c_1 λ_b + c_2 λ_c) with the kernel's coefficients, i.e.
+// the mesh's permuted for the turned (unpadded) kernels: kernel x, y, z = mesh z, x, y.
+TEST(PatchSmoother, InverseEigenvalueSumsInKernelDirections)
+{
+  const std::array<double, 3> coef = {1.0, 2.5, 4.0}; // anisotropic: a wrong direction shows
+  auto check = [&](auto K, auto Opt, auto Lumped, bool turned) {
+    constexpr int  k = decltype(K)::value, ni = 2 * k - 1;
+    constexpr auto opt    = decltype(Opt)::value;
+    constexpr bool lumped = decltype(Lumped)::value;
+    using Kernel          = FiberPatchKernel<3, k, double, PatchKernelKind::fused, opt, lumped>;
+    const std::vector<double> t = fiber_inverse_eigenvalue_sums<3, k, double, opt, lumped>(coef);
+    ASSERT_EQ(t.empty(), !Kernel::inverse_sums_table) << "k=" << k;
+    if (t.empty())
+      return;
+    ASSERT_EQ(t.size(), std::size_t(ni * ni * ni));
+    const std::vector<double> lambda = patch_data_1d(k, lumped).eigenvalues;
+    const double c0 = turned ? coef[2] : coef[0], c1 = turned ? coef[0] : coef[1], c2 = turned ? coef[1] : coef[2];
+    for (int c = 0; c < ni; ++c)
+      for (int b = 0; b < ni; ++b)
+        for (int a = 0; a < ni; ++a)
+          {
+            const double expected = 1.0 / (c0 * lambda[a] + c1 * lambda[b] + c2 * lambda[c]);
+            ASSERT_NEAR(t[std::size_t(c) * ni * ni + a + ni * b], expected, 1e-14 * expected)
+              << "k=" << k << " lumped=" << lumped << " (" << a << ", " << b << ", " << c << ")";
+          }
+  };
+  using O = KernelOptimization;
+  for (int k = 3; k <= 8; ++k)
+    dispatch_degree(k, [&](auto K) {
+      if constexpr (decltype(K)::value >= 3)
+        {
+          check(K, std::integral_constant<O, O::linear_indexing>{}, std::false_type{}, true);
+          check(K, std::integral_constant<O, O::linear_indexing>{}, std::true_type{}, true);
+          check(K, std::integral_constant<O, O::conflict_free>{}, std::false_type{}, false);
+        }
+    });
+  // float divides (a reciprocal instruction), 2D double too (measured slower with the table)
+  EXPECT_TRUE((fiber_inverse_eigenvalue_sums<3, 4, float, O::linear_indexing>(coef).empty()));
+  EXPECT_TRUE((fiber_inverse_eigenvalue_sums<2, 4, double, O::linear_indexing>(coef).empty()));
+  EXPECT_FALSE((fiber_inverse_eigenvalue_sums<3, 4, double, O::linear_indexing>(coef).empty()));
+}
+
 // S and Sᵀ through the halves of the parity columns equal the dense products, for a random
 // matrix of that parity (n = 1..19), on three fibers at once.
 TEST(PatchSmoother, ParityColumnsEqualDenseProducts)

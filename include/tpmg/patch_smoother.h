@@ -113,6 +113,7 @@ namespace tpmg
     PatchSmootherSettings         settings_;
     const LinearOperator<Number> *op_;
     Vector<Number>                data1d_, inverse_;
+    Vector<Number>                inverse_sums_; ///< fiber kernels: fiber_inverse_eigenvalue_sums
     Vector<double>                mma_matrices_; ///< tensor_core: MmaPatchKernel::matrices()
     mutable Vector<Number>        residual_;
     std::array<double, 3>         coef_;

@@ -268,7 +268,8 @@ TEST(Gpu, KernelsKeepTheirRegistersAndResidentBlocks)
   EXPECT_GE(tc.resident_blocks, 2);
   EXPECT_EQ(tc.local_bytes, 0u);
   // k = 7: the blocks of one patch the launch bounds ask for (NOTES §4, eighteenth session):
-  // double 3 at 80 registers (24 bytes of spills), float 5 at 48 registers
+  // double 3 at 80 registers (no spills since the table of inverse eigenvalue sums, twentieth
+  // session; 16-64 bytes before), float 5 at 48 registers
   const KernelResources d7 = fiber_resources<7, double>("fused linear_indexing 3D k = 7 double", 1);
   EXPECT_GE(d7.resident_blocks, 3);
   EXPECT_LE(d7.local_bytes, 64u);
