@@ -329,6 +329,12 @@ TEST(PatchSmoother, InverseEigenvalueSumsInKernelDirections)
   EXPECT_TRUE((fiber_inverse_eigenvalue_sums<3, 4, float, O::linear_indexing>(coef).empty()));
   EXPECT_TRUE((fiber_inverse_eigenvalue_sums<2, 4, double, O::linear_indexing>(coef).empty()));
   EXPECT_FALSE((fiber_inverse_eigenvalue_sums<3, 4, double, O::linear_indexing>(coef).empty()));
+  // a kernel that needs the table refuses to be made without it
+  using Kd = FiberPatchKernel<3, 4, double, PatchKernelKind::fused, O::linear_indexing>;
+  ASSERT_TRUE(Kd::inverse_sums_table);
+  EXPECT_THROW((make_fiber_kernel<3, 4, double, PatchKernelKind::fused, O::linear_indexing>(
+                 PatchColorGeometry{}, nullptr, nullptr, nullptr, coef, 1, nullptr)),
+               std::logic_error);
 }
 
 // S and Sᵀ through the halves of the parity columns equal the dense products, for a random
