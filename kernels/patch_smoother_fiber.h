@@ -31,6 +31,7 @@
 #include <tpmg/patch_data_table.h>
 #include <tpmg/patch_smoother.h>
 
+#include <array>
 #include <stdexcept>
 #include <type_traits>
 #include <vector>
@@ -339,6 +340,22 @@ namespace tpmg
     static TPMG_HD TPMG_FORCEINLINE int inverse_sum_index(int fg, int c)
     {
       return c * (dim == 3 ? ni * ni : ni) + fg;
+    }
+    /// The eigenvalue sums with the kernel's coefficients c (coef): c_0 λ_a + c_1 λ_b, shared by
+    /// the entries of fiber (a, b) of stage_turn (2D: c_0 λ_a), and the sum of its entry e
+    static TPMG_HD TPMG_FORCEINLINE Number eigenvalue_sum_base(const Number (&c)[3], int a, int bb)
+    {
+      return c[0] * C().lambda[a] + (dim == 3 ? c[1] * C().lambda[bb] : Number(0));
+    }
+    static TPMG_HD TPMG_FORCEINLINE Number eigenvalue_sum(const Number (&c)[3], Number base, int e)
+    {
+      return base + c[dim - 1] * C().lambda[e];
+    }
+    /// The kernel's coefficients from the mesh's: kernel direction d is mesh direction axis(d)
+    static void kernel_coefficients(const std::array<double, 3> &mesh, Number (&c)[3])
+    {
+      for (int i = 0; i < 3; ++i)
+        c[i] = Number(mesh[i < dim ? axis(i) : i]);
     }
 
     struct Registers
@@ -890,14 +907,14 @@ namespace tpmg
           TPMG_UNROLL
           for (int g = 0; g < G; ++g)
             {
-              const int fg = owns<n>(f, g) ? fiber(f, g) : 0, a = fg % ni, bb = fg / ni; // 2D: bb = 0
-              base[g] = coef[0] * C().lambda[a] + (dim == 3 ? coef[1] * C().lambda[bb] : Number(0));
+              const int fg = owns<n>(f, g) ? fiber(f, g) : 0; // 2D: fg / ni = 0
+              base[g]      = eigenvalue_sum_base(coef, fg % ni, fg / ni);
             }
           TPMG_UNROLL
           for (int c = from_table; c < ni; ++c)
             TPMG_UNROLL
             for (int g = 0; g < G; ++g)
-              w[g][c] = divide(w[g][c], base[g] + coef[dim - 1] * C().lambda[c]);
+              w[g][c] = divide(w[g][c], eigenvalue_sum(coef, base[g], c));
         }
       apply_S<false>(w, v);
       store_fibers<n, ni>(f, out, at, v);
@@ -995,10 +1012,7 @@ namespace tpmg
     kern.b   = b;
     kern.r   = r;
     kern.set_patches_per_block(P);
-    for (int i = 0; i < dim; ++i)
-      kern.coef[i] = Number(coef[kern.axis(i)]);
-    for (int i = dim; i < 3; ++i)
-      kern.coef[i] = Number(coef[i]);
+    kern.kernel_coefficients(coef, kern.coef);
     if (kern.inverse_sums_table && inverse_sums == nullptr)
       throw std::logic_error("fiber patch kernel: the table of inverse eigenvalue sums is missing");
     kern.inverse_sums = inverse_sums;
@@ -1016,19 +1030,16 @@ namespace tpmg
     if (!Kernel::inverse_sums_table)
       return {};
     constexpr int ni = Kernel::ni, nb = dim == 3 ? ni : 1;
-    const auto   &lambda = Kernel::C().lambda;
-    double        c[3];
-    for (int i = 0; i < dim; ++i)
-      c[i] = coef[Kernel::axis(i)];
+    Number        c[3];
+    Kernel::kernel_coefficients(coef, c);
     std::vector<Number> table(std::size_t(ni) * ni * nb);
     for (int bb = 0; bb < nb; ++bb)
       for (int a = 0; a < ni; ++a)
-        for (int e = 0; e < ni; ++e)
-          {
-            // the sum as the dividing kernels form it, in Number
-            const Number base = Number(c[0]) * lambda[a] + (dim == 3 ? Number(c[1]) * lambda[bb] : Number(0));
-            table[Kernel::inverse_sum_index(a + ni * bb, e)] = Number(1) / (base + Number(c[dim - 1]) * lambda[e]);
-          }
+        {
+          const Number base = Kernel::eigenvalue_sum_base(c, a, bb); // as the dividing kernels form it
+          for (int e = 0; e < ni; ++e)
+            table[Kernel::inverse_sum_index(a + ni * bb, e)] = Number(1) / Kernel::eigenvalue_sum(c, base, e);
+        }
     return table;
   }
 } // namespace tpmg
