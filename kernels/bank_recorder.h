@@ -11,6 +11,11 @@
 // banks do not overlap (measured on the H100 with benchmarks/bank_probe.cu, NOTES §8).
 // The minimum is one wavefront per 128 distinct bytes of a group; everything above that is
 // a bank conflict.
+//
+// The recorder also checks the ordering the barriers give (runner.h): a shared word one thread
+// writes must not be read or written by another thread of the same phase, nor by a thread of
+// another warp before the next block barrier (a segment: one phase, or phases joined by warp
+// barriers). Each access that does is a hazard.
 #pragma once
 
 #include "runner.h"
@@ -29,12 +34,15 @@ namespace tpmg
     std::size_t wavefronts   = 0; ///< wavefronts (replays included) they needed
     std::size_t ideal        = 0; ///< wavefronts a conflict-free layout needs
 
+    std::size_t hazards      = 0; ///< accesses racing with another warp's (no block barrier between)
+
     std::size_t conflicts() const { return wavefronts - ideal; }
     BankConflictCounts &operator+=(const BankConflictCounts &o)
     {
       instructions += o.instructions;
       wavefronts += o.wavefronts;
       ideal += o.ideal;
+      hazards += o.hazards;
       return *this;
     }
   };
@@ -49,44 +57,51 @@ namespace tpmg
       bool        store;
     };
 
-    void begin_thread(unsigned t, int /*phase*/)
+    void begin_thread(unsigned t, int phase)
     {
       current_ = t;
-      if (per_thread_.size() <= t)
-        per_thread_.resize(t + 1);
+      phase_   = phase;
+      auto &threads = pending_[phase];
+      if (threads.size() <= t)
+        threads.resize(t + 1);
     }
 
     void record(std::size_t byte_offset, unsigned width, bool store)
     {
-      per_thread_[current_].push_back(Access{byte_offset, width, store});
+      pending_[phase_][current_].push_back(Access{byte_offset, width, store});
+      check_order(byte_offset, width, store);
     }
+
+    /// The next accesses are after a block barrier.
+    void end_segment() { ++segment_; }
 
     /// Analyses the accesses of the phase that just ended, warp by warp.
     void end_phase(int phase)
     {
-      const std::size_t n_threads = per_thread_.size();
+      auto &per_thread = pending_[phase];
+      const std::size_t n_threads = per_thread.size();
       for (std::size_t w0 = 0; w0 < n_threads; w0 += 32)
         {
           const std::size_t w1 = std::min(n_threads, w0 + 32);
           std::size_t       n_instr = 0;
           for (std::size_t t = w0; t < w1; ++t)
-            n_instr = std::max(n_instr, per_thread_[t].size());
+            n_instr = std::max(n_instr, per_thread[t].size());
           for (std::size_t i = 0; i < n_instr; ++i)
             {
               BankConflictCounts c;
               c.instructions = 1;
               std::size_t width = 4;
               for (std::size_t t = w0; t < w1; ++t)
-                if (i < per_thread_[t].size())
-                  width = std::max<std::size_t>(width, per_thread_[t][i].width);
+                if (i < per_thread[t].size())
+                  width = std::max<std::size_t>(width, per_thread[t][i].width);
               const std::size_t group = 32 * 4 / width; // lanes served together
               for (std::size_t g0 = w0; g0 < w1; g0 += group)
                 {
                   words_.clear();
                   for (std::size_t t = g0; t < std::min(w1, g0 + group); ++t)
-                    if (i < per_thread_[t].size())
+                    if (i < per_thread[t].size())
                       {
-                        const Access &a = per_thread_[t][i];
+                        const Access &a = per_thread[t][i];
                         for (std::size_t w = a.byte_offset / 4; w <= (a.byte_offset + a.width - 1) / 4; ++w)
                           words_.push_back(w);
                       }
@@ -104,8 +119,7 @@ namespace tpmg
               total_ += c;
             }
         }
-      for (auto &v : per_thread_)
-        v.clear();
+      pending_.erase(phase);
     }
 
     const BankConflictCounts &total() const { return total_; }
@@ -114,12 +128,62 @@ namespace tpmg
     {
       total_ = {};
       per_phase_.clear();
-      per_thread_.clear();
+      pending_.clear();
+      words_state_.clear();
+      ++segment_;
     }
 
   private:
+    /// who touched a 4-byte word: the last writer (thread, phase, segment); the readers of the
+    /// segment (their warp, -2: several) and of the phase (their thread, -2: several)
+    struct WordState
+    {
+      std::size_t write_segment = 0, read_segment = 0, read_phase_segment = 0;
+      int         write_phase = -1, read_phase = -1;
+      long        writer = -1, read_warp = -1, read_thread = -1;
+    };
+
+    void check_order(std::size_t byte_offset, unsigned width, bool store)
+    {
+      const long        t = long(current_), warp = t / 32;
+      const std::size_t seg = segment_ + 1; // 0 marks "never"
+      if (words_state_.size() * 4 < byte_offset + width)
+        words_state_.resize((byte_offset + width + 3) / 4);
+      bool hazard = false;
+      for (std::size_t w = byte_offset / 4; w <= (byte_offset + width - 1) / 4; ++w)
+        {
+          WordState &s          = words_state_[w];
+          const bool same_phase = s.write_segment == seg && s.write_phase == phase_;
+          hazard |= s.write_segment == seg && (s.writer / 32 != warp || (same_phase && s.writer != t));
+          if (store)
+            {
+              // -2 (several readers) differs from every thread and warp
+              hazard |= s.read_segment == seg && s.read_warp != warp;
+              hazard |= s.read_phase_segment == seg && s.read_phase == phase_ && s.read_thread != t;
+              s.write_segment = seg;
+              s.write_phase   = phase_;
+              s.writer        = t;
+              continue;
+            }
+          s.read_warp    = s.read_segment != seg || s.read_warp == warp ? warp : -2;
+          s.read_segment = seg;
+          const bool phase_seen = s.read_phase_segment == seg && s.read_phase == phase_;
+          s.read_thread         = !phase_seen || s.read_thread == t ? t : -2;
+          s.read_phase_segment  = seg;
+          s.read_phase          = phase_;
+        }
+      if (hazard)
+        {
+          ++per_phase_[phase_].hazards;
+          ++total_.hazards;
+        }
+    }
+
     unsigned                            current_ = 0;
-    std::vector<std::vector<Access>>    per_thread_;
+    int                                 phase_   = 0;
+    std::size_t                         segment_ = 0;
+    std::map<int, std::vector<std::vector<Access>>> pending_; ///< per phase, per thread
+    std::vector<WordState>              words_state_;
     std::vector<std::size_t>            words_;
     BankConflictCounts                  total_;
     std::map<int, BankConflictCounts>   per_phase_;
@@ -183,6 +247,7 @@ namespace tpmg
     }
     void begin_thread(unsigned t, int phase) { recorder->begin_thread(t, phase); }
     void end_phase(int phase) { recorder->end_phase(phase); }
+    void end_segment() { recorder->end_segment(); }
   };
 
   /// Runs the given blocks of a kernel on the host (serially) under the recorder.

@@ -157,6 +157,13 @@ static std::vector<Case> all_cases()
                      KernelOptimization::conflict_free, P});
   cases.push_back({2, 2, SmootherKernel::fused, LocalSolver::fast_diagonalization, ColorOrder::standard,
                    KernelOptimization::boundary, 32});
+  // the slice stages of 3D linear_indexing (FiberPatchKernel::slice_stages) at 1, 2 and 4
+  // patches per block: slices 8 lanes apart, 4, 2 and 1 of them per warp
+  for (int P : {1, 2, 4})
+    for (int k : {3, 4})
+      for (SmootherKernel kern : {SmootherKernel::separate, SmootherKernel::fused})
+        cases.push_back({3, k, kern, LocalSolver::fast_diagonalization, ColorOrder::standard,
+                         KernelOptimization::linear_indexing, P});
   // GLL-lumped masses (the bp5 smoother; the fiber kernels are compiled per mass matrix),
   // against the sweep on the operator assembled with lumped masses
   for (KernelOptimization opt : {KernelOptimization::basic, KernelOptimization::linear_indexing,
