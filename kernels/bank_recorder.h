@@ -13,9 +13,8 @@
 // a bank conflict.
 //
 // The recorder also checks the ordering the barriers give (runner.h): a shared word one thread
-// writes must not be read or written by another thread of the same phase, nor by a thread of
-// another warp before the next block barrier (a segment: one phase, or phases joined by warp
-// barriers). Each access that does is a hazard.
+// writes in a phase must not be read or written by another thread of that phase (nothing orders
+// them, on the GPU not even within a warp). Each access that does is a hazard.
 #pragma once
 
 #include "runner.h"
@@ -33,8 +32,7 @@ namespace tpmg
     std::size_t instructions = 0; ///< warp-level shared-memory instructions
     std::size_t wavefronts   = 0; ///< wavefronts (replays included) they needed
     std::size_t ideal        = 0; ///< wavefronts a conflict-free layout needs
-
-    std::size_t hazards      = 0; ///< accesses racing with another warp's (no block barrier between)
+    std::size_t hazards      = 0; ///< accesses racing with another thread's (no barrier between)
 
     std::size_t conflicts() const { return wavefronts - ideal; }
     BankConflictCounts &operator+=(const BankConflictCounts &o)
@@ -61,47 +59,42 @@ namespace tpmg
     {
       current_ = t;
       phase_   = phase;
-      auto &threads = pending_[phase];
-      if (threads.size() <= t)
-        threads.resize(t + 1);
+      if (per_thread_.size() <= t)
+        per_thread_.resize(t + 1);
     }
 
     void record(std::size_t byte_offset, unsigned width, bool store)
     {
-      pending_[phase_][current_].push_back(Access{byte_offset, width, store});
+      per_thread_[current_].push_back(Access{byte_offset, width, store});
       check_order(byte_offset, width, store);
     }
-
-    /// The next accesses are after a block barrier.
-    void end_segment() { ++segment_; }
 
     /// Analyses the accesses of the phase that just ended, warp by warp.
     void end_phase(int phase)
     {
-      auto &per_thread = pending_[phase];
-      const std::size_t n_threads = per_thread.size();
+      const std::size_t n_threads = per_thread_.size();
       for (std::size_t w0 = 0; w0 < n_threads; w0 += 32)
         {
           const std::size_t w1 = std::min(n_threads, w0 + 32);
           std::size_t       n_instr = 0;
           for (std::size_t t = w0; t < w1; ++t)
-            n_instr = std::max(n_instr, per_thread[t].size());
+            n_instr = std::max(n_instr, per_thread_[t].size());
           for (std::size_t i = 0; i < n_instr; ++i)
             {
               BankConflictCounts c;
               c.instructions = 1;
               std::size_t width = 4;
               for (std::size_t t = w0; t < w1; ++t)
-                if (i < per_thread[t].size())
-                  width = std::max<std::size_t>(width, per_thread[t][i].width);
+                if (i < per_thread_[t].size())
+                  width = std::max<std::size_t>(width, per_thread_[t][i].width);
               const std::size_t group = 32 * 4 / width; // lanes served together
               for (std::size_t g0 = w0; g0 < w1; g0 += group)
                 {
                   words_.clear();
                   for (std::size_t t = g0; t < std::min(w1, g0 + group); ++t)
-                    if (i < per_thread[t].size())
+                    if (i < per_thread_[t].size())
                       {
-                        const Access &a = per_thread[t][i];
+                        const Access &a = per_thread_[t][i];
                         for (std::size_t w = a.byte_offset / 4; w <= (a.byte_offset + a.width - 1) / 4; ++w)
                           words_.push_back(w);
                       }
@@ -119,7 +112,9 @@ namespace tpmg
               total_ += c;
             }
         }
-      pending_.erase(phase);
+      for (auto &v : per_thread_)
+        v.clear();
+      ++phases_run_; // the next accesses are after a barrier
     }
 
     const BankConflictCounts &total() const { return total_; }
@@ -128,49 +123,42 @@ namespace tpmg
     {
       total_ = {};
       per_phase_.clear();
-      pending_.clear();
+      per_thread_.clear();
       words_state_.clear();
-      ++segment_;
+      ++phases_run_;
     }
 
   private:
-    /// who touched a 4-byte word: the last writer (thread, phase, segment); the readers of the
-    /// segment (their warp, -2: several) and of the phase (their thread, -2: several)
+    /// who touched a 4-byte word in which phase (phases_run_ + 1 at the time): its writer,
+    /// and its reader (-2: several)
     struct WordState
     {
-      std::size_t write_segment = 0, read_segment = 0, read_phase_segment = 0;
-      int         write_phase = -1, read_phase = -1;
-      long        writer = -1, read_warp = -1, read_thread = -1;
+      std::size_t write_phase = 0, read_phase = 0;
+      long        writer = -1, reader = -1;
     };
 
     void check_order(std::size_t byte_offset, unsigned width, bool store)
     {
-      const long        t = long(current_), warp = t / 32;
-      const std::size_t seg = segment_ + 1; // 0 marks "never"
+      const long        t   = long(current_);
+      const std::size_t now = phases_run_ + 1; // 0 marks "never"
       if (words_state_.size() * 4 < byte_offset + width)
         words_state_.resize((byte_offset + width + 3) / 4);
       bool hazard = false;
       for (std::size_t w = byte_offset / 4; w <= (byte_offset + width - 1) / 4; ++w)
         {
-          WordState &s          = words_state_[w];
-          const bool same_phase = s.write_segment == seg && s.write_phase == phase_;
-          hazard |= s.write_segment == seg && (s.writer / 32 != warp || (same_phase && s.writer != t));
+          WordState &s = words_state_[w];
+          hazard |= s.write_phase == now && s.writer != t;
           if (store)
             {
-              // -2 (several readers) differs from every thread and warp
-              hazard |= s.read_segment == seg && s.read_warp != warp;
-              hazard |= s.read_phase_segment == seg && s.read_phase == phase_ && s.read_thread != t;
-              s.write_segment = seg;
-              s.write_phase   = phase_;
-              s.writer        = t;
-              continue;
+              hazard |= s.read_phase == now && s.reader != t; // -2 differs from every thread
+              s.write_phase = now;
+              s.writer      = t;
             }
-          s.read_warp    = s.read_segment != seg || s.read_warp == warp ? warp : -2;
-          s.read_segment = seg;
-          const bool phase_seen = s.read_phase_segment == seg && s.read_phase == phase_;
-          s.read_thread         = !phase_seen || s.read_thread == t ? t : -2;
-          s.read_phase_segment  = seg;
-          s.read_phase          = phase_;
+          else
+            {
+              s.reader     = s.read_phase != now || s.reader == t ? t : -2;
+              s.read_phase = now;
+            }
         }
       if (hazard)
         {
@@ -180,9 +168,9 @@ namespace tpmg
     }
 
     unsigned                            current_ = 0;
-    int                                 phase_   = 0;
-    std::size_t                         segment_ = 0;
-    std::map<int, std::vector<std::vector<Access>>> pending_; ///< per phase, per thread
+    int                                 phase_      = 0;
+    std::size_t                         phases_run_ = 0;
+    std::vector<std::vector<Access>>    per_thread_;
     std::vector<WordState>              words_state_;
     std::vector<std::size_t>            words_;
     BankConflictCounts                  total_;
@@ -247,7 +235,6 @@ namespace tpmg
     }
     void begin_thread(unsigned t, int phase) { recorder->begin_thread(t, phase); }
     void end_phase(int phase) { recorder->end_phase(phase); }
-    void end_segment() { recorder->end_segment(); }
   };
 
   /// Runs the given blocks of a kernel on the host (serially) under the recorder.

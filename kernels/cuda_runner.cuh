@@ -1,6 +1,5 @@
 // CUDA runner of one-source kernels: all phases inlined into one __global__ function,
-// a __syncthreads() (or, where the kernel joins them, a __syncwarp()) between consecutive
-// phases. Include only from .cu files, which
+// a __syncthreads() between consecutive phases. Include only from .cu files, which
 // instantiate run_on_device<Kernel> for the kernels they provide.
 #pragma once
 
@@ -16,22 +15,6 @@ namespace tpmg
 {
   namespace internal
   {
-    /// the barrier after a phase: a warp's where the kernel joins it to the next (runner.h),
-    /// else the block's; the choice is the same for the whole block
-    template <class Kernel>
-    __device__ __forceinline__ void barrier_after(const Kernel &kernel, int phase)
-    {
-      if (warp_barrier_after(kernel, phase))
-        {
-          // the lanes the warp has: all but in a block's last, partial warp
-          const unsigned t = threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);
-          const unsigned n = blockDim.x * blockDim.y * blockDim.z - (t & ~31u);
-          __syncwarp(n >= 32 ? 0xffffffffu : (1u << n) - 1u);
-        }
-      else
-        __syncthreads();
-    }
-
     template <class Kernel, int... P>
     __device__ __forceinline__ void run_phases_on_device(const Kernel &kernel,
                                                          const KernelCtx &ctx,
@@ -40,7 +23,7 @@ namespace tpmg
                                                          std::integer_sequence<int, P...>)
     {
       // The barrier after the last phase is dead code and is removed by the compiler.
-      ((kernel.template run<P>(ctx, shared, regs), barrier_after(kernel, P)), ...);
+      ((kernel.template run<P>(ctx, shared, regs), __syncthreads()), ...);
     }
 
     template <class Kernel>

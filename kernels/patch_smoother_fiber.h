@@ -122,13 +122,6 @@
 #define TPMG_FIBER_INVERSE_SUMS_DIVIDED 1
 #endif
 
-// Build knob for A/B runs: the 3D unpadded kernels take the stages S_yᵀ, turn and S_y by slices
-// joined by warp barriers (FiberPatchKernel::slice_stages): -1 the measured rule, 0 never, 1
-// wherever the block's warps hold the slices.
-#ifndef TPMG_FIBER_SLICES
-#define TPMG_FIBER_SLICES -1
-#endif
-
 #ifndef TPMG_FIBERS_PER_THREAD
 #define TPMG_FIBERS_PER_THREAD 0 // automatic (FiberPatchKernel::threads_per_patch)
 #endif
@@ -365,35 +358,6 @@ namespace tpmg
         c[i] = Number(mesh[i < dim ? axis(i) : i]);
     }
 
-    /// The stages between the x-stage and the update (3D: S_yᵀ, the turn, S_y) work on slices of
-    /// one kernel x-index a: y-fibers (a, zi), z-fibers (a, b), y-fibers (a, zi), a fiber's
-    /// entries in its slice only. Where each slice's threads lie in one warp, no other warp
-    /// touches the slice, so these three phases need only the warp's barrier between them, not
-    /// the block's: the block waits once instead of three times in its shortest phases, where
-    /// the barrier stalls sat (29-31% of the warp cycles at 3D k = 4..7, NOTES §4, seventeenth
-    /// session). In these phases thread f of a patch (slice_fiber) takes lane j of slice a,
-    /// fiber a + ni j; a warp holds 32 / P fibers of each of its P patches, slices_per_warp
-    /// slices of them, `slice_lanes` apart (a power of two where that fits the block's warps:
-    /// in double one slice per half-warp). set_patches_per_block chooses; slice_lanes = 0
-    /// where the slices do not fit the warps the block has.
-    static constexpr bool slice_stages = dim == 3 && kind != PatchKernelKind::residual && !padded &&
-                                         fibers_per_thread == 1 && TPMG_FIBER_SLICES != 0;
-    static constexpr int  first_slice_phase = kind == PatchKernelKind::solve ? 1 : 4;
-    template <int phase>
-    static constexpr bool slice_phase = slice_stages && phase >= first_slice_phase && phase <= first_slice_phase + 2;
-    TPMG_HD TPMG_FORCEINLINE bool warp_barrier_after(int phase) const
-    {
-      return slice_stages && slice_lanes > 0 && (phase == first_slice_phase || phase == first_slice_phase + 1);
-    }
-    /// the fiber a + ni j thread f of a patch takes in the slice stages; ni² (none) for the
-    /// threads beyond the slices
-    TPMG_HD TPMG_FORCEINLINE int slice_fiber(int f) const
-    {
-      const int in_warp = f & ((32 >> P_log2) - 1), pos = in_warp / slice_lanes, j = in_warp - pos * slice_lanes;
-      const int a = (f >> (5 - P_log2)) * slices_per_warp + pos;
-      return pos < slices_per_warp && j < ni && a < ni ? a + ni * j : ni * ni;
-    }
-
     struct Registers
     {
       index_t first;  ///< global index of the patch's first node, from phase 0 on
@@ -409,11 +373,9 @@ namespace tpmg
     Number                      coef[3];
     const Number               *inverse_sums; ///< inverse_sums_table: the reciprocals (inverse_sum_index)
     int                         P;      ///< patches per block, a power of two
-    int                         P_log2; ///< log2 P (set_patches_per_block sets all from here on)
+    int                         P_log2; ///< log2 P (set_patches_per_block sets all four)
     int                         stride[3]; ///< words between the patch slots of region i
     unsigned                    offset[3], bytes; ///< byte offsets of the regions, their total
-    int                         patch_threads; ///< threads per patch in the block (>= threads_per_patch)
-    int                         slice_lanes, slices_per_warp; ///< slice_stages; slice_lanes = 0: not by slices
     /// 1D data: compile-time constants, or with the A/B knob TPMG_FIBER_CONSTANT_BANK on the
     /// GPU the same values from the __constant__ bank
     using Data1D = FiberConstants<k, Number>;
@@ -512,7 +474,6 @@ namespace tpmg
       P_log2 = 0;
       while ((1 << P_log2) < P)
         ++P_log2;
-      set_slices();
       std::size_t o = 0;
       for (int i = 0; i < 3; ++i)
         {
@@ -523,41 +484,12 @@ namespace tpmg
       bytes = unsigned(o);
     }
     std::size_t shared_bytes() const { return bytes; }
-    /// slice_lanes, slices_per_warp and patch_threads for P patches per block (slice_stages):
-    /// slices a power of two of lanes apart where they fit, else ni; more threads than
-    /// threads_per_patch only where the block keeps its number of warps (a partial warp's
-    /// registers are allocated all the same) and its launch bound.
-    void set_slices()
-    {
-      patch_threads = threads_per_patch;
-      slice_lanes = slices_per_warp = 0;
-      if (!slice_stages || P > 32)
-        return;
-      const int per_warp = 32 / P, warps = (P * threads_per_patch + 31) / 32;
-      int       pow2     = 1;
-      while (pow2 < ni)
-        pow2 *= 2;
-      for (const int lanes : {pow2, ni})
-        {
-          const int spw = per_warp / lanes;
-          if (spw == 0)
-            continue;
-          const int last    = (ni - 1) / spw * per_warp + (ni - 1) % spw * lanes + ni - 1; // slice ni-1's lane ni-1
-          const int threads = cmax(threads_per_patch, last + 1);
-          if ((P * threads + 31) / 32 > warps || P * threads > max_threads_per_block)
-            continue;
-          patch_threads   = threads;
-          slice_lanes     = lanes;
-          slices_per_warp = spw;
-          return;
-        }
-    }
 
     LaunchShape shape() const
     {
       LaunchShape s;
       s.grid.x       = unsigned((geo.n_patches + P - 1) / P);
-      s.block        = Dim3{unsigned(P * patch_threads), 1, 1};
+      s.block        = Dim3{unsigned(P * threads_per_patch), 1, 1};
       s.shared_bytes = shared_bytes();
       return s;
     }
@@ -620,9 +552,6 @@ namespace tpmg
             reg.centre = patch_pointer(x, reg.first)[node_offset(k, k, dim == 3 ? k : 0)];
         }
       const index_t first = reg.first;
-      // the fiber of a slice stage (recomputed: a register held across the slice phases made
-      // ptxas spill at double k = 7)
-      [[maybe_unused]] const int fs = slice_phase<phase> && slice_lanes > 0 ? slice_fiber(f) : f;
       // this patch's slot of each region; B follows A, D follows C (in place: A = C = X, B = D)
       auto region = [&](int i) { return sh.template array<Number>(offset[i]) + p * stride[i]; };
       auto BA = region(r_a), BC = region(r_c);
@@ -642,11 +571,11 @@ namespace tpmg
           if constexpr (phase == 0)
             stage_x(f, first, BA, BA, BA, BX, reg.b_x);
           else if constexpr (dim == 3 && phase == 1)
-            stage_yT(fs, BA, BC);
+            stage_yT(f, BA, BC);
           else if constexpr (phase == dim - 1)
-            stage_turn(fs, dim == 3 ? BC : BA, dim == 3 ? BA : BC);
+            stage_turn(f, dim == 3 ? BC : BA, dim == 3 ? BA : BC);
           else if constexpr (dim == 3 && phase == 3)
-            stage_y(fs, BA, BC);
+            stage_y(f, BA, BC);
           else
             stage_update(f, first, BC, BX);
         }
@@ -671,11 +600,11 @@ namespace tpmg
           else if constexpr (phase == dim)
             stage_x(f, first, BC, BD, BA, BX, reg.b_x);
           else if constexpr (dim == 3 && phase == 4)
-            stage_yT(fs, BA, BC);
+            stage_yT(f, BA, BC);
           else if constexpr (phase == 2 * dim - 1)
-            stage_turn(fs, dim == 3 ? BC : BA, dim == 3 ? BA : BC);
+            stage_turn(f, dim == 3 ? BC : BA, dim == 3 ? BA : BC);
           else if constexpr (dim == 3 && phase == 6)
-            stage_y(fs, BA, BC);
+            stage_y(f, BA, BC);
           else
             stage_update(f, first, BC, BX);
         }

@@ -11,12 +11,6 @@
 // in one __global__ function with __syncthreads() in between; the CPU runner below
 // executes each phase for every thread of a block before the next phase starts, which is
 // exactly the ordering guarantee a barrier gives. Blocks run in parallel with OpenMP.
-//
-// A kernel may join a phase to the next by a warp barrier instead (warp_barrier_after, below):
-// the GPU runs __syncwarp() there, the CPU runner the joined phases warp by warp, each warp
-// through all of them before the next warp starts. That is only right where every shared word
-// the joined phases touch after the last block barrier is touched by one warp alone; the
-// recording view (bank_recorder.h) counts the accesses that break this (hazards).
 #pragma once
 
 #include <tpmg/config.h>
@@ -122,24 +116,6 @@ namespace tpmg
     : std::integral_constant<int, Kernel::min_blocks_per_sm>
   {};
 
-  /// `TPMG_HD bool warp_barrier_after(int phase) const`, where a kernel has it: whether phase
-  /// and phase + 1 are joined by a warp barrier; false (a block barrier) for the others.
-  template <class Kernel, class = void>
-  struct has_warp_barriers : std::false_type
-  {};
-  template <class Kernel>
-  struct has_warp_barriers<Kernel, std::void_t<decltype(std::declval<const Kernel &>().warp_barrier_after(0))>>
-    : std::true_type
-  {};
-  template <class Kernel>
-  TPMG_HD TPMG_FORCEINLINE bool warp_barrier_after(const Kernel &kernel, int phase)
-  {
-    if constexpr (has_warp_barriers<Kernel>::value)
-      return kernel.warp_barrier_after(phase);
-    else
-      return (void)kernel, (void)phase, false;
-  }
-
   /// Byte offsets of consecutive shared arrays, each aligned to 16 bytes.
   struct SharedLayout
   {
@@ -160,28 +136,21 @@ namespace tpmg
                            typename Kernel::Registers *regs,
                            std::integer_sequence<int, P...>)
     {
-      const Dim3     bd        = ctx.block_dim;
-      const unsigned n_threads = bd.size();
-      auto run_phase = [&](int p, unsigned t) {
-        ctx.thread = Dim3{t % bd.x, (t / bd.x) % bd.y, t / (bd.x * bd.y)};
-        shared.begin_thread(t, p);
-        ((p == P ? (kernel.template run<P>(ctx, shared, regs[t]), 0) : 0), ...);
+      const Dim3 bd = ctx.block_dim;
+      auto one_phase = [&](auto phase) {
+        constexpr int p = decltype(phase)::value;
+        unsigned t = 0;
+        for (unsigned z = 0; z < bd.z; ++z)
+          for (unsigned y = 0; y < bd.y; ++y)
+            for (unsigned x = 0; x < bd.x; ++x, ++t)
+              {
+                ctx.thread = Dim3{x, y, z};
+                shared.begin_thread(t, p);
+                kernel.template run<p>(ctx, shared, regs[t]);
+              }
+        shared.end_phase(p);
       };
-      // segments of phases joined by warp barriers, run warp by warp (one phase: thread by thread)
-      for (int p0 = 0; p0 < Kernel::n_phases;)
-        {
-          int p1 = p0;
-          while (p1 + 1 < Kernel::n_phases && warp_barrier_after(kernel, p1))
-            ++p1;
-          for (unsigned w0 = 0; w0 < n_threads; w0 += 32)
-            for (int p = p0; p <= p1; ++p)
-              for (unsigned t = w0; t < n_threads && t < w0 + 32; ++t)
-                run_phase(p, t);
-          for (int p = p0; p <= p1; ++p)
-            shared.end_phase(p);
-          shared.end_segment();
-          p0 = p1 + 1;
-        }
+      (one_phase(std::integral_constant<int, P>{}), ...);
     }
   } // namespace internal
 
@@ -190,7 +159,6 @@ namespace tpmg
   {
     void begin_thread(unsigned, int) {}
     void end_phase(int) {}
-    void end_segment() {}
   };
 
   /// Runs one block of a kernel on the host with a caller-provided shared view.

@@ -15,7 +15,6 @@
 
 #include <iomanip>
 #include <iostream>
-#include <tuple>
 #include <type_traits>
 
 using namespace tpmg;
@@ -194,6 +193,7 @@ TEST(BankConflicts, BPKernelsNearIdeal)
                 using Kernel  = BPOperatorKernel<dd, kk, Number, decltype(kind)::value>;
                 const auto c  = bp_counts<dd, kk, Number, decltype(kind)::value>();
                 EXPECT_GT(c.instructions, 0u);
+                EXPECT_EQ(c.hazards, 0u) << what << " " << dd << "D k=" << kk;
                 if (Kernel::nq >= 4 && Kernel::Layout::padded)
                   {
                     EXPECT_LE(double(c.wavefronts), 1.55 * double(c.ideal)) << what << " " << dd << "D k=" << kk;
@@ -236,56 +236,6 @@ TEST(BankConflicts, PaddedPatchCubeSpreadsTheFibers)
   EXPECT_LT(ratio(fiber_counts<3, 6, double, KernelOptimization::linear_indexing>(1).fused), 1.58);
 }
 
-namespace
-{
-  // The fused 3D linear_indexing kernel at P patches per block by slices (as made) and with
-  // block barriers only (slice_lanes = 0); first: whether it took the slices.
-  template <int k, typename Number>
-  std::tuple<bool, BankConflictCounts, BankConflictCounts> slice_counts(int P)
-  {
-    constexpr auto      li   = KernelOptimization::linear_indexing;
-    const auto          lev  = level_for<3, k>(P);
-    const auto          geo  = patch_color_geometry(lev, 7);
-    const auto          coef = CartesianLaplaceOperator<3, k, Number>::direction_coefficients(lev);
-    std::vector<Number> x(lev.n_dofs(), Number(0.5)), b(lev.n_dofs(), Number(1));
-    const auto          s = fiber_inverse_eigenvalue_sums<3, k, Number, li>(coef);
-    auto sliced = make_fiber_kernel<3, k, Number, PatchKernelKind::fused, li>(geo, x.data(), b.data(), nullptr, coef, P, s.data());
-    auto plain  = sliced;
-    plain.slice_lanes = plain.slices_per_warp = 0;
-    plain.patch_threads                       = plain.threads_per_patch;
-    auto record = [](const auto &kern) { return record_bank_conflicts(kern, kern.shape(), {Dim3{0, 0, 0}}); };
-    return {sliced.slice_lanes > 0 && sliced.warp_barrier_after(4) && sliced.warp_barrier_after(5) &&
-              !sliced.warp_barrier_after(3) && !sliced.warp_barrier_after(6),
-            record(sliced), record(plain)};
-  }
-} // namespace
-
-// The slice stages of the 3D linear_indexing kernels (FiberPatchKernel::slice_stages; that
-// they are warp-local, hazards = 0, ConflictFreeKernelsHaveNone* check at every P): taken at
-// the automatic P of k = 6..8, where their lanes also spread over more banks than the block's
-// fibers did (one block): float k = 7 2492 against 2804 wavefronts, k = 8 3764 / 4394, double
-// k = 6 2536 / 2800, k = 7 4430 / 5054, k = 8 5446 / 6706 (float k = 6: 1483 both).
-TEST(BankConflicts, SliceStagesAtHighDegrees)
-{
-  auto check = [](auto K, auto number) {
-    constexpr int k = decltype(K)::value;
-    using Number    = decltype(number);
-    using F         = FiberPatchKernel<3, k, Number, PatchKernelKind::fused, KernelOptimization::linear_indexing>;
-    const auto [taken, sliced, plain] = slice_counts<k, Number>(F::automatic_patches_per_block(true));
-    EXPECT_TRUE(taken) << sizeof(Number) << " k=" << k;
-    EXPECT_EQ(sliced.hazards, 0u);
-    EXPECT_LE(sliced.wavefronts, plain.wavefronts) << sizeof(Number) << " k=" << k;
-    std::cout << (sizeof(Number) == 4 ? " float" : "double") << " k=" << k << " wavefronts by slices "
-              << sliced.wavefronts << ", block barriers only " << plain.wavefronts << "\n";
-  };
-  check(std::integral_constant<int, 6>(), float());
-  check(std::integral_constant<int, 7>(), float());
-  check(std::integral_constant<int, 8>(), float());
-  check(std::integral_constant<int, 6>(), double());
-  check(std::integral_constant<int, 7>(), double());
-  check(std::integral_constant<int, 8>(), double());
-}
-
 // The grid-transfer kernels (TransferLayout) stay within 1.6x the ideal wavefronts for every
 // degree, dimension and precision (the search's best: padding cannot separate every line
 // direction, as for the BP kernels); the counts are printed.
@@ -303,6 +253,7 @@ TEST(BankConflicts, TransferKernelsNearIdeal)
                 BankConflictCounts c = transfer_counts<dd, kk, Number, false>();
                 c += transfer_counts<dd, kk, Number, true>();
                 EXPECT_GT(c.instructions, 0u);
+                EXPECT_EQ(c.hazards, 0u) << what << " " << dd << "D k=" << kk;
                 EXPECT_LE(double(c.wavefronts), 1.6 * double(c.ideal)) << what << " " << dd << "D k=" << kk;
                 std::cout << std::setw(6) << what << " " << dd << "D k=" << std::setw(2) << kk << " transfer wavefronts "
                           << std::setw(6) << c.wavefronts << " ideal " << std::setw(6) << c.ideal << "\n";

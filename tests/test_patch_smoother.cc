@@ -157,8 +157,8 @@ static std::vector<Case> all_cases()
                      KernelOptimization::conflict_free, P});
   cases.push_back({2, 2, SmootherKernel::fused, LocalSolver::fast_diagonalization, ColorOrder::standard,
                    KernelOptimization::boundary, 32});
-  // the slice stages of 3D linear_indexing (FiberPatchKernel::slice_stages) at 1, 2 and 4
-  // patches per block: slices 8 lanes apart, 4, 2 and 1 of them per warp
+  // 3D linear_indexing (turned from k = 3, in place in double and fused float k = 4) at 1, 2
+  // and 4 patches per block
   for (int P : {1, 2, 4})
     for (int k : {3, 4})
       for (SmootherKernel kern : {SmootherKernel::separate, SmootherKernel::fused})
