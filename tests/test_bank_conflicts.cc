@@ -94,6 +94,7 @@ namespace
               {
                 using F   = FiberPatchKernel<dd, kk, Number, PatchKernelKind::fused, KernelOptimization::conflict_free>;
                 const int P = F::automatic_patches_per_block();
+                Counts    li_automatic; // linear_indexing at P, printed below
                 // every P a user may choose: the patch stride keeps each conflict-free
                 for (int p = 1; p <= F::max_patches_per_block; p *= 2)
                   {
@@ -109,8 +110,10 @@ namespace
                     for (const BankConflictCounts *c : {&cf.fused, &cf.residual, &cf.solve, &bd.fused, &bd.residual, &bd.solve,
                                                         &li.fused, &li.residual, &li.solve})
                       EXPECT_EQ(c->hazards, 0u) << precision << " " << dd << "D k=" << kk << " P=" << p;
+                    if (p == P)
+                      li_automatic = li;
                   }
-                const Counts             li = fiber_counts<dd, kk, Number, KernelOptimization::linear_indexing>(P);
+                const Counts            &li = li_automatic;
                 const BankConflictCounts bs = basic_counts<dd, kk, Number>();
                 std::cout << std::setw(7) << precision << " " << dd << "D k=" << std::setw(2) << kk << "  basic "
                           << std::setw(8) << bs.conflicts() << " of " << std::setw(8) << bs.wavefronts

@@ -12,30 +12,30 @@ using namespace tpmg;
 
 namespace
 {
-  // One warp; phase 0 writes element t*stride of a shared array, phase 1 reads it back.
+  // n threads; phase 0: thread t writes element t*stride of a shared array. It reads back
+  // element ((t + shift) mod n)*stride in phase 1 (after a barrier) or, same_phase, in phase 0.
   template <typename T>
   struct StridedKernel
   {
     static constexpr int n_phases              = 2;
-    static constexpr int max_threads_per_block = 32;
+    static constexpr int max_threads_per_block = 64;
     struct Registers
     {
-      T value;
     };
-    int stride;
-    T  *out;
+    int  stride;
+    T   *out;
+    int  n          = 32;
+    int  shift      = 0;
+    bool same_phase = false;
     template <int phase, class Shared>
-    void run(const KernelCtx &ctx, Shared &sh, Registers &r) const
+    void run(const KernelCtx &ctx, Shared &sh, Registers &) const
     {
       auto      s = sh.template array<T>(0);
       const int t = int(ctx.linear_thread());
-      if constexpr (phase == 0)
+      if (phase == 0)
         s[t * stride] = T(t + 1);
-      else
-        {
-          r.value = s[t * stride];
-          out[t]  = r.value;
-        }
+      if (phase == (same_phase ? 0 : 1))
+        out[t] = s[(t + shift) % n * stride];
     }
   };
 
@@ -176,35 +176,12 @@ TEST(BankRecorder, RecordedRunOfARealKernelComputesTheSameResult)
 
 namespace
 {
-  // Two warps; phase 0: thread t writes word t; then, in phase 1 (after a barrier) or in the
-  // same phase, it reads word (t + shift) mod 64.
-  struct ExchangeKernel
-  {
-    static constexpr int n_phases              = 2;
-    static constexpr int max_threads_per_block = 64;
-    struct Registers
-    {
-    };
-    bool   same_phase;
-    int    shift;
-    float *out;
-    template <int phase, class Shared>
-    void run(const KernelCtx &ctx, Shared &sh, Registers &) const
-    {
-      auto      s = sh.template array<float>(0);
-      const int t = int(ctx.linear_thread());
-      if (phase == 0)
-        s[t] = float(t + 1);
-      if (phase == (same_phase ? 0 : 1))
-        out[t] = s[(t + shift) % 64];
-    }
-  };
-
+  // hazards of StridedKernel on two warps, unit stride
   std::size_t exchange_hazards(bool same_phase, int shift)
   {
-    std::vector<float> out(64, -1.0f);
-    ExchangeKernel     k{same_phase, shift, out.data()};
-    LaunchShape        shape{Dim3{1, 1, 1}, Dim3{64, 1, 1}, 64 * sizeof(float)};
+    std::vector<float>   out(64, -1.0f);
+    StridedKernel<float> k{1, out.data(), 64, shift, same_phase};
+    LaunchShape          shape{Dim3{1, 1, 1}, Dim3{64, 1, 1}, 64 * sizeof(float)};
     return record_bank_conflicts(k, shape, {Dim3{0, 0, 0}}).hazards;
   }
 } // namespace
