@@ -70,6 +70,10 @@
 #ifndef TPMG_FIBER_RESIDENT_BLOCKS
 #define TPMG_FIBER_RESIDENT_BLOCKS -1
 #endif
+// and the patches per block of those float kernels (A/B runs; 1 the measured rule)
+#ifndef TPMG_FIBER_RESIDENT_PATCHES
+#define TPMG_FIBER_RESIDENT_PATCHES 1
+#endif
 
 // Build knob for A/B runs: 1 (the default) pads the planes of the in-place patch cube where that
 // was measured faster, 0 keeps the plain cube
@@ -229,7 +233,10 @@ namespace tpmg
       : dim == 3 && kind == PatchKernelKind::fused && threads_per_patch > 128 && threads_per_patch <= 256
         ? TPMG_FIBER_RESIDENT_BLOCKS
         : 0;
-    static constexpr int max_block_threads     = resident_blocks > 0 || one_big_patch ? threads_per_patch : 512;
+    static constexpr int resident_patches =
+      resident_blocks > 0 && !one_big_patch && sizeof(Number) == 4 ? TPMG_FIBER_RESIDENT_PATCHES : 1;
+    static constexpr int max_block_threads =
+      resident_blocks > 0 || one_big_patch ? threads_per_patch * resident_patches : 512;
     static constexpr int max_threads_per_block = cmax(threads_per_patch, max_block_threads);
     static constexpr int min_blocks_per_sm     = resident_blocks;
     static constexpr int max_patches_per_block = cmax(1, max_block_threads / threads_per_patch);
@@ -514,6 +521,7 @@ namespace tpmg
     /// Measured with the consistent masses; the lumped ones (bp5) take the same P. Where the
     /// launch bounds ask for resident blocks (fused 3D k = 7) the block holds one patch.
     static constexpr int fused_linear_indexing_P = dim != 3 ? 0
+                                                   : resident_patches > 1 ? resident_patches
                                                    : sizeof(Number) == 4 ? (k == 4 ? 4 : k == 5 ? 2 : k == 6 ? 1 : 0)
                                                                          : (k == 5 ? 1 : 0);
     static int automatic_patches_per_block(bool fused_linear_indexing = false)
@@ -538,13 +546,22 @@ namespace tpmg
     {
       const int     l     = int(ctx.thread.x);
       const int     p     = l & (P - 1);
-      const int     f     = l >> P_log2;
       const index_t patch = index_t(ctx.block.x) * P + p;
       if (patch >= geo.n_patches)
         return;
+      run_patch<phase>(l >> P_log2, p, geo, patch, sh, reg);
+    }
+
+    /// Phase `phase` of thread f of patch slot p, which holds patch `patch` of the color whose
+    /// geometry is g (one color per launch: this kernel's own; patch_sweep.h: any color of the
+    /// sweep, whose node strides are the same).
+    template <int phase, class Shared>
+    TPMG_HD TPMG_FORCEINLINE void run_patch(int f, int p, const PatchColorGeometry &g, index_t patch, Shared &sh,
+                                            Registers &reg) const
+    {
       if constexpr (phase == 0)
         {
-          reg.first = geo.first_index(patch);
+          reg.first = g.first_index(patch);
           // loaded with the patch (phase 0), where the other loads of the phase hide its
           // latency, not in the stage that uses it (a dependent load at the head of a short
           // phase); so placed, the centre subtraction costs 0-3.5% (NOTES §5, twelfth session)
