@@ -7,8 +7,7 @@
 //   smoother:  [--optimization all|LIST] from basic, basic_column, basic_dof (basic with that thread
 //              structure), linear_indexing, conflict_free, boundary, tensor_core (3D fused only);
 //              [--patches-per-block P] [--lumped] (GLL-lumped 1D masses: the bp5 level operator's
-//              smoother) [--slab-planes G] (all colors in one launch by slabs of G vertex planes:
-//              fused linear_indexing, k >= 2; the other variants are skipped)
+//              smoother)
 //   bp only:   [--bp 1,3,5] [--geometry stored,onthefly,polynomial|both] [--deformation none|sine] [--cg]
 //              (polynomial: BP1/BP2 only, skipped for the Laplacians)
 //              --cg times a CG iteration (operator, 2 dot products, 3 vector updates) and reports
@@ -46,7 +45,6 @@ namespace
     std::vector<std::string> kernels{"fused"};
     std::vector<std::string> optimizations{"basic"};
     int                      patches_per_block = 0;
-    int                      slab_planes       = 0; ///< smoother: sweep_slab_planes
     std::vector<int>         bps{1, 2, 3, 4, 5, 6};
     std::vector<double>      sizes{5e7};
     std::vector<std::string> geometries{"stored"};
@@ -289,9 +287,6 @@ namespace
                                                                                           : SmootherKernel::fused;
             s.optimization      = parse_optimization(opt);
             s.patches_per_block = o.patches_per_block;
-            s.sweep_slab_planes = o.slab_planes;
-            if (o.slab_planes > 0 && !(s.kernel == SmootherKernel::fused && s.optimization == KernelOptimization::linear_indexing && k >= 2))
-              return; // the sweep by slabs runs the fused linear_indexing kernels
             s.lumped_mass       = o.lumped;
             s.thread_structure  = parse_threads(opt);
             if (s.optimization == KernelOptimization::boundary && s.kernel == SmootherKernel::global)
@@ -331,14 +326,11 @@ namespace
         }
       }
     const bool single = std::is_same_v<T, float>;
-    // the sweep by slabs is a variant of its own in the tables (its DRAM model stays that of
-    // one launch per color, which it undercuts by keeping slabs in the L2)
-    const std::string label = o.what == "smoother" && o.slab_planes > 0 ? opt + "_slab" + std::to_string(o.slab_planes) : opt;
-    rows.push_back(Row{o.what, kernel, label, single ? "float" : "double", dim, k, lev.n_dofs(), t, work.flops,
+    rows.push_back(Row{o.what, kernel, opt, single ? "float" : "double", dim, k, lev.n_dofs(), t, work.flops,
                        work.shared_bytes, work.dram_bytes});
     // measured ceilings of the H100 (DESIGN.md §8)
     const double peak = single ? 61e12 : 33e12, shared_bw = 33e12, dram_bw = 2.9e12;
-    std::cout << std::setw(9) << o.what << std::setw(9) << kernel << std::setw(16) << label << std::setw(7)
+    std::cout << std::setw(9) << o.what << std::setw(9) << kernel << std::setw(16) << opt << std::setw(7)
               << rows.back().precision << " " << dim << "D k=" << std::setw(2) << k << std::setw(12) << lev.n_dofs()
               << std::fixed << std::setprecision(3) << std::setw(10) << t * 1e3 << " ms" << std::setw(9)
               << lev.n_dofs() / t / 1e9 << " GDoF/s";
@@ -390,8 +382,6 @@ int main(int argc, char **argv)
             o.bps = parse_list<int>(next());
           else if (a == "--patches-per-block")
             o.patches_per_block = std::stoi(next());
-          else if (a == "--slab-planes")
-            o.slab_planes = std::stoi(next());
           else if (a == "--dofs")
             o.sizes = parse_list<double>(next());
           else if (a == "--geometry")

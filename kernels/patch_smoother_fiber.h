@@ -546,22 +546,13 @@ namespace tpmg
     {
       const int     l     = int(ctx.thread.x);
       const int     p     = l & (P - 1);
+      const int     f     = l >> P_log2;
       const index_t patch = index_t(ctx.block.x) * P + p;
       if (patch >= geo.n_patches)
         return;
-      run_patch<phase>(l >> P_log2, p, geo, patch, sh, reg);
-    }
-
-    /// Phase `phase` of thread f of patch slot p, which holds patch `patch` of the color whose
-    /// geometry is g (one color per launch: this kernel's own; patch_sweep.h: any color of the
-    /// sweep, whose node strides are the same).
-    template <int phase, class Shared>
-    TPMG_HD TPMG_FORCEINLINE void run_patch(int f, int p, const PatchColorGeometry &g, index_t patch, Shared &sh,
-                                            Registers &reg) const
-    {
       if constexpr (phase == 0)
         {
-          reg.first = g.first_index(patch);
+          reg.first = geo.first_index(patch);
           // loaded with the patch (phase 0), where the other loads of the phase hide its
           // latency, not in the stage that uses it (a dependent load at the head of a short
           // phase); so placed, the centre subtraction costs 0-3.5% (NOTES §5, twelfth session)

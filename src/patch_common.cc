@@ -1,7 +1,4 @@
 #include "../kernels/patch_common.h"
-#include "../kernels/patch_sweep.h"
-
-#include <algorithm>
 
 #include <stdexcept>
 #include <string>
@@ -49,37 +46,5 @@ namespace tpmg
         g.first_base += (g.first_vertex[d] - 1) * k * stride[d];
       }
     return g;
-  }
-
-  std::vector<SweepItem> patch_sweep_items(const CartesianLevel &level, const int *color_of, int first_position, int G,
-                                           int P)
-  {
-    if (G < 1)
-      throw std::invalid_argument("a sweep by slabs needs slabs of at least one vertex plane, not " + std::to_string(G));
-    if (P < 1 || P > 255)
-      throw std::invalid_argument("sweep items hold 1 to 255 patches, not " + std::to_string(P));
-    const int     n = 1 << level.dim, d = level.dim - 1;
-    const index_t nv = level.cells[d] - 1; // interior vertices 1..nv along the slab direction
-    // ⌈a / 2⌉ for any sign of a
-    auto ceil_half = [](index_t a) { return a >= 0 ? (a + 1) / 2 : -((-a) / 2); };
-    std::vector<PatchColorGeometry> geo(n);
-    for (int i = first_position; i < n; ++i)
-      geo[i] = patch_color_geometry(level, color_of[i]);
-    std::vector<SweepItem> items;
-    for (index_t s = 0; s * G - 1 <= nv; ++s)
-      for (int i = first_position; i < n; ++i)
-        {
-          const PatchColorGeometry &g = geo[i];
-          if (g.n_patches == 0)
-            continue;
-          // this color's vertices along d in [lo, hi): fv + 2q there
-          const index_t shift = i >= n / 2 ? 1 : 0, lo = s * G - shift, hi = (s + 1) * G - shift;
-          const index_t q_lo = std::max<index_t>(0, ceil_half(lo - g.first_vertex[d]));
-          const index_t q_hi = std::min<index_t>(g.count[d], ceil_half(hi - g.first_vertex[d]));
-          const index_t plane = g.n_patches / g.count[d];
-          for (index_t first = q_lo * plane; first < q_hi * plane; first += P)
-            items.push_back(SweepItem{unsigned(first), unsigned(i) << 8 | unsigned(std::min<index_t>(P, q_hi * plane - first))});
-        }
-    return items;
   }
 } // namespace tpmg

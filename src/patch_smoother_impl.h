@@ -9,11 +9,9 @@
 #include "../kernels/patch_smoother_fiber.h"
 #include "../kernels/patch_smoother_mma.h"
 #include "../kernels/patch_smoother_tile.h"
-#include "../kernels/patch_sweep.h"
 
 #include <Eigen/Dense>
 
-#include <cstring>
 #include <stdexcept>
 
 namespace tpmg
@@ -111,12 +109,6 @@ namespace tpmg
       }
     if (settings.kernel != SmootherKernel::fused)
       residual_.reinit(level.n_dofs(), backend);
-    if (settings.sweep_slab_planes < 0)
-      throw std::invalid_argument("sweep slab planes must be 0 (one launch per color) or positive, not " +
-                                  std::to_string(settings.sweep_slab_planes));
-    if (settings.sweep_slab_planes > 0 && (!fused_li || k < 2))
-      throw std::invalid_argument("the sweep by slabs (sweep slab planes > 0) runs the fused linear_indexing kernels "
-                                  "at degree 2 or more");
   }
 
   template <int dim, int k, typename Number>
@@ -129,82 +121,8 @@ namespace tpmg
   void VertexPatchSmoother<dim, k, Number>::smooth(Vector<Number> &x, const Vector<Number> &b, bool reverse,
                                                    bool x_is_zero) const
   {
-    if (settings_.sweep_slab_planes > 0)
-      {
-        smooth_by_slabs(x, b, reverse, x_is_zero);
-        return;
-      }
     for (int i = 0; i < n_colors(); ++i)
       smooth_color(x, b, color_at(reverse ? n_colors() - 1 - i : i), x_is_zero && i == 0);
-  }
-
-  template <int dim, int k, typename Number>
-  void VertexPatchSmoother<dim, k, Number>::smooth_by_slabs(Vector<Number> &x, const Vector<Number> &b, bool reverse,
-                                                            bool x_is_zero) const
-  {
-    const int n = n_colors();
-    int       color_of[8], position_of[8];
-    for (int i = 0; i < n; ++i)
-      {
-        color_of[i]              = color_at(reverse ? n - 1 - i : i);
-        position_of[color_of[i]] = i;
-      }
-    const int first = x_is_zero ? 1 : 0;
-    if (x_is_zero) // the first color from x = 0 is the solve kernel's, alone
-      smooth_color(x, b, color_of[0], true);
-    Vector<unsigned> &items = sweep_items_[2 * int(reverse) + first];
-    if (items.size() == 0)
-      {
-        const std::vector<SweepItem> h = patch_sweep_items(level_, color_of, first, settings_.sweep_slab_planes,
-                                                           patches_per_block_);
-        std::vector<unsigned> packed(2 * h.size());
-        static_assert(sizeof(SweepItem) == 2 * sizeof(unsigned), "SweepItem: two words");
-        std::memcpy(packed.data(), h.data(), packed.size() * sizeof(unsigned));
-        items.reinit(index_t(packed.size()), backend_);
-        items.from_host(packed);
-      }
-    PatchColorGeometry geo[8];
-    index_t            flag_offset[8], n_flags = 0;
-    for (int c = 0; c < n; ++c)
-      {
-        geo[c]         = patch_color_geometry(level_, c);
-        flag_offset[c] = n_flags;
-        n_flags += geo[c].n_patches;
-      }
-    if (sweep_flags_.size() == 0)
-      {
-        sweep_flags_.reinit(n_flags, backend_);
-        sweep_tickets_.reinit(1, backend_);
-      }
-    const unsigned n_items = unsigned(items.size() / 2);
-    auto           run     = [&](auto lumped) {
-      using Inner = FiberPatchKernel<dim, k, Number, PatchKernelKind::fused, KernelOptimization::linear_indexing,
-                                     decltype(lumped)::value>;
-      SweepKernel<dim, Inner> sk;
-      sk.inner = make_fiber_kernel<dim, k, Number, PatchKernelKind::fused, KernelOptimization::linear_indexing,
-                                   decltype(lumped)::value>(geo[0], x.data(), b.data(), nullptr, coef_,
-                                                            patches_per_block_, inverse_sums_.data());
-      for (int i = 0; i < n; ++i)
-        {
-          sk.colors[i]    = SweepColor{geo[color_of[i]], sweep_flags_.data() + flag_offset[color_of[i]], color_of[i]};
-          sk.position_of[i] = position_of[i];
-        }
-      sk.first_position = first;
-      sk.items          = reinterpret_cast<const SweepItem *>(items.data());
-      sk.tickets        = sweep_tickets_.data();
-      sk.ticket_base    = sweep_tickets_taken_;
-      sk.epoch          = ++sweep_epoch_;
-      sk.item_offset    = unsigned(Inner::a16(sk.inner.shared_bytes()));
-      sk.n_items        = n_items;
-      launch(backend_, sk, sk.shape());
-    };
-    if (n_items == 0)
-      return;
-    if (settings_.lumped_mass)
-      run(std::true_type{});
-    else
-      run(std::false_type{});
-    sweep_tickets_taken_ += n_items;
   }
 
   namespace

@@ -68,7 +68,6 @@ namespace tpmg
       mg.patch.optimization       = p.optimization;
       mg.patch.local_solver       = p.local_solver;
       mg.patch.patches_per_block  = p.patches_per_block;
-      mg.patch.sweep_slab_planes  = p.sweep_slab_planes;
       mg.patch.thread_structure   = p.thread_structure;
       mg.patch.color_order        = p.conventions == Conventions::paper_code ? ColorOrder::odd_first : ColorOrder::standard;
       mg.chebyshev.degree         = p.chebyshev_degree;

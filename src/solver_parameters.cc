@@ -85,10 +85,6 @@ namespace tpmg
                       "bp3/bp5: factors stored per quadrature point, or computed from the cell vertices in the kernel");
     prm.declare_entry("Patches per block", "0", Pattern::integer(0, 64),
                       "Vertex patches per thread block of the optimized kernels: 0 = automatic, else a power of two");
-    prm.declare_entry("Sweep slab planes", "0", Pattern::integer(0, 1024),
-                      "Fused linear_indexing kernels, k >= 2: all colors of a smoothing sweep in one launch, by slabs "
-                      "of this many vertex planes (each patch waits for the earlier overlapping ones); 0 = one launch "
-                      "per color");
     prm.declare_entry("Thread structure", "automatic", Pattern::selection({"automatic", "column", "dof"}),
                       "Basic patch kernels: one thread per column of 2k+1 DoFs or one per DoF; automatic = the "
                       "faster on the H100 (per DoF in 2D for k >= 4 and in 3D double for k >= 7)");
@@ -155,7 +151,6 @@ namespace tpmg
     p.level_operator      = lop == "cartesian" ? LevelOperatorType::cartesian : lop == "bp3" ? LevelOperatorType::bp3 : LevelOperatorType::bp5;
     p.geometry = prm.get("Multigrid/Geometric factors") == "on_the_fly" ? GeometryMode::on_the_fly : GeometryMode::stored;
     p.patches_per_block = int(prm.get_integer("Multigrid/Patches per block"));
-    p.sweep_slab_planes = int(prm.get_integer("Multigrid/Sweep slab planes"));
     const std::string ts = prm.get("Multigrid/Thread structure");
     p.thread_structure   = ts == "automatic" ? ThreadStructure::automatic : ts == "column" ? ThreadStructure::column
                                                                                            : ThreadStructure::dof;
@@ -192,11 +187,6 @@ namespace tpmg
     if (p.patches_per_block != 0 && p.optimization == KernelOptimization::basic)
       fail("Multigrid/Patches per block", "the basic kernels choose their patches per block themselves; "
                                           "set it with the optimized kernels only");
-    if (p.sweep_slab_planes > 0 && (p.optimization != KernelOptimization::linear_indexing ||
-                                    p.kernel != SmootherKernel::fused || p.degree < 2 ||
-                                    p.smoother != SmootherType::vertex_patch))
-      fail("Multigrid/Sweep slab planes", "the sweep by slabs runs the vertex-patch smoother's fused linear_indexing "
-                                          "kernels at degree 2 or more");
     if (p.thread_structure == ThreadStructure::dof && p.optimization != KernelOptimization::basic)
       fail("Multigrid/Thread structure", "one thread per DoF exists with Kernel optimization = basic only (the "
                                          "optimized kernels keep a column per thread in registers)");

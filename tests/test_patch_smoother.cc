@@ -14,7 +14,6 @@
 #include "../kernels/patch_common.h"
 #include "../kernels/patch_smoother_fiber.h"
 #include "../kernels/patch_smoother_mma.h"
-#include "../kernels/patch_sweep.h"
 #include "../kernels/tensor.h"
 #include "reference.h"
 
@@ -33,7 +32,6 @@ namespace
     int                patches_per_block = 0;
     ThreadStructure    threads           = ThreadStructure::automatic;
     bool               lumped            = false; ///< GLL-lumped 1D masses (the bp5 smoother)
-    int                slab              = 0;     ///< sweep_slab_planes (one launch for all colors)
   };
 
   std::string name(const Case &c)
@@ -45,7 +43,7 @@ namespace
            (c.order == ColorOrder::odd_first ? "_oddfirst" : "") +
            (c.patches_per_block ? "_P" + std::to_string(c.patches_per_block) : "") +
            (c.threads == ThreadStructure::column ? "_column" : c.threads == ThreadStructure::dof ? "_dof" : "") +
-           (c.lumped ? "_lumped" : "") + (c.slab ? "_slab" + std::to_string(c.slab) : "");
+           (c.lumped ? "_lumped" : "");
   }
 
   // A level with several patches of every color, anisotropic cells.
@@ -71,7 +69,6 @@ namespace
     s.patches_per_block = c.patches_per_block;
     s.thread_structure  = c.threads;
     s.lumped_mass       = c.lumped;
-    s.sweep_slab_planes = c.slab;
     CartesianLaplaceOperator<dim, k, Number> op(lev, Backend::cpu);
     VertexPatchSmoother<dim, k, Number>      smoother(lev, Backend::cpu, s, &op);
     Vector<Number> x(lev.n_dofs(), Backend::cpu), b(lev.n_dofs(), Backend::cpu);
@@ -178,19 +175,6 @@ static std::vector<Case> all_cases()
                            ThreadStructure::automatic, true});
   cases.push_back({2, 3, SmootherKernel::fused, LocalSolver::fast_diagonalization, ColorOrder::odd_first});
   cases.push_back({3, 2, SmootherKernel::fused, LocalSolver::fast_diagonalization, ColorOrder::odd_first});
-  // all colors in one launch by slabs of G vertex planes (patch_sweep.h): both color orders,
-  // patches per block, lumped masses
-  for (int G : {1, 2, 3})
-    for (int dim : {2, 3})
-      for (int k : {2, dim == 2 ? 5 : 3, dim == 2 ? 8 : 5})
-        for (ColorOrder order : {ColorOrder::standard, ColorOrder::odd_first})
-          cases.push_back({dim, k, SmootherKernel::fused, LocalSolver::fast_diagonalization, order,
-                           KernelOptimization::linear_indexing, 0, ThreadStructure::automatic, false, G});
-  for (int P : {1, 2})
-    cases.push_back({3, 4, SmootherKernel::fused, LocalSolver::fast_diagonalization, ColorOrder::standard,
-                     KernelOptimization::linear_indexing, P, ThreadStructure::automatic, false, 2});
-  cases.push_back({3, 3, SmootherKernel::fused, LocalSolver::fast_diagonalization, ColorOrder::standard,
-                   KernelOptimization::linear_indexing, 0, ThreadStructure::automatic, true, 1});
   return cases;
 }
 
@@ -736,133 +720,4 @@ TEST(PatchSmoother, FloatSweepOfAnOffsetIterateIsAccurateToItsStorage)
   check_offset_iterate<3, 1>(1000.0);
   check_offset_iterate<3, 2>(1000.0);
   check_offset_iterate<3, 4>(1000.0);
-}
-
-// The work items of the sweep by slabs (patch_sweep.h) hold every patch of the launch's colors
-// once, and of two overlapping patches (vertices at most one apart in every direction) the one
-// of the earlier color is in an earlier item: what the order of the sweep and the waits' freedom
-// from deadlock rest on.
-TEST(PatchSmoother, SweepItemsCoverEveryPatchOnceInSweepOrder)
-{
-  for (int dim : {2, 3})
-    for (int G : {1, 2, 3, 4})
-      for (int P : {1, 3, 4})
-        for (int first : {0, 1})
-          for (bool odd_first : {false, true})
-            {
-              Domain d;
-              d.dim          = dim;
-              d.coarse_cells = {7, 6, dim == 3 ? 9 : 1};
-              const auto lev = make_hierarchy(d, 2, 0).back();
-              const int  n   = 1 << dim;
-              int        color_of[8];
-              for (int i = 0; i < n; ++i)
-                color_of[i] = odd_first ? (n - 1) ^ i : i;
-              const auto items = patch_sweep_items(lev, color_of, first, G, P);
-              // item of each patch, by color and patch index
-              std::vector<std::vector<int>> item_of(n);
-              for (int c = 0; c < n; ++c)
-                item_of[c].assign(std::size_t(patch_color_geometry(lev, c).n_patches), -1);
-              for (std::size_t t = 0; t < items.size(); ++t)
-                {
-                  const int c = color_of[items[t].position()];
-                  ASSERT_GE(items[t].position(), first);
-                  ASSERT_GE(items[t].count(), 1);
-                  ASSERT_LE(items[t].count(), P);
-                  for (int p = 0; p < items[t].count(); ++p)
-                    {
-                      ASSERT_LT(items[t].first + p, item_of[c].size());
-                      ASSERT_EQ(item_of[c][items[t].first + p], -1) << "patch in two items";
-                      item_of[c][items[t].first + p] = int(t);
-                    }
-                }
-              // vertex of patch j of color c
-              auto vertex = [&](int c, index_t j, index_t (&v)[3]) {
-                const PatchColorGeometry g = patch_color_geometry(lev, c);
-                v[0] = g.first_vertex[0] + 2 * (j % g.count[0]);
-                v[1] = g.first_vertex[1] + 2 * ((j / g.count[0]) % g.count[1]);
-                v[2] = g.first_vertex[2] + 2 * (j / (g.count[0] * g.count[1]));
-              };
-              for (int i = first; i < n; ++i)
-                for (std::size_t j = 0; j < item_of[color_of[i]].size(); ++j)
-                  {
-                    ASSERT_GE(item_of[color_of[i]][j], 0) << "patch in no item";
-                    index_t v[3];
-                    vertex(color_of[i], index_t(j), v);
-                    for (int i2 = first; i2 < i; ++i2)
-                      for (std::size_t j2 = 0; j2 < item_of[color_of[i2]].size(); ++j2)
-                        {
-                          index_t v2[3];
-                          vertex(color_of[i2], index_t(j2), v2);
-                          bool overlap = true;
-                          for (int e = 0; e < dim; ++e)
-                            overlap = overlap && std::abs(v[e] - v2[e]) <= 1;
-                          if (overlap)
-                            {
-                              ASSERT_LT(item_of[color_of[i2]][j2], item_of[color_of[i]][j])
-                                << dim << "D G=" << G << " P=" << P << " positions " << i2 << " < " << i;
-                            }
-                        }
-                  }
-            }
-}
-
-// One launch for all colors gives the sweeps of one launch per color bit for bit: forward,
-// reverse, from x = 0, again with the same smoother (tickets and flags of earlier launches), on
-// a level large enough that the CPU runner's blocks run in parallel and wait for each other.
-TEST(PatchSmoother, SweepBySlabsEqualsOneLaunchPerColorBitwise)
-{
-  auto check = [](auto number, auto degree, int G) {
-    using Number    = decltype(number);
-    constexpr int k = decltype(degree)::value;
-    Domain d;
-    d.dim          = 3;
-    d.upper        = {1.0, 1.3, 0.9};
-    d.coarse_cells = {10, 9, 12};
-    const auto            lev = make_hierarchy(d, k, 0).back();
-    PatchSmootherSettings s;
-    s.kernel       = SmootherKernel::fused;
-    s.optimization = KernelOptimization::linear_indexing;
-    VertexPatchSmoother<3, k, Number> plain(lev, Backend::cpu, s, nullptr);
-    s.sweep_slab_planes = G;
-    VertexPatchSmoother<3, k, Number> slabs(lev, Backend::cpu, s, nullptr);
-    const auto     b0 = random_vector(lev, 5);
-    Vector<Number> b(lev.n_dofs(), Backend::cpu), x1(lev.n_dofs(), Backend::cpu), x2(lev.n_dofs(), Backend::cpu);
-    b.from_host(std::vector<Number>(b0.begin(), b0.end()));
-    const bool reverse[] = {false, true, false, true}, zero[] = {true, false, false, false};
-    for (int step = 0; step < 4; ++step)
-      {
-        plain.smooth(x1, b, reverse[step], zero[step]);
-        slabs.smooth(x2, b, reverse[step], zero[step]);
-        const auto h1 = x1.to_host(), h2 = x2.to_host();
-        ASSERT_TRUE(h1 == h2) << "k=" << k << " G=" << G << " step " << step;
-      }
-  };
-  check(float(), std::integral_constant<int, 2>{}, 1);
-  check(double(), std::integral_constant<int, 2>{}, 2);
-  check(float(), std::integral_constant<int, 3>{}, 3);
-  check(double(), std::integral_constant<int, 4>{}, 2);
-}
-
-TEST(PatchSmoother, SweepBySlabsRefusesOtherKernels)
-{
-  Domain d;
-  d.dim          = 3;
-  d.coarse_cells = {3, 3, 3};
-  const auto            lev = make_hierarchy(d, 2, 0).back();
-  PatchSmootherSettings s;
-  s.kernel            = SmootherKernel::fused;
-  s.optimization      = KernelOptimization::linear_indexing;
-  s.sweep_slab_planes = -1;
-  EXPECT_THROW((VertexPatchSmoother<3, 2, double>(lev, Backend::cpu, s, nullptr)), std::invalid_argument);
-  s.sweep_slab_planes = 2;
-  EXPECT_NO_THROW((VertexPatchSmoother<3, 2, double>(lev, Backend::cpu, s, nullptr)));
-  s.optimization = KernelOptimization::conflict_free;
-  EXPECT_THROW((VertexPatchSmoother<3, 2, double>(lev, Backend::cpu, s, nullptr)), std::invalid_argument);
-  s.optimization = KernelOptimization::linear_indexing;
-  s.kernel       = SmootherKernel::separate;
-  EXPECT_THROW((VertexPatchSmoother<3, 2, double>(lev, Backend::cpu, s, nullptr)), std::invalid_argument);
-  s.kernel       = SmootherKernel::fused;
-  const auto lev1 = make_hierarchy(d, 1, 0).back();
-  EXPECT_THROW((VertexPatchSmoother<3, 1, double>(lev1, Backend::cpu, s, nullptr)), std::invalid_argument);
 }

@@ -7,7 +7,6 @@
 #include <tpmg/mesh.h>
 #include <tpmg/vector.h>
 
-#include <array>
 #include <string>
 #include <vector>
 
@@ -64,10 +63,6 @@ namespace tpmg
     /// Patches per thread block of the optimized kernels: 0 = automatic (by degree and
     /// precision), else a power of two.
     int patches_per_block = 0;
-    /// All colors of a sweep in one launch, by slabs of this many vertex planes along the last
-    /// direction, each patch waiting for the earlier overlapping ones (kernels/patch_sweep.h;
-    /// the fused linear_indexing kernels, k >= 2); 0: one launch per color.
-    int sweep_slab_planes = 0;
   };
 
   /// Host-side 1D data of the patch problems: patch matrices ((2k+1)², reference width)
@@ -113,10 +108,6 @@ namespace tpmg
     bool per_dof() const { return per_dof_; }
 
   private:
-    /// smooth() with settings.sweep_slab_planes > 0: one launch for the colors (after the first
-    /// from x = 0, which runs alone)
-    void smooth_by_slabs(Vector<Number> &x, const Vector<Number> &b, bool reverse, bool x_is_zero) const;
-
     CartesianLevel                level_;
     Backend                       backend_;
     PatchSmootherSettings         settings_;
@@ -129,13 +120,6 @@ namespace tpmg
     PatchData1D                   data_;
     int                           patches_per_block_ = 1;
     bool                          per_dof_           = false;
-    // the sweep by slabs: the work items (pairs of words, kernels/patch_sweep.h SweepItem) by
-    // (reverse, from x = 0), the patches' flags (one per patch, by color), the ticket counter
-    mutable std::array<Vector<unsigned>, 4> sweep_items_;
-    mutable Vector<unsigned>                sweep_flags_;
-    mutable Vector<unsigned long long>      sweep_tickets_;
-    mutable unsigned long long              sweep_tickets_taken_ = 0;
-    mutable unsigned                        sweep_epoch_         = 0;
   };
 
   /// The thread structure `automatic` resolves to per DoF (true) or column (false).

@@ -61,7 +61,6 @@ namespace tpmg
     GeometryMode       geometry       = GeometryMode::stored; ///< bp3/bp5: geometric factors
     LocalSolver        local_solver   = LocalSolver::fast_diagonalization;
     int                patches_per_block = 0; ///< 0: automatic
-    int                sweep_slab_planes = 0; ///< 0: one launch per color (PatchSmootherSettings)
     ThreadStructure    thread_structure  = ThreadStructure::automatic; ///< basic patch kernels
     Conventions        conventions    = Conventions::standard;
     bool               symmetric_vcycle = false; ///< reverse colors in post-smoothing

@@ -136,7 +136,7 @@ TEST(Gpu, LaplaceOperatorEqualsCpu)
 template <typename T>
 void smoother_case(int dim, int k, SmootherKernel kern, LocalSolver ls,
                    KernelOptimization opt = KernelOptimization::basic, ThreadStructure ts = ThreadStructure::column,
-                   bool lumped_mass = false, int slab_planes = 0)
+                   bool lumped_mass = false)
 {
   dispatch_dim(dim, [&](auto D) {
     dispatch_degree(k, [&](auto K) {
@@ -150,7 +150,6 @@ void smoother_case(int dim, int k, SmootherKernel kern, LocalSolver ls,
           s.optimization = opt;
           s.thread_structure = opt == KernelOptimization::basic ? ts : ThreadStructure::automatic;
           s.lumped_mass      = lumped_mass;
-          s.sweep_slab_planes = slab_planes;
           compare_backends<T>(lev, {random_interior<T>(lev, 2), random_interior<T>(lev, 3)},
                               [&](Backend b, std::vector<Vector<T>> &v) {
                                 CartesianLaplaceOperator<dd, kk, T> op(lev, b);
@@ -164,8 +163,7 @@ void smoother_case(int dim, int k, SmootherKernel kern, LocalSolver ls,
                               "smoother " + std::to_string(dd) + "D k=" + std::to_string(kk) + " " +
                                 std::to_string(int(kern)) + "/" + std::to_string(int(ls)) + "/" +
                                 std::to_string(int(opt)) + "/threads " + std::to_string(int(s.thread_structure)) +
-                                (lumped_mass ? " lumped" : "") +
-                                (slab_planes ? " slabs of " + std::to_string(slab_planes) : ""));
+                                (lumped_mass ? " lumped" : ""));
         }
     });
   });
@@ -201,14 +199,6 @@ TEST(Gpu, PatchSmootherEqualsCpu)
                     smoother_case<float>(dim, k, kern, LocalSolver::fast_diagonalization, opt, ThreadStructure::column, true);
                   }
               }
-          // all colors in one launch by slabs (kernels/patch_sweep.h)
-          if (kern == SmootherKernel::fused && k >= 2)
-            {
-              smoother_case<double>(dim, k, kern, LocalSolver::fast_diagonalization, KernelOptimization::linear_indexing,
-                                    ThreadStructure::column, false, 2);
-              smoother_case<float>(dim, k, kern, LocalSolver::fast_diagonalization, KernelOptimization::linear_indexing,
-                                   ThreadStructure::column, k % 2 == 1, 1);
-            }
           // the tensor-core tile products against the CPU's dot products (3D fused only)
           if (dim == 3 && kern == SmootherKernel::fused)
             {
@@ -216,45 +206,6 @@ TEST(Gpu, PatchSmootherEqualsCpu)
               smoother_case<float>(dim, k, kern, LocalSolver::fast_diagonalization, KernelOptimization::tensor_core);
             }
         }
-}
-
-// The sweep by slabs on levels of many blocks in flight at once, whose patches wait for each
-// other on the GPU, against one launch per color on the GPU: the same kernels in the same order,
-// so the same values up to rounding.
-TEST(Gpu, SweepBySlabsEqualsOneLaunchPerColor)
-{
-  auto check = [](auto number, auto degree, int G) {
-    using T         = decltype(number);
-    constexpr int k = decltype(degree)::value;
-    Domain d;
-    d.dim          = 3;
-    d.upper        = {1.0, 1.25, 0.75};
-    d.coarse_cells = {96 / k, 80 / k, 112 / k};
-    const auto            lev = make_hierarchy(d, k, 0).back();
-    PatchSmootherSettings s;
-    s.kernel       = SmootherKernel::fused;
-    s.optimization = KernelOptimization::linear_indexing;
-    std::vector<T> out[2];
-    for (int slab : {0, G})
-      {
-        s.sweep_slab_planes = slab;
-        VertexPatchSmoother<3, k, T> sm(lev, Backend::cuda, s, nullptr);
-        Vector<T> x(lev.n_dofs(), Backend::cuda), b(lev.n_dofs(), Backend::cuda);
-        b.from_host(random_interior<T>(lev, 7));
-        sm.smooth(x, b, false, true);
-        for (int i = 0; i < 3; ++i)
-          sm.smooth(x, b, i % 2 == 0);
-        out[slab > 0] = x.to_host();
-      }
-    EXPECT_LT(rel_diff(out[1], out[0]), tolerance<T>()) << "k=" << k << " G=" << G;
-    EXPECT_GT(std::sqrt(std::inner_product(out[0].begin(), out[0].end(), out[0].begin(), 0.0)), 0.0);
-  };
-  check(float(), std::integral_constant<int, 2>{}, 2);
-  check(double(), std::integral_constant<int, 3>{}, 4);
-  check(float(), std::integral_constant<int, 4>{}, 1);
-  check(double(), std::integral_constant<int, 5>{}, 3);
-  check(float(), std::integral_constant<int, 7>{}, 2);
-  check(double(), std::integral_constant<int, 7>{}, 8);
 }
 
 // Registers and resident blocks of the kernels whose speed depended on them (benchmarks/NOTES.md):
