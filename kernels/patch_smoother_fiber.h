@@ -70,9 +70,10 @@
 #ifndef TPMG_FIBER_RESIDENT_BLOCKS
 #define TPMG_FIBER_RESIDENT_BLOCKS -1
 #endif
-// and the patches per block of those float kernels (A/B runs; 1 the measured rule)
+// and the patches per block of those float kernels (FiberPatchKernel::resident_patches): -1 the
+// measured rule, P > 0 P patches (A/B runs)
 #ifndef TPMG_FIBER_RESIDENT_PATCHES
-#define TPMG_FIBER_RESIDENT_PATCHES 1
+#define TPMG_FIBER_RESIDENT_PATCHES -1
 #endif
 
 // Build knob for A/B runs: 1 (the default) pads the planes of the in-place patch cube where that
@@ -224,17 +225,30 @@ namespace tpmg
     ///   80 registers, 24 bytes of spills) +13%; float one patch per block +6% over two, and 5
     ///   blocks (56 -> 48 registers) +11% (6 blocks, 40 registers: the same). Double k = 6 (4
     ///   blocks of its own at 71 registers) lost 4% with 5 blocks and 26% with 6.
+    /// - 3D fused `linear_indexing` float k = 6 (one patch per block, its measured P): 8 blocks,
+    ///   which keep it at the 40 registers it had before the pointer chains of NodeLine (56
+    ///   without the bound: 6 blocks, -3.5%; NOTES §4, twenty-second session).
+    /// - float k = 7 since the twenty-second session: two patches per block (`resident_patches`)
+    ///   and 3 blocks (40 registers, 4 bytes of spills; 45 warps per SM against 5 × 8): the two
+    ///   patches' fibers share warps (169 fibers filled 5.3 of the 6 warps of the stages after the
+    ///   residual, the eighth warp of the first two held one lane). Measured +2% and +1.2% over
+    ///   5 blocks of one patch (two calls).
     static constexpr bool one_big_patch = in_place_layout && threads_per_patch > 256;
     static constexpr int  resident_blocks =
       one_big_patch                    ? (TPMG_FIBER_MIN_BLOCKS >= 0 ? TPMG_FIBER_MIN_BLOCKS : 2)
-      : TPMG_FIBER_RESIDENT_BLOCKS < 0 ? (dim == 3 && kind == PatchKernelKind::fused && !padded && k == 7
-                                            ? (sizeof(Number) == 8 ? 3 : 5)
+      : TPMG_FIBER_RESIDENT_BLOCKS < 0 ? (dim == 3 && kind == PatchKernelKind::fused && !padded
+                                            ? (k == 7   ? 3
+                                               : k == 6 ? (sizeof(Number) == 8 ? 0 : 8)
+                                                        : 0)
                                             : 0)
       : dim == 3 && kind == PatchKernelKind::fused && threads_per_patch > 128 && threads_per_patch <= 256
         ? TPMG_FIBER_RESIDENT_BLOCKS
         : 0;
     static constexpr int resident_patches =
-      resident_blocks > 0 && !one_big_patch && sizeof(Number) == 4 ? TPMG_FIBER_RESIDENT_PATCHES : 1;
+      !(resident_blocks > 0 && !one_big_patch && sizeof(Number) == 4) ? 1
+      : TPMG_FIBER_RESIDENT_PATCHES > 0                               ? TPMG_FIBER_RESIDENT_PATCHES
+      : dim == 3 && kind == PatchKernelKind::fused && !padded && k == 7 ? 2
+                                                                        : 1;
     static constexpr int max_block_threads =
       resident_blocks > 0 || one_big_patch ? threads_per_patch * resident_patches : 512;
     static constexpr int max_threads_per_block = cmax(threads_per_patch, max_block_threads);
@@ -285,14 +299,44 @@ namespace tpmg
         m[axis(2)] = i2;
       return geo.offset32(m[0], m[1], m[2]);
     }
-    /// offset from the patch's first node of node i + 1 of its interior x-fiber fg = (yi, zi),
-    /// where the residual reads b (and r) and the update writes x. The kernel indexes vectors
-    /// from the patch's first node (x + first) by these 32-bit offsets: one multiply-add per
-    /// address instead of 64-bit index arithmetic.
-    TPMG_HD TPMG_FORCEINLINE unsigned x_fiber_node(int fg, int i) const
+    /// The global nodes of a line of the patch, node t at base + off0 + t·step (unit: step 1,
+    /// immediate offsets). In float they are indexed by 64-bit multiples of the step, which
+    /// ptxas walks as a chain of pointer increments, one IMAD.WIDE per node; 32-bit offsets
+    /// (off0 + t·step, which may wrap, so they cannot be chained) cost an addition and a
+    /// widening per node (SASS of 3D float k = 7, NOTES §4, twenty-second session: 41 of about
+    /// 1850 instructions per thread, in the load, the residual's b and the update). Measured on
+    /// the H100, 3D fused float: k = 4 +7% (40 -> 32 registers), k = 7 +2.5%, k = 3, 8 +1-2%;
+    /// k = 6 took 56 registers instead of 40 (resident_blocks caps it again). Double was within
+    /// 1% at k = 3..7 and lost 3% at k = 8, so it keeps the offsets; 2D (not measured) too.
+    static constexpr bool pointer_chain = sizeof(Number) == 4 && dim == 3;
+    template <typename T, bool unit>
+    struct NodeLine
     {
-      return node_offset(i + 1, fg % ni + 1, dim == 3 ? fg / ni + 1 : 0);
+      T       *base;
+      unsigned off0, step;
+      TPMG_HD TPMG_FORCEINLINE T &operator[](int t) const
+      {
+        if constexpr (unit)
+          return base[off0 + unsigned(t)];
+        else if constexpr (pointer_chain)
+          return (base + off0)[std::size_t(step) * unsigned(t)];
+        else
+          return base[off0 + step * unsigned(t)];
+      }
+    };
+    /// the patch nodes along kernel x from node (0, i1, i2): the mesh's z (2D: y) when turned
+    template <typename T>
+    TPMG_HD TPMG_FORCEINLINE NodeLine<T, !turned> x_line(T *patch, int i1, int i2) const
+    {
+      return {patch, node_offset(0, i1, i2), geo.node_stride[dim - 1]};
     }
+    /// node i + 1 of interior x-fiber fg = (yi, zi) is x_fiber_line(patch, fg)[i + 1]
+    template <typename T>
+    TPMG_HD TPMG_FORCEINLINE NodeLine<T, !turned> x_fiber_line(T *patch, int fg) const
+    {
+      return x_line(patch, fg % ni + 1, dim == 3 ? fg / ni + 1 : 0);
+    }
+
     static constexpr int nzp = L::nzp, nzi = L::nzi;
     /// Where the update re-reads x (solve kind, in place), add by exclusive_add (atomic.h: the
     /// patches of a color have disjoint interiors), which does not wait for the old value, or
@@ -519,7 +563,8 @@ namespace tpmg
     /// session's choice); double k = 6 keeps its P = 1 (two patches, the fifteenth session's
     /// choice, lose 27% since the compile-time data raised its registers from 74 to 94).
     /// Measured with the consistent masses; the lumped ones (bp5) take the same P. Where the
-    /// launch bounds ask for resident blocks (fused 3D k = 7) the block holds one patch.
+    /// launch bounds ask for resident blocks (fused 3D k = 7, float k = 6) the block holds one
+    /// patch, float k = 7 two (resident_patches).
     static constexpr int fused_linear_indexing_P = dim != 3 ? 0
                                                    : resident_patches > 1 ? resident_patches
                                                    : sizeof(Number) == 4 ? (k == 4 ? 4 : k == 5 ? 2 : k == 6 ? 1 : 0)
@@ -598,10 +643,10 @@ namespace tpmg
               if constexpr (prefetch_b)
                 if (f < ni * nzi)
                   {
-                    const Number *bp = patch_pointer(b, first);
+                    const auto bl = x_fiber_line(patch_pointer(b, first), f);
                     TPMG_UNROLL
                     for (int i = 0; i < ni; ++i)
-                      reg.b_x[i] = bp[x_fiber_node(f, i)];
+                      reg.b_x[i] = bl[i + 1];
                   }
               stage_y_residual(f, reg.centre, BX, BA, BB, BC, BD);
             }
@@ -716,6 +761,9 @@ namespace tpmg
         if (owns<n>(f, g))
           {
             const int fg = fiber(f, g), c0 = fg % np, c1 = dim == 3 ? fg / np : 0;
+            // the line along the mesh's z (2D: y): kernel x when turned, else kernel z (2D: y)
+            const NodeLine<const Number, false> line{
+              xp, turned ? node_offset(0, c0, c1) : node_offset(c0, dim == 3 ? c1 : 0, 0), geo.node_stride[dim - 1]};
             TPMG_UNROLL
             for (int t = 0; t < np; ++t)
               {
@@ -723,7 +771,7 @@ namespace tpmg
                 const int  u = turned ? t : c0, v = turned ? c0 : dim == 3 ? c1 : t, w = dim == 3 ? (turned ? c1 : t) : 0;
                 const bool inner = u > 0 && u < np - 1 && v > 0 && v < np - 1 && (dim == 2 || (w > 0 && w < np - 1));
                 const bool skip  = reduced && inner;
-                BX[dim == 3 ? L::X::at(u, v, w) : L::X::at(u, v)] = skip ? Number(0) : xp[node_offset(u, v, w)];
+                BX[dim == 3 ? L::X::at(u, v, w) : L::X::at(u, v)] = skip ? Number(0) : line[t];
               }
           }
     }
@@ -820,9 +868,10 @@ namespace tpmg
       constexpr int n = ni * nzi, G = groups<n>;
       if (f >= n)
         return;
-      auto node = [&](int g, int i) { return x_fiber_node(fiber(f, g), i); };
       const Number *bp = patch_pointer(b, first);
       Number       *rp = kind != PatchKernelKind::fused ? patch_pointer(r, first) : nullptr;
+      auto          b_line = [&](int g) { return x_fiber_line(bp, fiber(f, g)); };
+      auto          r_line = [&](int g) { return x_fiber_line(rp, fiber(f, g)); };
       Number res[G][ni];
       if constexpr (kind == PatchKernelKind::solve)
         {
@@ -830,7 +879,7 @@ namespace tpmg
           for (int g = 0; g < G; ++g)
             TPMG_UNROLL
             for (int i = 0; i < ni; ++i)
-              res[g][i] = owns<n>(f, g) ? rp[node(g, i)] : Number(0);
+              res[g][i] = owns<n>(f, g) ? r_line(g)[i + 1] : Number(0);
         }
       else
         {
@@ -860,11 +909,11 @@ namespace tpmg
                   if constexpr (prefetch_b)
                     bi = b_x[i]; // G = 1: the thread's own fiber
                   else
-                    bi = o ? bp[node(g, i)] : Number(0);
+                    bi = o ? b_line(g)[i + 1] : Number(0);
                   res[g][i] = bi - (coef[0] * a[g] + m[g]);
                   if constexpr (kind == PatchKernelKind::residual)
                     if (o)
-                      rp[node(g, i)] = res[g][i];
+                      r_line(g)[i + 1] = res[g][i];
                 }
             }
         }
@@ -970,7 +1019,7 @@ namespace tpmg
       for (int g = 0; g < G; ++g)
         TPMG_UNROLL
         for (int i = 0; i < ni; ++i)
-          w[g][i] = owns<n>(f, g) ? patch_pointer(b, first)[x_fiber_node(fiber(f, g), i)] : Number(0);
+          w[g][i] = owns<n>(f, g) ? x_fiber_line(patch_pointer(b, first), fiber(f, g))[i + 1] : Number(0);
       update_interior(f, first, w, BX);
     }
 
@@ -985,12 +1034,13 @@ namespace tpmg
         if (owns<n>(f, g))
           {
             const int fg = fiber(f, g), yi = fg % ni, zi = fg / ni;
-            const int zg = dim == 3 ? zi + 1 : 0;
+            const int  zg   = dim == 3 ? zi + 1 : 0;
+            const auto line = x_fiber_line(xp, fg);
             TPMG_UNROLL
             for (int i = 0; i < ni; ++i)
               {
                 const Number  s  = w[g][i];
-                Number *const xi = xp + x_fiber_node(fg, i);
+                Number *const xi = &line[i + 1];
                 if constexpr (reduced)
                   *xi = s;
                 else if constexpr (kind == PatchKernelKind::solve || in_place)

@@ -459,21 +459,24 @@ TEST(PatchSmoother, TensorCoreRefusesOtherKernels)
   EXPECT_THROW((VertexPatchSmoother<2, 3, double>(lev2, Backend::cpu, s, nullptr)), std::invalid_argument);
 }
 
-// The fused linear_indexing kernel at 3D k = 7 asks for resident blocks of one patch
-// (FiberPatchKernel::resident_blocks): more patches per block are refused at setup with the
-// limit in the message (a launch would fail), and the automatic choice is one patch. The other
-// fiber kernels of that degree keep two.
+// The fused linear_indexing kernel at 3D k = 7 (and float k = 6) asks for resident blocks
+// (FiberPatchKernel::resident_blocks) of one patch (float k = 7: two): more patches per block
+// are refused at setup with the limit in the message (a launch would fail), and the automatic
+// choice is that limit. The other fiber kernels of that degree keep two.
 TEST(PatchSmoother, ResidentBlocksTakeOnePatchPerBlock)
 {
-  const auto            lev = two_cells_each_way(7);
+  const auto            lev = two_cells_each_way(7), lev6 = two_cells_each_way(6);
   PatchSmootherSettings s;
   s.kernel       = SmootherKernel::fused;
   s.optimization = KernelOptimization::linear_indexing;
-  auto refused   = [&](auto number) {
-    using Number = decltype(number);
+  // the smoother's message refusing s at degree 7 or 6, "" if it accepts them
+  constexpr auto degree7 = std::integral_constant<int, 7>{};
+  auto refused = [&](auto number, auto degree) {
+    using Number    = decltype(number);
+    constexpr int k = decltype(degree)::value;
     try
       {
-        VertexPatchSmoother<3, 7, Number> sm(lev, Backend::cpu, s, nullptr);
+        VertexPatchSmoother<3, k, Number> sm(k == 7 ? lev : lev6, Backend::cpu, s, nullptr);
         return std::string();
       }
     catch (const std::invalid_argument &e)
@@ -484,17 +487,28 @@ TEST(PatchSmoother, ResidentBlocksTakeOnePatchPerBlock)
   for (int P : {0, 1})
     {
       s.patches_per_block = P;
-      EXPECT_EQ(refused(float()), "") << P;
-      EXPECT_EQ(refused(double()), "") << P;
+      EXPECT_EQ(refused(float(), degree7), "") << P;
+      EXPECT_EQ(refused(double(), degree7), "") << P;
     }
+  // float k = 7: blocks of two patches (resident_patches)
+  s.patches_per_block = 0;
+  EXPECT_EQ((VertexPatchSmoother<3, 7, float>(lev, Backend::cpu, s, nullptr).patches_per_block()), 2);
   s.patches_per_block = 2;
-  EXPECT_EQ(refused(float()), "patches per block 2 exceeds the maximum 1 for this degree");
-  EXPECT_EQ(refused(double()), "patches per block 2 exceeds the maximum 1 for this degree");
+  EXPECT_EQ(refused(float(), degree7), "");
+  EXPECT_EQ(refused(double(), degree7), "patches per block 2 exceeds the maximum 1 for this degree");
+  s.patches_per_block = 4;
+  EXPECT_EQ(refused(float(), degree7), "patches per block 4 exceeds the maximum 2 for this degree");
+  s.patches_per_block = 2;
   s.optimization = KernelOptimization::conflict_free;
-  EXPECT_EQ(refused(float()), "");
+  EXPECT_EQ(refused(float(), degree7), "");
   s.optimization = KernelOptimization::linear_indexing;
   s.kernel       = SmootherKernel::separate;
-  EXPECT_EQ(refused(float()), "");
+  EXPECT_EQ(refused(float(), degree7), "");
+  // float k = 6 asks for 8 blocks of one patch too; double k = 6 does not
+  s.kernel               = SmootherKernel::fused;
+  constexpr auto degree6 = std::integral_constant<int, 6>{};
+  EXPECT_EQ(refused(float(), degree6), "patches per block 2 exceeds the maximum 1 for this degree");
+  EXPECT_EQ(refused(double(), degree6), "");
 }
 
 // The 32-bit patch coordinates (PatchColorGeometry::first_index) give each patch of every

@@ -222,12 +222,19 @@ namespace
     return r;
   }
 
+  /// the 3D fused linear_indexing kernel of degree k with P patches per block: at least
+  /// `min_blocks` per SM, at most `max_local` bytes of spills and `max_registers` registers
   template <int k, typename Number>
-  KernelResources fiber_resources(const char *name, int patches_per_block)
+  void expect_fiber_resources(int P, int min_blocks, unsigned max_local, int max_registers = 255)
   {
+    const std::string name = "fused linear_indexing 3D k = " + std::to_string(k) + " " +
+                             (std::is_same_v<Number, float> ? "float" : "double");
     FiberPatchKernel<3, k, Number, PatchKernelKind::fused, KernelOptimization::linear_indexing> kern{};
-    kern.set_patches_per_block(patches_per_block);
-    return resources_of(name, kern);
+    kern.set_patches_per_block(P);
+    const KernelResources r = resources_of(name.c_str(), kern);
+    EXPECT_GE(r.resident_blocks, min_blocks) << name;
+    EXPECT_LE(r.local_bytes, max_local) << name;
+    EXPECT_LE(r.registers, max_registers) << name;
   }
 
   template <class Kernel>
@@ -258,10 +265,7 @@ TEST(Gpu, KernelsKeepTheirRegistersAndResidentBlocks)
   // tensors fitted one (double k = 8); no spills, except
   // double k = 8 at its 96-register bound: with the 1D data at compile time it spills 136 bytes
   // and is still 17% faster than uncapped with one block (NOTES §4, sixteenth session)
-  const KernelResources d8 = fiber_resources<8, double>("fused linear_indexing 3D k = 8 double", 1);
-  EXPECT_LE(d8.registers, 96);
-  EXPECT_GE(d8.resident_blocks, 2);
-  EXPECT_LE(d8.local_bytes, 192u);
+  expect_fiber_resources<8, double>(1, 2, 192, 96);
   // tensor_core 3D k = 7 double: two blocks of 8 warps per SM (launch bounds by shared memory;
   // unbounded it took 138 registers and one block), no spills
   const KernelResources tc = resources_of("tensor_core 3D k = 7 double", MmaPatchKernel<7, double>{});
@@ -269,18 +273,18 @@ TEST(Gpu, KernelsKeepTheirRegistersAndResidentBlocks)
   EXPECT_EQ(tc.local_bytes, 0u);
   // k = 7: the blocks of one patch the launch bounds ask for (NOTES §4, eighteenth session):
   // double 3 at 80 registers (no spills since the table of inverse eigenvalue sums, twentieth
-  // session; 16-64 bytes before), float 5 at 48 registers
-  const KernelResources d7 = fiber_resources<7, double>("fused linear_indexing 3D k = 7 double", 1);
-  EXPECT_GE(d7.resident_blocks, 3);
-  EXPECT_LE(d7.local_bytes, 64u);
-  const KernelResources f7 = fiber_resources<7, float>("fused linear_indexing 3D k = 7 float", 1);
-  EXPECT_GE(f7.resident_blocks, 5);
-  EXPECT_EQ(f7.local_bytes, 0u);
+  // session; 16-64 bytes before)
+  expect_fiber_resources<7, double>(1, 3, 64);
+  // (float k = 7 since the twenty-second session: 3 blocks of two patches, 40 registers, 4
+  // bytes of spills)
+  expect_fiber_resources<7, float>(2, 3, 8);
+  // float k = 6: 8 blocks of one patch at 40 registers (twenty-second session; 56 registers and
+  // 6 blocks without the bound), float k = 4 (four patches per block) at 32
+  expect_fiber_resources<6, float>(1, 8, 0);
+  expect_fiber_resources<4, float>(4, 1, 0, 32);
   // float k = 8 in place (nineteenth session): at least the two blocks of one big patch its launch
   // bounds ask for, like double (it gets three, at 56 registers)
-  const KernelResources f8 = fiber_resources<8, float>("fused linear_indexing 3D k = 8 float", 1);
-  EXPECT_GE(f8.resident_blocks, 2);
-  EXPECT_EQ(f8.local_bytes, 0u);
+  expect_fiber_resources<8, float>(1, 2, 0);
 
   // BP kernels on the fly: the register cap and the resident blocks their launch bounds ask for
   expect_bp_launch_bounds_hold<BPOperatorKernel<3, 2, double, BPKind::laplace_gll, GeometryMode::on_the_fly>>("BP5 on the fly k = 2 double");
