@@ -307,8 +307,10 @@ namespace tpmg
     /// 1850 instructions per thread, in the load, the residual's b and the update). Measured on
     /// the H100, 3D fused float: k = 4 +7% (40 -> 32 registers), k = 7 +2.5%, k = 3, 8 +1-2%;
     /// k = 6 took 56 registers instead of 40 (resident_blocks caps it again). Double was within
-    /// 1% at k = 3..7 and lost 3% at k = 8, so it keeps the offsets; 2D (not measured) too.
-    static constexpr bool pointer_chain = sizeof(Number) == 4 && dim == 3;
+    /// 1% at k = 3..7 and lost 3% at k = 8, so it keeps the offsets; so do the kernels that
+    /// were not measured (2D, the other kinds, the padded layouts).
+    static constexpr bool pointer_chain =
+      sizeof(Number) == 4 && dim == 3 && kind == PatchKernelKind::fused && !padded;
     template <typename T, bool unit>
     struct NodeLine
     {
