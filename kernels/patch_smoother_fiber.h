@@ -234,21 +234,21 @@ namespace tpmg
     ///   residual, the eighth warp of the first two held one lane). Measured +2% and +1.2% over
     ///   5 blocks of one patch (two calls).
     static constexpr bool one_big_patch = in_place_layout && threads_per_patch > 256;
+    static constexpr bool fused_3d_li   = dim == 3 && kind == PatchKernelKind::fused && !padded;
     static constexpr int  resident_blocks =
       one_big_patch                    ? (TPMG_FIBER_MIN_BLOCKS >= 0 ? TPMG_FIBER_MIN_BLOCKS : 2)
-      : TPMG_FIBER_RESIDENT_BLOCKS < 0 ? (dim == 3 && kind == PatchKernelKind::fused && !padded
-                                            ? (k == 7   ? 3
-                                               : k == 6 ? (sizeof(Number) == 8 ? 0 : 8)
-                                                        : 0)
-                                            : 0)
+      : TPMG_FIBER_RESIDENT_BLOCKS < 0 ? (!fused_3d_li ? 0
+                                          : k == 7     ? 3
+                                          : k == 6     ? (sizeof(Number) == 8 ? 0 : 8)
+                                                       : 0)
       : dim == 3 && kind == PatchKernelKind::fused && threads_per_patch > 128 && threads_per_patch <= 256
         ? TPMG_FIBER_RESIDENT_BLOCKS
         : 0;
     static constexpr int resident_patches =
       !(resident_blocks > 0 && !one_big_patch && sizeof(Number) == 4) ? 1
       : TPMG_FIBER_RESIDENT_PATCHES > 0                               ? TPMG_FIBER_RESIDENT_PATCHES
-      : dim == 3 && kind == PatchKernelKind::fused && !padded && k == 7 ? 2
-                                                                        : 1;
+      : fused_3d_li && k == 7                                         ? 2
+                                                                      : 1;
     static constexpr int max_block_threads =
       resident_blocks > 0 || one_big_patch ? threads_per_patch * resident_patches : 512;
     static constexpr int max_threads_per_block = cmax(threads_per_patch, max_block_threads);
@@ -305,12 +305,11 @@ namespace tpmg
     /// (off0 + t·step, which may wrap, so they cannot be chained) cost an addition and a
     /// widening per node (SASS of 3D float k = 7, NOTES §4, twenty-second session: 41 of about
     /// 1850 instructions per thread, in the load, the residual's b and the update). Measured on
-    /// the H100, 3D fused float: k = 4 +7% (40 -> 32 registers), k = 7 +2.5%, k = 3, 8 +1-2%;
+    /// the H100, 3D fused float: k = 4 +7% (40 -> 32 registers), k = 7 +2.3%, k = 3, 8 +1-1.4%;
     /// k = 6 took 56 registers instead of 40 (resident_blocks caps it again). Double was within
-    /// 1% at k = 3..7 and lost 3% at k = 8, so it keeps the offsets; so do the kernels that
+    /// 1% at k = 2..7 and lost 2.5% at k = 8, so it keeps the offsets; so do the kernels that
     /// were not measured (2D, the other kinds, the padded layouts).
-    static constexpr bool pointer_chain =
-      sizeof(Number) == 4 && dim == 3 && kind == PatchKernelKind::fused && !padded;
+    static constexpr bool pointer_chain = sizeof(Number) == 4 && fused_3d_li;
     template <typename T, bool unit>
     struct NodeLine
     {
@@ -763,14 +762,19 @@ namespace tpmg
         if (owns<n>(f, g))
           {
             const int fg = fiber(f, g), c0 = fg % np, c1 = dim == 3 ? fg / np : 0;
-            // the line along the mesh's z (2D: y): kernel x when turned, else kernel z (2D: y)
-            const NodeLine<const Number, false> line{
-              xp, turned ? node_offset(0, c0, c1) : node_offset(c0, dim == 3 ? c1 : 0, 0), geo.node_stride[dim - 1]};
+            // kernel coordinates of node t of the line
+            auto coordinates = [&](int t, int &u, int &v, int &w) {
+              u = turned ? t : c0, v = turned ? c0 : dim == 3 ? c1 : t, w = dim == 3 ? (turned ? c1 : t) : 0;
+            };
+            int u0, v0, w0;
+            coordinates(0, u0, v0, w0);
+            // the line runs along the mesh's z (2D: y)
+            const NodeLine<const Number, false> line{xp, node_offset(u0, v0, w0), geo.node_stride[dim - 1]};
             TPMG_UNROLL
             for (int t = 0; t < np; ++t)
               {
-                // kernel coordinates of node t of the line
-                const int  u = turned ? t : c0, v = turned ? c0 : dim == 3 ? c1 : t, w = dim == 3 ? (turned ? c1 : t) : 0;
+                int u, v, w;
+                coordinates(t, u, v, w);
                 const bool inner = u > 0 && u < np - 1 && v > 0 && v < np - 1 && (dim == 2 || (w > 0 && w < np - 1));
                 const bool skip  = reduced && inner;
                 BX[dim == 3 ? L::X::at(u, v, w) : L::X::at(u, v)] = skip ? Number(0) : line[t];
