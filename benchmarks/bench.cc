@@ -3,7 +3,8 @@
 // then `groups` groups of `runs` launches; each group's mean time, the best group reported.
 //
 //   tpmg_bench operator|smoother|transfer|bp [--dim D] [--degrees 2,4,7] [--precision float|double|both]
-//              [--dofs 5e7[,1e5,...]] [--kernel global|separate|fused|all] [--groups 5] [--runs 10] [--csv FILE]
+//              [--dofs 5e7[,1e5,...]] [--kernel all|LIST of global, separate, fused] [--groups 5] [--runs 10]
+//              [--csv FILE]; an unknown word in a list is an error (exit 2)
 //   smoother:  [--optimization all|LIST] from basic, basic_column, basic_dof (basic with that thread
 //              structure), linear_indexing, conflict_free, boundary, tensor_core (3D fused only);
 //              [--patches-per-block P] [--lumped] (GLL-lumped 1D masses: the bp5 level operator's
@@ -20,6 +21,7 @@
 #include <tpmg/transfer.h>
 #include <tpmg/vector_ops.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <fstream>
@@ -67,6 +69,29 @@ namespace
         v.push_back(t);
       else
         v.push_back(std::is_integral_v<T> ? T(std::stoi(t)) : T(std::stod(t)));
+    return v;
+  }
+
+  /// The comma-separated choices of `option`, each one of `allowed`; the single word `all_word`
+  /// stands for `all`. An unknown word is an error naming the option (not a case that runs the
+  /// default kernel under the wrong name, or fails quietly in the loop).
+  std::vector<std::string> parse_choices(const std::string &option, const std::string &value,
+                                         const std::vector<std::string> &allowed, const std::string &all_word,
+                                         const std::vector<std::string> &all)
+  {
+    if (value == all_word)
+      return all;
+    const std::vector<std::string> v = parse_list<std::string>(value);
+    if (v.empty())
+      throw std::invalid_argument(option + ": empty list");
+    for (const std::string &c : v)
+      if (std::find(allowed.begin(), allowed.end(), c) == allowed.end())
+        {
+          std::string list;
+          for (const std::string &a : allowed)
+            list += (list.empty() ? "" : ", ") + a;
+          throw std::invalid_argument(option + ": '" + c + "' is not one of " + list + " or " + all_word);
+        }
     return v;
   }
 
@@ -363,21 +388,14 @@ int main(int argc, char **argv)
           else if (a == "--degrees")
             o.degrees = parse_list<int>(next());
           else if (a == "--precision")
-            {
-              const std::string p = next();
-              o.precisions = p == "both" ? std::vector<std::string>{"float", "double"} : std::vector<std::string>{p};
-            }
+            o.precisions = parse_choices(a, next(), {"float", "double"}, "both", {"float", "double"});
           else if (a == "--kernel")
-            {
-              const std::string k = next();
-              o.kernels = k == "all" ? std::vector<std::string>{"global", "separate", "fused"} : std::vector<std::string>{k};
-            }
+            o.kernels = parse_choices(a, next(), {"global", "separate", "fused"}, "all", {"global", "separate", "fused"});
           else if (a == "--optimization")
-            {
-              const std::string v = next();
-              o.optimizations = v == "all" ? std::vector<std::string>{"basic", "linear_indexing", "conflict_free", "boundary", "tensor_core"}
-                                           : parse_list<std::string>(v);
-            }
+            o.optimizations = parse_choices(a, next(),
+                                            {"basic", "basic_column", "basic_dof", "linear_indexing", "conflict_free",
+                                             "boundary", "tensor_core"},
+                                            "all", {"basic", "linear_indexing", "conflict_free", "boundary", "tensor_core"});
           else if (a == "--bp")
             o.bps = parse_list<int>(next());
           else if (a == "--patches-per-block")
@@ -385,13 +403,7 @@ int main(int argc, char **argv)
           else if (a == "--dofs")
             o.sizes = parse_list<double>(next());
           else if (a == "--geometry")
-            {
-              const std::string g = next();
-              o.geometries = g == "both" ? std::vector<std::string>{"stored", "onthefly"} : parse_list<std::string>(g);
-              for (const std::string &m : o.geometries)
-                if (m != "stored" && m != "onthefly" && m != "polynomial")
-                  throw std::invalid_argument("--geometry: a list of stored, onthefly, polynomial, or both, not " + m);
-            }
+            o.geometries = parse_choices(a, next(), {"stored", "onthefly", "polynomial"}, "both", {"stored", "onthefly"});
           else if (a == "--deformation")
             {
               const std::string g = next();
@@ -416,6 +428,8 @@ int main(int argc, char **argv)
           else
             throw std::invalid_argument("unknown option " + a);
         }
+      if (o.what != "operator" && o.what != "smoother" && o.what != "transfer" && o.what != "bp")
+        throw std::invalid_argument("unknown benchmark '" + o.what + "' (operator, smoother, transfer or bp)");
       if (o.backend == Backend::cuda && !cuda_device_available())
         throw std::runtime_error("no CUDA device (use --cpu for the CPU runner)");
       std::vector<Row> rows;
