@@ -625,11 +625,11 @@ namespace tpmg
           if constexpr (phase == 0)
             stage_x(f, first, BA, BA, BA, BX, reg.b_x);
           else if constexpr (dim == 3 && phase == 1)
-            stage_yT(f, BA, BC);
+            stage_y<true>(f, BA, BC);
           else if constexpr (phase == dim - 1)
             stage_turn(f, dim == 3 ? BC : BA, dim == 3 ? BA : BC);
           else if constexpr (dim == 3 && phase == 3)
-            stage_y(f, BA, BC);
+            stage_y<false>(f, BA, BC);
           else
             stage_update(f, first, BC, BX);
         }
@@ -654,11 +654,11 @@ namespace tpmg
           else if constexpr (phase == dim)
             stage_x(f, first, BC, BD, BA, BX, reg.b_x);
           else if constexpr (dim == 3 && phase == 4)
-            stage_yT(f, BA, BC);
+            stage_y<true>(f, BA, BC);
           else if constexpr (phase == 2 * dim - 1)
             stage_turn(f, dim == 3 ? BC : BA, dim == 3 ? BA : BC);
           else if constexpr (dim == 3 && phase == 6)
-            stage_y(f, BA, BC);
+            stage_y<false>(f, BA, BC);
           else
             stage_update(f, first, BC, BX);
         }
@@ -931,17 +931,19 @@ namespace tpmg
         }
     }
 
-    /// 3D: Sᵀ_y on y-fibers (a, zi): V1 (Vx) -> V2 (Vz).
-    template <class Buf>
-    TPMG_HD void stage_yT(int f, Buf in, Buf out) const
+    /// 3D, y-fibers (a, zi): Sᵀ_y, V1 (Vx) -> V2 (Vz), or (not transposed) S_y, W1 (Vz) -> W2 (Vx).
+    template <bool transposed, class Buf>
+    TPMG_HD void stage_y(int f, Buf in, Buf out) const
     {
       constexpr int n = ni * ni, G = groups<n>;
       if (f >= n)
         return;
+      using In  = typename std::conditional<transposed, typename L::Vx, typename L::Vz>::type;
+      using Out = typename std::conditional<transposed, typename L::Vz, typename L::Vx>::type;
       Number v[G][ni], w[G][ni];
-      load_fibers<n, ni>(f, in, [](int a, int zi, int j) { return L::Vx::at(a, j, zi); }, v);
-      apply_S<true>(v, w);
-      store_fibers<n, ni>(f, out, [](int a, int zi, int bb) { return L::Vz::at(a, bb, zi); }, w);
+      load_fibers<n, ni>(f, in, [](int a, int zi, int j) { return In::at(a, j, zi); }, v);
+      apply_S<transposed>(v, w);
+      store_fibers<n, ni>(f, out, [](int a, int zi, int i) { return Out::at(a, i, zi); }, w);
     }
 
     /// The last direction (z in 3D, y in 2D): Sᵀ, divide by the eigenvalue sums, S.
@@ -981,19 +983,6 @@ namespace tpmg
         }
       apply_S<false>(w, v);
       store_fibers<n, ni>(f, out, at, v);
-    }
-
-    /// 3D: S_y on y-fibers (a, zi): W1 (Vz) -> W2 (Vx).
-    template <class Buf>
-    TPMG_HD void stage_y(int f, Buf in, Buf out) const
-    {
-      constexpr int n = ni * ni, G = groups<n>;
-      if (f >= n)
-        return;
-      Number v[G][ni], w[G][ni];
-      load_fibers<n, ni>(f, in, [](int a, int zi, int j) { return L::Vz::at(a, j, zi); }, v);
-      apply_S<false>(v, w);
-      store_fibers<n, ni>(f, out, [](int a, int zi, int i) { return L::Vx::at(a, i, zi); }, w);
     }
 
     /// S_x on x-fibers (yi, zi) and the update of the interior: x_I += c, or x_I = c for

@@ -15,6 +15,18 @@
 
 namespace tpmg::test
 {
+  /// The finest level of a hierarchy on an anisotropic box with anisotropic coarse cells, so
+  /// that every direction's scaling is exercised (operator and smoother tests).
+  inline CartesianLevel anisotropic_level(int dim, int k, int level)
+  {
+    Domain d;
+    d.dim          = dim;
+    d.lower        = {0.0, -1.0, 0.25};
+    d.upper        = {1.0, 1.0, 0.75};
+    d.coarse_cells = {2, 3, 1};
+    return make_hierarchy(d, k, level).back();
+  }
+
   struct Reference1D
   {
     Eigen::MatrixXd mass, stiffness;

@@ -21,17 +21,6 @@ using namespace tpmg::test;
 
 namespace
 {
-  // Anisotropic box and cell counts (as in test_laplace_operator.cc).
-  CartesianLevel make_level(int dim, int k, int level)
-  {
-    Domain d;
-    d.dim          = dim;
-    d.lower        = {0.0, -1.0, 0.25};
-    d.upper        = {1.0, 1.0, 0.75};
-    d.coarse_cells = {2, 3, 1};
-    return make_hierarchy(d, k, level).back();
-  }
-
   template <typename N>
   Vector<N> to_vector(const std::vector<double> &v)
   {
@@ -151,7 +140,7 @@ class ChebyshevDiagonalTest : public ::testing::TestWithParam<std::tuple<int, in
 TEST_P(ChebyshevDiagonalTest, EqualsAssembledDiagonal)
 {
   const auto [dim, k] = GetParam();
-  const auto lev      = make_level(dim, k, 1);
+  const auto lev      = anisotropic_level(dim, k, 1);
   const auto A        = assemble_laplace(lev);
 
   Vector<double> dd;
@@ -183,7 +172,7 @@ TEST_P(ChebyshevDiagonalTest, LumpedMassEqualsElementLoop)
   // Independent assembly of the diagonal with GLL-lumped masses (the bp5 operator), cell by
   // cell: element diagonal Σ_d (S_ii/h_d) Π_{e≠d} w_i h_e, w the GLL weights.
   const auto [dim, k] = GetParam();
-  const auto lev      = make_level(dim, k, 1);
+  const auto lev      = anisotropic_level(dim, k, 1);
   const auto r1       = reference_1d(k);
   const auto gll      = gauss_lobatto_quadrature(unsigned(k + 1));
   const int  n        = k + 1;
@@ -235,7 +224,7 @@ class ChebyshevEigenvalueTest : public ::testing::TestWithParam<std::tuple<int, 
 TEST_P(ChebyshevEigenvalueTest, EstimateCloseToDenseLambdaMax)
 {
   const auto [dim, k, level] = GetParam();
-  const auto   lev           = make_level(dim, k, level);
+  const auto   lev           = anisotropic_level(dim, k, level);
   const auto   spec          = dense_spectrum(lev, false);
   const double exact         = spec.lambda.maxCoeff();
 
@@ -272,7 +261,7 @@ TEST(ChebyshevSmootherTest, ErrorPolynomialOnEigenvectors)
 {
   for (const auto &[dim, k, level] : {std::make_tuple(2, 2, 2), std::make_tuple(3, 2, 1)})
     {
-      const auto lev  = make_level(dim, k, level);
+      const auto lev  = anisotropic_level(dim, k, level);
       const auto spec = dense_spectrum(lev);
       const int  n    = int(spec.idx.size());
       for (int degree : {1, 2, 3, 5})
@@ -306,7 +295,7 @@ TEST(ChebyshevSmootherTest, ErrorPolynomialOnEigenvectors)
 // the smoothing interval) by at least 1/T_deg(θ/δ), the low part is not amplified.
 TEST(ChebyshevSmootherTest, ReducesHighFrequencyEnergy)
 {
-  const auto   lev  = make_level(2, 2, 2);
+  const auto   lev  = anisotropic_level(2, 2, 2);
   const auto   spec = dense_spectrum(lev);
   const int    n    = int(spec.idx.size());
   const auto   A    = assemble_laplace(lev);
@@ -355,7 +344,7 @@ TEST(ChebyshevSmootherTest, ReducesEnergyOfRandomVector)
   for (const auto &[dim, k, level] : {std::make_tuple(2, 1, 4), std::make_tuple(2, 4, 2), std::make_tuple(3, 2, 2),
                                        std::make_tuple(3, 3, 1)})
     {
-      const auto lev = make_level(dim, k, level);
+      const auto lev = anisotropic_level(dim, k, level);
       const auto x0  = random_vector(lev, 5);
       const std::vector<double> zero(lev.n_dofs(), 0.0);
       auto energy = [&](const LinearOperator<double> &op, const std::vector<double> &x) {
@@ -381,7 +370,7 @@ TEST(ChebyshevSmootherTest, ExactSolutionIsFixedPoint)
 {
   for (const auto &[dim, k, level] : {std::make_tuple(2, 3, 2), std::make_tuple(3, 2, 1)})
     {
-      const auto lev = make_level(dim, k, level);
+      const auto lev = anisotropic_level(dim, k, level);
       const auto A   = assemble_laplace(lev);
       const auto b   = random_vector(lev, 3);
       Eigen::SimplicialLDLT<Eigen::SparseMatrix<double>> solver(A);
@@ -405,7 +394,7 @@ TEST(ChebyshevSmootherTest, ExactSolutionIsFixedPoint)
 // depend on them.
 TEST(ChebyshevSmootherTest, BoundaryUntouched)
 {
-  const auto lev = make_level(3, 2, 1);
+  const auto lev = anisotropic_level(3, 2, 1);
   const auto xi  = random_vector(lev, 21), bi = random_vector(lev, 22);
   auto       xb = random_vector(lev, 23, true), bb = random_vector(lev, 24, true);
   for (index_t g = 0; g < lev.n_dofs(); ++g)
@@ -450,7 +439,7 @@ TEST(ChebyshevSmootherTest, BoundaryUntouched)
 
 TEST(ChebyshevSmootherTest, RejectsBadInput)
 {
-  const auto lev = make_level(2, 2, 1);
+  const auto lev = anisotropic_level(2, 2, 1);
   auto       op  = make_operator<double>(lev);
   Vector<double> diag;
   laplace_diagonal(lev, Backend::cpu, false, diag);

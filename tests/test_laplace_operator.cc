@@ -10,17 +10,6 @@ using namespace tpmg::test;
 
 namespace
 {
-  // Anisotropic box and cell counts, so that every direction's scaling is exercised.
-  CartesianLevel make_level(int dim, int k, int level)
-  {
-    Domain d;
-    d.dim          = dim;
-    d.lower        = {0.0, -1.0, 0.25};
-    d.upper        = {1.0, 1.0, 0.75};
-    d.coarse_cells = {2, 3, 1};
-    return make_hierarchy(d, k, level).back();
-  }
-
   template <int dim, int k, typename Number>
   std::vector<Number> apply(const CartesianLevel &lev, const std::vector<double> &x)
   {
@@ -40,7 +29,7 @@ TEST_P(LaplaceOperatorTest, EqualsAssembledMatrixAndIsSymmetric)
 {
   const auto [dim, k] = GetParam();
   const int  level    = (dim == 3 && k > 4) ? 0 : 1;
-  const auto lev      = make_level(dim, k, level);
+  const auto lev      = anisotropic_level(dim, k, level);
   const auto A        = assemble_laplace(lev);
   dispatch_dim(dim, [&](auto D) {
     dispatch_degree(k, [&](auto K) {

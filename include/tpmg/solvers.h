@@ -99,6 +99,19 @@ namespace tpmg
       return true;
     }
 
+    /// An iteration ended with residual `res`: counted, kept in the history and passed to the
+    /// monitor (relative to `reference`); false, with s.failure set, where the solve must stop
+    /// (check_residual).
+    inline bool record_iteration(SolveStats &s, const SolverControl &control, double res, double reference)
+    {
+      ++s.iterations;
+      s.final_residual = res;
+      s.history.push_back(res);
+      if (control.monitor)
+        control.monitor(s.iterations, res, res / reference);
+      return check_residual(s, res, s.iterations);
+    }
+
     /// Residual r = b - A x in double; returns ‖r‖.
     inline double residual(const LinearOperator<double> &A, const Vector<double> &b, const Vector<double> &x,
                            Vector<double> &r, Timers *timers)
@@ -241,12 +254,7 @@ namespace tpmg
             g[j + 1]           = -sn[j] * g[j];
             g[j]               = cs[j] * g[j];
             const double res   = std::fabs(g[j + 1]);
-            ++s.iterations;
-            s.final_residual = res;
-            s.history.push_back(res);
-            if (control.monitor)
-              control.monitor(s.iterations, res, res / s.initial_residual);
-            if (!internal::check_residual(s, res, s.iterations))
+            if (!internal::record_iteration(s, control, res, s.initial_residual))
               return s;
             if (res <= target || denom == 0.0)
               {
@@ -326,12 +334,7 @@ namespace tpmg
           axpy(alpha, p, x);
           res = std::sqrt(axpy_dot(-alpha, q, r)); // r -= alpha q and ‖r‖ in one pass
         }
-        ++s.iterations;
-        s.final_residual = res;
-        s.history.push_back(res);
-        if (control.monitor)
-          control.monitor(s.iterations, res, res / s.initial_residual);
-        if (!internal::check_residual(s, res, s.iterations))
+        if (!internal::record_iteration(s, control, res, s.initial_residual))
           return s;
         if (res <= target)
           {
@@ -374,12 +377,7 @@ namespace tpmg
           axpy(1.0, c, x);
         }
         res = internal::residual(A, b, x, r, timers);
-        ++s.iterations;
-        s.final_residual = res;
-        s.history.push_back(res);
-        if (control.monitor)
-          control.monitor(s.iterations, res, res / bnorm);
-        if (!internal::check_residual(s, res, s.iterations))
+        if (!internal::record_iteration(s, control, res, bnorm))
           return s;
       }
     s.converged = res <= target;
