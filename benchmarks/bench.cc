@@ -73,14 +73,14 @@ namespace
   }
 
   /// The comma-separated choices of `option`, each one of `allowed`; the single word `all_word`
-  /// stands for `all`. An unknown word is an error naming the option (not a case that runs the
+  /// stands for `all` (by default every allowed word). An unknown word is an error naming the option (not a case that runs the
   /// default kernel under the wrong name, or fails quietly in the loop).
   std::vector<std::string> parse_choices(const std::string &option, const std::string &value,
                                          const std::vector<std::string> &allowed, const std::string &all_word,
-                                         const std::vector<std::string> &all)
+                                         const std::vector<std::string> &all = {})
   {
     if (value == all_word)
-      return all;
+      return all.empty() ? allowed : all;
     const std::vector<std::string> v = parse_list<std::string>(value);
     if (v.empty())
       throw std::invalid_argument(option + ": empty list");
@@ -388,9 +388,9 @@ int main(int argc, char **argv)
           else if (a == "--degrees")
             o.degrees = parse_list<int>(next());
           else if (a == "--precision")
-            o.precisions = parse_choices(a, next(), {"float", "double"}, "both", {"float", "double"});
+            o.precisions = parse_choices(a, next(), {"float", "double"}, "both");
           else if (a == "--kernel")
-            o.kernels = parse_choices(a, next(), {"global", "separate", "fused"}, "all", {"global", "separate", "fused"});
+            o.kernels = parse_choices(a, next(), {"global", "separate", "fused"}, "all");
           else if (a == "--optimization")
             o.optimizations = parse_choices(a, next(),
                                             {"basic", "basic_column", "basic_dof", "linear_indexing", "conflict_free",
