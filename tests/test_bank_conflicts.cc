@@ -7,11 +7,11 @@
 
 #include <gtest/gtest.h>
 
-#include "../kernels/bank_recorder.h"
-#include "../kernels/bp_operator.h"
-#include "../kernels/patch_smoother.h"
-#include "../kernels/patch_smoother_fiber.h"
-#include "../src/transfer_impl.h"
+#include <kernels/runtime/bank_recorder.h>
+#include <kernels/operators/bp_operator.h>
+#include <kernels/smoothers/patch_basic.h>
+#include <kernels/smoothers/patch_fiber.h>
+#include <src/multigrid/transfer_impl.h>
 
 #include <iomanip>
 #include <iostream>

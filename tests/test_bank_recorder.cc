@@ -3,9 +3,9 @@
 
 #include <gtest/gtest.h>
 
-#include "../benchmarks/bank_probe_patterns.h"
-#include "../kernels/bank_recorder.h"
-#include "../kernels/laplace_cartesian.h"
+#include <kernels/runtime/bank_probe_patterns.h>
+#include <kernels/runtime/bank_recorder.h>
+#include <kernels/operators/laplace_cartesian.h>
 #include "reference.h"
 
 using namespace tpmg;

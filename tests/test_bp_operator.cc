@@ -5,7 +5,7 @@
 
 #include <gtest/gtest.h>
 
-#include "../kernels/bp_operator.h"
+#include <kernels/operators/bp_operator.h>
 #include "reference.h"
 #include "reference_bp.h"
 

@@ -1,7 +1,7 @@
 // Division by run-time divisors as multiply-high and shift (kernels/cell_grid.h).
 #include <gtest/gtest.h>
 
-#include "../kernels/cell_grid.h"
+#include <kernels/common/cell_grid.h>
 
 #include <array>
 #include <random>

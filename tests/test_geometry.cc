@@ -18,7 +18,6 @@ using namespace tpmg::test;
 
 namespace
 {
-  constexpr double pi = 3.14159265358979323846;
 
   /// Level 0 of a box with the given cells per direction.
   CartesianLevel make_level(int dim, int degree, std::array<int, 3> cells,

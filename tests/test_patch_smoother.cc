@@ -11,10 +11,10 @@
 #include <limits>
 #include <random>
 
-#include "../kernels/patch_common.h"
-#include "../kernels/patch_smoother_fiber.h"
-#include "../kernels/patch_smoother_mma.h"
-#include "../kernels/tensor.h"
+#include <kernels/smoothers/patch_common.h>
+#include <kernels/smoothers/patch_fiber.h>
+#include <kernels/smoothers/patch_mma.h>
+#include <kernels/common/tensor.h>
 #include "reference.h"
 
 using namespace tpmg;

@@ -15,7 +15,6 @@ using namespace tpmg;
 
 namespace
 {
-  constexpr double pi = 3.14159265358979323846;
 
   // Anisotropic box and cell counts, so that every direction's scaling is exercised.
   Domain anisotropic_domain(int dim)

@@ -25,10 +25,11 @@
 #define TPMG_UNROLL
 #endif
 
+#include <tpmg/degrees.h>
+
 namespace tpmg
 {
-  /// Largest polynomial degree of the library (DESIGN.md §9: 1..10).
-  constexpr int max_degree = 10;
+  inline constexpr double pi = 3.14159265358979323846;
 
   /// CPU loops shorter than this (forall, reduce_sum; runner launches: blocks x threads) run
   /// on the calling thread: an OpenMP region costs microseconds, and far more where several

@@ -12,10 +12,10 @@
 
 #include <gtest/gtest.h>
 
-#include "../../kernels/bp_operator.h"
-#include "../../kernels/laplace_cartesian.h"
-#include "../../kernels/patch_smoother_fiber.h"
-#include "../../kernels/patch_smoother_mma.h"
+#include <kernels/operators/bp_operator.h>
+#include <kernels/operators/laplace_cartesian.h>
+#include <kernels/smoothers/patch_fiber.h>
+#include <kernels/smoothers/patch_mma.h>
 
 #include <cmath>
 #include <iostream>

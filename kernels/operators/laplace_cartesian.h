@@ -1,0 +1,190 @@
+// Matrix-free Laplace operator on a uniform Cartesian level (level operator `cartesian`):
+// cell loop, gather, sum-factorized  c_x A⊗M⊗M + c_y M⊗A⊗M + c_z M⊗M⊗A  (reference 1D
+// matrices M, A; c_d = (1/h_d) Π_{e≠d} h_e), scatter-add with atomics.
+//
+// Thread structure: one thread per column of k+1 nodes along the last direction (z in 3D,
+// y in 2D), which it keeps in registers, so the contraction along that direction needs no
+// shared memory; the other directions go through shared memory. Several cells per block.
+// Boundary nodes are masked: they read as zero and receive nothing.
+#pragma once
+
+#include <kernels/common/atomic.h>
+#include <kernels/common/cell_grid.h>
+#include <kernels/runtime/runner.h>
+#include <kernels/common/tensor.h>
+
+#include <tpmg/mesh.h>
+
+namespace tpmg
+{
+  template <int dim, int k, typename Number>
+  struct CartesianLaplaceKernel
+  {
+    static_assert(dim == 2 || dim == 3, "dimension 2 or 3");
+    static constexpr int n               = k + 1;
+    static constexpr int threads_per_cell = dim == 3 ? n * n : n;
+    static constexpr int cells_per_block = cmax(1, 128 / threads_per_cell);
+    static constexpr int max_threads_per_block = threads_per_cell * cells_per_block;
+    static constexpr int n_phases        = dim; // 3D: z | y | x, 2D: y | x
+    static constexpr int cell_size       = ipow<n, dim>();
+
+    struct Registers
+    {
+      unsigned cc[3]; ///< the cell's coordinates, from phase 0 on
+    };
+
+    const Number *src;
+    Number       *dst;
+    index_t       cells[3];
+    index_t       nodes[3];
+    index_t       n_cells;
+    CellGrid      grid; ///< cell coordinates from the cell index
+    Number        coef[3];
+    SmallMatrix<Number, n> mass, stiffness;
+
+    // shared memory: 1D matrices, then (dim == 3 ? 4 : 2) cell buffers per cell
+    static constexpr std::size_t align16(std::size_t b) { return (b + 15) / 16 * 16; }
+    static constexpr std::size_t off_mass   = 0;
+    static constexpr std::size_t off_stiff  = align16(n * n * sizeof(Number));
+    static constexpr std::size_t off_cells  = 2 * off_stiff;
+    static constexpr std::size_t buffer_bytes = align16(std::size_t(cell_size) * cells_per_block * sizeof(Number));
+    static constexpr int         n_buffers  = dim == 3 ? 4 : 2;
+    static constexpr std::size_t shared_bytes = off_cells + n_buffers * buffer_bytes;
+
+    LaunchShape shape() const
+    {
+      LaunchShape s;
+      s.grid.x       = unsigned((n_cells + cells_per_block - 1) / cells_per_block);
+      s.block        = dim == 3 ? Dim3{n, n, cells_per_block} : Dim3{n, cells_per_block, 1};
+      s.shared_bytes = shared_bytes;
+      return s;
+    }
+
+    // global node index of local node (x, y, z) of the cell with first node c0; -1 on the boundary
+    TPMG_HD index_t node(const index_t *c0, int x, int y, int z) const { return cell_node(nodes, dim, c0, x, y, z); }
+
+    template <int phase, class Shared>
+    TPMG_HD void run(const KernelCtx &ctx, Shared &sh, Registers &reg) const
+    {
+      auto Ms = sh.template array<Number>(off_mass);
+      auto As = sh.template array<Number>(off_stiff);
+      auto S1 = sh.template array<Number>(off_cells);
+      auto S2 = sh.template array<Number>(off_cells + buffer_bytes);
+      auto T1 = sh.template array<Number>(off_cells + 2 * buffer_bytes);
+      auto T2 = sh.template array<Number>(off_cells + 3 * buffer_bytes);
+
+      const int     c    = dim == 3 ? ctx.thread.z : ctx.thread.y;
+      const index_t cell = index_t(ctx.block.x) * cells_per_block + c;
+      const int     x    = ctx.thread.x;
+      const int     y    = dim == 3 ? int(ctx.thread.y) : 0;
+      if constexpr (phase == 0)
+        for (unsigned t = ctx.linear_thread(); t < unsigned(n * n); t += ctx.block_dim.size())
+          {
+            Ms[t] = mass.v[t];
+            As[t] = stiffness.v[t];
+          }
+      if (cell >= n_cells)
+        return;
+      if constexpr (phase == 0)
+        grid.coordinates(unsigned(cell), reg.cc); // 32 bits, no division instruction (cell_grid.h)
+      const index_t c0[3] = {index_t(reg.cc[0]) * k, index_t(reg.cc[1]) * k, index_t(reg.cc[2]) * k};
+      const int base = c * cell_size;
+      // buffer index of (x, y, z) in a cell, x fastest
+      auto at = [base](int i, int j, int l) { return base + i + n * (j + n * l); };
+
+      if constexpr (phase == 0)
+        {
+          // gather the column along the last direction, contract it in registers
+          Number u[n];
+          TPMG_UNROLL
+          for (int z = 0; z < n; ++z)
+            {
+              const index_t g = dim == 3 ? node(c0, x, y, z) : node(c0, x, z, 0);
+              u[z]            = g < 0 ? Number(0) : src[g];
+            }
+          TPMG_UNROLL
+          for (int z = 0; z < n; ++z)
+            {
+              Number a = 0, b = 0;
+              TPMG_UNROLL
+              for (int m = 0; m < n; ++m)
+                {
+                  a += mass(z, m) * u[m];
+                  b += stiffness(z, m) * u[m];
+                }
+              const int i = dim == 3 ? at(x, y, z) : at(x, z, 0);
+              S1[i]       = a;
+              S2[i]       = coef[dim - 1] * b;
+            }
+        }
+      else if constexpr (dim == 3 && phase == 1)
+        {
+          // y direction: T1 = M_y S1, T2 = c_y A_y S1 + M_y S2
+          TPMG_UNROLL
+          for (int z = 0; z < n; ++z)
+            {
+              Number t1 = 0, ta = 0, tb = 0;
+              TPMG_UNROLL
+              for (int j = 0; j < n; ++j)
+                {
+                  const Number s1 = S1[at(x, j, z)];
+                  const Number m  = Ms[y * n + j];
+                  t1 += m * s1;
+                  ta += As[y * n + j] * s1;
+                  tb += m * S2[at(x, j, z)];
+                }
+              T1[at(x, y, z)] = t1;
+              T2[at(x, y, z)] = coef[1] * ta + tb;
+            }
+        }
+      else
+        {
+          // x direction and scatter: out = c_x A_x P + M_x Q
+          auto P = dim == 3 ? T1 : S1;
+          auto Q = dim == 3 ? T2 : S2;
+          TPMG_UNROLL
+          for (int z = 0; z < n; ++z)
+            {
+              const int yy = dim == 3 ? y : z, zz = dim == 3 ? z : 0;
+              Number    a = 0, b = 0;
+              TPMG_UNROLL
+              for (int i = 0; i < n; ++i)
+                {
+                  a += As[x * n + i] * P[at(i, yy, zz)];
+                  b += Ms[x * n + i] * Q[at(i, yy, zz)];
+                }
+              const index_t g = node(c0, x, yy, zz);
+              if (g >= 0)
+                atomic_add(dst + g, coef[0] * a + b);
+            }
+        }
+    }
+  };
+
+  /// Boundary rows act as identity: dst = src on boundary nodes (one x-line per index), or
+  /// the residual's dst = b - src where `b` is given.
+  template <typename Number>
+  struct CopyBoundaryLines
+  {
+    const Number *src;
+    Number       *dst;
+    index_t       nodes[3];
+    int           dim;
+    const Number *b = nullptr;
+    TPMG_HD void  row(index_t i) const { dst[i] = b ? b[i] - src[i] : src[i]; }
+    TPMG_HD void  operator()(index_t line) const
+    {
+      const index_t j = line % nodes[1], l = line / nodes[1];
+      const index_t first = line * nodes[0];
+      const bool    whole = j == 0 || j == nodes[1] - 1 || (dim == 3 && (l == 0 || l == nodes[2] - 1));
+      if (whole)
+        for (index_t i = 0; i < nodes[0]; ++i)
+          row(first + i);
+      else
+        {
+          row(first);
+          row(first + nodes[0] - 1);
+        }
+    }
+  };
+} // namespace tpmg

@@ -1,0 +1,45 @@
+#include <tpmg/device.h>
+#include <tpmg/dispatch.h>
+#include <tpmg/poisson.h>
+
+namespace tpmg
+{
+  namespace internal
+  {
+    /// The whole run for one (dim, degree, V-cycle precision): poisson_impl.h, instantiated from
+    /// poisson.inst.in for every solver degree.
+    template <int dim, int k, typename Number>
+    RunResult run(const SolverParameters &p, Backend backend, std::ostream &log);
+  } // namespace internal
+
+  Backend select_backend(const SolverParameters &p)
+  {
+    switch (p.device)
+      {
+        case DeviceChoice::cpu:
+          return Backend::cpu;
+        case DeviceChoice::cuda:
+          if (!cuda_compiled())
+            throw ParameterError(p.source + ": Backend/Device = cuda, but this build has no CUDA backend");
+          if (!cuda_device_available())
+            throw ParameterError(p.source + ": Backend/Device = cuda, but no CUDA device is available");
+          return Backend::cuda;
+        case DeviceChoice::automatic:
+          break;
+      }
+    return cuda_compiled() && cuda_device_available() ? Backend::cuda : Backend::cpu;
+  }
+
+  RunResult run_poisson(const SolverParameters &p, std::ostream &log)
+  {
+    const Backend b = select_backend(p);
+    return dispatch_dim(p.dim, [&](auto D) {
+      constexpr int dim = decltype(D)::value;
+      return dispatch_degree<max_solver_degree(dim)>(p.degree, [&](auto K) {
+        constexpr int k = decltype(K)::value;
+        return p.precision == Precision::single ? internal::run<dim, k, float>(p, b, log)
+                                                : internal::run<dim, k, double>(p, b, log);
+      });
+    });
+  }
+} // namespace tpmg

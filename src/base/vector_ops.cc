@@ -1,0 +1,113 @@
+#include <tpmg/vector_ops.h>
+
+#include <kernels/runtime/forall.h>
+#include <kernels/linear_algebra/vector_kernels.h>
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+
+namespace tpmg
+{
+  namespace
+  {
+    template <typename A, typename B>
+    void check_compatible(const A &x, const B &y, const char *op)
+    {
+      if (x.size() != y.size() || x.backend() != y.backend())
+        throw std::invalid_argument(std::string(op) + ": vectors differ in size or backend");
+    }
+  } // namespace
+
+  template <typename N>
+  void axpy(N a, const Vector<N> &x, Vector<N> &y)
+  {
+    check_compatible(x, y, "axpy");
+    forall(y.backend(), y.size(), vector_kernels::Axpy<N>{a, x.data(), y.data()});
+  }
+
+  template <typename N>
+  void sadd(N s, N a, const Vector<N> &x, Vector<N> &y)
+  {
+    check_compatible(x, y, "sadd");
+    forall(y.backend(), y.size(), vector_kernels::Sadd<N>{s, a, x.data(), y.data()});
+  }
+
+  template <typename To, typename From>
+  void convert(const Vector<From> &x, Vector<To> &y)
+  {
+    check_compatible(x, y, "convert");
+    forall(y.backend(), y.size(), vector_kernels::Convert<To, From>{x.data(), y.data()});
+  }
+
+  template <typename N>
+  double dot(const Vector<N> &x, const Vector<N> &y)
+  {
+    check_compatible(x, y, "dot");
+    return reduce_sum(x.backend(), x.size(), vector_kernels::DotTerm<N>{x.data(), y.data()});
+  }
+
+  template <typename N>
+  double axpy_dot(N a, const Vector<N> &x, Vector<N> &w, const Vector<N> *v)
+  {
+    check_compatible(x, w, "axpy_dot");
+    if (v)
+      check_compatible(*v, w, "axpy_dot");
+    return reduce_sum(w.backend(), w.size(),
+                      vector_kernels::AxpyDot<N>{a, x.data(), w.data(), v ? v->data() : nullptr});
+  }
+
+  template <typename N>
+  double norm_l2(const Vector<N> &x)
+  {
+    return std::sqrt(dot(x, x));
+  }
+
+  template <typename N>
+  index_t count_non_finite(const Vector<N> &x)
+  {
+    return index_t(reduce_sum(x.backend(), x.size(), vector_kernels::NonFinite<N>{x.data()}));
+  }
+
+  template <typename N>
+  void equ(N a, const Vector<N> &x, Vector<N> &y)
+  {
+    check_compatible(x, y, "equ");
+    forall(y.backend(), y.size(), vector_kernels::Equ<N>{a, x.data(), y.data()});
+  }
+
+  template <typename N>
+  void multi_axpy(const double *a, const std::vector<Vector<N>> &v, int count, Vector<N> &y)
+  {
+    for (int first = 0; first < count; first += vector_kernels::multi_vectors)
+      {
+        vector_kernels::MultiAxpy<N> op{};
+        op.count = std::min(count - first, vector_kernels::multi_vectors);
+        op.y     = y.data();
+        for (int c = 0; c < op.count; ++c)
+          {
+            check_compatible(v[first + c], y, "multi_axpy");
+            op.a[c] = N(a[first + c]);
+            op.v[c] = v[first + c].data();
+          }
+        forall(y.backend(), y.size(), op);
+      }
+  }
+
+#define TPMG_INSTANTIATE(N)                                                  \
+  template void   axpy<N>(N, const Vector<N> &, Vector<N> &);                \
+  template void   sadd<N>(N, N, const Vector<N> &, Vector<N> &);             \
+  template double dot<N>(const Vector<N> &, const Vector<N> &);              \
+  template double axpy_dot<N>(N, const Vector<N> &, Vector<N> &, const Vector<N> *); \
+  template double norm_l2<N>(const Vector<N> &);                             \
+  template index_t count_non_finite<N>(const Vector<N> &);                   \
+  template void   equ<N>(N, const Vector<N> &, Vector<N> &);                 \
+  template void   multi_axpy<N>(const double *, const std::vector<Vector<N>> &, int, Vector<N> &);
+  TPMG_INSTANTIATE(float)
+  TPMG_INSTANTIATE(double)
+#undef TPMG_INSTANTIATE
+  template void convert<float, double>(const Vector<double> &, Vector<float> &);
+  template void convert<double, float>(const Vector<float> &, Vector<double> &);
+  template void convert<float, float>(const Vector<float> &, Vector<float> &);
+  template void convert<double, double>(const Vector<double> &, Vector<double> &);
+} // namespace tpmg

@@ -1,0 +1,278 @@
+#include <tpmg/geometry.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <stdexcept>
+#include <string>
+
+namespace tpmg
+{
+  namespace
+  {
+
+    /// Largest admissible sine amplitude: the smooth map has det = 1 + amplitude π f(ξ) with
+    /// min f = -1 in 2D and -2/√3 in 3D, so it folds at 1/π ≈ 0.318 (2D), √3/(2π) ≈ 0.276 (3D).
+    double max_sine_amplitude(int dim) { return dim == 3 ? 0.27 : 0.3; }
+
+    /// sin(π t) for t in [0,1], exactly zero at t = 0 and t = 1.
+    double sin_pi(double t) { return std::sin(pi * (t <= 0.5 ? t : 1.0 - t)); }
+
+    /// Kershaw's 1D maps on [0,1].
+    double kershaw_right(double eps, double t) { return t <= 0.5 ? (2.0 - eps) * t : 1.0 + eps * (t - 1.0); }
+    double kershaw_left(double eps, double t) { return 1.0 - kershaw_right(eps, 1.0 - t); }
+
+    /// Weight of R_ε (1 - weight of L_ε) as a function of the normalized x coordinate.
+    double kershaw_weight(double xi_x)
+    {
+      const double s     = 6.0 * xi_x;
+      const int    layer = std::min(5, std::max(0, int(std::floor(s))));
+      const double lam   = std::min(1.0, std::max(0.0, s - layer));
+      switch (layer)
+        {
+          case 0:
+            return 0.0;
+          case 1:
+          case 4:
+            return lam; // L -> R within the layer
+          case 2:
+            return 1.0 - 0.5 * lam; // R -> L across layers 2 and 3
+          case 3:
+            return 0.5 * (1.0 - lam);
+          default:
+            return 1.0;
+        }
+    }
+
+    /// The deformation of a point given by its undeformed coordinates x and its normalized
+    /// coordinates xi in the level's box.
+    std::array<double, 3> deform(const CartesianLevel &level, const DeformationSettings &s,
+                                 const std::array<double, 3> &x, const std::array<double, 3> &xi)
+    {
+      std::array<double, 3> y = x;
+      const int             dim = level.dim;
+      switch (s.type)
+        {
+          case Deformation::none:
+            break;
+          case Deformation::sine:
+            {
+              double prod = 1.0;
+              for (int e = 0; e < dim; ++e)
+                prod *= sin_pi(xi[e]);
+              for (int d = 0; d < dim; ++d)
+                y[d] = x[d] + s.amplitude * (level.h[d] * double(level.cells[d])) * prod;
+              break;
+            }
+          case Deformation::kershaw:
+            {
+              const double eps = s.amplitude;
+              const double w   = kershaw_weight(xi[0]);
+              for (int d = 1; d < dim; ++d)
+                {
+                  const double t  = xi[d];
+                  const double tt = (1.0 - w) * kershaw_left(eps, t) + w * kershaw_right(eps, t);
+                  y[d]            = level.lower[d] + tt * (level.h[d] * double(level.cells[d]));
+                }
+              break;
+            }
+        }
+      return y;
+    }
+
+    /// 1D linear shape functions on [0,1] and their derivatives.
+    inline double lin(int v, double t) { return v ? t : 1.0 - t; }
+    inline double dlin(int v) { return v ? 1.0 : -1.0; }
+  } // namespace
+
+  void check_deformation(const CartesianLevel &level, const DeformationSettings &s)
+  {
+    if (level.dim != 2 && level.dim != 3)
+      throw std::invalid_argument("deformation: dimension must be 2 or 3");
+    switch (s.type)
+      {
+        case Deformation::none:
+          return;
+        case Deformation::sine:
+          {
+            const double amax = max_sine_amplitude(level.dim);
+            if (!(s.amplitude >= 0.0 && s.amplitude <= amax))
+              throw std::invalid_argument(
+                "sine deformation: amplitude " + std::to_string(s.amplitude) + " must be in [0, " +
+                std::to_string(amax).substr(0, 4) + "] in " + std::to_string(level.dim) +
+                "D: the map's Jacobian determinant is 1 + amplitude*pi*f with min f = " +
+                (level.dim == 3 ? "-2/sqrt(3)" : "-1") + ", so larger amplitudes fold the mesh (not invertible beyond " +
+                (level.dim == 3 ? "sqrt(3)/(2 pi) = 0.2757)" : "1/pi = 0.3183)"));
+            return;
+          }
+        case Deformation::kershaw:
+          {
+            if (!(s.amplitude > 0.0 && s.amplitude <= 1.0))
+              throw std::invalid_argument("kershaw deformation: epsilon (amplitude) " + std::to_string(s.amplitude) +
+                                          " must be in (0, 1] (1 = no deformation)");
+            const bool ok = level.cells[0] % 6 == 0 && level.cells[1] % 2 == 0 && (level.dim == 2 || level.cells[2] % 2 == 0);
+            if (!ok)
+              throw std::invalid_argument(
+                std::string("kershaw deformation needs cells_x % 6 == 0 and even cells_y") +
+                (level.dim == 3 ? " and cells_z" : "") + " so that its kinks lie on cell faces; got " + level.describe());
+            return;
+          }
+      }
+    throw std::invalid_argument("unknown deformation type");
+  }
+
+  std::array<double, 3> deformed_point(const CartesianLevel &level, const DeformationSettings &s,
+                                       const std::array<double, 3> &x)
+  {
+    check_deformation(level, s);
+    if (s.type == Deformation::none)
+      return x;
+    std::array<double, 3> xi{{0, 0, 0}};
+    for (int d = 0; d < level.dim; ++d)
+      xi[d] = (x[d] - level.lower[d]) / (level.h[d] * double(level.cells[d]));
+    return deform(level, s, x, xi);
+  }
+
+  std::vector<double> deformed_vertices(const CartesianLevel &level, const DeformationSettings &s)
+  {
+    check_deformation(level, s);
+    const index_t nv[3] = {level.cells[0] + 1, level.cells[1] + 1, level.dim == 3 ? level.cells[2] + 1 : 1};
+    std::vector<double> v(std::size_t(nv[0] * nv[1] * nv[2]) * 3);
+#pragma omp parallel for schedule(static) if (v.size() >= host_parallel_threshold)
+    for (index_t iz = 0; iz < nv[2]; ++iz)
+      for (index_t iy = 0; iy < nv[1]; ++iy)
+        for (index_t ix = 0; ix < nv[0]; ++ix)
+          {
+            const index_t         idx[3] = {ix, iy, iz};
+            std::array<double, 3> x{{0, 0, 0}}, xi{{0, 0, 0}};
+            for (int d = 0; d < level.dim; ++d)
+              {
+                xi[d] = double(idx[d]) / double(level.cells[d]); // exact at 0 and 1
+                x[d]  = level.lower[d] + double(idx[d]) * level.h[d];
+              }
+            const auto    y = deform(level, s, x, xi);
+            const index_t g = ix + nv[0] * (iy + nv[1] * iz);
+            for (int d = 0; d < 3; ++d)
+              v[std::size_t(g) * 3 + d] = d < level.dim ? y[d] : 0.0;
+          }
+    return v;
+  }
+
+  int n_geometric_entries(int dim, GeometricFactorKind kind)
+  {
+    if (dim != 2 && dim != 3)
+      throw std::invalid_argument("n_geometric_entries: dimension must be 2 or 3");
+    return kind == GeometricFactorKind::mass ? 1 : (dim == 2 ? 3 : 6);
+  }
+
+  std::vector<double> geometric_factors(const CartesianLevel &level, const DeformationSettings &s,
+                                        const Quadrature1D &q, GeometricFactorKind kind)
+  {
+    const int dim = level.dim;
+    check_deformation(level, s);
+    if (q.size() == 0 || q.weights.size() != q.size())
+      throw std::invalid_argument("geometric_factors: empty or inconsistent quadrature rule");
+    const std::vector<double> vert = deformed_vertices(level, s);
+
+    const int     nq       = int(q.size());
+    const int     n_points = dim == 3 ? nq * nq * nq : nq * nq;
+    const int     n_ent    = n_geometric_entries(dim, kind);
+    const index_t nc[3]    = {level.cells[0], level.cells[1], dim == 3 ? level.cells[2] : 1};
+    const index_t n_cells  = nc[0] * nc[1] * nc[2];
+    const int     n_vert   = 1 << dim;
+
+    std::vector<double> factors(std::size_t(n_cells) * n_ent * n_points);
+    index_t             first_bad = std::numeric_limits<index_t>::max();
+    double              min_det   = std::numeric_limits<double>::infinity();
+
+#pragma omp parallel for schedule(static) reduction(min : first_bad, min_det) \
+  if (factors.size() >= host_parallel_threshold)
+    for (index_t c = 0; c < n_cells; ++c)
+      {
+        const index_t cx = c % nc[0], cy = (c / nc[0]) % nc[1], cz = c / (nc[0] * nc[1]);
+        double        X[8][3];
+        gather_cell_vertices(vert.data(), nc, dim, cx, cy, cz, X);
+        double *out = factors.data() + std::size_t(c) * n_ent * n_points;
+        // the quadrature points, then the cell's vertices (only checked: a fold that a Gauss
+        // rule misses shows at the vertices)
+        for (int p = 0; p < n_points + n_vert; ++p)
+          {
+            double xi[3] = {0, 0, 0};
+            double w     = 1.0;
+            if (p < n_points)
+              {
+                const int qi[3] = {p % nq, (p / nq) % nq, dim == 3 ? p / (nq * nq) : 0};
+                for (int d = 0; d < dim; ++d)
+                  {
+                    xi[d] = q.points[qi[d]];
+                    w *= q.weights[qi[d]];
+                  }
+              }
+            else
+              for (int d = 0; d < dim; ++d)
+                xi[d] = double(((p - n_points) >> d) & 1);
+            // J(a, b) = ∂x_a / ∂ξ_b of the multilinear map through the vertices
+            double J[3][3] = {{0, 0, 0}, {0, 0, 0}, {0, 0, 0}};
+            for (int v = 0; v < n_vert; ++v)
+              for (int b = 0; b < dim; ++b)
+                {
+                  double coef = 1.0;
+                  for (int d = 0; d < dim; ++d)
+                    coef *= d == b ? dlin((v >> d) & 1) : lin((v >> d) & 1, xi[d]);
+                  for (int a = 0; a < dim; ++a)
+                    J[a][b] += coef * X[v][a];
+                }
+            double det;
+            double adj[3][3]; // adjugate: J^{-1} = adj / det
+            if (dim == 2)
+              {
+                det       = J[0][0] * J[1][1] - J[0][1] * J[1][0];
+                adj[0][0] = J[1][1];
+                adj[0][1] = -J[0][1];
+                adj[1][0] = -J[1][0];
+                adj[1][1] = J[0][0];
+              }
+            else
+              {
+                adj[0][0] = J[1][1] * J[2][2] - J[1][2] * J[2][1];
+                adj[0][1] = J[0][2] * J[2][1] - J[0][1] * J[2][2];
+                adj[0][2] = J[0][1] * J[1][2] - J[0][2] * J[1][1];
+                adj[1][0] = J[1][2] * J[2][0] - J[1][0] * J[2][2];
+                adj[1][1] = J[0][0] * J[2][2] - J[0][2] * J[2][0];
+                adj[1][2] = J[0][2] * J[1][0] - J[0][0] * J[1][2];
+                adj[2][0] = J[1][0] * J[2][1] - J[1][1] * J[2][0];
+                adj[2][1] = J[0][1] * J[2][0] - J[0][0] * J[2][1];
+                adj[2][2] = J[0][0] * J[1][1] - J[0][1] * J[1][0];
+                det       = J[0][0] * adj[0][0] + J[0][1] * adj[1][0] + J[0][2] * adj[2][0];
+              }
+            min_det = std::min(min_det, det);
+            if (!(det > 0.0))
+              first_bad = std::min(first_bad, c);
+            if (p >= n_points)
+              continue;
+            if (kind == GeometricFactorKind::mass)
+              out[p] = w * det;
+            else
+              {
+                // w |J| J^{-1} J^{-T} = (w / det) adj adj^T
+                const double f = det != 0.0 ? w / det : 0.0;
+                int          e = 0;
+                for (int a = 0; a < dim; ++a)
+                  for (int b = a; b < dim; ++b, ++e)
+                    {
+                      double g = 0;
+                      for (int m = 0; m < dim; ++m)
+                        g += adj[a][m] * adj[b][m];
+                      out[std::size_t(e) * n_points + p] = f * g;
+                    }
+              }
+          }
+      }
+    if (first_bad != std::numeric_limits<index_t>::max())
+      throw std::runtime_error("geometric_factors: non-positive Jacobian determinant at a quadrature point or vertex "
+                               "(min " + std::to_string(min_det) + ", first in cell " + std::to_string(first_bad) +
+                               ") on " + level.describe() +
+                               ": the deformed mesh is folded; use a finer level or a smaller amplitude");
+    return factors;
+  }
+} // namespace tpmg

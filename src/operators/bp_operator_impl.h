@@ -1,0 +1,187 @@
+// Definitions of BPOperator; instantiated by bp_operator_<dim>d_<number>.cc.
+#pragma once
+
+#include <tpmg/bp_operator.h>
+#include <tpmg/fe_1d.h>
+
+#include <kernels/operators/bp_operator.h>
+#include <kernels/runtime/forall.h>
+#include <kernels/operators/laplace_cartesian.h>
+
+#include <stdexcept>
+#include <string>
+
+namespace tpmg
+{
+  namespace internal
+  {
+    /// w_i L_r(ξ_i), r < dim: the basis of the |J| nodes at point i of the rule q, times its
+    /// weight (GeometryMode::polynomial: the host's interpolation to the columns and the
+    /// kernel's per-point constants alike)
+    template <int dim>
+    void weighted_node_basis(const Quadrature1D &q, std::size_t i, double (&l)[dim])
+    {
+      determinant_node_basis<dim>(q.points[i], l);
+      for (int r = 0; r < dim; ++r)
+        l[r] *= q.weights[i];
+    }
+  } // namespace internal
+
+  template <int dim, int k, typename Number>
+  BPOperator<dim, k, Number>::BPOperator(const CartesianLevel &level, Backend backend, BakeOff bp,
+                                         const DeformationSettings &deformation, bool constrained, GeometryMode mode)
+    : level_(level), backend_(backend), bp_(bp), constrained_(constrained), mode_(mode)
+  {
+    if (level.dim != dim || level.degree != k)
+      throw std::invalid_argument("BPOperator: level does not match dim/degree");
+    const Quadrature1D q = bp == BakeOff::bp5 ? gauss_lobatto_quadrature(k + 1) : gauss_quadrature(k + 2);
+    q_                   = q;
+    const auto kind = bp == BakeOff::bp1 ? GeometricFactorKind::mass : GeometricFactorKind::laplace;
+    if (mode == GeometryMode::polynomial)
+      {
+        if (bp != BakeOff::bp1)
+          throw std::invalid_argument("BPOperator: the polynomial geometry is BP1's (|J| is a polynomial on a "
+                                      "multilinear cell, the Laplacian's factors are not)");
+        // |J| at the nodes {0, 1/2, 1}^3 (2D {0, 1}^2), the mass factor of a unit-weight rule
+        // there; |J| has degree dim-1 per direction, so interpolating it in the first dim-1
+        // directions to the Gauss points (times their weights) gives, exactly, the columns'
+        // w|J| at the nodes of the last: c[cell][r][q1][q0] (2D c[cell][r][q0])
+        Quadrature1D nodes;
+        for (int i = 0; i < dim; ++i)
+          {
+            nodes.points.push_back(determinant_node<dim>(i));
+            nodes.weights.push_back(1.0);
+          }
+        const std::vector<double> g  = geometric_factors(level, deformation, nodes, GeometricFactorKind::mass);
+        const int                 nq = k + 2, per_cell = column_polynomial_numbers(dim, nq);
+        const int                 n1 = dim == 3 ? nq : 1, m1 = dim == 3 ? dim : 1;
+        std::vector<double>       l(std::size_t(nq) * dim); // w_a L_p(ξ_a)
+        for (int a = 0; a < nq; ++a)
+          {
+            double v[dim];
+            internal::weighted_node_basis<dim>(q, std::size_t(a), v);
+            for (int p = 0; p < dim; ++p)
+              l[a * dim + p] = v[p];
+          }
+        const std::size_t   nodes_per_cell = g.size() / std::size_t(level.n_cells());
+        std::vector<Number> gn(std::size_t(level.n_cells()) * per_cell);
+        for (std::size_t c = 0; c < std::size_t(level.n_cells()); ++c)
+          for (int r = 0; r < dim; ++r)
+            for (int b = 0; b < n1; ++b)
+              for (int a = 0; a < nq; ++a)
+                {
+                  double s = 0;
+                  for (int j = 0; j < m1; ++j)
+                    for (int p = 0; p < dim; ++p)
+                      s += l[a * dim + p] * (dim == 3 ? l[b * dim + j] : 1.0) *
+                           g[c * nodes_per_cell + p + dim * j + (dim == 3 ? 9 : 2) * r];
+                  gn[c * per_cell + (r * n1 + b) * nq + a] = Number(s);
+                }
+        geometry_.reinit(index_t(gn.size()), backend, false);
+        geometry_.from_host(gn);
+      }
+    else if (mode == GeometryMode::stored)
+      {
+        const std::vector<double> g = geometric_factors(level, deformation, q, kind);
+        std::vector<Number>       gn(g.begin(), g.end());
+        geometry_.reinit(index_t(gn.size()), backend, false);
+        geometry_.from_host(gn);
+      }
+    else
+      {
+        // checks the deformation (folds) exactly like the stored mode
+        (void)geometric_factors(level, deformation, gauss_quadrature(2), kind);
+        const std::vector<double> v = deformed_vertices(level, deformation);
+        vertices_.reinit(index_t(v.size()), backend, false);
+        vertices_.from_host(v);
+      }
+    const LagrangeBasis1D basis(k);
+    const Matrix1D        B = basis.values(q.points);
+    const Matrix1D        D = lagrange_derivative_matrix(q.points);
+    B_                      = B.data;
+    D_                      = D.data;
+  }
+
+  namespace internal
+  {
+    template <int dim, int k, typename Number, BPKind kind, GeometryMode geo>
+    void launch_bp(Backend backend, const CartesianLevel &lev, bool constrained, const Number *geometry,
+                   const double *vertices, const Quadrature1D &q, const std::vector<double> &B,
+                   const std::vector<double> &D, Number *dst, const Number *src)
+    {
+      using Kernel = BPOperatorKernel<dim, k, Number, kind, geo>;
+      Kernel kern;
+      kern.src      = src;
+      kern.dst      = dst;
+      kern.geometry = geometry;
+      kern.vertices = vertices;
+      for (std::size_t i = 0; i < q.size(); ++i)
+        {
+          kern.constants.points[i]  = q.points[i];
+          kern.constants.weights[i] = q.weights[i];
+          double l[dim];
+          weighted_node_basis<dim>(q, i, l);
+          for (int r = 0; r < 3; ++r)
+            kern.constants.det_basis[i][r] = Number(r < dim ? l[r] : 0.0);
+        }
+      for (int d = 0; d < 3; ++d)
+        {
+          kern.cells[d] = d < dim ? lev.cells[d] : 1;
+          kern.nodes[d] = lev.nodes(d);
+        }
+      kern.n_cells     = lev.n_cells();
+      kern.grid        = CellGrid(kern.cells, "BP operator");
+      kern.constrained = constrained;
+      kern.constants.set_matrices(B.data(), D.data());
+      launch(backend, kern, kern.shape());
+    }
+  } // namespace internal
+
+  template <int dim, int k, typename Number>
+  void BPOperator<dim, k, Number>::apply(Number *dst, const Number *src) const
+  {
+    auto go = [&](auto kind_c, auto geo_c) {
+      internal::launch_bp<dim, k, Number, decltype(kind_c)::value, decltype(geo_c)::value>(
+        backend_, level_, constrained_, geometry_.data(), vertices_.data(), q_, B_, D_, dst, src);
+    };
+    using Mass = std::integral_constant<BPKind, BPKind::mass>;
+    using Gauss = std::integral_constant<BPKind, BPKind::laplace_gauss>;
+    using GLL  = std::integral_constant<BPKind, BPKind::laplace_gll>;
+    auto with_kind = [&](auto geo_c) {
+      if (bp_ == BakeOff::bp1)
+        go(Mass{}, geo_c);
+      else if (bp_ == BakeOff::bp3)
+        go(Gauss{}, geo_c);
+      else
+        go(GLL{}, geo_c);
+    };
+    if (mode_ == GeometryMode::stored)
+      with_kind(std::integral_constant<GeometryMode, GeometryMode::stored>{});
+    else if (mode_ == GeometryMode::on_the_fly)
+      with_kind(std::integral_constant<GeometryMode, GeometryMode::on_the_fly>{});
+    else // the constructor admits it for BP1 only
+      go(Mass{}, std::integral_constant<GeometryMode, GeometryMode::polynomial>{});
+    if (constrained_)
+      {
+        CopyBoundaryLines<Number> copy{src, dst, {level_.nodes(0), level_.nodes(1), level_.nodes(2)}, dim};
+        forall(backend_, level_.nodes(1) * level_.nodes(2), copy);
+      }
+  }
+
+  template <int dim, int k, typename Number>
+  void BPOperator<dim, k, Number>::vmult(Vector<Number> &dst, const Vector<Number> &src) const
+  {
+    vmult_components(dst, src, 1);
+  }
+
+  template <int dim, int k, typename Number>
+  void BPOperator<dim, k, Number>::vmult_components(Vector<Number> &dst, const Vector<Number> &src, int components) const
+  {
+    const index_t n = size();
+    if (src.size() != n * components || src.backend() != backend_)
+      throw std::invalid_argument("BPOperator::vmult: source vector does not fit");
+    dst.reinit(n * components, backend_);
+    for (int c = 0; c < components; ++c)
+      apply(dst.data() + c * n, src.data() + c * n);
+  }
+} // namespace tpmg

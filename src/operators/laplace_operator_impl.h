@@ -1,0 +1,99 @@
+// Definitions of CartesianLaplaceOperator; instantiated by laplace_operator_<dim>d_<number>.cc.
+#pragma once
+
+#include <tpmg/laplace_operator.h>
+
+#include <kernels/runtime/forall.h>
+#include <kernels/operators/laplace_cartesian.h>
+#include <kernels/operators/laplace_stencil.h>
+
+#include <stdexcept>
+
+namespace tpmg
+{
+  template <int dim, int degree, typename Number>
+  std::array<double, 3>
+  CartesianLaplaceOperator<dim, degree, Number>::direction_coefficients(const CartesianLevel &level)
+  {
+    std::array<double, 3> c{{0, 0, 0}};
+    for (int d = 0; d < dim; ++d)
+      {
+        c[d] = 1.0 / level.h[d];
+        for (int e = 0; e < dim; ++e)
+          if (e != d)
+            c[d] *= level.h[e];
+      }
+    return c;
+  }
+
+  template <int dim, int degree, typename Number>
+  CartesianLaplaceOperator<dim, degree, Number>::CartesianLaplaceOperator(const CartesianLevel &level,
+                                                                          Backend backend)
+    : level_(level), backend_(backend), matrices_(element_matrices_1d(degree))
+  {
+    if (level.dim != dim || level.degree != degree)
+      throw std::invalid_argument("CartesianLaplaceOperator: level does not match dim/degree");
+  }
+
+  template <int dim, int degree, typename Number>
+  void CartesianLaplaceOperator<dim, degree, Number>::vmult(Vector<Number> &dst, const Vector<Number> &src) const
+  {
+    if (src.size() != size() || src.backend() != backend_)
+      throw std::invalid_argument("CartesianLaplaceOperator::vmult: source vector does not fit");
+    if constexpr (degree == 1)
+      {
+        // Q1: the stencil kernel writes every node (boundary rows copied), no atomics
+        dst.reinit(size(), backend_, false);
+        auto kern = make_laplace_stencil<dim, Number>(matrices_.mass, matrices_.stiffness,
+                                                      direction_coefficients(level_));
+        kern.src  = src.data();
+        kern.dst  = dst.data();
+        for (int d = 0; d < 3; ++d)
+          kern.nodes[d] = level_.nodes(d);
+        launch(backend_, kern, kern.shape());
+        return;
+      }
+    dst.reinit(size(), backend_);
+    apply_cells(dst.data(), src.data(), Number(1), nullptr);
+  }
+
+  template <int dim, int degree, typename Number>
+  void CartesianLaplaceOperator<dim, degree, Number>::residual(Vector<Number> &r, const Vector<Number> &b,
+                                                               const Vector<Number> &x) const
+  {
+    if (degree == 1) // the stencil kernel writes A x outright: a pass r = b - A x after it
+      return LinearOperator<Number>::residual(r, b, x);
+    if (x.size() != size() || x.backend() != backend_ || b.size() != size() || b.backend() != backend_)
+      throw std::invalid_argument("CartesianLaplaceOperator::residual: vectors do not fit");
+    r.reinit(size(), backend_, false);
+    r.copy_from(b);
+    apply_cells(r.data(), x.data(), Number(-1), b.data());
+  }
+
+  template <int dim, int degree, typename Number>
+  void CartesianLaplaceOperator<dim, degree, Number>::apply_cells(Number *dst, const Number *src, Number sign,
+                                                                  const Number *boundary_b) const
+  {
+    using Kernel = CartesianLaplaceKernel<dim, degree, Number>;
+    const auto c = direction_coefficients(level_);
+    Kernel     kern;
+    kern.src     = src;
+    kern.dst     = dst;
+    for (int d = 0; d < 3; ++d)
+      {
+        kern.cells[d] = d < dim ? level_.cells[d] : 1;
+        kern.nodes[d] = level_.nodes(d);
+        kern.coef[d]  = sign * Number(c[d]); // every term carries one c_d: the sign goes with them
+      }
+    kern.n_cells   = level_.n_cells();
+    kern.grid      = CellGrid(kern.cells, "Laplace operator");
+    kern.mass      = make_small_matrix<Number, degree + 1, degree + 1>(matrices_.mass);
+    kern.stiffness = make_small_matrix<Number, degree + 1, degree + 1>(matrices_.stiffness);
+    launch(backend_, kern, kern.shape());
+
+    // boundary rows: the identity (dst = src), in a residual b - src
+    CopyBoundaryLines<Number> copy{src, dst, {level_.nodes(0), level_.nodes(1), level_.nodes(2)}, dim, boundary_b};
+    forall(backend_, level_.nodes(1) * level_.nodes(2), copy);
+  }
+
+} // namespace tpmg

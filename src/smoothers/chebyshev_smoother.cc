@@ -1,0 +1,192 @@
+#include <tpmg/chebyshev_smoother.h>
+#include <tpmg/fe_1d.h>
+#include <tpmg/vector_ops.h>
+
+#include <kernels/smoothers/chebyshev.h>
+#include <kernels/runtime/forall.h>
+
+#include <Eigen/Dense>
+
+#include <cmath>
+#include <limits>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace tpmg
+{
+  namespace ck = chebyshev_kernels;
+
+  template <typename Number>
+  void laplace_diagonal(const CartesianLevel &level, Backend backend, bool lumped_mass, Vector<Number> &diag)
+  {
+    const int k = level.degree;
+    if (level.dim != 2 && level.dim != 3)
+      throw std::invalid_argument("laplace_diagonal: dimension must be 2 or 3");
+    if (k < 1)
+      throw std::invalid_argument("laplace_diagonal: degree must be positive");
+    const ElementMatrices1D e    = element_matrices_1d(unsigned(k));
+    const Matrix1D         &mass = lumped_mass ? e.lumped_mass : e.mass;
+
+    // Global 1D diagonals (reference cell width) of all directions, one after the other.
+    ck::LaplaceDiagonal<Number> f{};
+    std::vector<double>         s1d, m1d;
+    for (int d = 0; d < 3; ++d)
+      {
+        f.nodes[d]  = level.nodes(d);
+        f.offset[d] = index_t(s1d.size());
+        f.coef[d]   = 0;
+        if (d >= level.dim)
+          continue;
+        s1d.resize(s1d.size() + std::size_t(level.nodes(d)), 0.0);
+        m1d.resize(m1d.size() + std::size_t(level.nodes(d)), 0.0);
+        for (index_t c = 0; c < level.cells[d]; ++c)
+          for (int i = 0; i <= k; ++i)
+            {
+              s1d[std::size_t(f.offset[d] + c * k + i)] += e.stiffness(i, i);
+              m1d[std::size_t(f.offset[d] + c * k + i)] += mass(i, i);
+            }
+        // c_d = (1/h_d) Π_{e≠d} h_e
+        f.coef[d] = 1.0 / level.h[d];
+        for (int o = 0; o < level.dim; ++o)
+          if (o != d)
+            f.coef[d] *= level.h[o];
+      }
+    Vector<double> stiffness(index_t(s1d.size()), backend), masses(index_t(m1d.size()), backend);
+    stiffness.from_host(s1d);
+    masses.from_host(m1d);
+    diag.reinit(level.n_dofs(), backend, false);
+    f.stiffness = stiffness.data();
+    f.mass      = masses.data();
+    f.dim       = level.dim;
+    f.diag      = diag.data();
+    forall(backend, diag.size(), f);
+  }
+
+  template <typename Number>
+  ChebyshevSmoother<Number>::ChebyshevSmoother(const LinearOperator<Number> &op, Vector<Number> diag,
+                                               const ChebyshevSettings &settings, Backend backend)
+    : op_(&op), settings_(settings), backend_(backend)
+  {
+    if (settings.degree < 1)
+      throw std::invalid_argument("ChebyshevSmoother: degree must be at least 1");
+    if (!(settings.smoothing_range > 1.0))
+      throw std::invalid_argument("ChebyshevSmoother: smoothing range must exceed 1");
+    if (settings.eigenvalue_iterations < 1)
+      throw std::invalid_argument("ChebyshevSmoother: need at least one eigenvalue iteration");
+    const index_t n = op.size();
+    if (diag.size() != n || diag.backend() != backend)
+      throw std::invalid_argument("ChebyshevSmoother: the diagonal does not fit the operator/backend");
+
+    // Inverse diagonal, 0 on the identity (boundary) rows, found with one generic probe.
+    Vector<Number> probe(n, backend), a_probe;
+    forall(backend, n, ck::HashFill<Number>{nullptr, probe.data(), 1.0, 1.0, 1u});
+    op.vmult(a_probe, probe);
+    inverse_diagonal_.reinit(n, backend, false);
+    forall(backend, n,
+           ck::InverseDiagonal<Number>{diag.data(), probe.data(), a_probe.data(), inverse_diagonal_.data()});
+
+    ax_.reinit(n, backend, false);
+    update_.reinit(n, backend, false);
+    estimate_max_eigenvalue();
+    upper_ = 1.2 * lambda_max_;
+    lower_ = lambda_max_ / settings_.smoothing_range;
+  }
+
+  template <typename Number>
+  void ChebyshevSmoother<Number>::estimate_max_eigenvalue()
+  {
+    // Jacobi-preconditioned CG on A u = r0 (u0 = 0) with a deterministic start residual that
+    // vanishes on the identity rows; the CG coefficients give the Lanczos tridiagonal matrix
+    // of D^{-1}A whose largest eigenvalue approximates λ_max from below.
+    const index_t  n = op_->size();
+    Vector<Number> r(n, backend_), z(n, backend_), p(n, backend_), ap;
+    const Number  *inv = inverse_diagonal_.data();
+    forall(backend_, n, ck::HashFill<Number>{inv, r.data(), -1.0, 2.0, 2u});
+    forall(backend_, n, ck::JacobiApply<Number>{inv, r.data(), z.data()});
+    p.copy_from(z);
+
+    double       rz  = dot(r, z);
+    const double rz0 = rz;
+    const double eps = std::numeric_limits<Number>::epsilon();
+    std::vector<double> alphas, betas;
+    if (rz0 > 0)
+      for (int it = 0; it < settings_.eigenvalue_iterations; ++it)
+        {
+          op_->vmult(ap, p);
+          const double pap = dot(p, ap);
+          if (!(pap > 0) || !(rz > 0))
+            break;
+          const double alpha = rz / pap;
+          forall(backend_, n, ck::CgResidualUpdate<Number>{Number(alpha), ap.data(), inv, r.data(), z.data()});
+          const double rz_new = dot(r, z);
+          alphas.push_back(alpha);
+          betas.push_back(rz_new / rz);
+          if (!(rz_new > 100 * eps * eps * rz0)) // converged: the Krylov space is exhausted
+            break;
+          forall(backend_, n, ck::CgDirectionUpdate<Number>{Number(betas.back()), z.data(), p.data()});
+          rz = rz_new;
+        }
+
+    cg_steps_     = int(alphas.size());
+    const int m   = cg_steps_;
+    if (m == 0)
+      {
+        lambda_max_ = 1.0; // no interior rows: the smoother does nothing anyway
+        return;
+      }
+    Eigen::VectorXd diagonal(m), off(std::max(m - 1, 1));
+    for (int j = 0; j < m; ++j)
+      {
+        diagonal(j) = 1.0 / alphas[j] + (j > 0 ? betas[j - 1] / alphas[j - 1] : 0.0);
+        if (j + 1 < m)
+          off(j) = std::sqrt(betas[j]) / alphas[j];
+      }
+    if (m == 1)
+      lambda_max_ = diagonal(0);
+    else
+      {
+        Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> es;
+        es.computeFromTridiagonal(diagonal, off.head(m - 1), Eigen::EigenvaluesOnly);
+        if (es.info() != Eigen::Success)
+          throw std::runtime_error("ChebyshevSmoother: Lanczos eigenvalue computation failed");
+        lambda_max_ = es.eigenvalues().maxCoeff();
+      }
+    if (!(lambda_max_ > 0) || !std::isfinite(lambda_max_))
+      throw std::runtime_error("ChebyshevSmoother: invalid eigenvalue estimate " + std::to_string(lambda_max_));
+  }
+
+  template <typename Number>
+  void ChebyshevSmoother<Number>::smooth(Vector<Number> &x, const Vector<Number> &b) const
+  {
+    const index_t n = op_->size();
+    if (x.size() != n || b.size() != n || x.backend() != backend_ || b.backend() != backend_)
+      throw std::invalid_argument("ChebyshevSmoother::smooth: vectors do not fit");
+
+    // Saad, Iterative Methods for Sparse Linear Systems, Alg. 12.1 (Chebyshev acceleration),
+    // with residual b - A x recomputed every step.
+    const double theta = 0.5 * (upper_ + lower_), delta = 0.5 * (upper_ - lower_);
+    const double sigma = theta / delta;
+    double       rho   = 1.0 / sigma;
+    for (int step = 0; step < settings_.degree; ++step)
+      {
+        op_->vmult(ax_, x);
+        double factor1 = 0, factor2 = 1.0 / theta;
+        if (step > 0)
+          {
+            const double rho_new = 1.0 / (2.0 * sigma - rho);
+            factor1              = rho_new * rho;
+            factor2              = 2.0 * rho_new / delta;
+            rho                  = rho_new;
+          }
+        forall(backend_, n,
+               ck::ChebyshevStep<Number>{Number(factor1), Number(factor2), step == 0, inverse_diagonal_.data(),
+                                         b.data(), ax_.data(), update_.data(), x.data()});
+      }
+  }
+
+  template void laplace_diagonal<float>(const CartesianLevel &, Backend, bool, Vector<float> &);
+  template void laplace_diagonal<double>(const CartesianLevel &, Backend, bool, Vector<double> &);
+  template class ChebyshevSmoother<float>;
+  template class ChebyshevSmoother<double>;
+} // namespace tpmg
