@@ -180,7 +180,7 @@ namespace
     throw std::invalid_argument("unknown optimization " + s);
   }
 
-  /// Analytic work of one smoothing step of the patch kernels (see NOTES.md, "counting"):
+  /// Analytic work of one smoothing step of the patch kernels (docs/performance/method.md, "Counting"):
   /// FMAs and other floating-point additions per patch with the structural zeros of the 1D
   /// patch matrices skipped and the eigenvectors applied by parity (fiber kernels) or not
   /// (basic), shared-memory words per patch, DRAM words per patch and color.

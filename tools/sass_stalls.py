@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Summary of an Nsight Compute per-instruction export (gpu_session.sh profilesource): for each
+"""Summary of an Nsight Compute per-instruction export (benchmarks/reproduce.sh profile-source): for each
 stretch of SASS between barriers (the kernel's phases), the warp instructions executed, the
 share of them by opcode class, and the warp-stall samples by reason.
   benchmarks/sass_stalls.py src_k5_float.csv.gz [more.csv.gz ...]"""

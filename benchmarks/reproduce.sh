@@ -1,0 +1,292 @@
+#!/usr/bin/env bash
+# Every GPU run behind the reference data in benchmarks/results/h100/ and the checks, in stages
+# that each fit one device call (10 minutes):
+#
+#   benchmarks/reproduce.sh STAGE [STAGE ...]
+#
+#   build              configure and build poisson_solver, gpu_tests, tpmg_bench, bank_probe
+#   gpu-tests          the GPU test suite (every kernel's GPU result against the CPU runner)
+#   sanitizer          compute-sanitizer memcheck, racecheck, synccheck on 17 solver runs
+#   sanitizer-bp       the same tools on the BP kernels (k = 3, 7, all geometries)
+#   operator           level operator `cartesian`: 3D k = 2..8, and k = 1 (stencil) in 2D and 3D
+#   transfer           restriction + prolongation, 3D k = 1..8 and 2D k = 1..10
+#   smoother-3d-float  one smoothing step, every kernel and optimization, 3D k = 1..8, float
+#   smoother-3d-double the same in double
+#   smoother-2d        2D k = 1..10, fused and global, linear_indexing and basic
+#   smoother-lumped    3D fused kernels with GLL-lumped masses (the bp5 smoother)
+#   smoother-threads   basic kernels: one thread per column against one per DoF
+#   smoother-sizes     3D fused linear_indexing at 5e7, 1.5e8 and 4e8 DoFs
+#   patches-per-block  3D fused linear_indexing with P = 1, 2, 4, 8, 16 patches per block
+#   memory-floor       the memory skeleton of the fused fiber kernels (a second build)
+#   roofline           the roofline charts from the smoother CSVs (no GPU needed)
+#   bp                 CEED BP1/BP3/BP5, all geometries, float and double, 1e7 DoFs
+#   bp-vector          BP2/BP4/BP6, double
+#   bp-cg              the CEED CG-iteration metric
+#   bp-sizes           BP3/BP5 throughput against size
+#   table7             the paper's Table 7 solves, right and left preconditioning
+#   deformed           solves on sine- and Kershaw-deformed meshes
+#   bank-probe         the shared-memory bank rule for 8-byte words, under Nsight Compute
+#   profile-smoother   Nsight Compute counters of the fused smoother (not kept in the repository)
+#   profile-source     per-instruction Nsight Compute export for benchmarks/sass_stalls.py
+#
+# Outputs go to $OUT (default ./gpu-out), in the topic folders of benchmarks/results/h100/
+# (operator/, transfer/, smoother/, roofline/, bp/, table7/, solve/, checks/, hardware/), logs in
+# $OUT/logs/; copying $OUT's topic folders over benchmarks/results/h100/ updates the reference
+# data. The build folder is build-gpu (BUILD to change). What each file is, and which stage writes
+# it: benchmarks/results/h100/README.md; the analysis: docs/performance/.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+OUT=${OUT:-$PWD/gpu-out}
+B=${BUILD:-build-gpu}
+BENCH=$B/benchmarks/tpmg_bench
+SOLVER=$B/apps/poisson_solver
+mkdir -p "$OUT/logs"
+
+[ $# -gt 0 ] || { sed -n '2,/^set /p' "$0" | sed '$d'; exit 2; }
+
+# the summary line of a poisson_solver log (DoFs, iterations, residual, rate, time, DoF/s, errors, memory)
+result_line() { grep -A1 '^DoFs' "$1" | tail -1; }
+
+# compute-sanitizer with each tool on one command; appends one line per tool to $1
+sanitize() {
+  local summary=$1 label=$2; shift 2
+  for tool in memcheck racecheck synccheck; do
+    compute-sanitizer --tool $tool --error-exitcode 3 "$@" < /dev/null > "$OUT/logs/sanitizer.tmp" 2>&1
+    local rc=$?
+    echo "$tool [$label]: exit $rc, $(grep -c -E '^========= (Invalid|Race|Barrier|Error)' "$OUT/logs/sanitizer.tmp") reports, $(grep 'ERROR SUMMARY' "$OUT/logs/sanitizer.tmp" | tail -1)" |
+      tee -a "$summary"
+    cat "$OUT/logs/sanitizer.tmp" >> "$OUT/logs/sanitizer_full.log"
+  done
+  rm -f "$OUT/logs/sanitizer.tmp"
+}
+
+# Nsight Compute on one launch of the fused 3D linear_indexing smoother, clocks untouched
+NCU="ncu --clock-control none --kernel-name-base demangled --launch-skip 3 --launch-count 1"
+smoother_case() { # k precision
+  echo smoother --dim 3 --degrees "$1" --precision "$2" --kernel fused --optimization linear_indexing --dofs 5e7 --groups 1 --runs 1
+}
+
+for stage in "$@"; do
+  echo "== $stage"
+  case "$stage" in
+    build)
+      mkdir -p "$OUT/hardware"
+      nvidia-smi --query-gpu=name,memory.total,memory.used,clocks.sm,clocks.max.sm --format=csv | tee "$OUT/hardware/nvidia-smi.txt"
+      cmake -S . -B "$B" -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 > "$OUT/logs/configure.log" 2>&1 ||
+        { tail -30 "$OUT/logs/configure.log"; exit 1; }
+      /usr/bin/time -f "build: %e s" cmake --build "$B" -j 16 --target poisson_solver gpu_tests tpmg_bench bank_probe \
+        > "$OUT/logs/build.log" 2>&1 || { grep -E "error" "$OUT/logs/build.log" | head -30; exit 1; }
+      tail -1 "$OUT/logs/build.log"
+      ;;
+    gpu-tests)
+      mkdir -p "$OUT/checks"
+      $B/tests/gpu_tests 2>&1 | tee "$OUT/checks/gpu_tests.log" | grep -E "^\[  (FAILED|PASSED|  OK) |Failure|device:|exception" | head -40
+      ;;
+    sanitizer)
+      mkdir -p "$OUT/checks"; rm -f "$OUT/checks/sanitizer.txt"
+      while read -r args; do
+        [ -z "$args" ] && continue
+        eval "set -- $args"
+        sanitize "$OUT/checks/sanitizer.txt" "$args" $SOLVER "$@" --set Output/Verbose=false
+      done <<'RUNS'
+prm/2d_fused_float.prm --set Mesh/Refinement\ level=4
+prm/3d_fused_double.prm --set Mesh/Refinement\ level=2
+prm/3d_separate_float.prm --set Mesh/Refinement\ level=2
+prm/3d_global_float.prm --set Mesh/Refinement\ level=2 --set Solver/Type=fmg
+prm/chebyshev_3d.prm --set Mesh/Refinement\ level=2 --set Mesh/Coarse\ cells=2
+prm/3d_fused_float.prm --set Mesh/Refinement\ level=2 --set Multigrid/Kernel\ optimization=conflict_free
+prm/3d_separate_double.prm --set Mesh/Refinement\ level=2 --set Multigrid/Kernel\ optimization=boundary
+prm/2d_fused_float.prm --set Mesh/Refinement\ level=4 --set Multigrid/Kernel\ optimization=boundary
+prm/3d_global_float.prm --set Mesh/Refinement\ level=2 --set Multigrid/Kernel\ optimization=linear_indexing
+prm/3d_fused_float.prm --set Polynomial\ degree=1 --set Mesh/Refinement\ level=4 --set Multigrid/Kernel\ optimization=linear_indexing
+prm/3d_fused_double.prm --set Polynomial\ degree=8 --set Mesh/Refinement\ level=2 --set Multigrid/Kernel\ optimization=linear_indexing
+prm/3d_separate_float.prm --set Polynomial\ degree=6 --set Mesh/Refinement\ level=2 --set Multigrid/Kernel\ optimization=linear_indexing
+prm/2d_fused_double.prm --set Polynomial\ degree=1 --set Mesh/Refinement\ level=6 --set Multigrid/Kernel\ optimization=boundary
+prm/3d_fused_float.prm --set Mesh/Refinement\ level=2 --set Multigrid/Level\ operator=bp5 --set Mesh/Deformation=sine --set Mesh/Deformation\ amplitude=0.1 --set Multigrid/Geometric\ factors=on_the_fly
+prm/3d_fused_double.prm --set Polynomial\ degree=2 --set Mesh/Coarse\ cells=6 --set Mesh/Refinement\ level=1 --set Multigrid/Level\ operator=bp3 --set Mesh/Deformation=kershaw --set Mesh/Deformation\ amplitude=0.7
+prm/3d_fused_double.prm --set Polynomial\ degree=7 --set Mesh/Refinement\ level=2 --set Multigrid/Kernel\ optimization=tensor_core
+prm/3d_fused_float.prm --set Polynomial\ degree=4 --set Mesh/Refinement\ level=2 --set Multigrid/Kernel\ optimization=tensor_core
+RUNS
+      ;;
+    sanitizer-bp)
+      mkdir -p "$OUT/checks"; rm -f "$OUT/checks/sanitizer_bp.txt"
+      sanitize "$OUT/checks/sanitizer_bp.txt" "tpmg_bench bp k = 3,7, BP1/3/5, float+double, stored+onthefly+polynomial" \
+        $BENCH bp --dim 3 --degrees 3,7 --bp 1,3,5 --precision both --geometry stored,onthefly,polynomial --deformation sine --dofs 1e5 --groups 1 --runs 1
+      ;;
+    operator)
+      mkdir -p "$OUT/operator"; o=$OUT/operator
+      $BENCH operator --dim 3 --degrees 2,3,4,5,6,7,8 --precision both --dofs 5e7 --csv "$o/operator3d.csv" 2>&1 | tee "$o/operator3d.txt"
+      $BENCH operator --dim 3 --degrees 1 --precision both --dofs 1.35e8 --csv "$o/operatork1_3d.csv" 2>&1 | tee "$o/operatork1_3d.txt"
+      $BENCH operator --dim 2 --degrees 1 --precision both --dofs 6.7e7 --csv "$o/operatork1_2d.csv" 2>&1 | tee "$o/operatork1_2d.txt"
+      ;;
+    transfer)
+      mkdir -p "$OUT/transfer"; o=$OUT/transfer
+      $BENCH transfer --dim 3 --degrees 1,2,3,4,5,6,7,8 --precision both --dofs 5e7 --groups 3 --runs 5 --csv "$o/transfer3d.csv" 2>&1 | tee "$o/transfer3d.txt"
+      $BENCH transfer --dim 2 --degrees 1,2,3,4,5,6,7,8,9,10 --precision both --dofs 3e7 --groups 3 --runs 5 --csv "$o/transfer2d.csv" 2>&1 | tee "$o/transfer2d.txt"
+      ;;
+    smoother-3d-float|smoother-3d-double)
+      mkdir -p "$OUT/smoother"; prec=${stage#smoother-3d-}
+      $BENCH smoother --dim 3 --degrees 1,2,3,4,5,6,7,8 --precision $prec --kernel all --optimization all --dofs 5e7 --groups 3 --runs 3 \
+        --csv "$OUT/smoother/smoother3d_$prec.csv" 2>&1 | tee "$OUT/smoother/smoother3d_$prec.txt"
+      ;;
+    smoother-2d)
+      mkdir -p "$OUT/smoother"
+      for kernel in fused global; do
+        $BENCH smoother --dim 2 --degrees 1,2,3,4,5,6,7,8,9,10 --precision both --kernel $kernel --optimization linear_indexing,basic --dofs 3e7 --groups 3 --runs 5 \
+          --csv "$OUT/smoother/smoother2d_$kernel.csv" 2>&1 | tee "$OUT/smoother/smoother2d_$kernel.txt"
+      done
+      { cat "$OUT/smoother/smoother2d_fused.csv"; tail -n +2 "$OUT/smoother/smoother2d_global.csv"; } > "$OUT/smoother/smoother2d.csv"
+      rm -f "$OUT/smoother/smoother2d_fused.csv" "$OUT/smoother/smoother2d_global.csv"
+      ;;
+    smoother-lumped)
+      mkdir -p "$OUT/smoother"
+      $BENCH smoother --dim 3 --degrees 2,3,4,5,6,7,8 --precision both --kernel fused --optimization linear_indexing,conflict_free --lumped --dofs 5e7 --groups 3 --runs 3 \
+        --csv "$OUT/smoother/smoother3d_lumped.csv" 2>&1 | tee "$OUT/smoother/smoother3d_lumped.txt"
+      ;;
+    smoother-threads)
+      mkdir -p "$OUT/smoother"
+      $BENCH smoother --dim 3 --degrees 1,2,3,4,5,6,7,8 --precision both --kernel fused --optimization basic_column,basic_dof --dofs 5e7 --groups 3 --runs 3 \
+        --csv "$OUT/smoother/threads3d.csv" 2>&1 | tee "$OUT/smoother/threads3d.txt"
+      $BENCH smoother --dim 2 --degrees 1,2,3,4,5,6,7,8,9,10 --precision both --kernel fused --optimization basic_column,basic_dof --dofs 3e7 --groups 3 --runs 5 \
+        --csv "$OUT/smoother/threads2d.csv" 2>&1 | tee "$OUT/smoother/threads2d.txt"
+      ;;
+    smoother-sizes)
+      mkdir -p "$OUT/smoother"
+      $BENCH smoother --dim 3 --degrees 2,3,4,5,6,7,8 --precision both --kernel fused --optimization linear_indexing --dofs 5e7,1.5e8,4e8 --groups 3 --runs 3 \
+        --csv "$OUT/smoother/sizes.csv" 2>&1 | tee "$OUT/smoother/sizes.txt"
+      ;;
+    patches-per-block)
+      # a P that a degree cannot take is refused with a one-line message; the other degrees run
+      mkdir -p "$OUT/smoother"
+      for prec in float double; do
+        rm -f "$OUT/smoother/patches_per_block_$prec.txt"
+        for P in 1 2 4 8 16; do
+          $BENCH smoother --dim 3 --degrees 2,3,4,5,6,7,8 --precision $prec --kernel fused --optimization linear_indexing --patches-per-block $P \
+            --dofs 5e7 --groups 3 --runs 3 --csv "$OUT/smoother/patches_per_block_${prec}_P$P.csv" 2>&1 | grep -E "GDoF|FAILED|rror" |
+            sed "s/^/P=$P  /" | tee -a "$OUT/smoother/patches_per_block_$prec.txt"
+        done
+      done
+      ;;
+    memory-floor)
+      # a second build with TPMG_SMOOTHER_MEMORY_SKELETON=1 (the fused fiber kernels load the patch
+      # and read b / update x as usual but compute nothing; the results are wrong, the times are
+      # the floor of the kernels' memory structure); the build continues if a call ran out of time
+      S=$B-skeleton
+      cmake -S . -B "$S" -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 \
+        -DCMAKE_CUDA_FLAGS=-DTPMG_SMOOTHER_MEMORY_SKELETON=1 -DCMAKE_CXX_FLAGS=-DTPMG_SMOOTHER_MEMORY_SKELETON=1 > "$OUT/logs/configure_skeleton.log" 2>&1 ||
+        { tail -30 "$OUT/logs/configure_skeleton.log"; exit 1; }
+      /usr/bin/time -f "build: %e s" cmake --build "$S" -j 16 --target tpmg_bench > "$OUT/logs/build_skeleton.log" 2>&1 ||
+        { grep error "$OUT/logs/build_skeleton.log" | head; exit 1; }
+      mkdir -p "$OUT/smoother"
+      $S/benchmarks/tpmg_bench smoother --dim 3 --degrees 2,3,4,5,6,7,8 --precision both --kernel fused --optimization linear_indexing --dofs 5e7 --groups 3 --runs 3 \
+        --csv "$OUT/smoother/memory_floor.csv" 2>&1 | tee "$OUT/smoother/memory_floor.txt"
+      ;;
+    roofline)
+      # from the smoother CSVs of $OUT (after smoother-3d-float, smoother-3d-double, smoother-2d),
+      # else from the reference data
+      mkdir -p "$OUT/roofline" "$OUT/smoother"
+      if [ -f "$OUT/smoother/smoother3d_float.csv" ] && [ -f "$OUT/smoother/smoother3d_double.csv" ]; then
+        { cat "$OUT/smoother/smoother3d_float.csv"; tail -n +2 "$OUT/smoother/smoother3d_double.csv"; } > "$OUT/smoother/smoother3d.csv"
+        rm -f "$OUT/smoother/smoother3d_float.csv" "$OUT/smoother/smoother3d_double.csv"
+      fi
+      for d in 3d 2d; do
+        csv=$OUT/smoother/smoother$d.csv
+        [ -f "$csv" ] || csv=benchmarks/results/h100/smoother/smoother$d.csv
+        python3 benchmarks/plot_roofline.py "$csv" -o "$OUT/roofline/roofline_$d.png"
+      done
+      ;;
+    bp)
+      mkdir -p "$OUT/bp"
+      for prec in double float; do
+        $BENCH bp --dim 3 --degrees 1,2,3,4,5,6,7,8 --bp 1,3,5 --precision $prec --geometry stored,onthefly,polynomial --deformation sine --dofs 1e7 --groups 3 --runs 5 \
+          --csv "$OUT/bp/bp3d_$prec.csv" 2>&1 | tee "$OUT/bp/bp3d_$prec.txt"
+      done
+      ;;
+    bp-vector)
+      mkdir -p "$OUT/bp"
+      $BENCH bp --dim 3 --degrees 1,2,3,4,5,6,7,8 --bp 2,4,6 --precision double --geometry stored,onthefly,polynomial --deformation sine --dofs 1e7 --groups 3 --runs 5 \
+        --csv "$OUT/bp/bp3d_vector.csv" 2>&1 | tee "$OUT/bp/bp3d_vector.txt"
+      ;;
+    bp-cg)
+      mkdir -p "$OUT/bp"
+      $BENCH bp --dim 3 --degrees 1,2,3,4,5,6,7,8 --bp 1 --precision double --geometry polynomial,onthefly --deformation sine --cg --dofs 1e7 --groups 3 --runs 5 \
+        --csv "$OUT/bp/bpcg_bp1.csv" 2>&1 | tee "$OUT/bp/bpcg.txt"
+      $BENCH bp --dim 3 --degrees 1,2,3,4,5,6,7,8 --bp 3,5 --precision double --geometry onthefly --deformation sine --cg --dofs 1e7 --groups 3 --runs 5 \
+        --csv "$OUT/bp/bpcg_bp35.csv" 2>&1 | tee -a "$OUT/bp/bpcg.txt"
+      ;;
+    bp-sizes)
+      mkdir -p "$OUT/bp"
+      $BENCH bp --dim 3 --degrees 2,4,7 --bp 3,5 --precision double --geometry both --deformation sine --dofs 1e5,3e5,1e6,3e6,1e7,3e7,1e8 --groups 3 --runs 5 \
+        --csv "$OUT/bp/bpsweep.csv" 2>&1 | tee "$OUT/bp/bpsweep.txt"
+      ;;
+    table7)
+      # prm/table7_k{1,3,7}_{mixed,double}.prm with the fastest smoother (fused linear_indexing,
+      # the tile kernel at k = 1), right (the files' default) and left preconditioning; the
+      # breakdown chart from the right-preconditioned runs
+      mkdir -p "$OUT/table7/table7"
+      for f in table7_k1_mixed table7_k1_double table7_k3_mixed table7_k3_double table7_k7_mixed table7_k7_double; do
+        for side in right left; do
+          log=$OUT/table7/table7/${f}_$side
+          $SOLVER prm/$f.prm --set "Multigrid/Kernel optimization=linear_indexing" --set "Solver/Preconditioning side=$side" \
+            --json "$log.json" > "$log.log" 2>&1
+          echo "$f $side: exit $? $(result_line "$log.log")"
+        done
+      done
+      python3 benchmarks/plot_breakdown.py "$OUT"/table7/table7/table7_*_right.json -o "$OUT/table7/table7_breakdown.png" --levels
+      tar czf "$OUT/table7/table7.tgz" -C "$OUT/table7" table7 && rm -rf "$OUT/table7/table7"
+      ;;
+    deformed)
+      mkdir -p "$OUT/solve"; rm -f "$OUT/solve/deformed_bp5_sine.txt" "$OUT/solve/kershaw.txt"
+      echo "# columns: DoFs, iterations, relative residual, rate, solve [s], DoF/s, L2 error, H1 error, memory" | tee "$OUT/solve/deformed_bp5_sine.txt"
+      # the setup of prm/3d_bp5_sine.prm at level 6 (17 M DoFs), stored and on-the-fly geometry
+      for g in stored on_the_fly; do
+        $SOLVER prm/3d_fused_float.prm --set "Polynomial degree=4" --set "Mesh/Refinement level=6" --set "Multigrid/Level operator=bp5" \
+          --set Mesh/Deformation=sine --set "Mesh/Deformation amplitude=0.1" --set "Multigrid/Kernel optimization=linear_indexing" \
+          --set "Multigrid/Geometric factors=$g" --set Output/Verbose=false > "$OUT/logs/deformed_$g.log" 2>&1
+        echo "sine 0.1 Q4 level 6 bp5 $g: $(result_line "$OUT/logs/deformed_$g.log")" | tee -a "$OUT/solve/deformed_bp5_sine.txt"
+      done
+      for eps in 1.0 0.7 0.5; do
+        $SOLVER prm/3d_fused_float.prm --set "Polynomial degree=2" --set "Mesh/Coarse cells=6" --set "Mesh/Refinement level=3" --set "Multigrid/Level operator=bp3" \
+          --set Mesh/Deformation=kershaw --set "Mesh/Deformation amplitude=$eps" --set "Solver/Maximum iterations=400" --set Output/Verbose=false \
+          > "$OUT/logs/kershaw_$eps.log" 2>&1
+        echo "kershaw eps=$eps Q2 level 3 bp3: $(result_line "$OUT/logs/kershaw_$eps.log")" | tee -a "$OUT/solve/kershaw.txt"
+      done
+      ;;
+    bank-probe)
+      mkdir -p "$OUT/hardware"
+      ncu --metrics l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum,smsp__inst_executed_op_shared_ld.sum $B/benchmarks/bank_probe 2>&1 |
+        tee "$OUT/hardware/bank_probe.txt"
+      ;;
+    profile-smoother)
+      # sections, stall reasons, pipes, shared wavefronts, L2 sectors and DRAM bytes of one colour
+      M=smsp__warp_issue_stalled_barrier_per_warp_active.pct,smsp__warp_issue_stalled_long_scoreboard_per_warp_active.pct,smsp__warp_issue_stalled_short_scoreboard_per_warp_active.pct,smsp__warp_issue_stalled_mio_throttle_per_warp_active.pct,smsp__warp_issue_stalled_wait_per_warp_active.pct,smsp__warp_issue_stalled_not_selected_per_warp_active.pct
+      M=$M,sm__pipe_fma_cycles_active.avg.pct_of_peak_sustained_active,sm__pipe_fp64_cycles_active.avg.pct_of_peak_sustained_active,l1tex__data_bank_conflicts_pipe_lsu_mem_shared.sum,l1tex__data_pipe_lsu_wavefronts_mem_shared.sum,smsp__inst_executed.sum,smsp__inst_executed_pipe_fma.sum,smsp__inst_executed_pipe_fp64.sum
+      M=$M,dram__bytes_read.sum,dram__bytes_write.sum,lts__t_sectors_op_read.sum,lts__t_sectors_op_write.sum,lts__t_sectors_op_red.sum,sm__warps_active.avg.pct_of_peak_sustained_active
+      mkdir -p "$OUT/profile"
+      for c in 4:float 7:float 6:double 7:double; do
+        k=${c%:*} prec=${c#*:}
+        $NCU --kernel-name regex:FiberPatchKernel --section SpeedOfLight --section Occupancy --section WarpStateStats --section SchedulerStats \
+          --section ComputeWorkloadAnalysis --metrics $M $BENCH $(smoother_case $k $prec) > "$OUT/profile/ncu_k${k}_$prec.txt" 2>&1
+      done
+      grep -H -E "Duration|Achieved Occupancy|Registers Per Thread|Issue Slots Busy|Block Limit (Registers|Shared)|stalled|pipe_|bank_conflicts|wavefronts_mem_shared|inst_executed|dram__bytes|lts__t_" \
+        "$OUT"/profile/ncu_k*.txt | sed 's|.*/ncu_||'
+      ;;
+    profile-source)
+      # the SASS with executed instructions and warp-stall samples per instruction (CSV, gzipped):
+      #   benchmarks/sass_stalls.py gpu-out/profile/src_k7_float.csv.gz
+      mkdir -p "$OUT/profile"
+      for c in 5:float 7:float 6:double; do
+        k=${c%:*} prec=${c#*:}; rep=$OUT/profile/src_k${k}_$prec
+        $NCU --kernel-name regex:FiberPatchKernel --section SourceCounters --section WarpStateStats -f -o "$rep" \
+          $BENCH $(smoother_case $k $prec) > "$OUT/logs/src_k${k}_$prec.log" 2>&1
+        ncu -i "$rep.ncu-rep" --page source --csv --print-source sass > "$rep.csv" 2>> "$OUT/logs/src_k${k}_$prec.log" || tail -5 "$OUT/logs/src_k${k}_$prec.log"
+        gzip -f "$rep.csv"; rm -f "$rep.ncu-rep"
+      done
+      ls -la "$OUT"/profile/src_*.csv.gz
+      ;;
+    *)
+      echo "unknown stage '$stage' (run without arguments for the list)" >&2
+      exit 2
+      ;;
+  esac
+done
