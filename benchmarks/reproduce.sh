@@ -27,7 +27,7 @@
 #   deformed           solves on sine- and Kershaw-deformed meshes
 #   bank-probe         the shared-memory bank rule for 8-byte words, under Nsight Compute
 #   profile-smoother   Nsight Compute counters of the fused smoother (not kept in the repository)
-#   profile-source     per-instruction Nsight Compute export for benchmarks/sass_stalls.py
+#   profile-source     per-instruction Nsight Compute export for tools/sass_stalls.py
 #
 # Outputs go to $OUT (default ./gpu-out), in the topic folders of benchmarks/results/h100/
 # (operator/, transfer/, smoother/, roofline/, bp/, table7/, solve/, checks/, hardware/), logs in
@@ -254,7 +254,7 @@ RUNS
       ;;
     bank-probe)
       mkdir -p "$OUT/hardware"
-      ncu --metrics l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum,smsp__inst_executed_op_shared_ld.sum $B/benchmarks/bank_probe 2>&1 |
+      ncu --metrics l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum,smsp__inst_executed_op_shared_ld.sum $B/tools/bank_probe 2>&1 |
         tee "$OUT/hardware/bank_probe.txt"
       ;;
     profile-smoother)
@@ -273,7 +273,7 @@ RUNS
       ;;
     profile-source)
       # the SASS with executed instructions and warp-stall samples per instruction (CSV, gzipped):
-      #   benchmarks/sass_stalls.py gpu-out/profile/src_k7_float.csv.gz
+      #   tools/sass_stalls.py gpu-out/profile/src_k7_float.csv.gz
       mkdir -p "$OUT/profile"
       for c in 5:float 7:float 6:double; do
         k=${c%:*} prec=${c#*:}; rep=$OUT/profile/src_k${k}_$prec

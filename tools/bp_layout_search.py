@@ -10,7 +10,7 @@ distinct 4-byte words in one of the 32 banks; the ideal is one per 128 distinct 
 test BankConflicts.BPKernelsNearIdeal counts the real kernel under the recorder and checks
 the chosen table; this script only finds the candidates.
 
-    benchmarks/bp_layout_search.py 8 2,3,4,5,6,7,8,9,10 1.25   # double, nq list, memory limit
+    tools/bp_layout_search.py 8 2,3,4,5,6,7,8,9,10 1.25   # double, nq list, memory limit
 """
 import sys
 

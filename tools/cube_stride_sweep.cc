@@ -1,6 +1,6 @@
 // Shared-memory wavefronts of one block of the fused 3D linear_indexing fiber kernel, counted
 // by the CPU runner's bank recorder, for the plane stride the build gives the in-place patch
-// cube (TPMG_FIBER_CUBE_PLANE_STRIDE); benchmarks/cube_stride_sweep.sh builds it per stride.
+// cube (TPMG_FIBER_CUBE_PLANE_STRIDE); tools/cube_stride_sweep.sh builds it per stride.
 // Prints: plane stride, wavefronts, ideal wavefronts.
 #include <tpmg/laplace_operator.h>
 #include <tpmg/mesh.h>

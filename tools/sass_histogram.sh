@@ -3,7 +3,7 @@
 # (e.g. the fused 3D float k = 4 linear_indexing fiber kernel:
 #  'FiberPatchKernelILi3ELi4EfLNS_15PatchKernelKindE0ELNS_18KernelOptimizationE1ELb0E').
 # The fiber kernels are fully unrolled, so these are the instructions one thread issues per patch.
-#   benchmarks/sass_histogram.sh OBJECT PATTERN...
+#   tools/sass_histogram.sh OBJECT PATTERN...
 set -euo pipefail
 obj=$1
 shift

@@ -2,7 +2,7 @@
 """Summary of an Nsight Compute per-instruction export (benchmarks/reproduce.sh profile-source): for each
 stretch of SASS between barriers (the kernel's phases), the warp instructions executed, the
 share of them by opcode class, and the warp-stall samples by reason.
-  benchmarks/sass_stalls.py src_k5_float.csv.gz [more.csv.gz ...]"""
+  tools/sass_stalls.py src_k5_float.csv.gz [more.csv.gz ...]"""
 import csv, gzip, re, sys
 from collections import Counter, defaultdict
 

@@ -11,7 +11,7 @@ is one per 128 distinct bytes. The two buffers A and B are never touched by one 
 so each is searched on its own. BankConflicts.TransferKernelsNearIdeal counts the kernels
 themselves; this script only finds the table.
 
-    benchmarks/transfer_layout_search.py [max memory ratio, default 1.5]
+    tools/transfer_layout_search.py [max memory ratio, default 1.5]
 """
 import itertools
 import sys
