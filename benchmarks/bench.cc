@@ -9,7 +9,7 @@
 //              structure), linear_indexing, conflict_free, boundary, tensor_core (3D fused only);
 //              [--patches-per-block P] [--lumped] (GLL-lumped 1D masses: the bp5 level operator's
 //              smoother)
-//   bp only:   [--bp 1,3,5] [--geometry stored,onthefly,polynomial|both] [--deformation none|sine] [--cg]
+//   bp only:   [--bp 1,3,5] [--geometry stored,on_the_fly,polynomial|both] [--deformation none|sine] [--cg]
 //              (polynomial: BP1/BP2 only, skipped for the Laplacians)
 //              --cg times a CG iteration (operator, 2 dot products, 3 vector updates) and reports
 //              the CEED metric DoFs x iterations / s.
@@ -17,7 +17,9 @@
 #include <tpmg/device.h>
 #include <tpmg/dispatch.h>
 #include <tpmg/laplace_operator.h>
+#include <tpmg/options.h>
 #include <tpmg/patch_smoother.h>
+#include <tpmg/smoother_configuration.h>
 #include <tpmg/transfer.h>
 #include <tpmg/vector_ops.h>
 
@@ -159,25 +161,33 @@ namespace
     double      flops = 0, shared_bytes = 0, dram_bytes = 0; ///< analytic counts per application
   };
 
-  /// basic_column / basic_dof: the basic kernels with that thread structure
-  ThreadStructure parse_threads(const std::string &s)
+  /// The benchmark's optimization words: every KernelOptimization, and basic_<thread structure>
+  /// for the basic kernels with that thread structure (basic_column, basic_dof).
+  std::vector<std::string> optimization_words()
   {
-    return s == "basic_column" ? ThreadStructure::column : s == "basic_dof" ? ThreadStructure::dof : ThreadStructure::automatic;
+    std::vector<std::string> w = names_of<KernelOptimization>();
+    for (const std::string &t : names_of<ThreadStructure>({ThreadStructure::column, ThreadStructure::dof}))
+      w.push_back(std::string(to_string(KernelOptimization::basic)) + "_" + t);
+    return w;
   }
 
-  KernelOptimization parse_optimization(const std::string &s)
+  /// The smoother settings a benchmark word names (see optimization_words).
+  PatchSmootherSettings smoother_settings(const std::string &kernel, const std::string &word, int patches_per_block,
+                                          bool lumped)
   {
-    if (s == "basic" || s == "basic_column" || s == "basic_dof")
-      return KernelOptimization::basic;
-    if (s == "linear_indexing")
-      return KernelOptimization::linear_indexing;
-    if (s == "conflict_free")
-      return KernelOptimization::conflict_free;
-    if (s == "boundary")
-      return KernelOptimization::boundary;
-    if (s == "tensor_core")
-      return KernelOptimization::tensor_core;
-    throw std::invalid_argument("unknown optimization " + s);
+    PatchSmootherSettings s;
+    s.kernel            = *from_string<SmootherKernel>(kernel);
+    s.patches_per_block = patches_per_block;
+    s.lumped_mass       = lumped;
+    const std::string basic_prefix = std::string(to_string(KernelOptimization::basic)) + "_";
+    if (word.rfind(basic_prefix, 0) == 0)
+      {
+        s.optimization     = KernelOptimization::basic;
+        s.thread_structure = *from_string<ThreadStructure>(word.substr(basic_prefix.size()));
+      }
+    else
+      s.optimization = *from_string<KernelOptimization>(word);
+    return s;
   }
 
   /// Analytic work of one smoothing step of the patch kernels (docs/performance/method.md, "Counting"):
@@ -188,15 +198,15 @@ namespace
   {
     double fma, add = 0, shared_words, dram_words;
   };
-  PatchWork patch_work(int dim, int k, const std::string &kernel, const std::string &opt, bool lumped = false)
+  PatchWork patch_work(int dim, int k, const std::string &kernel, const SmootherConfiguration &c, bool lumped = false)
   {
     const double np = 2 * k + 1, ni = 2 * k - 1;
-    const bool   fiber = parse_optimization(opt) != KernelOptimization::basic;
+    const bool   fiber = c.family != PatchKernelFamily::basic;
     const double nnz   = fiber ? (2 * k - 2) * (k + 1) + (2 * k + 1) : ni * np; // Σ over interior rows
     // the mass's: the same, or with lumped masses in the fiber kernels one per row (the diagonal)
     const double nnz_m = fiber && lumped ? ni : nnz;
     PatchWork    w{};
-    if (k == 1 && kernel == "fused" && fiber)
+    if (c.family == PatchKernelFamily::tile)
       {
         // tile kernel (patch_smoother_tile.h): a block of 8×8×4 (2D 16×16) patches loads
         // its (2T+1)^d nodes once; per patch 3^d FMAs, reads of b, write of x
@@ -273,9 +283,7 @@ namespace
           throw std::invalid_argument("3D BP operators exist for k <= 8");
         else
           {
-            const GeometryMode mode = opt == "onthefly"     ? GeometryMode::on_the_fly
-                                      : opt == "polynomial" ? GeometryMode::polynomial
-                                                            : GeometryMode::stored;
+            const GeometryMode mode = *from_string<GeometryMode>(opt);
             if (mode == GeometryMode::polynomial && kind != BakeOff::bp1)
               return; // the |J| polynomial is the mass operator's geometry
             DeformationSettings   def;
@@ -307,20 +315,14 @@ namespace
       {
         if constexpr (VertexPatchSmoother<dim, k, T>::supported())
           {
-            PatchSmootherSettings s;
-            s.kernel = kernel == "global" ? SmootherKernel::global : kernel == "separate" ? SmootherKernel::separate
-                                                                                          : SmootherKernel::fused;
-            s.optimization      = parse_optimization(opt);
-            s.patches_per_block = o.patches_per_block;
-            s.lumped_mass       = o.lumped;
-            s.thread_structure  = parse_threads(opt);
-            if (s.optimization == KernelOptimization::boundary && s.kernel == SmootherKernel::global)
-              return;
-            if (s.optimization == KernelOptimization::tensor_core && (dim != 3 || s.kernel != SmootherKernel::fused))
-              return; // the tensor-core kernel is 3D fused only
+            const PatchSmootherSettings s = smoother_settings(kernel, opt, o.patches_per_block, o.lumped);
+            const Precision             precision = std::is_same_v<T, float> ? Precision::single : Precision::dual;
+            if (const auto e = check_smoother_settings(s, dim, k, precision))
+              if (e->setting == SmootherSetting::optimization)
+                return; // a combination that does not exist (boundary with global, tensor_core outside 3D fused)
             VertexPatchSmoother<dim, k, T> sm(lev, o.backend, s, &op);
             t = time_best_of_groups(o.backend, o, [&] { sm.smooth(x, y); });
-            const PatchWork w       = patch_work(dim, k, kernel, opt, o.lumped);
+            const PatchWork w       = patch_work(dim, k, kernel, sm.configuration(), o.lumped);
             const double    patches = double(lev.n_patches());
             work.flops              = (2 * w.fma + w.add) * patches;
             work.shared_bytes       = w.shared_words * patches * sizeof(T);
@@ -388,14 +390,11 @@ int main(int argc, char **argv)
           else if (a == "--degrees")
             o.degrees = parse_list<int>(next());
           else if (a == "--precision")
-            o.precisions = parse_choices(a, next(), {"float", "double"}, "both");
+            o.precisions = parse_choices(a, next(), names_of<Precision>(), "both");
           else if (a == "--kernel")
-            o.kernels = parse_choices(a, next(), {"global", "separate", "fused"}, "all");
+            o.kernels = parse_choices(a, next(), names_of<SmootherKernel>(), "all");
           else if (a == "--optimization")
-            o.optimizations = parse_choices(a, next(),
-                                            {"basic", "basic_column", "basic_dof", "linear_indexing", "conflict_free",
-                                             "boundary", "tensor_core"},
-                                            "all", {"basic", "linear_indexing", "conflict_free", "boundary", "tensor_core"});
+            o.optimizations = parse_choices(a, next(), optimization_words(), "all", names_of<KernelOptimization>());
           else if (a == "--bp")
             o.bps = parse_list<int>(next());
           else if (a == "--patches-per-block")
@@ -403,13 +402,12 @@ int main(int argc, char **argv)
           else if (a == "--dofs")
             o.sizes = parse_list<double>(next());
           else if (a == "--geometry")
-            o.geometries = parse_choices(a, next(), {"stored", "onthefly", "polynomial"}, "both", {"stored", "onthefly"});
+            o.geometries = parse_choices(a, next(), names_of<GeometryMode>(), "both",
+                                         names_of<GeometryMode>({GeometryMode::stored, GeometryMode::on_the_fly}));
           else if (a == "--deformation")
             {
-              const std::string g = next();
-              if (g != "none" && g != "sine")
-                throw std::invalid_argument("--deformation: none or sine, not " + g);
-              o.deformation = g == "sine" ? Deformation::sine : Deformation::none;
+              o.deformation = *from_string<Deformation>(
+                parse_choices(a, next(), names_of<Deformation>({Deformation::none, Deformation::sine}), "none").front());
             }
           else if (a == "--lumped")
             o.lumped = true;

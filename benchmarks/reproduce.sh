@@ -110,8 +110,8 @@ RUNS
       ;;
     sanitizer-bp)
       mkdir -p "$OUT/checks"; rm -f "$OUT/checks/sanitizer_bp.txt"
-      sanitize "$OUT/checks/sanitizer_bp.txt" "tpmg_bench bp k = 3,7, BP1/3/5, float+double, stored+onthefly+polynomial" \
-        $BENCH bp --dim 3 --degrees 3,7 --bp 1,3,5 --precision both --geometry stored,onthefly,polynomial --deformation sine --dofs 1e5 --groups 1 --runs 1
+      sanitize "$OUT/checks/sanitizer_bp.txt" "tpmg_bench bp k = 3,7, BP1/3/5, float+double, stored+on_the_fly+polynomial" \
+        $BENCH bp --dim 3 --degrees 3,7 --bp 1,3,5 --precision both --geometry stored,on_the_fly,polynomial --deformation sine --dofs 1e5 --groups 1 --runs 1
       ;;
     operator)
       mkdir -p "$OUT/operator"; o=$OUT/operator
@@ -198,20 +198,20 @@ RUNS
     bp)
       mkdir -p "$OUT/bp"
       for prec in double float; do
-        $BENCH bp --dim 3 --degrees 1,2,3,4,5,6,7,8 --bp 1,3,5 --precision $prec --geometry stored,onthefly,polynomial --deformation sine --dofs 1e7 --groups 3 --runs 5 \
+        $BENCH bp --dim 3 --degrees 1,2,3,4,5,6,7,8 --bp 1,3,5 --precision $prec --geometry stored,on_the_fly,polynomial --deformation sine --dofs 1e7 --groups 3 --runs 5 \
           --csv "$OUT/bp/bp3d_$prec.csv" 2>&1 | tee "$OUT/bp/bp3d_$prec.txt"
       done
       ;;
     bp-vector)
       mkdir -p "$OUT/bp"
-      $BENCH bp --dim 3 --degrees 1,2,3,4,5,6,7,8 --bp 2,4,6 --precision double --geometry stored,onthefly,polynomial --deformation sine --dofs 1e7 --groups 3 --runs 5 \
+      $BENCH bp --dim 3 --degrees 1,2,3,4,5,6,7,8 --bp 2,4,6 --precision double --geometry stored,on_the_fly,polynomial --deformation sine --dofs 1e7 --groups 3 --runs 5 \
         --csv "$OUT/bp/bp3d_vector.csv" 2>&1 | tee "$OUT/bp/bp3d_vector.txt"
       ;;
     bp-cg)
       mkdir -p "$OUT/bp"
-      $BENCH bp --dim 3 --degrees 1,2,3,4,5,6,7,8 --bp 1 --precision double --geometry polynomial,onthefly --deformation sine --cg --dofs 1e7 --groups 3 --runs 5 \
+      $BENCH bp --dim 3 --degrees 1,2,3,4,5,6,7,8 --bp 1 --precision double --geometry polynomial,on_the_fly --deformation sine --cg --dofs 1e7 --groups 3 --runs 5 \
         --csv "$OUT/bp/bpcg_bp1.csv" 2>&1 | tee "$OUT/bp/bpcg.txt"
-      $BENCH bp --dim 3 --degrees 1,2,3,4,5,6,7,8 --bp 3,5 --precision double --geometry onthefly --deformation sine --cg --dofs 1e7 --groups 3 --runs 5 \
+      $BENCH bp --dim 3 --degrees 1,2,3,4,5,6,7,8 --bp 3,5 --precision double --geometry on_the_fly --deformation sine --cg --dofs 1e7 --groups 3 --runs 5 \
         --csv "$OUT/bp/bpcg_bp35.csv" 2>&1 | tee -a "$OUT/bp/bpcg.txt"
       ;;
     bp-sizes)

@@ -64,7 +64,7 @@ namespace
     const auto          data = pack_patch_data_1d<k, Number>(patch_data_1d(k, false));
     const auto          coef = CartesianLaplaceOperator<dim, k, Number>::direction_coefficients(lev);
     std::vector<Number> x(lev.n_dofs(), Number(0.5)), b(lev.n_dofs(), Number(1));
-    PatchKernel<dim, k, Number, PatchKernelKind::fused, LocalSolverKind::fast_diagonalization> kern;
+    PatchKernel<dim, k, Number, PatchKernelKind::fused, LocalSolver::fast_diagonalization> kern;
     kern.geo    = geo;
     kern.x      = x.data();
     kern.b      = b.data();
@@ -126,7 +126,7 @@ namespace
   }
 
   // One block of the BP kernel (stored geometry) on a 4^dim mesh under the recorder.
-  template <int dim, int k, typename Number, BPKind kind>
+  template <int dim, int k, typename Number, BakeOff kind>
   BankConflictCounts bp_counts()
   {
     using Kernel       = BPOperatorKernel<dim, k, Number, kind>;
@@ -204,9 +204,9 @@ TEST(BankConflicts, BPKernelsNearIdeal)
                 std::cout << std::setw(6) << what << " " << dd << "D k=" << std::setw(2) << kk << " wavefronts "
                           << std::setw(6) << c.wavefronts << " ideal " << std::setw(6) << c.ideal << "\n";
               };
-              using Mass  = std::integral_constant<BPKind, BPKind::mass>;
-              using Gauss = std::integral_constant<BPKind, BPKind::laplace_gauss>;
-              using GLL   = std::integral_constant<BPKind, BPKind::laplace_gll>;
+              using Mass  = std::integral_constant<BakeOff, BakeOff::bp1>;
+              using Gauss = std::integral_constant<BakeOff, BakeOff::bp3>;
+              using GLL   = std::integral_constant<BakeOff, BakeOff::bp5>;
               check(double(), Mass(), "bp1 d");
               check(double(), Gauss(), "bp3 d");
               check(double(), GLL(), "bp5 d");

@@ -240,7 +240,7 @@ TEST(BP, FiberNodeIndicesAreTheCellNodes)
 {
   auto check = [](auto K) {
     constexpr int k = decltype(K)::value;
-    using Kernel    = BPOperatorKernel<3, k, double, BPKind::mass>;
+    using Kernel    = BPOperatorKernel<3, k, double, BakeOff::bp1>;
     Kernel        kern{};
     const index_t nc[3] = {3, 2, 4};
     for (int d = 0; d < 3; ++d)

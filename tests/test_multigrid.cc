@@ -159,8 +159,8 @@ TEST(Multigrid, AllSmootherVariantsAndSolversConverge)
         for (LocalSolver ls : {LocalSolver::fast_diagonalization, LocalSolver::inverse_matrix})
           {
             SolverParameters p = base(dim, 2, dim == 2 ? 5 : 3);
-            p.kernel           = kern;
-            p.local_solver     = ls;
+            p.patch.kernel       = kern;
+            p.patch.local_solver = ls;
             const RunResult r  = solve(p);
             ASSERT_TRUE(r.converged) << r.failure;
             its[std::string(to_string(kern)) + (ls == LocalSolver::inverse_matrix ? "/inverse" : "/fd")] = r.iterations;
@@ -172,20 +172,20 @@ TEST(Multigrid, AllSmootherVariantsAndSolversConverge)
   SolverParameters p = base(2, 3, 6);
   const RunResult  g = solve(p);
   p.solver           = SolverType::cg;
-  p.symmetric_vcycle = true;
+  p.post_smoothing   = PostSmoothingOrder::reverse;
   const RunResult c  = solve(p);
   ASSERT_TRUE(c.converged) << c.failure;
   EXPECT_LE(c.iterations, g.iterations + 3);
   EXPECT_NEAR(*c.l2_error / *g.l2_error, 1.0, 0.01);
   // left-preconditioned GMRES
   p.solver               = SolverType::gmres;
-  p.symmetric_vcycle     = false;
-  p.left_preconditioning = true;
+  p.post_smoothing       = PostSmoothingOrder::automatic;
+  p.preconditioning      = PreconditioningSide::left;
   const RunResult l      = solve(p);
   ASSERT_TRUE(l.converged) << l.failure;
   EXPECT_LE(l.iterations, g.iterations + 1);
   // Chebyshev-Jacobi smoother: converges, needs more steps
-  p.left_preconditioning = false;
+  p.preconditioning      = PreconditioningSide::right;
   p.smoother             = SmootherType::chebyshev_jacobi;
   const RunResult ch     = solve(p);
   ASSERT_TRUE(ch.converged) << ch.failure;
@@ -313,10 +313,10 @@ TEST(Multigrid, MemoryReportIsThePeakAndTheEstimateCoversIt)
     {
       SolverParameters p     = base(3, 2, 3);
       p.solver               = c.solver;
-      p.left_preconditioning = c.left;
+      p.preconditioning      = c.left ? PreconditioningSide::left : PreconditioningSide::right;
       p.precision            = c.precision;
       p.level_operator       = c.op;
-      p.kernel               = c.kernel;
+      p.patch.kernel         = c.kernel;
       p.gmres_restart        = 5;
       if (c.op != LevelOperatorType::cartesian)
         p.deformation = {Deformation::sine, 0.1};

@@ -181,19 +181,26 @@ static std::vector<Case> all_cases()
 INSTANTIATE_TEST_SUITE_P(Variants, PatchSmootherTest, ::testing::ValuesIn(all_cases()),
                          [](const auto &param_info) { return name(param_info.param); });
 
-// `automatic` follows the H100 measurement (NOTES §4); the optimized kernels are columns.
+// `automatic` follows the H100 measurement (docs/performance/smoother.md, "Thread structure");
+// the optimized kernels are columns.
 TEST(PatchSmoother, AutomaticThreadStructure)
 {
+  auto per_dof = [](ThreadStructure t, int dim, int k, KernelOptimization opt, bool dual) {
+    PatchSmootherSettings s;
+    s.thread_structure = t;
+    s.optimization     = opt;
+    return resolve_smoother(s, dim, k, dual ? Precision::dual : Precision::single).per_dof;
+  };
   const auto basic = KernelOptimization::basic, cf = KernelOptimization::conflict_free;
   const auto a     = ThreadStructure::automatic;
-  EXPECT_FALSE(patch_kernel_per_dof(a, 2, 3, basic, false));
-  EXPECT_TRUE(patch_kernel_per_dof(a, 2, 4, basic, false));
-  EXPECT_FALSE(patch_kernel_per_dof(a, 2, 4, cf, false));
-  EXPECT_FALSE(patch_kernel_per_dof(a, 3, 1, basic, false));
-  EXPECT_FALSE(patch_kernel_per_dof(a, 3, 7, basic, false));
-  EXPECT_TRUE(patch_kernel_per_dof(a, 3, 7, basic, true));
-  EXPECT_TRUE(patch_kernel_per_dof(ThreadStructure::dof, 3, 2, basic, false));
-  EXPECT_FALSE(patch_kernel_per_dof(ThreadStructure::column, 2, 8, basic, true));
+  EXPECT_FALSE(per_dof(a, 2, 3, basic, false));
+  EXPECT_TRUE(per_dof(a, 2, 4, basic, false));
+  EXPECT_FALSE(per_dof(a, 2, 4, cf, false));
+  EXPECT_FALSE(per_dof(a, 3, 1, basic, false));
+  EXPECT_FALSE(per_dof(a, 3, 7, basic, false));
+  EXPECT_TRUE(per_dof(a, 3, 7, basic, true));
+  EXPECT_TRUE(per_dof(ThreadStructure::dof, 3, 2, basic, false));
+  EXPECT_FALSE(per_dof(ThreadStructure::column, 2, 8, basic, true));
 }
 
 // The fast-diagonalization data: A S = M S Λ and Sᵀ M S = I on the interior patch nodes, all
@@ -492,7 +499,7 @@ TEST(PatchSmoother, ResidentBlocksTakeOnePatchPerBlock)
     }
   // float k = 7: blocks of two patches (resident_patches)
   s.patches_per_block = 0;
-  EXPECT_EQ((VertexPatchSmoother<3, 7, float>(lev, Backend::cpu, s, nullptr).patches_per_block()), 2);
+  EXPECT_EQ((VertexPatchSmoother<3, 7, float>(lev, Backend::cpu, s, nullptr).configuration().patches_per_block), 2);
   s.patches_per_block = 2;
   EXPECT_EQ(refused(float(), degree7), "");
   EXPECT_EQ(refused(double(), degree7), "patches per block 2 exceeds the maximum 1 for this degree");

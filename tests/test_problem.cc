@@ -284,8 +284,8 @@ TEST(ProblemRhs, OnesVectorIsOneInsideZeroOnBoundary)
 TEST(ProblemRhs, ParseAndNames)
 {
   for (RightHandSide r : {RightHandSide::manufactured, RightHandSide::one, RightHandSide::ones_vector})
-    EXPECT_EQ(parse_right_hand_side(to_string(r)), r);
-  EXPECT_THROW(parse_right_hand_side("sine"), std::invalid_argument);
+    EXPECT_EQ(from_string<RightHandSide>(to_string(r)), r);
+  EXPECT_FALSE(from_string<RightHandSide>("sine").has_value());
 }
 
 // ---------------------------------------------------------------------------------------

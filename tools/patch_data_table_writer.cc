@@ -8,7 +8,7 @@
 // floating literals, so the header holds the doubles patch_data_1d computes, bit for bit
 // (test PatchSmoother.CompileTimeDataEqualPatchData1D checks it).
 #include <tpmg/config.h>
-#include <tpmg/patch_smoother.h>
+#include <tpmg/patch_data.h>
 
 #include <cstdio>
 #include <fstream>

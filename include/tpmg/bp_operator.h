@@ -12,12 +12,6 @@
 
 namespace tpmg
 {
-  enum class BakeOff
-  {
-    bp1 = 1,
-    bp3 = 3,
-    bp5 = 5
-  };
 
   /// Bytes of geometry a BP operator on `level` keeps on its device (memory estimates before
   /// allocation): the factors per quadrature point (stored), the vertices (on the fly) or the

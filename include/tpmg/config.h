@@ -26,6 +26,7 @@
 #endif
 
 #include <tpmg/degrees.h>
+#include <tpmg/options.h>
 
 namespace tpmg
 {
@@ -36,14 +37,6 @@ namespace tpmg
   /// processes share the cores (ctest -j), as every region then waits for descheduled threads.
   constexpr unsigned long long host_parallel_threshold = 16384;
 
-  /// Where data lives and kernels run.
-  enum class Backend
-  {
-    cpu,
-    cuda
-  };
-
-  inline const char *to_string(Backend b) { return b == Backend::cpu ? "cpu" : "cuda"; }
 
   /// True when the library was built with the CUDA backend.
   bool cuda_compiled();

@@ -5,27 +5,22 @@
 
 #include <tpmg/fe_1d.h>
 #include <tpmg/mesh.h>
+#include <tpmg/options.h>
 
 #include <array>
 #include <vector>
 
 namespace tpmg
 {
-  /// Where an operator's geometric factors come from: `stored` per quadrature point (any
-  /// mapping; 6 numbers per point for the Laplacian), computed `on_the_fly` from each cell's
-  /// 2^d vertices (multilinear cells, as every deformation here produces), or, for the mass
-  /// operator only, w|J| along each column of quadrature points (all reference coordinates
-  /// fixed but the last, t) stored as the `polynomial` in t it is on a multilinear cell: |J|
-  /// has degree d-1 in each reference coordinate (J's column c does not depend on ξ_c and is
-  /// affine in the others), so d values per column, at the nodes t = 0, ½, 1 (2D 0, 1), replace
-  /// the column's k+2 factors (3D: 3 (k+2)² numbers per cell instead of (k+2)³). The
-  /// Laplacian's factors are rational in t, so that mode is the mass operator's.
-  enum class GeometryMode
-  {
-    stored,
-    on_the_fly,
-    polynomial
-  };
+  // GeometryMode (tpmg/options.h): where an operator's geometric factors come from: `stored` per quadrature point (any
+  // mapping; 6 numbers per point for the Laplacian), computed `on_the_fly` from each cell's
+  // 2^d vertices (multilinear cells, as every deformation here produces), or, for the mass
+  // operator only, w|J| along each column of quadrature points (all reference coordinates
+  // fixed but the last, t) stored as the `polynomial` in t it is on a multilinear cell: |J|
+  // has degree d-1 in each reference coordinate (J's column c does not depend on ξ_c and is
+  // affine in the others), so d values per column, at the nodes t = 0, ½, 1 (2D 0, 1), replace
+  // the column's k+2 factors (3D: 3 (k+2)² numbers per cell instead of (k+2)³). The
+  // Laplacian's factors are rational in t, so that mode is the mass operator's.
 
   /// Numbers per cell of GeometryMode::polynomial with nq quadrature points per direction:
   /// dim node values for each of the nq^(dim-1) columns.
@@ -34,34 +29,33 @@ namespace tpmg
     return dim == 3 ? 3 * nq * nq : 2 * nq;
   }
 
-  /// How the vertices of a Cartesian level are moved.
-  ///   none:    identity.
-  ///   sine:    with ξ_d = (x_d - a_d)/L_d ∈ [0,1] on the level's box [a, a+L] (L_d = h_d cells_d),
-  ///            x'_d = x_d + amplitude L_d Π_e sin(π ξ_e) (e over the dim directions); the identity on
-  ///            the boundary. The map's Jacobian determinant is 1 + amplitude π f(ξ) with
-  ///            min f = -1 (2D) and -2/√3 (3D), so it is invertible for amplitude < 1/π ≈ 0.318 (2D)
-  ///            and < √3/(2π) ≈ 0.276 (3D); amplitude must be in [0, 0.3] (2D) or [0, 0.27] (3D).
-  ///   kershaw: the generalized Kershaw transformation of the CEED benchmarks with ε = amplitude
-  ///            in (0,1] (1 = identity): x is unchanged; the x-range is split into 6 equal layers;
-  ///            the other coordinates (normalized t) are mapped by L_ε in layer 0, by R_ε in layer 5,
-  ///            blended linearly from L_ε to R_ε in layers 1 and 4 (layer-local coordinate) and
-  ///            from R_ε to L_ε across layers 2-3, with R_ε(t) = (2-ε) t for t <= 1/2,
-  ///            1 + ε (t-1) otherwise, and L_ε(t) = 1 - R_ε(1-t). Needs cells_x % 6 == 0 and even
-  ///            cells_y (and cells_z in 3D) so that all kinks lie on cell faces; then the
-  ///            multilinear cell maps reproduce the transformation exactly. Maps every boundary face
-  ///            onto itself but is not the identity on the faces.
-  enum class Deformation
-  {
-    none,
-    sine,
-    kershaw
-  };
+  // Deformation (tpmg/options.h): how the vertices of a Cartesian level are moved.
+  //   none:    identity.
+  //   sine:    with ξ_d = (x_d - a_d)/L_d ∈ [0,1] on the level's box [a, a+L] (L_d = h_d cells_d),
+  //            x'_d = x_d + amplitude L_d Π_e sin(π ξ_e) (e over the dim directions); the identity on
+  //            the boundary. The map's Jacobian determinant is 1 + amplitude π f(ξ) with
+  //            min f = -1 (2D) and -2/√3 (3D), so it is invertible for amplitude < 1/π ≈ 0.318 (2D)
+  //            and < √3/(2π) ≈ 0.276 (3D); amplitude must be in [0, 0.3] (2D) or [0, 0.27] (3D).
+  //   kershaw: the generalized Kershaw transformation of the CEED benchmarks with ε = amplitude
+  //            in (0,1] (1 = identity): x is unchanged; the x-range is split into 6 equal layers;
+  //            the other coordinates (normalized t) are mapped by L_ε in layer 0, by R_ε in layer 5,
+  //            blended linearly from L_ε to R_ε in layers 1 and 4 (layer-local coordinate) and
+  //            from R_ε to L_ε across layers 2-3, with R_ε(t) = (2-ε) t for t <= 1/2,
+  //            1 + ε (t-1) otherwise, and L_ε(t) = 1 - R_ε(1-t). Needs cells_x % 6 == 0 and even
+  //            cells_y (and cells_z in 3D) so that all kinks lie on cell faces; then the
+  //            multilinear cell maps reproduce the transformation exactly. Maps every boundary face
+  //            onto itself but is not the identity on the faces.
+
 
   struct DeformationSettings
   {
     Deformation type      = Deformation::none;
     double      amplitude = 0.0;
   };
+
+  /// The largest sine amplitude the parameters accept in `dim` dimensions (0.3 in 2D, 0.27 in
+  /// 3D), below the amplitude at which the smooth map folds.
+  double max_sine_amplitude(int dim);
 
   /// Throws std::invalid_argument when `s` is not valid on `level` (amplitude range, Kershaw
   /// divisibility of the cell counts). Called by all functions below.

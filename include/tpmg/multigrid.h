@@ -9,25 +9,17 @@
 #include <tpmg/mesh.h>
 #include <tpmg/patch_smoother.h>
 #include <tpmg/timers.h>
+#include <tpmg/options.h>
+#include <tpmg/smoother_configuration.h>
 #include <tpmg/transfer.h>
 #include <tpmg/vector.h>
 
+#include <cstddef>
 #include <memory>
 #include <vector>
 
 namespace tpmg
 {
-  enum class SmootherType
-  {
-    vertex_patch,
-    chebyshev_jacobi
-  };
-  enum class LevelOperatorType
-  {
-    cartesian,
-    bp3,
-    bp5
-  };
 
   struct MultigridSettings
   {
@@ -47,6 +39,11 @@ namespace tpmg
 
   /// A level operator of the chosen kind: `cartesian` (Kronecker form, undeformed meshes),
   /// `bp3` or `bp5` (geometric factors of the deformed mesh, stored or on the fly).
+  /// Bytes of device memory a level operator of this type keeps besides its vectors (the
+  /// geometric factors of bp3/bp5; none for cartesian), for the memory checks before setup.
+  std::size_t level_operator_memory_bytes(const CartesianLevel &level, LevelOperatorType type, GeometryMode geometry,
+                                          std::size_t number_bytes);
+
   template <int dim, int degree, typename Number>
   std::unique_ptr<LinearOperator<Number>> make_level_operator(const CartesianLevel &level, Backend backend,
                                                               LevelOperatorType type,
@@ -94,6 +91,10 @@ namespace tpmg
     /// prolongate and one V-cycle. rhs[l] is the right-hand side of level l (coarsest..finest
     /// are used); returns the finest-level iterate in x.
     void full_multigrid(const std::vector<Vector<Number>> &rhs, Vector<Number> &x) const;
+
+    /// rhs[l] for every level below the finest from rhs[finest] by restriction (the authors'
+    /// convention for full multigrid); rhs has one vector per level of the hierarchy.
+    void restrict_to_coarser_levels(std::vector<Vector<Number>> &rhs) const;
 
     /// Bytes a Multigrid with these arguments would hold (for the memory check before setup).
     static std::size_t estimate_memory_bytes(const std::vector<CartesianLevel> &levels,

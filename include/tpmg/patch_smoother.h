@@ -1,10 +1,13 @@
-// Multiplicative vertex-patch Schwarz smoother (DESIGN.md §4) with the kernel variants of
-// DESIGN.md §5.
+// The multiplicative vertex-patch Schwarz smoother (docs/method.md, "Vertex-patch smoother")
+// with the kernel variants of docs/kernels.md; resolve_smoother (smoother_configuration.h)
+// decides which kernels run.
 #pragma once
 
-#include <tpmg/fe_1d.h>
 #include <tpmg/linear_operator.h>
 #include <tpmg/mesh.h>
+#include <tpmg/options.h>
+#include <tpmg/patch_data.h>
+#include <tpmg/smoother_configuration.h>
 #include <tpmg/vector.h>
 
 #include <string>
@@ -12,72 +15,6 @@
 
 namespace tpmg
 {
-  enum class SmootherKernel
-  {
-    global,
-    separate,
-    fused
-  };
-  enum class KernelOptimization
-  {
-    basic,
-    linear_indexing,
-    conflict_free,
-    boundary,
-    tensor_core ///< 3D fused: the 1D products as 8×8×4 double tile products (DMMA), patch_smoother_mma.h
-  };
-  enum class LocalSolver
-  {
-    fast_diagonalization,
-    inverse_matrix
-  };
-  /// Thread structure of the basic kernels (the paper's Fig. 5): one thread per column of
-  /// 2k+1 nodes along the last direction, or one thread per DoF (3D: a (2k+1)^3 block per
-  /// patch, z strided from k = 5 on, where it exceeds 1024 threads). `automatic` picks the
-  /// faster one measured on the H100: per DoF in 2D for k >= 4 and in 3D double for k >= 7,
-  /// column otherwise. The optimized kernels hold their columns in registers, so they have
-  /// the column structure only.
-  enum class ThreadStructure
-  {
-    automatic,
-    column,
-    dof
-  };
-
-  /// Order of the 2^d colors: `standard` c = 0, 1, ...; `odd_first` (the authors' code)
-  /// starts with the color of odd vertex parity in every direction.
-  enum class ColorOrder
-  {
-    standard,
-    odd_first
-  };
-
-  struct PatchSmootherSettings
-  {
-    SmootherKernel     kernel       = SmootherKernel::fused;
-    KernelOptimization optimization = KernelOptimization::basic;
-    LocalSolver        local_solver = LocalSolver::fast_diagonalization;
-    ColorOrder         color_order  = ColorOrder::standard;
-    ThreadStructure    thread_structure = ThreadStructure::automatic;
-    bool               lumped_mass  = false; ///< GLL-lumped 1D masses (with the bp5 operator)
-    /// Patches per thread block of the optimized kernels: 0 = automatic (by degree and
-    /// precision), else a power of two.
-    int patches_per_block = 0;
-  };
-
-  /// Host-side 1D data of the patch problems: patch matrices ((2k+1)², reference width)
-  /// and the generalized eigenpairs of their interior blocks, A S = M S Λ, Sᵀ M S = I.
-  struct PatchData1D
-  {
-    Matrix1D            mass, stiffness, eigenvectors;
-    std::vector<double> eigenvalues;
-  };
-  PatchData1D patch_data_1d(int degree, bool lumped_mass);
-
-  /// Dense local matrix A_j (interior rows and columns of a patch, lexicographic).
-  std::vector<double> patch_interior_matrix(int dim, int degree, const std::array<double, 3> &coef,
-                                            bool lumped_mass);
-
   template <int dim, int degree, typename Number>
   class VertexPatchSmoother
   {
@@ -99,18 +36,16 @@ namespace tpmg
     /// The color processed at position `i` of a forward sweep.
     int color_at(int i) const;
 
-    static constexpr bool supported() { return dim == 2 ? degree <= 10 : degree <= 8; }
+    static constexpr bool supported() { return degree >= 1 && degree <= max_solver_degree(dim); }
 
-    /// Patches per block the optimized kernels use with these settings.
-    int patches_per_block() const { return patches_per_block_; }
-
-    /// Whether the basic kernels run one thread per DoF (else one per column).
-    bool per_dof() const { return per_dof_; }
+    /// The kernels this smoother runs.
+    const SmootherConfiguration &configuration() const { return config_; }
 
   private:
     CartesianLevel                level_;
     Backend                       backend_;
     PatchSmootherSettings         settings_;
+    SmootherConfiguration         config_;
     const LinearOperator<Number> *op_;
     Vector<Number>                data1d_, inverse_;
     Vector<Number>                inverse_sums_; ///< fiber kernels: fiber_inverse_eigenvalue_sums
@@ -118,10 +53,5 @@ namespace tpmg
     mutable Vector<Number>        residual_;
     std::array<double, 3>         coef_;
     PatchData1D                   data_;
-    int                           patches_per_block_ = 1;
-    bool                          per_dof_           = false;
   };
-
-  /// The thread structure `automatic` resolves to per DoF (true) or column (false).
-  bool patch_kernel_per_dof(ThreadStructure s, int dim, int degree, KernelOptimization opt, bool double_precision);
 } // namespace tpmg

@@ -14,16 +14,7 @@
 
 namespace tpmg
 {
-  enum class RightHandSide
-  {
-    manufactured, ///< f = -Δu of the manufactured solution above
-    one,          ///< f ≡ 1
-    ones_vector   ///< the authors' convention: b_i = 1 at every interior node (not an integral)
-  };
 
-  const char *to_string(RightHandSide rhs);
-  /// "manufactured" | "one" | "ones_vector"; throws std::invalid_argument otherwise.
-  RightHandSide parse_right_hand_side(const std::string &name);
 
   /// b_i = ∫ f φ_i at interior nodes, 0 at boundary nodes (for ones_vector: 1 at interior
   /// nodes). b is resized to level.n_dofs() on `backend`. The integrals are exact to rounding:

@@ -22,31 +22,8 @@
 
 #include <cmath>
 
-// Register cap of the 3D BP kernels (0: none); a build-time knob for the A/B of
-// benchmarks/gpu_session.sh bpregs, 128 measured best (NOTES §8)
-#ifndef TPMG_BP_REGS
-#define TPMG_BP_REGS 128
-#endif
-// ... and of the on-the-fly kernels up to degree 6 (more resident blocks; measured best, NOTES §8)
-#ifndef TPMG_BP_REGS_LOW
-#define TPMG_BP_REGS_LOW 96
-#endif
-
-
-// BP3 on the fly at k <= 2 divides per point (build knob for the A/B, NOTES §8)
-#ifndef TPMG_BP3_LOW_PERPOINT
-#define TPMG_BP3_LOW_PERPOINT 1
-#endif
-
 namespace tpmg
 {
-  enum class BPKind
-  {
-    mass,          ///< BP1
-    laplace_gauss, ///< BP3
-    laplace_gll    ///< BP5
-  };
-
   template <int k, int nq, typename Number>
   struct BPConstants
   {
@@ -427,28 +404,29 @@ namespace tpmg
   /// fibers, so that lanes with consecutive a touch consecutive nodes.
   /// 2D: one thread per x column of a cell, the y column in registers, x contractions
   /// point by point through shared memory.
-  template <int dim, int k, typename Number, BPKind kind, GeometryMode geo = GeometryMode::stored>
+  template <int dim, int k, typename Number, BakeOff kind, GeometryMode geo = GeometryMode::stored>
   struct BPOperatorKernel
   {
     static_assert(dim == 2 || dim == 3, "dimension 2 or 3");
     static constexpr bool onthefly   = geo == GeometryMode::on_the_fly;
     static constexpr bool polynomial = geo == GeometryMode::polynomial;
-    static_assert(!polynomial || kind == BPKind::mass, "|J| alone is a polynomial: the mass operator's factor");
+    static_assert(!polynomial || kind == BakeOff::bp1, "|J| alone is a polynomial: the mass operator's factor");
     static constexpr int  n        = k + 1;
-    static constexpr int  nq       = kind == BPKind::laplace_gll ? k + 1 : k + 2;
-    static constexpr bool gradient = kind != BPKind::mass;
-    static constexpr bool interp   = kind != BPKind::laplace_gll;
+    static constexpr int  nq       = kind == BakeOff::bp5 ? k + 1 : k + 2;
+    static constexpr bool gradient = kind != BakeOff::bp1;
+    static constexpr bool interp   = kind != BakeOff::bp5;
     static constexpr int  n_entries = !gradient ? 1 : (dim == 3 ? 6 : 3);
     static constexpr int  points = ipow<nq, dim>();
     static constexpr int  threads_per_cell      = dim == 3 ? nq * nq : nq;
     static constexpr int  cells_per_block       = cmax(1, 128 / threads_per_cell);
     static constexpr int  max_threads_per_block = threads_per_cell * cells_per_block;
-    static constexpr int  n_phases = dim == 2 ? 5 : kind == BPKind::mass ? 6 : kind == BPKind::laplace_gauss ? 9 : 5;
+    static constexpr int  n_phases = dim == 2 ? 5 : kind == BakeOff::bp1 ? 6 : kind == BakeOff::bp3 ? 9 : 5;
     /// Left alone, the compiler gives the 3D kernels up to 190 registers per thread (it hoists
     /// the loads of whole fibers and geometry columns), which limits the SM to 2-3 blocks of
-    /// 128 threads; with a cap > 0 (TPMG_BP_REGS, on the fly up to k = 6 TPMG_BP_REGS_LOW) ask
-    /// for enough resident blocks (launch bounds) to hold the registers there.
-    static constexpr int register_cap      = onthefly && k <= 6 ? TPMG_BP_REGS_LOW : TPMG_BP_REGS;
+    /// 128 threads; the launch bounds ask for enough resident blocks to hold them at 128, and
+    /// the on-the-fly kernels up to k = 6 at 96 (more resident blocks; docs/performance/
+    /// bp_operators.md, "Register cap").
+    static constexpr int register_cap      = onthefly && k <= 6 ? 96 : 128;
     static constexpr int min_blocks_per_sm =
       dim == 3 && register_cap > 0 ? cmax(1, 65536 / ((max_threads_per_block + 31) / 32 * 32 * cmax(register_cap, 1))) : 1;
 
@@ -472,7 +450,7 @@ namespace tpmg
     bool          constrained; ///< boundary nodes read as zero and receive nothing
     using Constants = BPConstants<k, nq, Number>;
     /// operators on the same points share one __constant__ copy (64 KB per .cu module)
-    using ConstantsTag = BPOperatorKernel<dim, k, Number, kind == BPKind::laplace_gll ? kind : BPKind::mass>;
+    using ConstantsTag = BPOperatorKernel<dim, k, Number, kind == BakeOff::bp5 ? kind : BakeOff::bp1>;
     Constants                constants;
     TPMG_HD const Constants &C() const { return tpmg::constants(*this); }
 
@@ -520,7 +498,7 @@ namespace tpmg
       /// (float divides per point: the column of reciprocals held up to 50 more registers;
       /// BP3 at k = 1, 2 lost 8% and 2% on the H100, NOTES §8, ninth session)
       static constexpr bool batched =
-        gradient && onthefly && sizeof(Number) == 8 && !(TPMG_BP3_LOW_PERPOINT && kind == BPKind::laplace_gauss && k <= 2);
+        gradient && onthefly && sizeof(Number) == 8 && !(kind == BakeOff::bp3 && k <= 2);
       Number                s[batched ? nq : 1];
 
       TPMG_HD void at(int q, Number *f) const
@@ -638,36 +616,21 @@ namespace tpmg
 
     // The 1D operations on a fiber in registers: values at the points from the nodes (B),
     // back (Bᵀ), derivative at the points (D) and its transpose.
-#ifndef TPMG_BP_EVEN_ODD
-#define TPMG_BP_EVEN_ODD 1
-#endif
     TPMG_HD TPMG_FORCEINLINE void interpolate(const Number (&u)[n], Number (&v)[nq]) const
     {
-      if constexpr (TPMG_BP_EVEN_ODD)
-        apply_even_odd<1>(C().Beo, u, v);
-      else
-        apply_full<false>(C().B, u, v);
+      apply_even_odd<1>(C().Beo, u, v);
     }
     TPMG_HD TPMG_FORCEINLINE void integrate(const Number (&v)[nq], Number (&u)[n]) const
     {
-      if constexpr (TPMG_BP_EVEN_ODD)
-        apply_even_odd<1>(C().Bteo, v, u);
-      else
-        apply_full<true>(C().B, v, u);
+      apply_even_odd<1>(C().Bteo, v, u);
     }
     TPMG_HD TPMG_FORCEINLINE void derivative(const Number (&u)[nq], Number (&d)[nq]) const
     {
-      if constexpr (TPMG_BP_EVEN_ODD)
-        apply_even_odd<-1>(C().Deo, u, d);
-      else
-        apply_full<false>(C().D, u, d);
+      apply_even_odd<-1>(C().Deo, u, d);
     }
     TPMG_HD TPMG_FORCEINLINE void derivative_t(const Number (&u)[nq], Number (&d)[nq]) const
     {
-      if constexpr (TPMG_BP_EVEN_ODD)
-        apply_even_odd<-1>(C().Dteo, u, d);
-      else
-        apply_full<true>(C().D, u, d);
+      apply_even_odd<-1>(C().Dteo, u, d);
     }
 
     /// Index in a cell buffer of entry j of the fiber in direction `dir` through (a, b), the
@@ -828,7 +791,7 @@ namespace tpmg
             store_map(reg.cc, r, Map);
         }
 
-      if constexpr (kind == BPKind::laplace_gll)
+      if constexpr (kind == BakeOff::bp5)
         {
           // BP5, B = I: derivatives of the nodal values along z (kept), y, x; flux; Dᵀ back.
           // The y and x derivatives read X0 and write X1, X2, the transposes read X1 and X2
@@ -893,7 +856,7 @@ namespace tpmg
             {
               load<0>(X1, a, b, un);
               interpolate(un, v); // the values at the points (·, a, b)
-              if constexpr (kind == BPKind::mass)
+              if constexpr (kind == BakeOff::bp1)
                 store<0>(X2, a, b, v);
               else
                 {
@@ -902,7 +865,7 @@ namespace tpmg
                   store<0>(X2, a, b, w); // d/dx
                 }
             }
-          else if constexpr (kind == BPKind::mass)
+          else if constexpr (kind == BakeOff::bp1)
             {
               if constexpr (phase == 3)
                 {

@@ -20,25 +20,13 @@
 
 #include <kernels/smoothers/patch_common.h>
 
-#include <tpmg/patch_smoother.h>
+#include <tpmg/options.h>
+#include <tpmg/patch_data.h>
 
 #include <vector>
 
 namespace tpmg
 {
-  enum class PatchKernelKind
-  {
-    fused,
-    residual,
-    solve
-  };
-
-  enum class LocalSolverKind
-  {
-    fast_diagonalization,
-    inverse_matrix
-  };
-
   /// Layout of the packed 1D data: patch mass, patch stiffness ((2k+1)², reference cell
   /// width), FD eigenvectors S ((2k-1)², row i = node, column a = mode), eigenvalues.
   template <int k>
@@ -67,7 +55,7 @@ namespace tpmg
     return packed;
   }
 
-  template <int dim, int k, typename Number, PatchKernelKind kind, LocalSolverKind solver, bool per_dof = false>
+  template <int dim, int k, typename Number, PatchKernelKind kind, LocalSolver solver, bool per_dof = false>
   struct PatchKernel
   {
     using Shape = PatchShape<dim, k>;
@@ -84,7 +72,7 @@ namespace tpmg
     static constexpr bool has_solve    = kind != PatchKernelKind::residual;
     static constexpr int  n_residual   = has_residual ? dim : 0;
     static constexpr int  n_solve_phases =
-      !has_solve ? 0 : (solver == LocalSolverKind::fast_diagonalization ? 2 * dim : 1);
+      !has_solve ? 0 : (solver == LocalSolver::fast_diagonalization ? 2 * dim : 1);
     static constexpr int n_phases = 1 + n_residual + n_solve_phases;
 
     struct Registers
@@ -249,7 +237,7 @@ namespace tpmg
     {
       if (tx >= ni || ty >= ni)
         return;
-      if constexpr (solver == LocalSolverKind::inverse_matrix)
+      if constexpr (solver == LocalSolver::inverse_matrix)
         {
           TPMG_UNROLL
           for (int z = tz; z < nzi; z += TZ)

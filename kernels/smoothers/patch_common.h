@@ -11,6 +11,17 @@
 
 namespace tpmg
 {
+  /// What a patch kernel does: `fused` local residual and solve, `residual` the local residual
+  /// into a global vector, `solve` the local solve of a residual read from one (docs/kernels.md,
+  /// "Smoother kernel variants": `separate` is residual + solve, `global` a global residual +
+  /// solve).
+  enum class PatchKernelKind
+  {
+    fused,
+    residual,
+    solve
+  };
+
   template <int dim_, int k_>
   struct PatchShape
   {

@@ -28,7 +28,8 @@
 #include <kernels/common/mma.h>
 #include <kernels/smoothers/patch_common.h>
 
-#include <tpmg/patch_smoother.h>
+#include <tpmg/options.h>
+#include <tpmg/patch_data.h>
 
 #include <vector>
 

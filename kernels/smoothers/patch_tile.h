@@ -14,7 +14,8 @@
 #include <kernels/operators/laplace_stencil.h>
 #include <kernels/smoothers/patch_common.h>
 
-#include <tpmg/patch_smoother.h>
+#include <tpmg/options.h>
+#include <tpmg/patch_data.h>
 
 namespace tpmg
 {

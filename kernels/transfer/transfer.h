@@ -26,12 +26,6 @@
 
 #include <tpmg/mesh.h>
 
-// Prolongation adds to the fine nodes with exclusive_add (atomic.h; each node has one writer)
-// instead of a load and a store: build knob for the A/B of NOTES §1.
-#ifndef TPMG_TRANSFER_ATOMIC_PROLONGATION
-#define TPMG_TRANSFER_ATOMIC_PROLONGATION 1
-#endif
-
 namespace tpmg
 {
   /// Shared layout of the transfer kernels: two buffers per cell, A of (k+1, m, k+1) and B of
@@ -232,10 +226,9 @@ namespace tpmg
                   const index_t g = line(i);
                   if (g >= 0)
                     {
-                      if constexpr (TPMG_TRANSFER_ATOMIC_PROLONGATION)
-                        exclusive_add(dst + g, out[i]);
-                      else
-                        dst[g] += out[i];
+                      // each fine node has one writer: exclusive_add (atomic.h) does not wait
+                      // for the old value (docs/performance/transfer.md, "Atomic prolongation")
+                      exclusive_add(dst + g, out[i]);
                     }
                 }
             }

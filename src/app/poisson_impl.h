@@ -1,4 +1,4 @@
-// run_poisson for one (dim, degree, V-cycle precision); instantiated by poisson_<dim>d.cc.
+// run_poisson for one (dim, degree, V-cycle precision); instantiated from poisson.inst.in.
 #pragma once
 
 #include <tpmg/bp_operator.h>
@@ -38,7 +38,8 @@ namespace tpmg
       switch (p.solver)
         {
           case SolverType::gmres:
-            return p.left_preconditioning ? p.gmres_restart + 4 : 2 * p.gmres_restart + 4; // V, Z; b, x, r, w
+            return p.preconditioning == PreconditioningSide::left ? p.gmres_restart + 4
+                                                                  : 2 * p.gmres_restart + 4; // V, Z; b, x, r, w
           case SolverType::cg:
             return 6;
           default:
@@ -64,18 +65,15 @@ namespace tpmg
 
       MultigridSettings mg;
       mg.smoother                 = p.smoother;
-      mg.patch.kernel             = p.kernel;
-      mg.patch.optimization       = p.optimization;
-      mg.patch.local_solver       = p.local_solver;
-      mg.patch.patches_per_block  = p.patches_per_block;
-      mg.patch.thread_structure   = p.thread_structure;
-      mg.patch.color_order        = p.conventions == Conventions::paper_code ? ColorOrder::odd_first : ColorOrder::standard;
+      mg.patch                    = p.patch;
+      // the authors' conventions start with the odd color
+      mg.patch.color_order = p.conventions == Conventions::paper_code ? ColorOrder::odd_first : ColorOrder::standard;
       mg.chebyshev.degree         = p.chebyshev_degree;
       mg.level_operator           = p.level_operator;
       mg.deformation              = p.deformation;
       mg.geometry                 = p.geometry;
       const bool deformed         = p.deformation.type != Deformation::none;
-      mg.symmetric                = p.symmetric_vcycle;
+      mg.symmetric                = p.symmetric_vcycle();
       const bool fmg              = p.solver == SolverType::fmg;
       const RightHandSide rhs     = p.conventions == Conventions::paper_code ? RightHandSide::ones_vector : p.rhs;
 
@@ -86,11 +84,12 @@ namespace tpmg
       res.solver = to_string(p.solver);
       res.precision = to_string(p.precision);
       res.smoother = to_string(p.smoother);
-      res.smoother_kernel = to_string(p.kernel);
-      res.kernel_optimization = to_string(p.optimization);
-      if (p.smoother == SmootherType::vertex_patch && p.optimization == KernelOptimization::basic)
-        res.kernel_optimization +=
-          patch_kernel_per_dof(p.thread_structure, dim, k, p.optimization, std::is_same_v<Number, double>) ? ", thread per DoF" : ", thread per column";
+      res.smoother_kernel = to_string(p.patch.kernel);
+      res.kernel_optimization =
+        p.smoother == SmootherType::vertex_patch
+          ? resolve_smoother(p.patch, dim, k, std::is_same_v<Number, float> ? Precision::single : Precision::dual)
+              .optimization_name()
+          : to_string(p.patch.optimization);
       res.level_operator = to_string(p.level_operator);
       if (p.level_operator != LevelOperatorType::cartesian && p.geometry == GeometryMode::on_the_fly)
         res.level_operator += " (geometry on the fly)";
@@ -103,9 +102,7 @@ namespace tpmg
         const std::size_t n8 = std::size_t(fine.n_dofs()) * sizeof(double);
         std::size_t       est = Multigrid<dim, k, Number>::estimate_memory_bytes(levels, mg);
         est += std::size_t(outer_vectors(p)) * n8;
-        if (p.level_operator != LevelOperatorType::cartesian) // the outer (double) operator's geometry
-          est += bp_geometry_bytes(fine, p.level_operator == LevelOperatorType::bp3 ? BakeOff::bp3 : BakeOff::bp5,
-                                   p.geometry, sizeof(double));
+        est += level_operator_memory_bytes(fine, p.level_operator, p.geometry, sizeof(double)); // the outer operator
         if (!std::is_same_v<Number, double>)
           est += 2 * std::size_t(fine.n_dofs()) * sizeof(Number);
         if (fmg)
@@ -153,14 +150,13 @@ namespace tpmg
           convert(b, level_rhs.back());
           for (int l = int(levels.size()) - 2; l >= multigrid.coarsest_level(); --l)
             {
-              if (p.conventions == Conventions::paper_code)
-                {
-                  Transfer<dim, k, Number> t(levels[l], levels[l + 1], backend);
-                  t.restrict_to(level_rhs[l], level_rhs[l + 1]);
-                }
-              else
+              if (p.conventions == Conventions::standard)
                 assemble(levels[l], level_rhs[l]);
+              else
+                level_rhs[l].reinit(levels[l].n_dofs(), backend, false);
             }
+          if (p.conventions == Conventions::paper_code)
+            multigrid.restrict_to_coarser_levels(level_rhs);
         }
       synchronize(backend);
       res.setup_time_s = wall_seconds() - t_setup0;
@@ -194,7 +190,7 @@ namespace tpmg
           switch (p.solver)
             {
               case SolverType::gmres:
-                s = gmres(*A, precond, b, x, control, p.left_preconditioning, &timers);
+                s = gmres(*A, precond, b, x, control, p.preconditioning == PreconditioningSide::left, &timers);
                 break;
               case SolverType::cg:
                 s = cg(*A, precond, b, x, control, &timers);

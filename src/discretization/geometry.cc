@@ -8,12 +8,15 @@
 
 namespace tpmg
 {
+  double max_sine_amplitude(int dim)
+  {
+    // the smooth map has det = 1 + amplitude π f(ξ) with min f = -1 in 2D and -2/√3 in 3D, so it
+    // folds at 1/π ≈ 0.318 (2D), √3/(2π) ≈ 0.276 (3D)
+    return dim == 3 ? 0.27 : 0.3;
+  }
+
   namespace
   {
-
-    /// Largest admissible sine amplitude: the smooth map has det = 1 + amplitude π f(ξ) with
-    /// min f = -1 in 2D and -2/√3 in 3D, so it folds at 1/π ≈ 0.318 (2D), √3/(2π) ≈ 0.276 (3D).
-    double max_sine_amplitude(int dim) { return dim == 3 ? 0.27 : 0.3; }
 
     /// sin(π t) for t in [0,1], exactly zero at t = 0 and t = 1.
     double sin_pi(double t) { return std::sin(pi * (t <= 0.5 ? t : 1.0 - t)); }

@@ -15,32 +15,6 @@
 
 namespace tpmg
 {
-  const char *to_string(RightHandSide rhs)
-  {
-    switch (rhs)
-      {
-        case RightHandSide::manufactured:
-          return "manufactured";
-        case RightHandSide::one:
-          return "one";
-        case RightHandSide::ones_vector:
-          return "ones_vector";
-      }
-    return "?";
-  }
-
-  RightHandSide parse_right_hand_side(const std::string &name)
-  {
-    if (name == "manufactured")
-      return RightHandSide::manufactured;
-    if (name == "one")
-      return RightHandSide::one;
-    if (name == "ones_vector")
-      return RightHandSide::ones_vector;
-    throw std::invalid_argument("unknown right-hand side '" + name +
-                                "' (expected manufactured, one or ones_vector)");
-  }
-
   namespace
   {
 

@@ -1,4 +1,4 @@
-// Definitions of Multigrid; instantiated by multigrid_<dim>d_<number>.cc.
+// Definitions of Multigrid; instantiated from multigrid.inst.in.
 #pragma once
 
 #include <tpmg/bp_operator.h>
@@ -293,6 +293,15 @@ namespace tpmg
   }
 
   template <int dim, int k, typename Number>
+  void Multigrid<dim, k, Number>::restrict_to_coarser_levels(std::vector<Vector<Number>> &rhs) const
+  {
+    if (int(rhs.size()) != finest_ + 1)
+      throw std::invalid_argument("restrict_to_coarser_levels: one vector per level expected");
+    for (int l = finest_ - 1; l >= coarsest_; --l)
+      lev(l).to_finer.restrict_to(rhs[l], rhs[l + 1]);
+  }
+
+  template <int dim, int k, typename Number>
   std::size_t Multigrid<dim, k, Number>::estimate_memory_bytes(const std::vector<CartesianLevel> &levels,
                                                                const MultigridSettings &settings)
   {
@@ -306,9 +315,7 @@ namespace tpmg
           b += n;                                                            // patch residual
         if (settings.smoother == SmootherType::chebyshev_jacobi)
           b += 3 * n;                                                        // diagonal, two work vectors
-        if (settings.level_operator != LevelOperatorType::cartesian)
-          b += bp_geometry_bytes(levels[l], settings.level_operator == LevelOperatorType::bp3 ? BakeOff::bp3 : BakeOff::bp5,
-                                 settings.geometry, sizeof(Number));
+        b += level_operator_memory_bytes(levels[l], settings.level_operator, settings.geometry, sizeof(Number));
       }
     const std::size_t nc = std::size_t(levels[c].n_interior_dofs());
     if (nc <= std::size_t(settings.coarse_direct_limit))

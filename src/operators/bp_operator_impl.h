@@ -104,7 +104,7 @@ namespace tpmg
 
   namespace internal
   {
-    template <int dim, int k, typename Number, BPKind kind, GeometryMode geo>
+    template <int dim, int k, typename Number, BakeOff kind, GeometryMode geo>
     void launch_bp(Backend backend, const CartesianLevel &lev, bool constrained, const Number *geometry,
                    const double *vertices, const Quadrature1D &q, const std::vector<double> &B,
                    const std::vector<double> &D, Number *dst, const Number *src)
@@ -144,9 +144,9 @@ namespace tpmg
       internal::launch_bp<dim, k, Number, decltype(kind_c)::value, decltype(geo_c)::value>(
         backend_, level_, constrained_, geometry_.data(), vertices_.data(), q_, B_, D_, dst, src);
     };
-    using Mass = std::integral_constant<BPKind, BPKind::mass>;
-    using Gauss = std::integral_constant<BPKind, BPKind::laplace_gauss>;
-    using GLL  = std::integral_constant<BPKind, BPKind::laplace_gll>;
+    using Mass = std::integral_constant<BakeOff, BakeOff::bp1>;
+    using Gauss = std::integral_constant<BakeOff, BakeOff::bp3>;
+    using GLL  = std::integral_constant<BakeOff, BakeOff::bp5>;
     auto with_kind = [&](auto geo_c) {
       if (bp_ == BakeOff::bp1)
         go(Mass{}, geo_c);

@@ -3,7 +3,7 @@
 // program that writes them as compile-time constants for the fiber kernels
 // (src/patch_data_table_writer.cc), so both see the same doubles.
 #include <tpmg/fe_1d.h>
-#include <tpmg/patch_smoother.h>
+#include <tpmg/patch_data.h>
 
 #include <Eigen/Dense>
 
@@ -85,5 +85,29 @@ namespace tpmg
           }
       }
     return d;
+  }
+
+  std::vector<double> patch_interior_matrix(int dim, int k, const std::array<double, 3> &coef, bool lumped_mass)
+  {
+    const PatchData1D d  = patch_data_1d(k, lumped_mass);
+    const int         ni = 2 * k - 1;
+    const int         n  = dim == 3 ? ni * ni * ni : ni * ni;
+    std::vector<double> A(std::size_t(n) * n, 0.0);
+    for (int I = 0; I < n; ++I)
+      for (int J = 0; J < n; ++J)
+        {
+          const int i[3] = {I % ni, (I / ni) % ni, I / (ni * ni)};
+          const int j[3] = {J % ni, (J / ni) % ni, J / (ni * ni)};
+          double    v    = 0;
+          for (int dir = 0; dir < dim; ++dir)
+            {
+              double t = coef[dir];
+              for (int e = 0; e < dim; ++e)
+                t *= e == dir ? d.stiffness(i[e] + 1, j[e] + 1) : d.mass(i[e] + 1, j[e] + 1);
+              v += t;
+            }
+          A[std::size_t(I) * n + J] = v;
+        }
+    return A;
   }
 } // namespace tpmg

@@ -1,4 +1,4 @@
-// Definitions of VertexPatchSmoother; instantiated by patch_smoother_<dim>d_<number>.cc.
+// Definitions of VertexPatchSmoother; instantiated from patch_smoother.inst.in.
 #pragma once
 
 #include <tpmg/laplace_operator.h>
@@ -23,43 +23,11 @@ namespace tpmg
     : level_(level), backend_(backend), settings_(settings), op_(op)
   {
     static_assert(supported(), "vertex-patch smoother: degree out of range for this dimension");
+    config_ = resolve_smoother(settings, dim, k, std::is_same_v<Number, float> ? Precision::single : Precision::dual);
     if (settings.kernel == SmootherKernel::global && op == nullptr)
       throw std::invalid_argument("the 'global' smoother kernel needs the level operator");
-    const bool optimized = settings.optimization != KernelOptimization::basic;
-    if (optimized && settings.local_solver != LocalSolver::fast_diagonalization)
-      throw std::invalid_argument("the optimized patch kernels use fast diagonalization; the inverse_matrix "
-                                  "local solver exists with the basic kernels only");
-    if (settings.optimization == KernelOptimization::boundary && settings.kernel == SmootherKernel::global)
-      throw std::invalid_argument("the 'boundary' optimization (reduced local residual) applies to the separate "
-                                  "and fused kernels, not to the global one");
-    const bool tensor_core = settings.optimization == KernelOptimization::tensor_core;
-    if (tensor_core && (dim != 3 || settings.kernel != SmootherKernel::fused))
-      throw std::invalid_argument("the tensor_core optimization exists for the fused kernel in 3D");
-    if (tensor_core && settings.patches_per_block > 1)
-      throw std::invalid_argument("the tensor_core kernel runs one patch per block, not " +
-                                  std::to_string(settings.patches_per_block));
-    // the fused linear_indexing kernel may ask for resident blocks of one patch
-    // (FiberPatchKernel::resident_blocks); the other fiber kernels share the padded one's limits
-    using Fiber   = FiberPatchKernel<dim, k, Number, PatchKernelKind::fused, KernelOptimization::conflict_free>;
-    using FiberLI = FiberPatchKernel<dim, k, Number, PatchKernelKind::fused, KernelOptimization::linear_indexing>;
-    const bool fused_li = settings.kernel == SmootherKernel::fused && settings.optimization == KernelOptimization::linear_indexing;
-    const int  max_P    = fused_li ? FiberLI::max_patches_per_block : Fiber::max_patches_per_block;
-    patches_per_block_  = settings.patches_per_block > 0 ? settings.patches_per_block
-                          : tensor_core                  ? 1
-                          : fused_li                     ? FiberLI::automatic_patches_per_block(true)
-                                                         : Fiber::automatic_patches_per_block(false);
-    if (optimized && (patches_per_block_ & (patches_per_block_ - 1)) != 0)
-      throw std::invalid_argument("patches per block must be a power of two, not " + std::to_string(patches_per_block_));
-    if (optimized && patches_per_block_ > max_P)
-      throw std::invalid_argument("patches per block " + std::to_string(patches_per_block_) + " exceeds the maximum " +
-                                  std::to_string(max_P) + " for this degree");
-    if (optimized && settings.thread_structure == ThreadStructure::dof)
-      throw std::invalid_argument("one thread per DoF exists with the basic kernels only; the optimized kernels keep "
-                                  "a column per thread in registers");
-    per_dof_ = patch_kernel_per_dof(settings.thread_structure, dim, k, settings.optimization,
-                                    std::is_same_v<Number, double>);
-    if (!optimized && settings.patches_per_block > 0)
-      throw std::invalid_argument("the basic patch kernels choose their patches per block themselves");
+    const bool optimized   = settings.optimization != KernelOptimization::basic;
+    const bool tensor_core = config_.family == PatchKernelFamily::tensor_core;
     coef_ = CartesianLaplaceOperator<dim, k, Number>::direction_coefficients(level);
 
     data_ = patch_data_1d(k, settings.lumped_mass);
@@ -127,7 +95,7 @@ namespace tpmg
 
   namespace
   {
-    template <int dim, int k, typename Number, PatchKernelKind kind, LocalSolverKind solver, bool per_dof>
+    template <int dim, int k, typename Number, PatchKernelKind kind, LocalSolver solver, bool per_dof>
     void launch_patch(Backend backend, const PatchColorGeometry &geo, Number *x, const Number *b, Number *r,
                       const Number *data1d, const Number *inverse, const std::array<double, 3> &coef)
     {
@@ -152,7 +120,7 @@ namespace tpmg
                             const std::array<double, 3> &coef, const GlobalResidual &global_residual, bool from_zero)
     {
       using K    = PatchKernelKind;
-      using S    = LocalSolverKind;
+      using S    = LocalSolver;
       auto solve = [&](Number *res) {
         if (fd)
           launch_patch<dim, k, Number, K::solve, S::fast_diagonalization, per_dof>(backend, geo, x, nullptr, res, d1, inv, coef);
@@ -240,30 +208,30 @@ namespace tpmg
       op_->vmult(residual_, x);
       sadd(Number(-1), Number(1), b, residual_);
     };
-    if (settings_.optimization != KernelOptimization::basic)
+    if (config_.family == PatchKernelFamily::tile)
+      {
+        if (settings_.optimization == KernelOptimization::boundary)
+          launch_tile<dim, Number, true>(backend_, geo, x.data(), b.data(), data_, coef_);
+        else
+          launch_tile<dim, Number, false>(backend_, geo, x.data(), b.data(), data_, coef_);
+        return;
+      }
+    if (config_.family != PatchKernelFamily::basic)
       {
         if (settings_.kernel == SmootherKernel::global && !x_is_zero)
           global_residual();
-        Number *r = residual_.data();
-        if (k == 1 && settings_.kernel == SmootherKernel::fused)
-          {
-            // one interior DoF per patch: the tile kernel, whose patches share their loads
-            // (also from x = 0: the fiber solve kernel instead measured slower, NOTES §5)
-            if (settings_.optimization == KernelOptimization::boundary)
-              launch_tile<dim, Number, true>(backend_, geo, x.data(), b.data(), data_, coef_);
-            else
-              launch_tile<dim, Number, false>(backend_, geo, x.data(), b.data(), data_, coef_);
-            return;
-          }
-        const auto P = patches_per_block_;
+        Number   *r  = residual_.data();
+        const int P  = config_.patches_per_block;
+        auto      go = [&](auto opt) {
+          smooth_color_fiber<dim, k, Number, decltype(opt)::value>(backend_, settings_.kernel, geo, x.data(), b.data(),
+                                                                  r, settings_.lumped_mass, coef_, P,
+                                                                  inverse_sums_.data(), x_is_zero);
+        };
+        using O = KernelOptimization;
         switch (settings_.optimization)
           {
-            case KernelOptimization::linear_indexing:
-              smooth_color_fiber<dim, k, Number, KernelOptimization::linear_indexing>(backend_, settings_.kernel, geo,
-                                                                                      x.data(), b.data(), r, settings_.lumped_mass, coef_, P, inverse_sums_.data(), x_is_zero);
-              break;
-            case KernelOptimization::tensor_core:
-              // from x = 0 the fiber solve kernel (no residual to compute); otherwise the tile products
+            case O::tensor_core:
+              // the tile products; from x = 0 the fiber solve kernel (no residual to compute)
               if constexpr (dim == 3 && k >= 2)
                 if (!x_is_zero)
                   {
@@ -271,24 +239,25 @@ namespace tpmg
                     launch(backend_, kern, kern.shape());
                     break;
                   }
-              smooth_color_fiber<dim, k, Number, KernelOptimization::linear_indexing>(
+              smooth_color_fiber<dim, k, Number, O::linear_indexing>(
                 backend_, settings_.kernel, geo, x.data(), b.data(), r, settings_.lumped_mass, coef_,
-                FiberPatchKernel<dim, k, Number, PatchKernelKind::solve, KernelOptimization::linear_indexing>::automatic_patches_per_block(),
+                FiberPatchKernel<dim, k, Number, PatchKernelKind::solve, O::linear_indexing>::automatic_patches_per_block(),
                 inverse_sums_.data(), x_is_zero);
               break;
-            case KernelOptimization::conflict_free:
-              smooth_color_fiber<dim, k, Number, KernelOptimization::conflict_free>(backend_, settings_.kernel, geo,
-                                                                                    x.data(), b.data(), r, settings_.lumped_mass, coef_, P, inverse_sums_.data(), x_is_zero);
+            case O::linear_indexing:
+              go(std::integral_constant<O, O::linear_indexing>{});
+              break;
+            case O::conflict_free:
+              go(std::integral_constant<O, O::conflict_free>{});
               break;
             default:
-              smooth_color_fiber<dim, k, Number, KernelOptimization::boundary>(backend_, settings_.kernel, geo,
-                                                                               x.data(), b.data(), r, settings_.lumped_mass, coef_, P, inverse_sums_.data(), x_is_zero);
+              go(std::integral_constant<O, O::boundary>{});
               break;
           }
         return;
       }
     const bool fd = settings_.local_solver == LocalSolver::fast_diagonalization;
-    if (per_dof_)
+    if (config_.per_dof)
       smooth_color_basic<dim, k, Number, true>(backend_, settings_.kernel, fd, geo, x.data(), b.data(), residual_.data(),
                                                data1d_.data(), inverse_.data(), coef_, global_residual, x_is_zero);
     else

@@ -287,9 +287,9 @@ TEST(Gpu, KernelsKeepTheirRegistersAndResidentBlocks)
   expect_fiber_resources<8, float>(1, 2, 0);
 
   // BP kernels on the fly: the register cap and the resident blocks their launch bounds ask for
-  expect_bp_launch_bounds_hold<BPOperatorKernel<3, 2, double, BPKind::laplace_gll, GeometryMode::on_the_fly>>("BP5 on the fly k = 2 double");
-  expect_bp_launch_bounds_hold<BPOperatorKernel<3, 4, double, BPKind::laplace_gauss, GeometryMode::on_the_fly>>("BP3 on the fly k = 4 double");
-  expect_bp_launch_bounds_hold<BPOperatorKernel<3, 8, double, BPKind::mass, GeometryMode::on_the_fly>>("BP1 on the fly k = 8 double");
+  expect_bp_launch_bounds_hold<BPOperatorKernel<3, 2, double, BakeOff::bp5, GeometryMode::on_the_fly>>("BP5 on the fly k = 2 double");
+  expect_bp_launch_bounds_hold<BPOperatorKernel<3, 4, double, BakeOff::bp3, GeometryMode::on_the_fly>>("BP3 on the fly k = 4 double");
+  expect_bp_launch_bounds_hold<BPOperatorKernel<3, 8, double, BakeOff::bp1, GeometryMode::on_the_fly>>("BP1 on the fly k = 8 double");
 }
 
 // More patches per block than a block's shared memory holds (3D k = 6 double, conflict_free,

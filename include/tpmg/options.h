@@ -1,0 +1,227 @@
+// Every choice a user (or a benchmark) makes, as an enum with one table of names. The parameter
+// file parser, --print-parameters, the report and its JSON keys, and tpmg_bench read these
+// tables; nothing else spells an option's names. Kernels include this header for the enums
+// alone (it pulls in nothing of the library).
+#pragma once
+
+#include <algorithm>
+#include <array>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+namespace tpmg
+{
+  /// Where data lives and kernels run.
+  enum class Backend
+  {
+    cpu,
+    cuda
+  };
+  /// Which backend a run asks for.
+  enum class DeviceChoice
+  {
+    automatic,
+    cpu,
+    cuda
+  };
+  /// Arithmetic of the V-cycle (the outer solver is always double).
+  enum class Precision
+  {
+    single,
+    dual ///< "double"
+  };
+  enum class SolverType
+  {
+    gmres,
+    cg,
+    fmg,
+    vcycle ///< plain V-cycle iteration from x = 0
+  };
+  enum class PreconditioningSide
+  {
+    right, ///< flexible; the solver sees the true residual
+    left
+  };
+  /// `paper_code`: the conventions of the authors' public code (docs/method.md, "Paper
+  /// conventions"): b = vector of ones, restricted to the coarser levels, colors odd-first.
+  enum class Conventions
+  {
+    standard,
+    paper_code
+  };
+  /// Order of the colors in post-smoothing: `automatic` reverses them for CG (the symmetric
+  /// V-cycle) and keeps them otherwise.
+  enum class PostSmoothingOrder
+  {
+    automatic,
+    same,
+    reverse
+  };
+  /// Order of the 2^d colors of the vertex patches: `standard` c = 0, 1, ...; `odd_first` (the
+  /// authors' code) starts with the color of odd vertex parity in every direction.
+  enum class ColorOrder
+  {
+    standard,
+    odd_first
+  };
+
+  enum class SmootherType
+  {
+    vertex_patch,
+    chebyshev_jacobi
+  };
+  /// How a vertex-patch smoothing step is split into kernels (docs/kernels.md, "Smoother kernel
+  /// variants").
+  enum class SmootherKernel
+  {
+    global,   ///< residual b - A x with the level operator, then a patch kernel for the solve
+    separate, ///< two patch kernels: local residual, local solve
+    fused     ///< one patch kernel
+  };
+  /// How the patch kernels are written (docs/kernels.md, "Optimizations").
+  enum class KernelOptimization
+  {
+    basic,
+    linear_indexing,
+    conflict_free,
+    boundary,
+    tensor_core ///< 3D fused: the 1D products as FP64 tile products (kernels/smoothers/patch_mma.h)
+  };
+  /// Local solver of the basic patch kernels.
+  enum class LocalSolver
+  {
+    fast_diagonalization,
+    inverse_matrix ///< a stored dense inverse (the baseline)
+  };
+  /// Thread structure of the basic kernels (the paper's Fig. 5): one thread per column of 2k+1
+  /// nodes along the last direction, or one per DoF; `automatic` takes the one measured faster
+  /// (resolve_smoother, src/smoothers/smoother_configuration.cc).
+  enum class ThreadStructure
+  {
+    automatic,
+    column,
+    dof
+  };
+
+  /// The matrix-free operator of the multigrid levels.
+  enum class LevelOperatorType
+  {
+    cartesian, ///< Kronecker form on Cartesian meshes
+    bp3,       ///< CEED BP3: Gauss quadrature on k+2 points, any mesh
+    bp5        ///< CEED BP5: collocated at the k+1 Gauss-Lobatto points, any mesh
+  };
+  /// The CEED bake-off operators (docs/method.md, "Level operators").
+  enum class BakeOff
+  {
+    bp1 = 1, ///< mass, Gauss quadrature on k+2 points
+    bp3 = 3, ///< Laplacian, Gauss quadrature on k+2 points
+    bp5 = 5  ///< Laplacian collocated at the k+1 Gauss-Lobatto points
+  };
+  /// The bake-off operator a level operator is (cartesian has none).
+  constexpr BakeOff bake_off(LevelOperatorType t) { return t == LevelOperatorType::bp3 ? BakeOff::bp3 : BakeOff::bp5; }
+
+  /// Where a bake-off operator's geometric factors come from (include/tpmg/geometry.h).
+  enum class GeometryMode
+  {
+    stored,
+    on_the_fly,
+    polynomial ///< BP1 only
+  };
+  /// How the vertices of a Cartesian level are moved (include/tpmg/geometry.h).
+  enum class Deformation
+  {
+    none,
+    sine,
+    kershaw
+  };
+  enum class RightHandSide
+  {
+    manufactured, ///< f = -Δu of the manufactured solution u = Π sin(π ξ_d)
+    one,          ///< f ≡ 1
+    ones_vector   ///< the authors' convention: b_i = 1 at every interior node (not an integral)
+  };
+
+  // ------------------------------------------------------------------------------- names
+  /// The names of an enum's values: EnumNames<E>::table, one pair per value.
+  template <typename E>
+  struct EnumNames;
+
+  template <typename E, std::size_t n>
+  using NameTable = std::array<std::pair<E, std::string_view>, n>;
+
+#define TPMG_ENUM_NAMES(E, n, ...)                      \
+  template <>                                            \
+  struct EnumNames<E>                                    \
+  {                                                      \
+    static constexpr NameTable<E, n> table{{__VA_ARGS__}}; \
+  }
+
+  TPMG_ENUM_NAMES(Backend, 2, {Backend::cpu, "cpu"}, {Backend::cuda, "cuda"});
+  TPMG_ENUM_NAMES(DeviceChoice, 3, {DeviceChoice::automatic, "auto"}, {DeviceChoice::cpu, "cpu"},
+                  {DeviceChoice::cuda, "cuda"});
+  TPMG_ENUM_NAMES(Precision, 2, {Precision::single, "float"}, {Precision::dual, "double"});
+  TPMG_ENUM_NAMES(SolverType, 4, {SolverType::gmres, "gmres"}, {SolverType::cg, "cg"}, {SolverType::fmg, "fmg"},
+                  {SolverType::vcycle, "vcycle"});
+  TPMG_ENUM_NAMES(PreconditioningSide, 2, {PreconditioningSide::right, "right"}, {PreconditioningSide::left, "left"});
+  TPMG_ENUM_NAMES(Conventions, 2, {Conventions::standard, "standard"}, {Conventions::paper_code, "paper_code"});
+  TPMG_ENUM_NAMES(PostSmoothingOrder, 3, {PostSmoothingOrder::automatic, "auto"}, {PostSmoothingOrder::same, "same"},
+                  {PostSmoothingOrder::reverse, "reverse"});
+  TPMG_ENUM_NAMES(ColorOrder, 2, {ColorOrder::standard, "standard"}, {ColorOrder::odd_first, "odd_first"});
+  TPMG_ENUM_NAMES(SmootherType, 2, {SmootherType::vertex_patch, "vertex_patch"},
+                  {SmootherType::chebyshev_jacobi, "chebyshev_jacobi"});
+  TPMG_ENUM_NAMES(SmootherKernel, 3, {SmootherKernel::global, "global"}, {SmootherKernel::separate, "separate"},
+                  {SmootherKernel::fused, "fused"});
+  TPMG_ENUM_NAMES(KernelOptimization, 5, {KernelOptimization::basic, "basic"},
+                  {KernelOptimization::linear_indexing, "linear_indexing"},
+                  {KernelOptimization::conflict_free, "conflict_free"}, {KernelOptimization::boundary, "boundary"},
+                  {KernelOptimization::tensor_core, "tensor_core"});
+  TPMG_ENUM_NAMES(LocalSolver, 2, {LocalSolver::fast_diagonalization, "fast_diagonalization"},
+                  {LocalSolver::inverse_matrix, "inverse_matrix"});
+  TPMG_ENUM_NAMES(ThreadStructure, 3, {ThreadStructure::automatic, "automatic"}, {ThreadStructure::column, "column"},
+                  {ThreadStructure::dof, "dof"});
+  TPMG_ENUM_NAMES(LevelOperatorType, 3, {LevelOperatorType::cartesian, "cartesian"}, {LevelOperatorType::bp3, "bp3"},
+                  {LevelOperatorType::bp5, "bp5"});
+  TPMG_ENUM_NAMES(BakeOff, 3, {BakeOff::bp1, "bp1"}, {BakeOff::bp3, "bp3"}, {BakeOff::bp5, "bp5"});
+  TPMG_ENUM_NAMES(GeometryMode, 3, {GeometryMode::stored, "stored"}, {GeometryMode::on_the_fly, "on_the_fly"},
+                  {GeometryMode::polynomial, "polynomial"});
+  TPMG_ENUM_NAMES(Deformation, 3, {Deformation::none, "none"}, {Deformation::sine, "sine"},
+                  {Deformation::kershaw, "kershaw"});
+  TPMG_ENUM_NAMES(RightHandSide, 3, {RightHandSide::manufactured, "manufactured"}, {RightHandSide::one, "one"},
+                  {RightHandSide::ones_vector, "ones_vector"});
+#undef TPMG_ENUM_NAMES
+
+  /// The name of e in its table (null-terminated: the table holds string literals).
+  template <typename E, typename = decltype(EnumNames<E>::table)>
+  constexpr const char *to_string(E e)
+  {
+    for (const auto &[value, name] : EnumNames<E>::table)
+      if (value == e)
+        return name.data();
+    return "?";
+  }
+
+  /// The value named `name`, if any.
+  template <typename E>
+  constexpr std::optional<E> from_string(std::string_view name)
+  {
+    for (const auto &[value, n] : EnumNames<E>::table)
+      if (n == name)
+        return value;
+    return std::nullopt;
+  }
+
+  /// The names of `values`, or of every value of E.
+  template <typename E>
+  std::vector<std::string> names_of(const std::vector<E> &values = {})
+  {
+    std::vector<std::string> v;
+    for (const auto &[value, n] : EnumNames<E>::table)
+      if (values.empty() || std::find(values.begin(), values.end(), value) != values.end())
+        v.emplace_back(n);
+    return v;
+  }
+} // namespace tpmg

@@ -1,0 +1,25 @@
+// The 1D data of the vertex-patch problems (docs/method.md, "Fast diagonalization"), shared by
+// the smoother, its kernels and the build-time table of the fiber kernels.
+#pragma once
+
+#include <tpmg/fe_1d.h>
+
+#include <array>
+#include <vector>
+
+namespace tpmg
+{
+  /// Host-side 1D data of the patch problems: patch matrices ((2k+1)², reference width)
+  /// and the generalized eigenpairs of their interior blocks, A S = M S Λ, Sᵀ M S = I.
+  struct PatchData1D
+  {
+    Matrix1D            mass, stiffness, eigenvectors;
+    std::vector<double> eigenvalues;
+  };
+  PatchData1D patch_data_1d(int degree, bool lumped_mass);
+
+  /// Dense local matrix A_j (interior rows and columns of a patch, lexicographic).
+  std::vector<double> patch_interior_matrix(int dim, int degree, const std::array<double, 3> &coef,
+                                            bool lumped_mass);
+
+} // namespace tpmg

@@ -1,0 +1,76 @@
+// The vertex-patch smoother's settings and what they resolve to on a level: which kernels run
+// and how they are launched. One function, resolve_smoother, turns the user's choices into the
+// kernel configuration; the smoother, the report, the parameter checks and tpmg_bench all use
+// it, so each rule (the k = 1 tile kernel, the thread structure, the patches per block) lives
+// in one place.
+#pragma once
+
+#include <tpmg/options.h>
+
+#include <optional>
+#include <string>
+
+namespace tpmg
+{
+  struct PatchSmootherSettings
+  {
+    SmootherKernel     kernel           = SmootherKernel::fused;
+    KernelOptimization optimization     = KernelOptimization::basic;
+    LocalSolver        local_solver     = LocalSolver::fast_diagonalization;
+    ColorOrder         color_order      = ColorOrder::standard;
+    ThreadStructure    thread_structure = ThreadStructure::automatic;
+    bool               lumped_mass      = false; ///< GLL-lumped 1D masses (with the bp5 operator)
+    /// Patches per thread block of the optimized kernels: 0 = automatic, else a power of two.
+    int patches_per_block = 0;
+  };
+
+  /// The kernels a smoothing step runs (docs/kernels.md).
+  enum class PatchKernelFamily
+  {
+    basic,      ///< KernelOptimization::basic: PatchKernel (kernels/smoothers/patch_basic.h)
+    fiber,      ///< the other optimizations: FiberPatchKernel (patch_fiber.h)
+    tile,       ///< k = 1, fused, optimized: PatchTileKernel, whose patches share their loads
+    tensor_core ///< 3D fused tensor_core: MmaPatchKernel (patch_mma.h); from x = 0 the fiber solve kernel
+  };
+
+  /// What the settings resolve to for one (dimension, degree, precision).
+  struct SmootherConfiguration
+  {
+    PatchSmootherSettings settings; ///< as given
+    PatchKernelFamily     family = PatchKernelFamily::basic;
+    bool per_dof           = false; ///< basic kernels: one thread per DoF, else one per column
+    int  patches_per_block = 0;     ///< fiber and tensor_core kernels (0 for the others)
+    int  max_patches_per_block = 0; ///< the most the fiber kernels take at this degree
+    bool in_place          = false; ///< fused fiber kernel: the stages work in place
+    int  resident_blocks   = 0;     ///< fused fiber kernel: blocks per SM its launch bounds ask for
+
+    /// The optimization as the report shows it: its name, and for the basic kernels the
+    /// thread structure ("basic, thread per column").
+    std::string optimization_name() const;
+    /// One line on the kernels, e.g. "fiber kernels, 4 patches per block, in place".
+    std::string description() const;
+  };
+
+  /// The smoother setting a check is about (so that a parameter file error names its line).
+  enum class SmootherSetting
+  {
+    kernel,
+    optimization,
+    local_solver,
+    patches_per_block,
+    thread_structure
+  };
+  struct SmootherSettingsError
+  {
+    SmootherSetting setting;
+    std::string     message;
+  };
+
+  /// The first thing wrong with `s` on a level of this dimension, degree and precision, if any.
+  std::optional<SmootherSettingsError> check_smoother_settings(const PatchSmootherSettings &s, int dim, int degree,
+                                                               Precision precision);
+
+  /// The configuration `s` resolves to; throws std::invalid_argument with the message of
+  /// check_smoother_settings where that finds an error.
+  SmootherConfiguration resolve_smoother(const PatchSmootherSettings &s, int dim, int degree, Precision precision);
+} // namespace tpmg

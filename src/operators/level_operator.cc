@@ -1,0 +1,14 @@
+// What the level operators cost in memory beside their vectors (tpmg/multigrid.h).
+#include <tpmg/bp_operator.h>
+#include <tpmg/multigrid.h>
+
+namespace tpmg
+{
+  std::size_t level_operator_memory_bytes(const CartesianLevel &level, LevelOperatorType type, GeometryMode geometry,
+                                          std::size_t number_bytes)
+  {
+    if (type == LevelOperatorType::cartesian)
+      return 0; // the cell widths only
+    return bp_geometry_bytes(level, bake_off(type), geometry, number_bytes);
+  }
+} // namespace tpmg
