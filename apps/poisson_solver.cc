@@ -1,5 +1,5 @@
 // poisson_solver: solve -Δu = f on a box with Q_k elements, GMRES/CG/FMG with a vertex-patch
-// multigrid V-cycle, on the GPU when one is present. See README.md and DESIGN.md §9.
+// multigrid V-cycle, on the GPU when one is present. See README.md and docs/interface.md.
 #include <tpmg/parameters.h>
 #include <tpmg/poisson.h>
 #include <tpmg/report.h>

@@ -1,5 +1,5 @@
 // Kernel benchmarks: throughput of the level operator, one smoothing step and the grid
-// transfers at sizes that fill the GPU. Timing (DESIGN.md §6): CUDA events, warm-up runs,
+// transfers at sizes that fill the GPU. Timing (docs/performance/method.md): CUDA events, warm-up runs,
 // then `groups` groups of `runs` launches; each group's mean time, the best group reported.
 //
 //   tpmg_bench operator|smoother|transfer|bp [--dim D] [--degrees 2,4,7] [--precision float|double|both]
@@ -355,7 +355,7 @@ namespace
     const bool single = std::is_same_v<T, float>;
     rows.push_back(Row{o.what, kernel, opt, single ? "float" : "double", dim, k, lev.n_dofs(), t, work.flops,
                        work.shared_bytes, work.dram_bytes});
-    // measured ceilings of the H100 (DESIGN.md §8)
+    // measured ceilings of the H100 (docs/performance/method.md, "Ceilings")
     const double peak = single ? 61e12 : 33e12, shared_bw = 33e12, dram_bw = 2.9e12;
     std::cout << std::setw(9) << o.what << std::setw(9) << kernel << std::setw(16) << opt << std::setw(7)
               << rows.back().precision << " " << dim << "D k=" << std::setw(2) << k << std::setw(12) << lev.n_dofs()

@@ -3,7 +3,7 @@
 
     plot_breakdown.py run1.json [run2.json ...] [-o breakdown.png] [--levels]
 
-One bar per run with the DESIGN.md section 6 components; with --levels, a second panel stacks
+One bar per run with the components of the runtime breakdown (docs/interface.md); with --levels, a second panel stacks
 the per-level totals of each run.
 """
 import argparse

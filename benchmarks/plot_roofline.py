@@ -5,7 +5,7 @@
 
 Reads the CSV of `tpmg_bench smoother` (columns flops, shared_bytes, dram_bytes, seconds).
 Arithmetic intensity = FLOPs / bytes moved through the memory level of the panel; achieved
-performance = FLOPs / time. Ceilings: the H100's measured values of DESIGN.md section 8.
+performance = FLOPs / time. Ceilings: the H100's measured values (docs/performance/method.md).
 """
 import argparse
 import csv

@@ -11,7 +11,7 @@
 #include <kernels/operators/bp_operator.h>
 #include <kernels/smoothers/patch_basic.h>
 #include <kernels/smoothers/patch_fiber.h>
-#include <src/multigrid/transfer_impl.h>
+#include <kernels/transfer/transfer.h>
 
 #include <iomanip>
 #include <iostream>
@@ -167,7 +167,7 @@ namespace
     d.coarse_cells = dim == 3 ? std::array<int, 3>{4, 4, 4} : std::array<int, 3>{12, 12, 1};
     const auto levels = make_hierarchy(d, k, 1);
     std::vector<Number> fine(levels[1].n_dofs(), Number(1)), coarse(levels[0].n_dofs(), Number(1));
-    auto kern = internal::make_transfer_kernel<dim, k, Number, restriction>(levels[0], levels[1],
+    auto kern = make_transfer_kernel<dim, k, Number, restriction>(levels[0], levels[1],
                                                                            prolongation_matrix_1d(k));
     kern.src = restriction ? fine.data() : coarse.data();
     kern.dst = restriction ? coarse.data() : fine.data();

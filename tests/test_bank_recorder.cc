@@ -121,8 +121,8 @@ namespace
   }
 } // namespace
 
-// 8-byte accesses are served per half-warp: the patterns of benchmarks/bank_probe.cu, whose
-// wavefronts per load Nsight Compute measured on the H100 (NOTES §8). A rule over the whole
+// 8-byte accesses are served per half-warp: the patterns of tools/bank_probe.cu, whose
+// wavefronts per load Nsight Compute measured on the H100 (docs/performance/method.md, "Ceilings"). A rule over the whole
 // warp would give 2, 2, 1, 2, 2, 3.
 TEST(BankRecorder, DoubleAccessesAreServedPerHalfWarpAsMeasured)
 {

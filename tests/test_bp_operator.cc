@@ -1,4 +1,4 @@
-// CEED bake-off operators against independent references (DESIGN.md §4, issue "BP").
+// CEED bake-off operators against independent references (docs/method.md, "Level operators").
 #include <tpmg/bp_operator.h>
 #include <tpmg/dispatch.h>
 #include <tpmg/laplace_operator.h>

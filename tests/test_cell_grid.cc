@@ -1,4 +1,4 @@
-// Division by run-time divisors as multiply-high and shift (kernels/cell_grid.h).
+// Division by run-time divisors as multiply-high and shift (kernels/common/cell_grid.h).
 #include <gtest/gtest.h>
 
 #include <kernels/common/cell_grid.h>

@@ -56,7 +56,7 @@ namespace
   };
 
   // The box of the brief, [0,1]x[0,2](x[0,0.5]), anisotropic cells, plus a shifted box
-  // (tests `lower` in node_coordinate) and the N0 = 1, level 1 mesh of DESIGN.md §3.
+  // (tests `lower` in node_coordinate) and the N0 = 1, level 1 mesh of docs/method.md, "Numbering".
   const std::vector<Case> &cases()
   {
     static const std::vector<Case> c = {

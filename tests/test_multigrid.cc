@@ -1,4 +1,4 @@
-// The whole solver against the numbers of DESIGN.md §7 (paper Tables 1-2 and the
+// The whole solver against the numbers of docs/method.md, "Reference numbers" (paper Tables 1-2 and the
 // contraction rates of an independent implementation), on the CPU backend.
 #include <tpmg/bp_operator.h>
 #include <tpmg/poisson.h>
@@ -31,7 +31,7 @@ namespace
     return run_poisson(p, log);
   }
 
-  // V-cycle iteration from x = 0 with f = 1 (DESIGN.md §7)
+  // V-cycle iteration from x = 0 with f = 1 (docs/method.md, "Reference numbers")
   RunResult vcycle(int dim, int k, int level, Precision prec = Precision::dual)
   {
     SolverParameters p = base(dim, k, level);
@@ -54,7 +54,7 @@ namespace
 
 TEST(Multigrid, ContractionRates2D)
 {
-  // DESIGN.md §7: k=1 0.04-0.05, k=2 0.008, k=3 0.0035, k=4 0.0007, k=5 0.0004; steps 7 5 4 3 3
+  // docs/method.md, "Reference numbers": k=1 0.04-0.05, k=2 0.008, k=3 0.0035, k=4 0.0007, k=5 0.0004; steps 7 5 4 3 3
   const double rate[]  = {0, 0.05, 0.008, 0.0035, 0.0007, 0.0004};
   const int    steps[] = {0, 7, 5, 4, 3, 3};
   for (int k = 1; k <= 5; ++k)
@@ -70,7 +70,7 @@ TEST(Multigrid, ContractionRates2D)
 
 TEST(Multigrid, ContractionRates3D)
 {
-  // DESIGN.md §7: k=1 0.05, k=2 0.03, k=3 0.008, k=4 0.003; steps 7 6 5 4 (level 4)
+  // docs/method.md, "Reference numbers": k=1 0.05, k=2 0.03, k=3 0.008, k=4 0.003; steps 7 6 5 4 (level 4)
   const double rate[]  = {0, 0.05, 0.03, 0.008, 0.003};
   const int    steps[] = {0, 7, 6, 5, 4};
   for (int k = 1; k <= 4; ++k)
@@ -88,7 +88,7 @@ TEST(Multigrid, ContractionRates3D)
 
 TEST(Multigrid, FullMultigridSteps)
 {
-  // DESIGN.md §7: 2D k=1..6 on levels 5-7: 5 2 2 1 1 1; 3D k=1..4 on level 4: 6 4 2 1
+  // docs/method.md, "Reference numbers": 2D k=1..6 on levels 5-7: 5 2 2 1 1 1; 3D k=1..4 on level 4: 6 4 2 1
   const int steps2[] = {0, 5, 2, 2, 1, 1, 1};
   for (int k = 1; k <= 6; ++k)
     for (int level = 5; level <= 7; ++level)

@@ -584,7 +584,7 @@ TEST(PatchSmoother, PatchFirstNodes)
 }
 
 // On level 1 of a single coarse cell the one patch covers every interior node: one sweep
-// from x = 0 solves the system exactly (the coarsest-level solve of DESIGN.md §4), which
+// from x = 0 solves the system exactly (the coarsest-level solve of docs/method.md, "Coarse solve"), which
 // also checks the fast-diagonalization inverse against a dense solve for the high degrees.
 TEST(PatchSmoother, OnePatchSolvesExactly)
 {
@@ -706,7 +706,7 @@ TEST(PatchSmoother, TileKernelForK1OverSeveralTiles)
 // down to |r|: the float result stays within one ulp of the constant of the double one
 // (0.26-0.40 ulps measured), what storing x in float allows. Without the shift: 0.5-4.6 ulps,
 // above one ulp for every case but the basic kernel at k = 1 (the float V-cycle's loss at 3D
-// Q7 on 128^3 cells, NOTES §5).
+// Q7 on 128^3 cells; docs/performance/smoother.md, "Centre-value subtraction").
 namespace
 {
   template <int dim, int k>

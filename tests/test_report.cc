@@ -1,4 +1,4 @@
-// Output of a run: JSON summary with the keys of DESIGN.md §9, CSV breakdown, VTU file.
+// Output of a run: JSON summary with the keys of docs/interface.md, CSV breakdown, VTU file.
 #include <tpmg/poisson.h>
 #include <tpmg/report.h>
 #include <tpmg/vtu.h>

@@ -1,4 +1,4 @@
-"""The bank recorder's rule (kernels/bank_recorder.h) for the layout searches: the shared
+"""The bank recorder's rule (kernels/runtime/bank_recorder.h) for the layout searches: the shared
 words one group of lanes served together touches in one instruction (the warp for 4-byte
 words, each half-warp for 8-byte ones; `lanes_per_group`), and what that costs."""
 

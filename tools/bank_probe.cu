@@ -1,4 +1,4 @@
-// Probe of the shared-memory bank rule for 8-byte accesses (the rule kernels/bank_recorder.h
+// Probe of the shared-memory bank rule for 8-byte accesses (the rule kernels/runtime/bank_recorder.h
 // assumes): one warp loads doubles at given word offsets; Nsight Compute counts the wavefronts
 // per load instruction. The host prints what two models predict for each pattern:
 //   warp:      the 32 lanes together, wavefronts = most distinct 4-byte words in one bank

@@ -1,10 +1,10 @@
 #!/usr/bin/env python3
 """Search for the shared-memory strides of the 3D fiber BP kernels (BPFiberLayout3D in
-kernels/bp_operator.h).
+kernels/operators/bp_operator.h).
 
 A model of the kernel's shared accesses, phase by phase (the fibers each thread (a, b) of a
 cell loads and stores, as in BPOperatorKernel::run_3d), under the bank recorder's rule
-(kernels/bank_recorder.h): per warp instruction and group of lanes served together (the warp
+(kernels/runtime/bank_recorder.h): per warp instruction and group of lanes served together (the warp
 for 4-byte words, each half-warp for 8-byte ones), the wavefronts are the largest number of
 distinct 4-byte words in one of the 32 banks; the ideal is one per 128 distinct bytes. The
 test BankConflicts.BPKernelsNearIdeal counts the real kernel under the recorder and checks

@@ -1,10 +1,10 @@
 // tpmg_patch_data_table OUTPUT: writes the 1D data of the vertex-patch problems
 // (patch_data_1d, degrees 1..max_degree, consistent and GLL-lumped mass) as a header of
 // compile-time constants, tpmg/patch_data_table.h, for the fiber kernels
-// (kernels/patch_smoother_fiber.h). Known at compile time, the matrix entries become
+// (kernels/smoothers/fiber_data.h). Known at compile time, the matrix entries become
 // immediate operands of the FMAs instead of operands loaded from the constant bank, and the
-// zeros of the lumped mass drop out of the contractions (NOTES §4, "1D data at compile
-// time"). Run by the build (src/CMakeLists.txt); the values are printed as hexadecimal
+// zeros of the lumped mass drop out of the contractions (docs/performance/smoother.md,
+// "Compile-time 1D data"). Run by the build (src/CMakeLists.txt); the values are printed as hexadecimal
 // floating literals, so the header holds the doubles patch_data_1d computes, bit for bit
 // (test PatchSmoother.CompileTimeDataEqualPatchData1D checks it).
 #include <tpmg/config.h>

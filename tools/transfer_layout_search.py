@@ -1,10 +1,10 @@
 #!/usr/bin/env python3
 """Search for the shared-memory paddings of the grid-transfer kernels (TransferLayout in
-kernels/transfer.h).
+kernels/transfer/transfer.h).
 
 A model of the kernels' shared accesses, phase by phase (the lines each thread of a coarse
 cell loads and stores, as in TransferKernel::run, prolongation and restriction together),
-under the bank recorder's rule (kernels/bank_recorder.h): per warp instruction and group of
+under the bank recorder's rule (kernels/runtime/bank_recorder.h): per warp instruction and group of
 lanes served together (the warp for 4-byte words, each half-warp for 8-byte ones), the
 wavefronts are the largest number of distinct 4-byte words in one of the 32 banks; the ideal
 is one per 128 distinct bytes. The two buffers A and B are never touched by one instruction,

@@ -1,6 +1,6 @@
 // CEED bake-off operators BP1 (mass), BP3 (Laplacian, Gauss k+2), BP5 (Laplacian collocated
 // at the k+1 Gauss–Lobatto nodes) with stored geometric factors, on Cartesian or deformed
-// meshes; BP2/BP4/BP6 are their 3-component vector versions (DESIGN.md §4, seed 000).
+// meshes; BP2/BP4/BP6 are their 3-component vector versions (docs/method.md, "Level operators").
 #pragma once
 
 #include <tpmg/geometry.h>

@@ -1,4 +1,4 @@
-// Chebyshev smoother with a point-Jacobi inner preconditioner (DESIGN.md §4), the standard
+// Chebyshev smoother with a point-Jacobi inner preconditioner (docs/method.md, "Chebyshev smoother"), the standard
 // alternative to the vertex-patch smoother that deal.II users know from PreconditionChebyshev.
 #pragma once
 

@@ -1,4 +1,4 @@
-// 1D finite element data on the reference interval [0,1] (DESIGN.md §3).
+// 1D finite element data on the reference interval [0,1] (docs/method.md, "Discretization").
 #pragma once
 
 #include <vector>

@@ -20,7 +20,8 @@ namespace tpmg
     /// dst = A src (interior rows), dst = src on boundary nodes.
     void vmult(Vector<Number> &dst, const Vector<Number> &src) const override;
     /// r = b - A x: from k = 2 the cell kernel adds -A_K x_K to a copy of b (one copy
-    /// instead of zeroing r and a pass r = b - r, NOTES §5)
+    /// instead of zeroing r and a pass r = b - r; docs/performance/operator.md, "Residual in one
+    /// call")
     void residual(Vector<Number> &r, const Vector<Number> &b, const Vector<Number> &x) const override;
 
     index_t               size() const override { return level_.n_dofs(); }

@@ -1,4 +1,4 @@
-// Cartesian mesh hierarchy and the lexicographic numbering of Q_k nodes (DESIGN.md §3).
+// Cartesian mesh hierarchy and the lexicographic numbering of Q_k nodes (docs/method.md, "Numbering").
 #pragma once
 
 #include <tpmg/config.h>

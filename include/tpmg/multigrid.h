@@ -1,4 +1,4 @@
-// Geometric multigrid (DESIGN.md §4): V-cycle (paper Algorithm 1), the level hierarchy with
+// Geometric multigrid (docs/method.md, "Cycles and outer solvers"): V-cycle (paper Algorithm 1), the level hierarchy with
 // its operators, smoothers and transfers, the coarse solver, and the full multigrid start
 // (Algorithm 2). Arithmetic in `Number` (float or double) on one backend.
 #pragma once

@@ -46,7 +46,7 @@ namespace tpmg
     double              setup_time_s = 0, solve_time_s = 0;
     std::vector<double> solve_times; ///< every repetition
     std::size_t         memory_bytes = 0, memory_estimate_bytes = 0;
-    /// DESIGN.md §6 breakdown of the fastest repetition: component name -> seconds
+    /// Runtime breakdown (docs/interface.md) of the fastest repetition: component name -> seconds
     std::vector<std::pair<std::string, double>> breakdown;
     std::vector<LevelTimes>                     levels;
 

@@ -1,5 +1,5 @@
 // The model problem: right-hand sides and discretization errors against the manufactured
-// solution (DESIGN.md §1, §7).
+// solution (docs/method.md, "Right-hand side and errors").
 //
 // Manufactured solution on the level's box [a, a+L] (L_d = h_d * cells_d):
 //   u(x) = Π_d sin(π (x_d - a_d) / L_d),   f = -Δu = (Σ_d (π/L_d)^2) u,

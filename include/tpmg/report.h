@@ -10,7 +10,7 @@ namespace tpmg
 {
   /// Final convergence table, breakdown per component and per level.
   void print_report(std::ostream &out, const RunResult &r);
-  /// The JSON summary of DESIGN.md §9.
+  /// The JSON summary (docs/interface.md, "JSON report").
   void write_json(std::ostream &out, const RunResult &r);
   void write_json_file(const std::string &filename, const RunResult &r);
   /// level,dofs,component,seconds rows (outer solver components with level "outer").

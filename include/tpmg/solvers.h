@@ -1,4 +1,4 @@
-// Outer solvers in double precision (DESIGN.md §4): flexible right-preconditioned GMRES,
+// Outer solvers in double precision (docs/method.md, "Cycles and outer solvers"): flexible right-preconditioned GMRES,
 // left-preconditioned GMRES, preconditioned CG, and the defect-correction loop used by the
 // V-cycle iteration and full multigrid. The preconditioner is any object with
 //   void vmult(Vector<double> &z, const Vector<double> &r)   // z = M^{-1} r
@@ -226,7 +226,7 @@ namespace tpmg
             {
               // Modified Gram-Schmidt. (Classical Gram-Schmidt with a second, DGKS pass measured
               // slower on the H100: with the multigrid preconditioner w = A M⁻¹ v_j lies mostly in
-              // the span of the basis, so the second pass is due; benchmarks/NOTES.md §5.)
+              // the span of the basis, so the second pass is due; docs/performance/solve.md.)
               // Each axpy is fused with the dot product after it (axpy_dot), the last one with
               // ‖w‖²: 4j + 7 vector passes instead of 5j + 8, the same arithmetic.
               const auto t = time_scope(timers, outer_level, Component::outer_vector);

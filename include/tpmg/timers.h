@@ -1,4 +1,4 @@
-// Per-level, per-component run-time breakdown (DESIGN.md §6). On the GPU each timed scope
+// Per-level, per-component run-time breakdown (docs/interface.md, "Runtime breakdown"). On the GPU each timed scope
 // records a pair of CUDA events on the library's stream, resolved only when the results
 // are read, so timing adds no synchronization to the solve. On the CPU, wall-clock time.
 #pragma once

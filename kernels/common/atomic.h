@@ -18,7 +18,7 @@ namespace tpmg
 
   /// *p += v where no other thread of the launch touches *p: on the GPU an atomic add all the
   /// same, because it is fire and forget (a reduction at the L2) where a load and a store make
-  /// the thread wait for the load (measured on the H100: NOTES §1, §4, §8); on the CPU a plain
+  /// the thread wait for the load (docs/performance/operator.md, "Atomic scatter"); on the CPU a plain
   /// add.
   template <typename T>
   TPMG_HD TPMG_FORCEINLINE void exclusive_add(T *p, T v)

@@ -1,7 +1,8 @@
 // Cell coordinates from a lexicographic cell index, in 32 bits with divisions by the grid's
 // run-time sizes done as a multiply-high and a shift. A GPU integer division by a run-time
 // value is a ~20-instruction sequence (64 bits: a call of ~70), which cell-loop kernels at
-// low degree pay per thread and phase, next to a few dozen FMAs of real work (NOTES §1, §8).
+// low degree pay per thread and phase, next to a few dozen FMAs of real work (docs/performance/operator.md, "Cell coordinates
+// without division").
 #pragma once
 
 #include <tpmg/config.h>

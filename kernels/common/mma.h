@@ -42,7 +42,7 @@ namespace tpmg
   }
 
   /// The 16×8×4 product (sm_90, the shape the H100 runs at the full FP64 tensor rate; the
-  /// 8×8×4 one measured at about half, NOTES §4): A is 16×4, lane l holds A(l/4, l%4) in a0 and
+  /// 8×8×4 one measured at about half: docs/performance/smoother.md, "Tensor cores"): A is 16×4, lane l holds A(l/4, l%4) in a0 and
   /// A(l/4 + 8, l%4) in a1; B as above; C(l/4, 2(l%4) + e) in c0, c1 and C(l/4 + 8, ...) in
   /// c2, c3.
   __device__ __forceinline__ void mma_16x8x4(double &c0, double &c1, double &c2, double &c3, double a0, double a1,

@@ -1,4 +1,4 @@
-// CEED bake-off operators on Q_k elements with stored geometric factors (DESIGN.md §4;
+// CEED bake-off operators on Q_k elements with stored geometric factors (docs/method.md, "Level operators";
 // seed 000): element restriction (gather from the global lexicographic vector), sum
 // factorization to the quadrature points, pointwise geometry, transpose, scatter-add.
 //   BP1 (mass):       v = Bᵀ (w|J|) B u,                      Gauss, k+2 points
@@ -351,7 +351,7 @@ namespace tpmg
   /// [nq, nq+8], padding 0..16, over BP1, BP3, BP5 with that nq; fewest wavefronts, then
   /// least memory) among layouts with at most 12.5% more shared memory per cell. The double
   /// row dates from the whole-warp rule the recorder had before the half-warp rule was
-  /// measured (NOTES §8); not re-searched (2D is not benchmarked), its padded entries stay
+  /// measured (docs/performance/bp_operators.md, "Shared layouts"); not re-searched (2D is not benchmarked), its padded entries stay
   /// within 1.55x the ideal under the measured rule. BankConflicts.BPKernelsNearIdeal checks
   /// them. `padded`: the table changes anything.
   template <int nq, std::size_t word>
@@ -376,7 +376,7 @@ namespace tpmg
     // {sx - nq, sz - sx nq, cell padding} by nq = 2..10 for float, double: among layouts with
     // at most 25% more memory, the smallest worst ratio of wavefronts to the ideal over BP1,
     // BP3 (nq = k + 2) and BP5 (nq = k + 1), then the fewest wavefronts, then the least memory
-    // (benchmarks/bp_layout_search.py), where measured faster (NOTES §8). Unpadded, nq = 8
+    // (tools/bp_layout_search.py), where measured faster (docs/performance/bp_operators.md, "Shared layouts"). Unpadded, nq = 8
     // needs 3.8x (double) and 4.4x (float) the ideal wavefronts; padded 1.5x and 1.4x.
     // Doubles are served per half-warp (bank_recorder.h): the 16 fibers of a half-warp need
     // 16 distinct bank pairs, which strides cannot give all three directions (nq = 4: x + sx y
@@ -496,7 +496,8 @@ namespace tpmg
       double                            w0; ///< weights of the fixed directions
       /// on the fly Laplacian in double: w/|J| at the column's points, one division for all
       /// (float divides per point: the column of reciprocals held up to 50 more registers;
-      /// BP3 at k = 1, 2 lost 8% and 2% on the H100, NOTES §8, ninth session)
+      /// BP3 at k = 1, 2 lost 8% and 2% on the H100; docs/performance/bp_operators.md, "One division
+      /// per column")
       static constexpr bool batched =
         gradient && onthefly && sizeof(Number) == 8 && !(kind == BakeOff::bp3 && k <= 2);
       Number                s[batched ? nq : 1];
@@ -725,7 +726,7 @@ namespace tpmg
     }
     /// Scatter-add to the nodes of the fiber in direction `dir` (1 or 2) through (a, b). All
     /// atomic (fire and forget): plain adds for the cell's own interior nodes measured up to 2x
-    /// slower, as each waits for its load (NOTES §8).
+    /// slower, as each waits for its load (docs/performance/bp_operators.md, "Atomic scatter").
     template <int dir>
     TPMG_HD TPMG_FORCEINLINE void scatter(const index_t *c0, int a, int b, const Number (&u)[n]) const
     {
@@ -797,7 +798,7 @@ namespace tpmg
           // The y and x derivatives read X0 and write X1, X2, the transposes read X1 and X2
           // and write X0 and X2 (in place: a thread reads and writes only its own x fiber),
           // so each pair shares a phase: two independent fibers per thread and 4 barriers
-          // (7 phases measured up to 2.5% slower, NOTES §8).
+          // (7 phases measured up to 2.5% slower; docs/performance/bp_operators.md).
           if constexpr (phase == 0)
             {
               gather_z(c0, a, b, u);

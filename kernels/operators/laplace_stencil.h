@@ -1,4 +1,4 @@
-// The Cartesian Laplace operator for k = 1 as a 3^d-point stencil (DESIGN.md §5).
+// The Cartesian Laplace operator for k = 1 as a 3^d-point stencil (docs/kernels.md, "Level operator kernels").
 //
 // For Q1 the cell-wise kernel (laplace_cartesian.h) does little arithmetic per node and is
 // bound by its atomic scatter-add. A vertex row of c_x A⊗M⊗M + c_y M⊗A⊗M + c_z M⊗M⊗A on a

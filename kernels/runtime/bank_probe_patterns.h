@@ -1,4 +1,4 @@
-// The access patterns of benchmarks/bank_probe.cu (one warp loads the doubles at
+// The access patterns of tools/bank_probe.cu (one warp loads the doubles at
 // offsets[lane]), shared with the recorder's test, which checks the wavefronts Nsight Compute
 // measured for them on the H100.
 #pragma once

@@ -1,4 +1,4 @@
-// Shared-memory bank-conflict recorder for the CPU runner (DESIGN.md §5).
+// Shared-memory bank-conflict recorder for the CPU runner (docs/kernels.md, "Bank-conflict recorder").
 //
 // A RecordingShared view hands out array proxies that log every load and store with the
 // thread that made it. Within one phase, the i-th shared access of each thread of a warp
@@ -8,7 +8,7 @@
 // the same 4-byte word are served together (broadcast). Accesses of w > 4 bytes are served
 // in groups of 128 / w lanes (8 bytes: the half-warps 0-15 and 16-31), each on its own:
 // two half-warps never share a wavefront, even when they read the same words or their
-// banks do not overlap (measured on the H100 with benchmarks/bank_probe.cu, NOTES §8).
+// banks do not overlap (measured on the H100 with tools/bank_probe.cu; docs/performance/method.md, "Ceilings").
 // The minimum is one wavefront per 128 distinct bytes of a group; everything above that is
 // a bank conflict.
 //

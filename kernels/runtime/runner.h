@@ -1,4 +1,4 @@
-// One-source kernels (DESIGN.md §5).
+// One-source kernels (docs/kernels.md, "One source, two runners").
 //
 // A kernel is a struct that holds its arguments and provides
 //
@@ -107,7 +107,8 @@ namespace tpmg
   /// __launch_bounds__, which caps the registers per thread); 0: not given, the compiler
   /// chooses. (An explicit 1 is not the same: it tells the compiler that one block per SM is
   /// enough, and it then spends up to 255 registers on small blocks: the Cartesian operator at
-  /// k = 8, 81 threads, took 204 registers instead of 40; NOTES §1.)
+  /// k = 8, 81 threads, took 204 registers instead of 40; docs/performance/operator.md, "Launch
+  /// bounds".)
   template <class Kernel, class = void>
   struct min_blocks_per_sm : std::integral_constant<int, 0>
   {};

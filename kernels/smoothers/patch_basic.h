@@ -1,4 +1,4 @@
-// Vertex-patch smoother kernels (DESIGN.md §4, §5), `basic` form.
+// Vertex-patch smoother kernels (docs/kernels.md, "Basic kernels"), `basic` form.
 //
 // One block handles `patches_per_block` patches of one color. Two thread structures
 // (the paper's Fig. 5), a template parameter:

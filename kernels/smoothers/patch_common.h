@@ -1,4 +1,4 @@
-// Vertex patches of a Cartesian level (DESIGN.md §4): patch j is the 2^d cells around
+// Vertex patches of a Cartesian level (docs/method.md, "Vertex-patch smoother"): patch j is the 2^d cells around
 // interior vertex j, (2k+1)^d nodes of which (2k-1)^d are interior. Patches are colored by
 // vertex parity per direction, color c = Σ_i parity_i 2^i.
 #pragma once
@@ -56,8 +56,8 @@ namespace tpmg
     /// the patch is at first_index(p) + offset(x, y, z). From the patch's coordinates in 32 bits
     /// without a division instruction (cell_grid.h; patch_color_geometry builds `patches`), then
     /// first_base + Σ q_d patch_step[d]: three 32 × 32 → 64-bit multiply-adds, where 64-bit
-    /// products of the node coordinates took about 80 instructions per thread (Nsight Compute,
-    /// NOTES §4, nineteenth session), paid by every thread of the patch.
+    /// products of the node coordinates took about 80 instructions per thread (Nsight Compute;
+    /// docs/performance/smoother.md, "32-bit patch addressing"), paid by every thread of the patch.
     TPMG_HD TPMG_FORCEINLINE index_t first_index(index_t p) const
     {
       unsigned q[3];
@@ -77,8 +77,8 @@ namespace tpmg
   /// v + first, the patch's first node in vector v, as a pointer the compiler cannot take apart
   /// again: indexed by 32-bit offsets it gives one 32 × 32 → 64-bit multiply-add per address.
   /// Without the barrier nvcc folds the offsets back into 64-bit indices (first + offset, then
-  /// scaled and added to v): four or five instructions per load (SASS, NOTES §4, nineteenth
-  /// session).
+  /// scaled and added to v): four or five instructions per load (SASS; docs/performance/
+  /// smoother.md, "32-bit patch addressing").
   template <typename T>
   TPMG_HD TPMG_FORCEINLINE T *patch_pointer(T *v, index_t first)
   {

@@ -64,7 +64,7 @@ namespace tpmg
     // R1: U1,U2 -> V2 -> W2;  2D  R0: V1, R1: U1,U2 -> W. X is read at the last stage only by
     // the fused, non-reduced kernel; otherwise it shares the region that is first written
     // after its last read.
-    // In place (`in_place_layout`): the stages work in place (patch_layout.h), on two
+    // In place (policy.in_place): the stages work in place (patch_layout.h), on two
     // patch cubes: region X carries x -> T_m -> U1 -> V1 -> ... -> W2, region R0 carries
     // T_a -> U2 (the solve kind needs X only); the update reads the old x from global memory.
     // That halves the shared memory of the padded plan (double k = 8: 79 instead of 131-170

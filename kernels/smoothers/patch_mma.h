@@ -1,5 +1,5 @@
 // Vertex-patch smoother with the 1D matrix products on the tensor cores (`tensor_core`,
-// DESIGN.md §5; 3D, fused kind): the algorithm of the fiber kernels (patch_smoother_fiber.h),
+// docs/kernels.md, "Tensor-core kernel"; 3D, fused kind): the algorithm of the fiber kernels (fiber_stages.h),
 // each stage a set of 16×8×8 double tile products (mma.h) of a warp.
 //
 // A stage contracts along one direction. Its fibers (the lines of nodes along that direction)

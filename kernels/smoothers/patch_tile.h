@@ -1,4 +1,4 @@
-// Vertex-patch smoother for k = 1 with shared loads ("tile" kernel, DESIGN.md §5).
+// Vertex-patch smoother for k = 1 with shared loads ("tile" kernel, docs/kernels.md, "Tile kernel").
 //
 // For k = 1 a patch (the 2^d cells around a vertex) has a single interior DoF, the vertex,
 // and 3^d nodes. Loaded patch by patch, every node of a color's patches is read up to 2^d

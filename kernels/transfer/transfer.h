@@ -1,5 +1,5 @@
 // Grid transfer between level ℓ-1 (coarse) and ℓ (fine), as a loop over coarse cells
-// (DESIGN.md §4). Prolongation interpolates the coarse Q_k function at the fine nodes: on a
+// (docs/method.md, "Grid transfer"). Prolongation interpolates the coarse Q_k function at the fine nodes: on a
 // coarse cell it is P⊗P(⊗P) with the 1D matrix P ((2k+1)×(k+1)); restriction is its
 // transpose. Boundary nodes are skipped (they stay zero).
 //
@@ -16,7 +16,7 @@
 // three phases. The order of the directions puts x in the middle, so that the phases that
 // touch global memory have lanes along x: prolongation y | x | z (3D) and y | x | copy-out
 // (2D), restriction the reverse. Shared layouts: TransferLayout (padded against bank
-// conflicts, benchmarks/transfer_layout_search.py).
+// conflicts, tools/transfer_layout_search.py).
 #pragma once
 
 #include <kernels/common/atomic.h>
@@ -24,6 +24,7 @@
 #include <kernels/runtime/runner.h>
 #include <kernels/common/tensor.h>
 
+#include <tpmg/fe_1d.h>
 #include <tpmg/mesh.h>
 
 namespace tpmg
@@ -32,7 +33,7 @@ namespace tpmg
   /// (m, m, k+1) values (x, y, z; 2D: (k+1, m) and (m, m)), A(x, y, z) at x + ay y + az z,
   /// B(x, y, z) at x + by y + bz z, the cells of a block ca and cb apart. The paddings
   /// {ay - (k+1), az - ay m, ca - az (k+1), by - m, bz - by m, cb - bz (k+1)} by degree were
-  /// found by benchmarks/transfer_layout_search.py (fewest wavefronts under the bank
+  /// found by tools/transfer_layout_search.py (fewest wavefronts under the bank
   /// recorder's rule for all the accesses of both kernels, then the least memory, at most
   /// 50% more); BankConflicts.TransferKernelsNearIdeal counts the kernels themselves.
   template <int dim, int k, std::size_t word>
@@ -300,4 +301,27 @@ namespace tpmg
         }
     }
   };
+
+  /// The transfer kernel between two consecutive levels (host side).
+  template <int dim, int k, typename Number, bool restriction>
+  TransferKernel<dim, k, Number, restriction> make_transfer_kernel(const CartesianLevel &coarse,
+                                                                   const CartesianLevel &fine,
+                                                                   const Matrix1D &p1d)
+  {
+    TransferKernel<dim, k, Number, restriction> kern;
+    index_t                                     cells[3];
+    for (int d = 0; d < 3; ++d)
+      {
+        cells[d]             = d < dim ? coarse.cells[d] : 1;
+        kern.coarse_nodes[d] = coarse.nodes(d);
+        kern.fine_nodes[d]   = fine.nodes(d);
+      }
+    kern.n_coarse_cells = coarse.n_cells();
+    kern.grid           = CellGrid(cells, "grid transfer");
+    using EO            = EvenOddMatrix<Number, 2 * k + 1, k + 1>;
+    using EOt           = EvenOddMatrix<Number, k + 1, 2 * k + 1>;
+    kern.constants.P    = EO::from([&](int i, int j) { return p1d(unsigned(i), unsigned(j)); });
+    kern.constants.Pt   = EOt::from([&](int i, int j) { return p1d(unsigned(j), unsigned(i)); });
+    return kern;
+  }
 } // namespace tpmg

@@ -1,4 +1,4 @@
-// Definitions of Transfer; instantiated by multigrid_<dim>d_<number>.cc.
+// Definitions of Transfer; instantiated from multigrid.inst.in.
 #pragma once
 
 #include <tpmg/transfer.h>
@@ -18,37 +18,12 @@ namespace tpmg
         throw std::invalid_argument("Transfer: the fine level must refine the coarse one once");
   }
 
-  namespace internal
-  {
-    template <int dim, int k, typename Number, bool restriction>
-    TransferKernel<dim, k, Number, restriction> make_transfer_kernel(const CartesianLevel &coarse,
-                                                                     const CartesianLevel &fine,
-                                                                     const Matrix1D &p1d)
-    {
-      TransferKernel<dim, k, Number, restriction> kern;
-      index_t                                     cells[3];
-      for (int d = 0; d < 3; ++d)
-        {
-          cells[d]             = d < dim ? coarse.cells[d] : 1;
-          kern.coarse_nodes[d] = coarse.nodes(d);
-          kern.fine_nodes[d]   = fine.nodes(d);
-        }
-      kern.n_coarse_cells = coarse.n_cells();
-      kern.grid           = CellGrid(cells, "grid transfer");
-      using EO            = EvenOddMatrix<Number, 2 * k + 1, k + 1>;
-      using EOt           = EvenOddMatrix<Number, k + 1, 2 * k + 1>;
-      kern.constants.P    = EO::from([&](int i, int j) { return p1d(unsigned(i), unsigned(j)); });
-      kern.constants.Pt   = EOt::from([&](int i, int j) { return p1d(unsigned(j), unsigned(i)); });
-      return kern;
-    }
-  } // namespace internal
-
   template <int dim, int k, typename Number>
   void Transfer<dim, k, Number>::prolongate_add(Vector<Number> &fine, const Vector<Number> &coarse) const
   {
     if (fine.size() != fine_.n_dofs() || coarse.size() != coarse_.n_dofs())
       throw std::invalid_argument("Transfer::prolongate_add: vector sizes do not match the levels");
-    auto kern = internal::make_transfer_kernel<dim, k, Number, false>(coarse_, fine_, p1d_);
+    auto kern = make_transfer_kernel<dim, k, Number, false>(coarse_, fine_, p1d_);
     kern.src  = coarse.data();
     kern.dst  = fine.data();
     launch(backend_, kern, kern.shape());
@@ -60,7 +35,7 @@ namespace tpmg
     if (fine.size() != fine_.n_dofs())
       throw std::invalid_argument("Transfer::restrict_to: vector size does not match the fine level");
     coarse.reinit(coarse_.n_dofs(), backend_);
-    auto kern = internal::make_transfer_kernel<dim, k, Number, true>(coarse_, fine_, p1d_);
+    auto kern = make_transfer_kernel<dim, k, Number, true>(coarse_, fine_, p1d_);
     kern.src  = fine.data();
     kern.dst  = coarse.data();
     launch(backend_, kern, kern.shape());

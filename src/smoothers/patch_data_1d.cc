@@ -31,7 +31,7 @@ namespace tpmg
     // each other), but the element matrices' rounding breaks that in the last bits (up to
     // 4e-14 relative at k = 8). Made exact: the fiber kernels' entries are compile-time
     // constants, and mirrored entries that are the same double are one constant to the
-    // compiler (benchmarks/NOTES.md §4, seventeenth session).
+    // compiler (docs/performance/smoother.md, "Persymmetric patch matrices").
     for (Matrix1D *P : {&d.mass, &d.stiffness})
       for (int r = 0; r < np; ++r)
         for (int j = 0; j < np; ++j)
@@ -47,7 +47,7 @@ namespace tpmg
     // The patch is symmetric about its middle node (two cells of the same width), so the
     // reflection i -> ni-1-i commutes with Mi and Ai and the eigenproblem splits into an even
     // and an odd one. Solved apart, the eigenvectors have their parity exactly (the fiber
-    // kernels rely on it, ParityColumns in kernels/tensor.h): the k even modes first, then the
+    // kernels rely on it, ParityColumns in kernels/common/tensor.h): the k even modes first, then the
     // k-1 odd ones, each group by increasing eigenvalue.
     const int       mid = k - 1, ne = k, no = k - 1;
     const double    r   = std::sqrt(0.5);

@@ -208,7 +208,7 @@ TEST(Gpu, PatchSmootherEqualsCpu)
         }
 }
 
-// Registers and resident blocks of the kernels whose speed depended on them (benchmarks/NOTES.md):
+// Registers and resident blocks of the kernels whose speed depended on them (docs/performance/):
 // a change of launch bounds or of a shared-memory plan that loses them fails here, not only
 // in a benchmark. The limits sit between the measured state and the regressions seen.
 namespace
@@ -248,8 +248,8 @@ namespace
 
 TEST(Gpu, KernelsKeepTheirRegistersAndResidentBlocks)
 {
-  // Cartesian operator: at most 74 registers (eighth session); a "one block per SM is enough"
-  // launch bound had given it 204 at k = 8 (NOTES §1, launch bounds)
+  // Cartesian operator: at most 74 registers; a "one block per SM is enough" launch bound had
+  // given it 204 at k = 8 (docs/performance/operator.md, "Launch bounds")
   auto operator_case = [](const char *name, auto kernel) {
     const KernelResources r = resources_of(name, kernel);
     EXPECT_LE(r.registers, 96) << name;
@@ -261,29 +261,28 @@ TEST(Gpu, KernelsKeepTheirRegistersAndResidentBlocks)
   operator_case("operator 3D k = 3 double", CartesianLaplaceKernel<3, 3, double>{});
   operator_case("operator 3D k = 8 double", CartesianLaplaceKernel<3, 8, double>{});
 
-  // in-place fiber smoothers (NOTES §4, "In place"): two blocks per SM where the separate
-  // tensors fitted one (double k = 8); no spills, except
-  // double k = 8 at its 96-register bound: with the 1D data at compile time it spills 136 bytes
-  // and is still 17% faster than uncapped with one block (NOTES §4, sixteenth session)
+  // in-place fiber smoothers (docs/performance/smoother.md, "In place"): two blocks per SM where
+  // the separate tensors fitted one (double k = 8); no spills, except double k = 8 at its
+  // 96-register bound: with the 1D data at compile time it spills 136 bytes and is still 17%
+  // faster than uncapped with one block ("Resident blocks")
   expect_fiber_resources<8, double>(1, 2, 192, 96);
   // tensor_core 3D k = 7 double: two blocks of 8 warps per SM (launch bounds by shared memory;
   // unbounded it took 138 registers and one block), no spills
   const KernelResources tc = resources_of("tensor_core 3D k = 7 double", MmaPatchKernel<7, double>{});
   EXPECT_GE(tc.resident_blocks, 2);
   EXPECT_EQ(tc.local_bytes, 0u);
-  // k = 7: the blocks of one patch the launch bounds ask for (NOTES §4, eighteenth session):
-  // double 3 at 80 registers (no spills since the table of inverse eigenvalue sums, twentieth
-  // session; 16-64 bytes before)
+  // k = 7: the blocks the launch bounds ask for (docs/performance/smoother.md, "Resident
+  // blocks"): double 3 of one patch at 80 registers (no spills with the table of inverse
+  // eigenvalue sums; 16-64 bytes without)
   expect_fiber_resources<7, double>(1, 3, 64);
-  // (float k = 7 since the twenty-second session: 3 blocks of two patches, 40 registers, 4
-  // bytes of spills)
+  // float k = 7: 3 blocks of two patches, 40 registers, 4 bytes of spills
   expect_fiber_resources<7, float>(2, 3, 8);
-  // float k = 6: 8 blocks of one patch at 40 registers (twenty-second session; 56 registers and
-  // 6 blocks without the bound), float k = 4 (four patches per block) at 32
+  // float k = 6: 8 blocks of one patch at 40 registers (56 registers and 6 blocks without the
+  // bound), float k = 4 (four patches per block) at 32
   expect_fiber_resources<6, float>(1, 8, 0);
   expect_fiber_resources<4, float>(4, 1, 0, 32);
-  // float k = 8 in place (nineteenth session): at least the two blocks of one big patch its launch
-  // bounds ask for, like double (it gets three, at 56 registers)
+  // float k = 8 in place: at least the two blocks of one big patch its launch bounds ask for,
+  // like double (it gets three, at 56 registers)
   expect_fiber_resources<8, float>(1, 2, 0);
 
   // BP kernels on the fly: the register cap and the resident blocks their launch bounds ask for

@@ -1,0 +1,120 @@
+// The option tables of tpmg/options.h and the smoother configuration they resolve to.
+#include <tpmg/options.h>
+#include <tpmg/parameters.h>
+#include <tpmg/smoother_configuration.h>
+#include <tpmg/solver_parameters.h>
+
+#include <gtest/gtest.h>
+
+#include <set>
+#include <sstream>
+#include <string>
+
+using namespace tpmg;
+
+namespace
+{
+  /// Every value of E has one name, no two share it, and the name reads back as the value.
+  template <typename E>
+  void expect_table_round_trips()
+  {
+    std::set<std::string> seen;
+    for (const auto &[value, name] : EnumNames<E>::table)
+      {
+        EXPECT_FALSE(name.empty());
+        EXPECT_TRUE(seen.insert(std::string(name)).second) << "duplicate name " << name;
+        EXPECT_EQ(std::string(to_string(value)), std::string(name));
+        ASSERT_TRUE(from_string<E>(name).has_value()) << name;
+        EXPECT_EQ(*from_string<E>(name), value) << name;
+      }
+    EXPECT_FALSE(from_string<E>("no such value").has_value());
+    EXPECT_EQ(names_of<E>().size(), EnumNames<E>::table.size());
+  }
+} // namespace
+
+TEST(Options, EveryTableRoundTrips)
+{
+  expect_table_round_trips<Backend>();
+  expect_table_round_trips<DeviceChoice>();
+  expect_table_round_trips<Precision>();
+  expect_table_round_trips<SolverType>();
+  expect_table_round_trips<PreconditioningSide>();
+  expect_table_round_trips<Conventions>();
+  expect_table_round_trips<PostSmoothingOrder>();
+  expect_table_round_trips<ColorOrder>();
+  expect_table_round_trips<SmootherType>();
+  expect_table_round_trips<SmootherKernel>();
+  expect_table_round_trips<KernelOptimization>();
+  expect_table_round_trips<LocalSolver>();
+  expect_table_round_trips<ThreadStructure>();
+  expect_table_round_trips<LevelOperatorType>();
+  expect_table_round_trips<BakeOff>();
+  expect_table_round_trips<GeometryMode>();
+  expect_table_round_trips<Deformation>();
+  expect_table_round_trips<RightHandSide>();
+}
+
+TEST(Options, NamesOfASubsetKeepTheTableOrder)
+{
+  EXPECT_EQ(names_of<GeometryMode>({GeometryMode::on_the_fly, GeometryMode::stored}),
+            (std::vector<std::string>{"stored", "on_the_fly"}));
+}
+
+// The parameter file offers exactly the table's names: every name of KernelOptimization is
+// accepted, and what the file reads back is that value.
+TEST(Options, ParameterFileUsesTheTables)
+{
+  for (const auto &[value, name] : EnumNames<KernelOptimization>::table)
+    {
+      ParameterHandler prm;
+      declare_parameters(prm);
+      prm.parse_string("set Dimension = 3\nsubsection Multigrid\n  set Kernel optimization = " + std::string(name) +
+                         "\nend\n",
+                       "test.prm");
+      EXPECT_EQ(read_parameters(prm).patch.optimization, value) << name;
+    }
+  std::ostringstream printed;
+  ParameterHandler   prm;
+  declare_parameters(prm);
+  prm.print(printed);
+  for (const std::string &name : names_of<LevelOperatorType>())
+    EXPECT_NE(printed.str().find(name), std::string::npos) << name;
+}
+
+// resolve_smoother: the family of kernels, and the refusals of check_smoother_settings.
+TEST(Options, ResolveSmoother)
+{
+  PatchSmootherSettings s;
+  EXPECT_EQ(resolve_smoother(s, 3, 4, Precision::single).family, PatchKernelFamily::basic);
+  s.optimization = KernelOptimization::linear_indexing;
+  const SmootherConfiguration c = resolve_smoother(s, 3, 4, Precision::single);
+  EXPECT_EQ(c.family, PatchKernelFamily::fiber);
+  EXPECT_GE(c.patches_per_block, 1);
+  EXPECT_LE(c.patches_per_block, c.max_patches_per_block);
+  EXPECT_EQ(resolve_smoother(s, 3, 1, Precision::single).family, PatchKernelFamily::tile);
+  s.kernel = SmootherKernel::separate; // the tile kernel is the fused one
+  EXPECT_EQ(resolve_smoother(s, 3, 1, Precision::single).family, PatchKernelFamily::fiber);
+  s.kernel       = SmootherKernel::fused;
+  s.optimization = KernelOptimization::tensor_core;
+  EXPECT_EQ(resolve_smoother(s, 3, 5, Precision::dual).family, PatchKernelFamily::tensor_core);
+  EXPECT_EQ(resolve_smoother(s, 3, 5, Precision::dual).patches_per_block, 1);
+  // refusals name the setting at fault
+  auto refusal = [](PatchSmootherSettings t, int dim) {
+    const auto e = check_smoother_settings(t, dim, 3, Precision::single);
+    return e ? e->setting : SmootherSetting::kernel;
+  };
+  EXPECT_EQ(refusal(s, 2), SmootherSetting::optimization); // tensor_core in 2D
+  EXPECT_THROW(resolve_smoother(s, 2, 3, Precision::single), std::invalid_argument);
+  PatchSmootherSettings t;
+  t.patches_per_block = 3;
+  EXPECT_EQ(refusal(t, 3), SmootherSetting::patches_per_block);
+  t                   = {};
+  t.optimization      = KernelOptimization::conflict_free;
+  t.thread_structure  = ThreadStructure::dof;
+  EXPECT_EQ(refusal(t, 3), SmootherSetting::thread_structure);
+  t                  = {};
+  t.optimization     = KernelOptimization::boundary;
+  t.local_solver     = LocalSolver::inverse_matrix;
+  EXPECT_EQ(refusal(t, 3), SmootherSetting::local_solver);
+  EXPECT_FALSE(check_smoother_settings({}, 3, 8, Precision::dual).has_value());
+}
