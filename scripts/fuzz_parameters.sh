@@ -61,6 +61,8 @@ else
 fi
 rc=$?
 set -e
+# (the last progress line: executions, coverage, corpus; fork mode has no stat:: lines)
+grep -E "^#[0-9]+" "$log" | tail -n 1 || true
 grep -E "^(stat::number_of_executed_units|stat::new_units_added|Done )" "$log" || true
 findings=("$work/findings/"*)
 if [ "$rc" -eq 0 ] && [ ! -e "${findings[0]}" ]; then
