@@ -4,10 +4,11 @@
 #
 #   scripts/fuzz_parameters.sh [SECONDS] [WORKDIR]
 #
-# SECONDS (default 60) bounds the run; WORKDIR (default /tmp/tpmg-fuzz) holds the binary, the
-# corpus the run grows (kept for the next run) and the findings. The seed corpus is prm/ and
-# tests/bad_input/. Needs clang++ (or clang++-14) and libFuzzer's runtime (Debian 12:
-# clang-14 libclang-rt-14-dev). The target compiles in seconds from the two sources alone.
+# SECONDS (default 60) bounds the run (0: build, then run the seeds once); WORKDIR (default
+# /tmp/tpmg-fuzz) holds the binary, the corpus the run grows (kept for the next run) and the
+# findings. The seed corpus is prm/ and tests/bad_input/. Needs clang++ (or clang++-14) and
+# libFuzzer's runtime (Debian 12: clang-14 libclang-rt-14-dev). The target compiles in seconds
+# from the two sources alone.
 # Exit codes: 0 no finding, 1 a finding (its reproducer is printed), 2 no compiler or no build.
 # Environment: CXX_FUZZ picks the compiler; FUZZ_JOBS > 1 runs that many fuzzing processes.
 set -euo pipefail
@@ -50,7 +51,9 @@ export ASAN_OPTIONS="detect_leaks=$detect_leaks:quarantine_size_mb=16:malloc_con
 export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1${UBSAN_OPTIONS:+:$UBSAN_OPTIONS}"
 rm -f "$work/findings/"*
 echo "== fuzz: $seconds s, corpus $work/corpus (+ seeds prm/, tests/bad_input/)"
-args=(-max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -max_len=4096
+limit=(-max_total_time="$seconds")
+[ "$seconds" -gt 0 ] || { limit=(-runs=0); jobs=1; } # (-max_total_time=0 has no limit)
+args=("${limit[@]}" -timeout=10 -rss_limit_mb=2048 -max_len=4096
       -dict="$root/tools/fuzz/parameters.dict" -artifact_prefix="$work/findings/" -print_final_stats=1)
 log=$work/fuzz.log
 set +e

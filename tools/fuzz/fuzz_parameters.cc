@@ -21,7 +21,6 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
-#include <cstring>
 #include <exception>
 #include <sstream>
 #include <string>
@@ -36,10 +35,10 @@ namespace
     std::abort();
   }
 
-  bool has_control_character(const std::string &s, const char *allowed)
+  bool has_control_character(const std::string &s, const std::string &allowed)
   {
     for (char c : s)
-      if (((unsigned char)c < 0x20 || c == 0x7f) && !std::strchr(allowed, c))
+      if (((unsigned char)c < 0x20 || c == 0x7f) && allowed.find(c) == std::string::npos)
         return true;
     return false;
   }
