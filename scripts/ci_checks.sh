@@ -44,5 +44,7 @@ jobs=$(nproc 2>/dev/null || echo 1)
 build=${BUILD_DIR:-build}
 [[ "$build" = /* ]] || build=$PWD/$build
 echo "== parameter fuzzer"
+# (headers the build generates, for sources that include them)
+[ -d "$build/generated" ] && export FUZZ_INCLUDE_DIRS="${FUZZ_INCLUDE_DIRS:-} $build/generated"
 FUZZ_JOBS=${FUZZ_JOBS:-$jobs} scripts/fuzz_parameters.sh "${TPMG_FUZZ_SECONDS:-120}" "${TPMG_FUZZ_DIR:-$build/fuzz}"
 echo "== ci_checks: passed in $(($(date +%s) - start)) s"

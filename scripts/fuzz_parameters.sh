@@ -10,7 +10,9 @@
 # libFuzzer's runtime (Debian 12: clang-14 libclang-rt-14-dev). The target compiles in seconds
 # from the two sources alone.
 # Exit codes: 0 no finding, 1 a finding (its reproducer is printed), 2 no compiler or no build.
-# Environment: CXX_FUZZ picks the compiler; FUZZ_JOBS > 1 runs that many fuzzing processes.
+# Environment: CXX_FUZZ picks the compiler; FUZZ_JOBS > 1 runs that many fuzzing processes;
+# FUZZ_EXTRA_SOURCES adds sources to the target, FUZZ_INCLUDE_DIRS include directories (a
+# build's generated headers; scripts/ci_checks.sh passes $BUILD_DIR/generated).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 seconds=${1:-60}
@@ -28,13 +30,24 @@ fi
 
 mkdir -p "$work/corpus" "$work/findings"
 exe=$work/fuzz_parameters
-sources=("$root/tools/fuzz/fuzz_parameters.cc" "$root/src/parameters.cc" "$root/src/solver_parameters.cc")
+# the parser's two sources, found by name under src/ (where the layout puts them); a
+# declaration file that needs more code names it in FUZZ_EXTRA_SOURCES
+sources=("$root/tools/fuzz/fuzz_parameters.cc")
+for name in parameters.cc solver_parameters.cc; do
+  found=$(find "$root/src" -type f -name "$name" | sort | head -n 1)
+  [ -n "$found" ] || { echo "fuzz: no $name under src/" >&2; exit 2; }
+  sources+=("$found")
+done
+# shellcheck disable=SC2206
+sources+=(${FUZZ_EXTRA_SOURCES:-})
 # rebuilt when a source or header is newer than the binary (the headers: include/tpmg)
 if [ ! -x "$exe" ] || [ -n "$(find "${sources[@]}" "$root/include/tpmg" "$0" -newer "$exe" -print -quit)" ]; then
   echo "== fuzz: building $exe with $cxx"
   start=$(date +%s)
+  includes=(-I"$root/include")
+  for d in ${FUZZ_INCLUDE_DIRS:-}; do includes+=(-I"$d"); done
   "$cxx" -std=c++17 -g -O1 -fno-omit-frame-pointer -fsanitize=fuzzer,address,undefined \
-    -fno-sanitize-recover=undefined -Wall -Wextra -I"$root/include" "${sources[@]}" -o "$exe.tmp" \
+    -fno-sanitize-recover=undefined -Wall -Wextra "${includes[@]}" "${sources[@]}" -o "$exe.tmp" \
     || { echo "fuzz: the build failed (libFuzzer's runtime: apt-get install libclang-rt-14-dev)" >&2; exit 2; }
   mv "$exe.tmp" "$exe"
   echo "== fuzz: built in $(($(date +%s) - start)) s"
