@@ -59,6 +59,20 @@ int main(int argc, char **argv)
         {
           if (i + 1 >= argc)
             return bad_input("poisson_solver: " + a + " needs an argument (see --help)");
+          // before the file is read: `--set Mesh/Refinement level=2` without quotes would
+          // otherwise report "level=2" as a parameter file that cannot be opened
+          const std::string value = argv[i + 1];
+          if (a == "--set" && value.find('=') == std::string::npos)
+            try
+              {
+                prm.set_override(value); // throws the message of an argument without '='
+              }
+            catch (const ParameterError &e)
+              {
+                const bool split = i + 2 < argc && std::strchr(argv[i + 2], '=') && argv[i + 2][0] != '-';
+                return bad_input(
+                  e.what() + (split ? "; did you mean --set \"" + value + " " + argv[i + 2] + "\"?" : std::string()));
+              }
           (a == "--set" ? overrides.emplace_back(argv[++i]) : (json = argv[++i]));
         }
       else if (a.size() > 1 && a[0] == '-')
@@ -82,7 +96,9 @@ int main(int argc, char **argv)
           return 0;
         }
       params        = read_parameters(prm);
-      params.source = file.empty() ? "defaults" : file;
+      params.source = file.empty() && overrides.empty() ? "defaults" : file; // run-time errors name the inputs
+      for (const auto &o : overrides)
+        params.source += (params.source.empty() ? "" : " ") + std::string("--set ") + o;
       if (!json.empty())
         params.json_file = json;
     }

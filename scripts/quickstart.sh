@@ -43,6 +43,7 @@ case "$mode" in
     else
       echo "== no GPU here: the tests labelled 'gpu' were not run"
     fi
+    "$OLDPWD/scripts/ci_checks.sh" # format check, parameter fuzzer ($OLDPWD: the root, before cd "$build")
     ;;
   *)
     echo "usage: $0 run|test" >&2

@@ -8,7 +8,14 @@
 //
 // Every entry is declared with a default, a pattern (type and range or choices) and one line
 // of documentation. Every problem with an input is reported as a ParameterError whose message
-// is one line "SOURCE:LINE: what is wrong".
+// is one line "SOURCE:LINE: what is wrong" ("--set ARGUMENT: what is wrong" for overrides),
+// control characters of the input shown as escapes (\r, \x00).
+//
+// '#' starts a comment, "\#" is a '#' in a name or value; a line ending in '\' continues on
+// the next one. A UTF-8 byte-order mark at the start and CRLF line ends are accepted. In a
+// value, control characters other than tabs are errors, and a number is the whole value (no
+// characters after it, not even after a NUL). print() writes a file that reads back to the
+// same values.
 #pragma once
 
 #include <iosfwd>
@@ -71,7 +78,8 @@ namespace tpmg
     void parse_file(const std::string &path);
     /// Reads text as if it were the file named `source`.
     void parse_string(const std::string &text, const std::string &source = "<string>");
-    /// Sets one entry from "Section/Sub/Name=value" (command-line override).
+    /// Sets one entry from "Section/Sub/Name=value" (command-line override); errors and where()
+    /// name it "SOURCE ASSIGNMENT", e.g. "--set Mesh/Refinement level=4".
     void set_override(const std::string &assignment, const std::string &source = "--set");
 
     // Access (path = "Section/Name", top-level entries just "Name") ---------------------
@@ -79,7 +87,7 @@ namespace tpmg
     long               get_integer(const std::string &path) const;
     double             get_double(const std::string &path) const;
     bool               get_bool(const std::string &path) const;
-    /// Where the value came from: "FILE:LINE", "--set", or "default".
+    /// Where the value came from: "FILE:LINE", "--set ASSIGNMENT", or "default".
     const std::string &where(const std::string &path) const;
 
     /// Writes all entries, documented, as a valid parameter file.

@@ -1,11 +1,13 @@
 #include <tpmg/parameters.h>
 
+#include <cctype>
 #include <cerrno>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <fstream>
 #include <iomanip>
+#include <memory>
 #include <ostream>
 #include <sstream>
 
@@ -15,11 +17,36 @@ namespace tpmg
   {
     std::string trim(const std::string &s)
     {
-      const auto b = s.find_first_not_of(" \t\r\n");
+      const auto b = s.find_first_not_of(" \t");
       if (b == std::string::npos)
         return "";
-      const auto e = s.find_last_not_of(" \t\r\n");
+      const auto e = s.find_last_not_of(" \t");
       return s.substr(b, e - b + 1);
+    }
+
+    bool is_control(char c) { return (unsigned char)c < 0x20 || c == 0x7f; }
+
+    /// s for an error message: control characters as C escapes (\t, \n, \r, else \xNN: a NUL
+    /// is \x00), so that the message stays one line and shows what the input holds.
+    std::string printable(const std::string &s)
+    {
+      std::string out;
+      for (char c : s)
+        if (!is_control(c))
+          out += c;
+        else if (c == '\t')
+          out += "\\t";
+        else if (c == '\n')
+          out += "\\n";
+        else if (c == '\r')
+          out += "\\r";
+        else
+          {
+            char hex[8];
+            std::snprintf(hex, sizeof(hex), "\\x%02x", unsigned((unsigned char)c));
+            out += hex;
+          }
+      return out;
     }
 
     // Trim and collapse runs of blanks to one space, as deal.II does for names.
@@ -50,6 +77,19 @@ namespace tpmg
         return false;
       rest = line.substr(word.size());
       return true;
+    }
+
+    /// A value as a parameter file writes it: '#' escaped (else it would start a comment).
+    std::string escape_comment_sign(const std::string &value)
+    {
+      std::string out;
+      for (char c : value)
+        {
+          if (c == '#')
+            out += '\\';
+          out += c;
+        }
+      return out;
     }
 
     std::string format_double(double v)
@@ -103,10 +143,13 @@ namespace tpmg
       {
         case Kind::integer:
           {
+            // the whole value is the number: no leading blanks (strtol skips them), no
+            // trailing characters, none after a NUL either (c_str() ends there)
             errno     = 0;
             char *end = nullptr;
             long  v   = std::strtol(value.c_str(), &end, 10);
-            if (value.empty() || *end != '\0' || errno == ERANGE)
+            if (value.empty() || std::isspace((unsigned char)value[0]) || end != value.c_str() + value.size() ||
+                errno == ERANGE)
               return "expected " + description();
             if (double(v) < min_ || double(v) > max_)
               return "out of range, expected " + description();
@@ -117,7 +160,8 @@ namespace tpmg
             errno      = 0;
             char  *end = nullptr;
             double v   = std::strtod(value.c_str(), &end);
-            if (value.empty() || *end != '\0' || errno == ERANGE || !std::isfinite(v))
+            if (value.empty() || std::isspace((unsigned char)value[0]) || end != value.c_str() + value.size() ||
+                errno == ERANGE || !std::isfinite(v))
               return "expected " + description();
             if (v < min_ || v > max_)
               return "out of range, expected " + description();
@@ -222,35 +266,61 @@ namespace tpmg
   void ParameterHandler::set_value(Entry &entry, const std::string &name, const std::string &value,
                                    const std::string &location)
   {
+    const auto invalid = [&](const std::string &why) {
+      return ParameterError(location + ": invalid value '" + printable(value) + "' for '" + printable(name) +
+                            "': " + why);
+    };
+    // (a NUL or a carriage return is no part of any value; tabs are allowed as in names)
+    for (char c : value)
+      if (is_control(c) && c != '\t')
+        throw invalid("control character " + printable(std::string(1, c)) + " in the value");
+    // (only --set can give one: in a file, a trailing backslash continues the line)
+    if (!value.empty() && value.back() == '\\')
+      throw invalid("a value cannot end in a backslash (a parameter file would read it as a continued line)");
     const std::string why = entry.pattern.check(value);
     if (!why.empty())
-      throw ParameterError(location + ": invalid value '" + value + "' for '" + name + "': " + why);
+      throw invalid(why);
     entry.value    = value;
     entry.location = location;
   }
 
   void ParameterHandler::parse_file(const std::string &path)
   {
-    std::ifstream in(path);
-    if (!in)
-      throw ParameterError(path + ":0: cannot open parameter file (" + std::strerror(errno) + ")");
-    std::stringstream buf;
-    buf << in.rdbuf();
-    if (in.bad())
-      throw ParameterError(path + ":0: cannot read parameter file");
-    parse_string(buf.str(), path);
+    const std::string source = printable(path);
+    // stdio rather than an ifstream, which reads a directory as an empty file
+    struct Close
+    {
+      void operator()(std::FILE *f) const { std::fclose(f); }
+    };
+    const std::unique_ptr<std::FILE, Close> file(std::fopen(path.c_str(), "rb"));
+    if (!file)
+      throw ParameterError(source + ":0: cannot open parameter file (" + std::strerror(errno) + ")");
+    std::string text;
+    char        buffer[1 << 14];
+    std::size_t n;
+    while ((n = std::fread(buffer, 1, sizeof(buffer), file.get())) > 0)
+      text.append(buffer, n);
+    if (std::ferror(file.get()))
+      throw ParameterError(source + ":0: cannot read parameter file (" + std::strerror(errno) + ")");
+    parse_string(text, path);
   }
 
-  void ParameterHandler::parse_string(const std::string &text, const std::string &source)
+  void ParameterHandler::parse_string(const std::string &text, const std::string &source_name)
   {
+    // (a UTF-8 byte-order mark, which editors on Windows write, is no part of the first line)
+    const std::size_t        bom    = text.compare(0, 3, "\xEF\xBB\xBF") == 0 ? 3 : 0;
+    const std::string        source = printable(source_name);
     std::vector<Section *>   stack{root_.get()};
     std::vector<std::size_t> opened_at{0};
-    std::istringstream       in(text);
+    std::istringstream       in(text.substr(bom));
     std::string              raw, line;
     std::size_t              line_no = 0, first_line = 0;
     while (std::getline(in, raw))
       {
         ++line_no;
+        // files with CRLF line ends
+        if (!raw.empty() && raw.back() == '\r')
+          raw.pop_back();
         if (line.empty())
           first_line = line_no;
         // comments: everything after an unescaped '#'
@@ -288,7 +358,7 @@ namespace tpmg
               throw ParameterError(loc + ": 'subsection' needs a name");
             auto it = stack.back()->subsections.find(name);
             if (it == stack.back()->subsections.end())
-              throw ParameterError(loc + ": unknown subsection '" + name + "'" +
+              throw ParameterError(loc + ": unknown subsection '" + printable(name) + "'" +
                                    (stack.size() > 1 ? " in subsection '" + stack.back()->name + "'" : ""));
             stack.push_back(it->second.get());
             opened_at.push_back(first_line);
@@ -304,20 +374,20 @@ namespace tpmg
           {
             const auto eq = rest.find('=');
             if (eq == std::string::npos)
-              throw ParameterError(loc + ": missing '=' in 'set " + trim(rest) + "'");
+              throw ParameterError(loc + ": missing '=' in 'set " + printable(trim(rest)) + "'");
             const std::string name  = normalize(rest.substr(0, eq));
             const std::string value = trim(rest.substr(eq + 1));
             if (name.empty())
               throw ParameterError(loc + ": 'set' needs a parameter name before '='");
             auto it = stack.back()->entries.find(name);
             if (it == stack.back()->entries.end())
-              throw ParameterError(loc + ": unknown parameter '" + name + "'" +
+              throw ParameterError(loc + ": unknown parameter '" + printable(name) + "'" +
                                    (stack.size() > 1 ? " in subsection '" + stack.back()->name + "'"
                                                      : " at top level"));
             set_value(it->second, name, value, loc);
           }
         else
-          throw ParameterError(loc + ": cannot parse '" + stmt +
+          throw ParameterError(loc + ": cannot parse '" + printable(stmt) +
                                "': expected 'set NAME = VALUE', 'subsection NAME' or 'end'");
       }
     if (!line.empty())
@@ -330,9 +400,12 @@ namespace tpmg
 
   void ParameterHandler::set_override(const std::string &assignment, const std::string &source)
   {
-    const auto eq = assignment.find('=');
+    // errors and where() name the argument: "--set Mesh/Refinement level=abc: ..."
+    const std::string label = source + " " + printable(assignment);
+    const auto        eq    = assignment.find('=');
     if (eq == std::string::npos)
-      throw ParameterError(source + ": expected 'Section/Name=value', got '" + assignment + "'");
+      throw ParameterError(label + ": no '=' in the argument (expected \"Section/Name=value\", in quotes when the "
+                                   "name has spaces)");
     const std::string path  = trim(assignment.substr(0, eq));
     const std::string value = trim(assignment.substr(eq + 1));
     Section          *cur   = root_.get();
@@ -342,14 +415,14 @@ namespace tpmg
         const std::string sub = normalize(rest.substr(0, slash));
         auto              it  = cur->subsections.find(sub);
         if (it == cur->subsections.end())
-          throw ParameterError(source + ": unknown subsection '" + sub + "' in '" + path + "'");
+          throw ParameterError(label + ": unknown subsection '" + printable(sub) + "' in '" + printable(path) + "'");
         cur  = it->second.get();
         rest = rest.substr(slash + 1);
       }
     auto it = cur->entries.find(normalize(rest));
     if (it == cur->entries.end())
-      throw ParameterError(source + ": unknown parameter '" + path + "'");
-    set_value(it->second, path, value, source);
+      throw ParameterError(label + ": unknown parameter '" + printable(path) + "'");
+    set_value(it->second, path, value, label);
   }
 
   const ParameterHandler::Entry &ParameterHandler::find(const std::string &path) const
@@ -402,7 +475,8 @@ namespace tpmg
                 const Entry &e = s.entries.at(key);
                 out << ind << "# " << e.documentation << "\n"
                     << ind << "# " << e.pattern.description() << "; default: " << e.default_value << "\n"
-                    << ind << "set " << std::left << std::setw(int(width)) << key << " = " << e.value << "\n";
+                    << ind << "set " << std::left << std::setw(int(width)) << key << " = "
+                    << escape_comment_sign(e.value) << "\n";
               }
             first = false;
           }
