@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Fuzzes the parameter reader (tools/fuzz/fuzz_parameters.cc: src/parameters.cc and
-# src/solver_parameters.cc on poisson_solver's path) with libFuzzer, ASan and UBSan:
+# Fuzzes the parameter reader (tools/fuzz/fuzz_parameters.cc: src/base/parameters.cc and
+# src/app/solver_parameters.cc on poisson_solver's path) with libFuzzer, ASan and UBSan:
 #
 #   scripts/fuzz_parameters.sh [SECONDS] [WORKDIR]
 #
@@ -8,7 +8,7 @@
 # /tmp/tpmg-fuzz) holds the binary, the corpus the run grows (kept for the next run) and the
 # findings. The seed corpus is prm/ and tests/bad_input/. Needs clang++ (or clang++-14) and
 # libFuzzer's runtime (Debian 12: clang-14 libclang-rt-14-dev). The target compiles in seconds
-# from the two sources alone.
+# from three library sources; it needs a build's generated tpmg/degrees.h (FUZZ_INCLUDE_DIRS).
 # Exit codes: 0 no finding, 1 a finding (its reproducer is printed), 2 no compiler or no build.
 # Environment: CXX_FUZZ picks the compiler; FUZZ_JOBS > 1 runs that many fuzzing processes;
 # FUZZ_EXTRA_SOURCES adds sources to the target, FUZZ_INCLUDE_DIRS include directories (a
@@ -30,21 +30,16 @@ fi
 
 mkdir -p "$work/corpus" "$work/findings"
 exe=$work/fuzz_parameters
-# the parser's two sources, found by name under src/ (where the layout puts them); a
-# declaration file that needs more code names it in FUZZ_EXTRA_SOURCES
-sources=("$root/tools/fuzz/fuzz_parameters.cc")
-for name in parameters.cc solver_parameters.cc; do
-  found=$(find "$root/src" -type f -name "$name" | sort | head -n 1)
-  [ -n "$found" ] || { echo "fuzz: no $name under src/" >&2; exit 2; }
-  sources+=("$found")
-done
+# the parameter reader, the declarations of poisson_solver and the smoother rules they check
+sources=("$root/tools/fuzz/fuzz_parameters.cc" "$root/src/base/parameters.cc" "$root/src/app/solver_parameters.cc"
+         "$root/src/smoothers/smoother_configuration.cc")
 # shellcheck disable=SC2206
 sources+=(${FUZZ_EXTRA_SOURCES:-})
-# rebuilt when a source or header is newer than the binary (the headers: include/tpmg)
-if [ ! -x "$exe" ] || [ -n "$(find "${sources[@]}" "$root/include/tpmg" "$0" -newer "$exe" -print -quit)" ]; then
+# rebuilt when a source or header is newer than the binary (the headers: include/tpmg, kernels/)
+if [ ! -x "$exe" ] || [ -n "$(find "${sources[@]}" "$root/include/tpmg" "$root/kernels" "$0" -newer "$exe" -print -quit)" ]; then
   echo "== fuzz: building $exe with $cxx"
   start=$(date +%s)
-  includes=(-I"$root/include")
+  includes=(-I"$root/include" -I"$root")
   for d in ${FUZZ_INCLUDE_DIRS:-}; do includes+=(-I"$d"); done
   "$cxx" -std=c++17 -g -O1 -fno-omit-frame-pointer -fsanitize=fuzzer,address,undefined \
     -fno-sanitize-recover=undefined -Wall -Wextra "${includes[@]}" "${sources[@]}" -o "$exe.tmp" \

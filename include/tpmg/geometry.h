@@ -53,9 +53,10 @@ namespace tpmg
     double      amplitude = 0.0;
   };
 
-  /// The largest sine amplitude the parameters accept in `dim` dimensions (0.3 in 2D, 0.27 in
-  /// 3D), below the amplitude at which the smooth map folds.
-  double max_sine_amplitude(int dim);
+  /// The largest sine amplitude the parameters accept in `dim` dimensions: the smooth map has
+  /// det = 1 + amplitude π f(ξ) with min f = -1 in 2D and -2/√3 in 3D, so it folds at 1/π ≈ 0.318
+  /// (2D) and √3/(2π) ≈ 0.276 (3D).
+  constexpr double max_sine_amplitude(int dim) { return dim == 3 ? 0.27 : 0.3; }
 
   /// Throws std::invalid_argument when `s` is not valid on `level` (amplitude range, Kershaw
   /// divisibility of the cell counts). Called by all functions below.

@@ -8,13 +8,6 @@
 
 namespace tpmg
 {
-  double max_sine_amplitude(int dim)
-  {
-    // the smooth map has det = 1 + amplitude π f(ξ) with min f = -1 in 2D and -2/√3 in 3D, so it
-    // folds at 1/π ≈ 0.318 (2D), √3/(2π) ≈ 0.276 (3D)
-    return dim == 3 ? 0.27 : 0.3;
-  }
-
   namespace
   {
 

@@ -1,6 +1,6 @@
 // libFuzzer target for the parameter reader: arbitrary bytes go the way of poisson_solver's
-// input (apps/poisson_solver.cc), through the parser (src/parameters.cc) and the declarations
-// and cross-checks of src/solver_parameters.cc:
+// input (apps/poisson_solver.cc), through the parser (src/base/parameters.cc) and the
+// declarations and cross-checks of src/app/solver_parameters.cc:
 //
 //   1. the bytes as a parameter file: declare_parameters, parse_string (what parse_file does
 //      with the file's contents), read_parameters;
@@ -13,7 +13,7 @@
 // Anything else is a finding and aborts: another exception, an error message that is not one
 // printable line, an accepted value with a control character (a NUL), a failed round trip, or
 // what AddressSanitizer and UndefinedBehaviorSanitizer report. Built and run by
-// scripts/fuzz_parameters.sh (tools/fuzz/CMakeLists.txt builds it with TPMG_BUILD_FUZZERS).
+// scripts/fuzz_parameters.sh.
 #include <tpmg/parameters.h>
 #include <tpmg/solver_parameters.h>
 
