@@ -42,9 +42,9 @@ namespace
 {
   struct Options
   {
-    std::string      what = "operator";
-    int              dim  = 3;
-    std::vector<int> degrees{2, 4, 7};
+    std::string              what = "operator";
+    int                      dim  = 3;
+    std::vector<int>         degrees{2, 4, 7};
     std::vector<std::string> precisions{"float", "double"};
     std::vector<std::string> kernels{"fused"};
     std::vector<std::string> optimizations{"basic"};
@@ -55,9 +55,9 @@ namespace
     Deformation              deformation = Deformation::none;
     bool                     cg_loop     = false;
     bool                     lumped      = false; ///< smoother: GLL-lumped 1D masses
-    int              groups = 5, runs = 10;
-    std::string      csv;
-    Backend          backend = Backend::cuda;
+    int                      groups = 5, runs = 10;
+    std::string              csv;
+    Backend                  backend = Backend::cuda;
   };
 
   /// "a,b,c" -> {a, b, c}
@@ -75,8 +75,9 @@ namespace
   }
 
   /// The comma-separated choices of `option`, each one of `allowed`; the single word `all_word`
-  /// stands for `all` (by default every allowed word). An unknown word is an error naming the option (not a case that runs the
-  /// default kernel under the wrong name, or fails quietly in the loop).
+  /// stands for `all` (by default every allowed word). An unknown word is an error naming the
+  /// option (not a case that runs the default kernel under the wrong name, or fails quietly in the
+  /// loop).
   std::vector<std::string> parse_choices(const std::string &option, const std::string &value,
                                          const std::vector<std::string> &allowed, const std::string &all_word,
                                          const std::vector<std::string> &all = {})
@@ -122,7 +123,8 @@ namespace
             const auto t0 = std::chrono::steady_clock::now();
             for (int r = 0; r < o.runs; ++r)
               f();
-            best = std::min(best, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() / o.runs);
+            best =
+              std::min(best, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() / o.runs);
           }
       }
     return best;
@@ -132,8 +134,8 @@ namespace
   CartesianLevel sized_level(int dim, int k, double dofs)
   {
     Domain d;
-    d.dim       = dim;
-    const int n = std::max(2, int(std::ceil((std::pow(dofs, 1.0 / dim) - 1) / k)));
+    d.dim          = dim;
+    const int n    = std::max(2, int(std::ceil((std::pow(dofs, 1.0 / dim) - 1) / k)));
     d.coarse_cells = {n, n, dim == 3 ? n : 1};
     return make_hierarchy(d, k, 0).back();
   }
@@ -176,9 +178,9 @@ namespace
                                           bool lumped)
   {
     PatchSmootherSettings s;
-    s.kernel            = *from_string<SmootherKernel>(kernel);
-    s.patches_per_block = patches_per_block;
-    s.lumped_mass       = lumped;
+    s.kernel                       = *from_string<SmootherKernel>(kernel);
+    s.patches_per_block            = patches_per_block;
+    s.lumped_mass                  = lumped;
     const std::string basic_prefix = std::string(to_string(KernelOptimization::basic)) + "_";
     if (word.rfind(basic_prefix, 0) == 0)
       {
@@ -225,8 +227,9 @@ namespace
         const double res = (nnz + nnz_m) * np * np + (nnz + 2 * nnz_m) * np * ni + (nnz + nnz_m) * ni * ni;
         w.fma            = (kernel == "global" ? 0 : res) + 6 * ni * ni * s_fma;
         w.add            = 6 * ni * ni * s_add;
-        w.shared_words   = (kernel == "global" ? 0 : 2 * np * np * np + 4 * np * np * ni + 4 * np * ni * ni) + 9 * ni * ni * ni;
-        w.dram_words     = (kernel == "global" ? 0 : np * np * np) + 3 * ni * ni * ni;
+        w.shared_words =
+          (kernel == "global" ? 0 : 2 * np * np * np + 4 * np * np * ni + 4 * np * ni * ni) + 9 * ni * ni * ni;
+        w.dram_words = (kernel == "global" ? 0 : np * np * np) + 3 * ni * ni * ni;
       }
     else
       {
@@ -286,7 +289,7 @@ namespace
             const GeometryMode mode = *from_string<GeometryMode>(opt);
             if (mode == GeometryMode::polynomial && kind != BakeOff::bp1)
               return; // the |J| polynomial is the mass operator's geometry
-            DeformationSettings   def;
+            DeformationSettings def;
             def.type      = o.deformation;
             def.amplitude = o.deformation == Deformation::none ? 0.0 : 0.1;
             // the CG loop uses the Dirichlet-constrained operator (an SPD system), as CEED's
@@ -315,20 +318,21 @@ namespace
       {
         if constexpr (VertexPatchSmoother<dim, k, T>::supported())
           {
-            const PatchSmootherSettings s = smoother_settings(kernel, opt, o.patches_per_block, o.lumped);
+            const PatchSmootherSettings s         = smoother_settings(kernel, opt, o.patches_per_block, o.lumped);
             const Precision             precision = std::is_same_v<T, float> ? Precision::single : Precision::dual;
             if (const auto e = check_smoother_settings(s, dim, k, precision))
               if (e->setting == SmootherSetting::optimization)
                 return; // a combination that does not exist (boundary with global, tensor_core outside 3D fused)
             VertexPatchSmoother<dim, k, T> sm(lev, o.backend, s, &op);
-            t = time_best_of_groups(o.backend, o, [&] { sm.smooth(x, y); });
+            t                       = time_best_of_groups(o.backend, o, [&] { sm.smooth(x, y); });
             const PatchWork w       = patch_work(dim, k, kernel, sm.configuration(), o.lumped);
             const double    patches = double(lev.n_patches());
             work.flops              = (2 * w.fma + w.add) * patches;
             work.shared_bytes       = w.shared_words * patches * sizeof(T);
             work.dram_bytes         = w.dram_words * patches * sizeof(T);
             if (kernel != "fused") // residual vector written and read once more
-              work.dram_bytes += 2.0 * (1 << dim) * double(lev.n_dofs()) * sizeof(T) * std::pow(double(2 * k - 1) / (2 * k), dim);
+              work.dram_bytes +=
+                2.0 * (1 << dim) * double(lev.n_dofs()) * sizeof(T) * std::pow(double(2 * k - 1) / (2 * k), dim);
             if (kernel == "global") // one operator application per color
               work.dram_bytes += (1 << dim) * 4.0 * double(lev.n_dofs()) * sizeof(T);
           }
@@ -338,19 +342,19 @@ namespace
         if constexpr (dim == 3 && k > 8)
           throw std::invalid_argument("3D transfers exist for k <= 8");
         else
-        {
-        Domain d;
-        d.dim                = dim;
-        d.coarse_cells       = {int(lev.cells[0] / 2), int(lev.cells[1] / 2), dim == 3 ? int(lev.cells[2] / 2) : 1};
-        const auto levels    = make_hierarchy(d, k, 1);
-        Vector<T>  c(levels[0].n_dofs(), o.backend), f(levels[1].n_dofs(), o.backend);
-        fill_random(f, levels[1]);
-        Transfer<dim, k, T> tr(levels[0], levels[1], o.backend);
-        t = time_best_of_groups(o.backend, o, [&] {
-          tr.restrict_to(c, f);
-          tr.prolongate_add(f, c);
-        });
-        }
+          {
+            Domain d;
+            d.dim             = dim;
+            d.coarse_cells    = {int(lev.cells[0] / 2), int(lev.cells[1] / 2), dim == 3 ? int(lev.cells[2] / 2) : 1};
+            const auto levels = make_hierarchy(d, k, 1);
+            Vector<T>  c(levels[0].n_dofs(), o.backend), f(levels[1].n_dofs(), o.backend);
+            fill_random(f, levels[1]);
+            Transfer<dim, k, T> tr(levels[0], levels[1], o.backend);
+            t = time_best_of_groups(o.backend, o, [&] {
+              tr.restrict_to(c, f);
+              tr.prolongate_add(f, c);
+            });
+          }
       }
     const bool single = std::is_same_v<T, float>;
     rows.push_back(Row{o.what, kernel, opt, single ? "float" : "double", dim, k, lev.n_dofs(), t, work.flops,
@@ -379,8 +383,8 @@ int main(int argc, char **argv)
     {
       for (int i = 1; i < argc; ++i)
         {
-          const std::string a = argv[i];
-          auto next = [&]() -> std::string {
+          const std::string a    = argv[i];
+          auto              next = [&]() -> std::string {
             if (i + 1 >= argc)
               throw std::invalid_argument(a + " needs a value");
             return argv[++i];
@@ -407,7 +411,8 @@ int main(int argc, char **argv)
           else if (a == "--deformation")
             {
               o.deformation = *from_string<Deformation>(
-                parse_choices(a, next(), names_of<Deformation>({Deformation::none, Deformation::sine}), "none").front());
+                parse_choices(a, next(), names_of<Deformation>({Deformation::none, Deformation::sine}), "none")
+                  .front());
             }
           else if (a == "--lumped")
             o.lumped = true;
@@ -442,32 +447,33 @@ int main(int argc, char **argv)
           o.optimizations = o.geometries;
         }
       for (double size : o.sizes)
-      for (const auto &prec : o.precisions)
-        for (const auto &kern : o.kernels)
-          for (const auto &opt : o.optimizations)
-          for (int k : o.degrees)
-            dispatch_dim(o.dim, [&](auto D) {
-              dispatch_degree(k, [&](auto K) {
-                constexpr int dd = decltype(D)::value, kk = decltype(K)::value;
-                try
-                  {
-                    if (prec == "float")
-                      bench_one<dd, kk, float>(o, size, kern, opt, rows);
-                    else
-                      bench_one<dd, kk, double>(o, size, kern, opt, rows);
-                  }
-                catch (const std::exception &e)
-                  {
-                    std::cout << "  " << o.what << " " << kern << " " << opt << " " << prec << " " << dd << "D k=" << kk
-                              << ": FAILED: " << e.what() << std::endl;
-                  }
-              });
-            });
+        for (const auto &prec : o.precisions)
+          for (const auto &kern : o.kernels)
+            for (const auto &opt : o.optimizations)
+              for (int k : o.degrees)
+                dispatch_dim(o.dim, [&](auto D) {
+                  dispatch_degree(k, [&](auto K) {
+                    constexpr int dd = decltype(D)::value, kk = decltype(K)::value;
+                    try
+                      {
+                        if (prec == "float")
+                          bench_one<dd, kk, float>(o, size, kern, opt, rows);
+                        else
+                          bench_one<dd, kk, double>(o, size, kern, opt, rows);
+                      }
+                    catch (const std::exception &e)
+                      {
+                        std::cout << "  " << o.what << " " << kern << " " << opt << " " << prec << " " << dd
+                                  << "D k=" << kk << ": FAILED: " << e.what() << std::endl;
+                      }
+                  });
+                });
       if (!o.csv.empty())
         {
           std::ofstream out(o.csv);
-          out << "what,kernel,optimization,precision,dim,degree,dofs,seconds,dofs_per_second,flops,shared_bytes,dram_bytes\n"
-              << std::setprecision(8);
+          out
+            << "what,kernel,optimization,precision,dim,degree,dofs,seconds,dofs_per_second,flops,shared_bytes,dram_bytes\n"
+            << std::setprecision(8);
           for (const Row &r : rows)
             out << r.what << ',' << r.kernel << ',' << r.optimization << ',' << r.precision << ',' << r.dim << ','
                 << r.degree << ',' << r.dofs << ',' << r.seconds << ',' << r.dofs / r.seconds << ',' << r.flops << ','

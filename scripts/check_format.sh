@@ -6,8 +6,8 @@
 #   scripts/check_format.sh          list the files clang-format would change; exit 1 if any
 #   scripts/check_format.sh --fix    format them in place
 #
-# The templates *.in (src/cuda/patch_fiber.cu.in) are left out: their @NAME@ placeholders are
-# not C++, and clang-format would write "@NAME @", which configure_file no longer replaces.
+# The templates *.in (src/*/*.inst.in, include/tpmg/degrees.h.in) are left out: their @NAME@
+# placeholders are not C++, and clang-format would write "@NAME @", which CMake no longer replaces.
 # The binary: $CLANG_FORMAT, else clang-format-14, else clang-format (another major version
 # may format some constructs differently; it is named when it runs).
 set -euo pipefail

@@ -1,8 +1,6 @@
 #!/usr/bin/env bash
 # The checks CI runs after the test suite (scripts/quickstart.sh test calls this):
-#   1. the format check, scripts/check_format.sh: it runs once the sources have been formatted,
-#      that is when .clang-format-applied exists at the root (the formatting commit adds it);
-#      TPMG_SKIP_FORMAT_CHECK=1 skips it;
+#   1. the format check, scripts/check_format.sh (every C++/CUDA source as .clang-format says);
 #   2. the parameter fuzzer, scripts/fuzz_parameters.sh, for TPMG_FUZZ_SECONDS (default 120)
 #      seconds from the seed corpus (prm/, tests/bad_input/), in TPMG_FUZZ_DIR (default
 #      $BUILD_DIR/fuzz, build/fuzz), with one fuzzing process per core (at most 2).
@@ -29,14 +27,8 @@ if [ -n "$missing" ]; then
 fi
 
 # 1. format
-if [ "${TPMG_SKIP_FORMAT_CHECK:-0}" = 1 ]; then
-  echo "== format check: skipped (TPMG_SKIP_FORMAT_CHECK=1)"
-elif [ ! -e .clang-format-applied ]; then
-  echo "== format check: not yet applied (runs once .clang-format-applied exists at the root)"
-else
-  echo "== format check"
-  scripts/check_format.sh
-fi
+echo "== format check"
+scripts/check_format.sh
 
 # 2. fuzzer
 jobs=$(nproc 2>/dev/null || echo 1)

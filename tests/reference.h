@@ -58,8 +58,8 @@ namespace tpmg::test
     auto r = reference_1d(k);
     if (lumped_mass)
       r.mass = Eigen::MatrixXd(r.mass.rowwise().sum().asDiagonal());
-    const int  n  = k + 1;
-    const int  nd = dim == 3 ? n * n * n : n * n;
+    const int       n  = k + 1;
+    const int       nd = dim == 3 ? n * n * n : n * n;
     Eigen::MatrixXd K(nd, nd);
     for (int I = 0; I < nd; ++I)
       for (int J = 0; J < nd; ++J)
@@ -97,9 +97,9 @@ namespace tpmg::test
   /// Assembled Dirichlet Laplacian: interior block of the stiffness matrix, identity on the boundary.
   inline Eigen::SparseMatrix<double> assemble_laplace(const CartesianLevel &lev, bool lumped_mass = false)
   {
-    const Eigen::MatrixXd K = element_laplace(lev.dim, lev.degree, lev.h, lumped_mass);
+    const Eigen::MatrixXd               K = element_laplace(lev.dim, lev.degree, lev.h, lumped_mass);
     std::vector<Eigen::Triplet<double>> trip;
-    const int nd = int(K.rows());
+    const int                           nd = int(K.rows());
     for (index_t cz = 0; cz < (lev.dim == 3 ? lev.cells[2] : 1); ++cz)
       for (index_t cy = 0; cy < lev.cells[1]; ++cy)
         for (index_t cx = 0; cx < lev.cells[0]; ++cx)
@@ -146,8 +146,14 @@ namespace tpmg::test
     return std::sqrt(num / den);
   }
 
-  inline std::vector<double> to_std(const Eigen::VectorXd &v) { return std::vector<double>(v.data(), v.data() + v.size()); }
-  inline Eigen::VectorXd     to_eigen(const std::vector<double> &v) { return Eigen::Map<const Eigen::VectorXd>(v.data(), v.size()); }
+  inline std::vector<double> to_std(const Eigen::VectorXd &v)
+  {
+    return std::vector<double>(v.data(), v.data() + v.size());
+  }
+  inline Eigen::VectorXd to_eigen(const std::vector<double> &v)
+  {
+    return Eigen::Map<const Eigen::VectorXd>(v.data(), v.size());
+  }
 } // namespace tpmg::test
 
 namespace tpmg::test
@@ -161,8 +167,8 @@ namespace tpmg::test
     for (int l = 0; l < (lev.dim == 3 ? ni : 1); ++l)
       for (int j = 0; j < ni; ++j)
         for (int i = 0; i < ni; ++i)
-          idx.push_back(lev.dof_index((v[0] - 1) * k + 1 + i, (v[1] - 1) * k + 1 + j,
-                                      lev.dim == 3 ? (v[2] - 1) * k + 1 + l : 0));
+          idx.push_back(
+            lev.dof_index((v[0] - 1) * k + 1 + i, (v[1] - 1) * k + 1 + j, lev.dim == 3 ? (v[2] - 1) * k + 1 + l : 0));
     return idx;
   }
 

@@ -52,7 +52,8 @@ namespace tpmg::test
 
   /// Jacobian ∂x/∂ξ (rows physical, columns reference) of the multilinear cell map, written out
   /// as differences of opposite vertices (edge vectors) weighted by the other coordinates.
-  inline Eigen::MatrixXd bp_cell_jacobian(int dim, const std::array<Eigen::Vector3d, 8> &X, const std::array<double, 3> &xi)
+  inline Eigen::MatrixXd bp_cell_jacobian(int dim, const std::array<Eigen::Vector3d, 8> &X,
+                                          const std::array<double, 3> &xi)
   {
     Eigen::MatrixXd J(dim, dim);
     const double    x = xi[0], y = xi[1];
@@ -78,16 +79,17 @@ namespace tpmg::test
 
   /// Element matrix of cell (cx, cy, cz) with the tensor rule q (on [0,1]): mass ∫ φ_I φ_J or
   /// Laplacian ∫ ∇φ_I · ∇φ_J, Q_k basis on the GLL support points, lexicographic local order.
-  inline Eigen::MatrixXd bp_element_matrix(const CartesianLevel &lev, const DeformationSettings &s, const Quadrature1D &q,
-                                           GeometricFactorKind kind, index_t cx, index_t cy, index_t cz)
+  inline Eigen::MatrixXd bp_element_matrix(const CartesianLevel &lev, const DeformationSettings &s,
+                                           const Quadrature1D &q, GeometricFactorKind kind, index_t cx, index_t cy,
+                                           index_t cz)
   {
     const int       dim = lev.dim, k = lev.degree, n = k + 1;
-    const int       nd  = dim == 3 ? n * n * n : n * n;
-    const int       nq  = int(q.size());
-    const int       np  = dim == 3 ? nq * nq * nq : nq * nq;
+    const int       nd = dim == 3 ? n * n * n : n * n;
+    const int       nq = int(q.size());
+    const int       np = dim == 3 ? nq * nq * nq : nq * nq;
     LagrangeBasis1D basis(k);
     const Matrix1D  val1d = basis.values(q.points), der1d = basis.derivatives(q.points); // (point, i)
-    const auto      X     = bp_cell_vertices(lev, s, cx, cy, cz);
+    const auto      X = bp_cell_vertices(lev, s, cx, cy, cz);
 
     Eigen::MatrixXd K = Eigen::MatrixXd::Zero(nd, nd);
     Eigen::MatrixXd grad(dim, nd); // physical gradients of all basis functions at one point
@@ -166,17 +168,20 @@ namespace tpmg::test
   }
 
   /// BP1: mass with Gauss k+2.
-  inline Eigen::SparseMatrix<double> assemble_bp1(const CartesianLevel &lev, const DeformationSettings &s, bool dirichlet = true)
+  inline Eigen::SparseMatrix<double> assemble_bp1(const CartesianLevel &lev, const DeformationSettings &s,
+                                                  bool dirichlet = true)
   {
     return assemble_bp(lev, s, gauss_quadrature(lev.degree + 2), GeometricFactorKind::mass, dirichlet);
   }
   /// BP3: Laplacian with Gauss k+2.
-  inline Eigen::SparseMatrix<double> assemble_bp3(const CartesianLevel &lev, const DeformationSettings &s, bool dirichlet = true)
+  inline Eigen::SparseMatrix<double> assemble_bp3(const CartesianLevel &lev, const DeformationSettings &s,
+                                                  bool dirichlet = true)
   {
     return assemble_bp(lev, s, gauss_quadrature(lev.degree + 2), GeometricFactorKind::laplace, dirichlet);
   }
   /// BP5: Laplacian with Gauss–Lobatto k+1 (collocated at the GLL nodes).
-  inline Eigen::SparseMatrix<double> assemble_bp5(const CartesianLevel &lev, const DeformationSettings &s, bool dirichlet = true)
+  inline Eigen::SparseMatrix<double> assemble_bp5(const CartesianLevel &lev, const DeformationSettings &s,
+                                                  bool dirichlet = true)
   {
     return assemble_bp(lev, s, gauss_lobatto_quadrature(lev.degree + 1), GeometricFactorKind::laplace, dirichlet);
   }
@@ -186,11 +191,11 @@ namespace tpmg::test
   /// so this is exactly the function x_d in the (isoparametrically) mapped Q_k space.
   inline std::vector<double> bp_coordinate_function(const CartesianLevel &lev, const DeformationSettings &s, int d)
   {
-    const int           n   = lev.degree + 1;
-    const int           nd  = lev.dim == 3 ? n * n * n : n * n;
+    const int             n  = lev.degree + 1;
+    const int             nd = lev.dim == 3 ? n * n * n : n * n;
     const LagrangeBasis1D basis(lev.degree);
-    const auto         &gll = basis.support_points();
-    std::vector<double> u(lev.n_dofs(), 0.0);
+    const auto           &gll = basis.support_points();
+    std::vector<double>   u(lev.n_dofs(), 0.0);
     for (index_t cz = 0; cz < (lev.dim == 3 ? lev.cells[2] : 1); ++cz)
       for (index_t cy = 0; cy < lev.cells[1]; ++cy)
         for (index_t cx = 0; cx < lev.cells[0]; ++cx)

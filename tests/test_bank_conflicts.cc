@@ -7,8 +7,8 @@
 
 #include <gtest/gtest.h>
 
-#include <kernels/runtime/bank_recorder.h>
 #include <kernels/operators/bp_operator.h>
+#include <kernels/runtime/bank_recorder.h>
 #include <kernels/smoothers/patch_basic.h>
 #include <kernels/smoothers/patch_fiber.h>
 #include <kernels/transfer/transfer.h>
@@ -48,11 +48,14 @@ namespace
       const LaunchShape s = kern.shape();
       return record_bank_conflicts(kern, s, {Dim3{0, 0, 0}, Dim3{s.grid.x > 1 ? 1u : 0u, 0, 0}});
     };
-    using K    = PatchKernelKind;
+    using K      = PatchKernelKind;
     const auto s = fiber_inverse_eigenvalue_sums<dim, k, Number, opt>(coef);
-    c.fused    = record(make_fiber_kernel<dim, k, Number, K::fused, opt>(geo, x.data(), b.data(), r.data(), coef, P, s.data()));
-    c.residual = record(make_fiber_kernel<dim, k, Number, K::residual, opt>(geo, x.data(), b.data(), r.data(), coef, P, s.data()));
-    c.solve    = record(make_fiber_kernel<dim, k, Number, K::solve, opt>(geo, x.data(), b.data(), r.data(), coef, P, s.data()));
+    c.fused =
+      record(make_fiber_kernel<dim, k, Number, K::fused, opt>(geo, x.data(), b.data(), r.data(), coef, P, s.data()));
+    c.residual =
+      record(make_fiber_kernel<dim, k, Number, K::residual, opt>(geo, x.data(), b.data(), r.data(), coef, P, s.data()));
+    c.solve =
+      record(make_fiber_kernel<dim, k, Number, K::solve, opt>(geo, x.data(), b.data(), r.data(), coef, P, s.data()));
     return c;
   }
 
@@ -65,11 +68,11 @@ namespace
     const auto          coef = CartesianLaplaceOperator<dim, k, Number>::direction_coefficients(lev);
     std::vector<Number> x(lev.n_dofs(), Number(0.5)), b(lev.n_dofs(), Number(1));
     PatchKernel<dim, k, Number, PatchKernelKind::fused, LocalSolver::fast_diagonalization> kern;
-    kern.geo    = geo;
-    kern.x      = x.data();
-    kern.b      = b.data();
-    kern.r      = nullptr;
-    kern.data1d = data.data();
+    kern.geo     = geo;
+    kern.x       = x.data();
+    kern.b       = b.data();
+    kern.r       = nullptr;
+    kern.data1d  = data.data();
     kern.inverse = nullptr;
     for (int i = 0; i < 3; ++i)
       kern.coef[i] = Number(coef[i]);
@@ -92,7 +95,7 @@ namespace
             constexpr int dd = decltype(D)::value, kk = decltype(K)::value;
             if constexpr (VertexPatchSmoother<dd, kk, Number>::supported())
               {
-                using F   = FiberPatchKernel<dd, kk, Number, PatchKernelKind::fused, KernelOptimization::conflict_free>;
+                using F = FiberPatchKernel<dd, kk, Number, PatchKernelKind::fused, KernelOptimization::conflict_free>;
                 const int P = F::automatic_patches_per_block();
                 Counts    li_automatic; // linear_indexing at P, printed below
                 // every P a user may choose: the patch stride keeps each conflict-free
@@ -101,14 +104,15 @@ namespace
                     const Counts cf = fiber_counts<dd, kk, Number, KernelOptimization::conflict_free>(p);
                     const Counts bd = fiber_counts<dd, kk, Number, KernelOptimization::boundary>(p);
                     const Counts li = fiber_counts<dd, kk, Number, KernelOptimization::linear_indexing>(p);
-                    for (const BankConflictCounts *c : {&cf.fused, &cf.residual, &cf.solve, &bd.fused, &bd.residual, &bd.solve})
+                    for (const BankConflictCounts *c :
+                         {&cf.fused, &cf.residual, &cf.solve, &bd.fused, &bd.residual, &bd.solve})
                       {
                         EXPECT_GT(c->instructions, 0u);
                         EXPECT_EQ(c->conflicts(), 0u) << precision << " " << dd << "D k=" << kk << " P=" << p;
                       }
                     // and no shared access that the barriers leave unordered (bank_recorder.h)
-                    for (const BankConflictCounts *c : {&cf.fused, &cf.residual, &cf.solve, &bd.fused, &bd.residual, &bd.solve,
-                                                        &li.fused, &li.residual, &li.solve})
+                    for (const BankConflictCounts *c : {&cf.fused, &cf.residual, &cf.solve, &bd.fused, &bd.residual,
+                                                        &bd.solve, &li.fused, &li.residual, &li.solve})
                       EXPECT_EQ(c->hazards, 0u) << precision << " " << dd << "D k=" << kk << " P=" << p;
                     if (p == P)
                       li_automatic = li;
@@ -118,8 +122,8 @@ namespace
                 std::cout << std::setw(7) << precision << " " << dd << "D k=" << std::setw(2) << kk << "  basic "
                           << std::setw(8) << bs.conflicts() << " of " << std::setw(8) << bs.wavefronts
                           << " wavefronts   linear_indexing " << std::setw(8) << li.fused.conflicts() << " of "
-                          << std::setw(8) << li.fused.wavefronts << "   conflict_free 0 of " << cf_wavefronts<dd, kk, Number>(P)
-                          << "\n";
+                          << std::setw(8) << li.fused.wavefronts << "   conflict_free 0 of "
+                          << cf_wavefronts<dd, kk, Number>(P) << "\n";
               }
           });
         });
@@ -129,12 +133,12 @@ namespace
   template <int dim, int k, typename Number, BakeOff kind>
   BankConflictCounts bp_counts()
   {
-    using Kernel       = BPOperatorKernel<dim, k, Number, kind>;
-    const index_t nc   = 4;
-    const index_t n_nz = dim == 3 ? nc * k + 1 : 1;
+    using Kernel             = BPOperatorKernel<dim, k, Number, kind>;
+    const index_t       nc   = 4;
+    const index_t       n_nz = dim == 3 ? nc * k + 1 : 1;
     std::vector<Number> src((nc * k + 1) * (nc * k + 1) * n_nz, Number(1)), dst(src.size(), Number(0));
     std::vector<Number> geo(std::size_t(ipow<4, dim>()) * Kernel::n_entries * Kernel::points, Number(1));
-    Kernel kern;
+    Kernel              kern;
     kern.src      = src.data();
     kern.dst      = dst.data();
     kern.geometry = geo.data();
@@ -163,14 +167,13 @@ namespace
   BankConflictCounts transfer_counts()
   {
     Domain d;
-    d.dim          = dim;
-    d.coarse_cells = dim == 3 ? std::array<int, 3>{4, 4, 4} : std::array<int, 3>{12, 12, 1};
-    const auto levels = make_hierarchy(d, k, 1);
+    d.dim                      = dim;
+    d.coarse_cells             = dim == 3 ? std::array<int, 3>{4, 4, 4} : std::array<int, 3>{12, 12, 1};
+    const auto          levels = make_hierarchy(d, k, 1);
     std::vector<Number> fine(levels[1].n_dofs(), Number(1)), coarse(levels[0].n_dofs(), Number(1));
-    auto kern = make_transfer_kernel<dim, k, Number, restriction>(levels[0], levels[1],
-                                                                           prolongation_matrix_1d(k));
-    kern.src = restriction ? fine.data() : coarse.data();
-    kern.dst = restriction ? coarse.data() : fine.data();
+    auto kern = make_transfer_kernel<dim, k, Number, restriction>(levels[0], levels[1], prolongation_matrix_1d(k));
+    kern.src  = restriction ? fine.data() : coarse.data();
+    kern.dst  = restriction ? coarse.data() : fine.data();
     return record_bank_conflicts(kern, kern.shape(), {Dim3{0, 0, 0}});
   }
 } // namespace
@@ -192,9 +195,9 @@ TEST(BankConflicts, BPKernelsNearIdeal)
             {
               // the kernel's own layout says whether it is padded and how many points it has
               auto check = [&](auto number, auto kind, const char *what) {
-                using Number  = decltype(number);
-                using Kernel  = BPOperatorKernel<dd, kk, Number, decltype(kind)::value>;
-                const auto c  = bp_counts<dd, kk, Number, decltype(kind)::value>();
+                using Number = decltype(number);
+                using Kernel = BPOperatorKernel<dd, kk, Number, decltype(kind)::value>;
+                const auto c = bp_counts<dd, kk, Number, decltype(kind)::value>();
                 EXPECT_GT(c.instructions, 0u);
                 EXPECT_EQ(c.hazards, 0u) << what << " " << dd << "D k=" << kk;
                 if (Kernel::nq >= 4 && Kernel::Layout::padded)
@@ -252,14 +255,15 @@ TEST(BankConflicts, TransferKernelsNearIdeal)
           if constexpr (dd == 2 || kk <= 8)
             {
               auto check = [&](auto number, const char *what) {
-                using Number = decltype(number);
+                using Number         = decltype(number);
                 BankConflictCounts c = transfer_counts<dd, kk, Number, false>();
                 c += transfer_counts<dd, kk, Number, true>();
                 EXPECT_GT(c.instructions, 0u);
                 EXPECT_EQ(c.hazards, 0u) << what << " " << dd << "D k=" << kk;
                 EXPECT_LE(double(c.wavefronts), 1.6 * double(c.ideal)) << what << " " << dd << "D k=" << kk;
-                std::cout << std::setw(6) << what << " " << dd << "D k=" << std::setw(2) << kk << " transfer wavefronts "
-                          << std::setw(6) << c.wavefronts << " ideal " << std::setw(6) << c.ideal << "\n";
+                std::cout << std::setw(6) << what << " " << dd << "D k=" << std::setw(2) << kk
+                          << " transfer wavefronts " << std::setw(6) << c.wavefronts << " ideal " << std::setw(6)
+                          << c.ideal << "\n";
               };
               check(float(), "float");
               check(double(), "double");

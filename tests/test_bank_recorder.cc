@@ -3,10 +3,10 @@
 
 #include <gtest/gtest.h>
 
+#include "reference.h"
+#include <kernels/operators/laplace_cartesian.h>
 #include <kernels/runtime/bank_probe_patterns.h>
 #include <kernels/runtime/bank_recorder.h>
-#include <kernels/operators/laplace_cartesian.h>
-#include "reference.h"
 
 using namespace tpmg;
 
@@ -20,8 +20,7 @@ namespace
     static constexpr int n_phases              = 2;
     static constexpr int max_threads_per_block = 64;
     struct Registers
-    {
-    };
+    {};
     int  stride;
     T   *out;
     int  n          = 32;
@@ -100,8 +99,7 @@ namespace
     static constexpr int n_phases              = 1;
     static constexpr int max_threads_per_block = 32;
     struct Registers
-    {
-    };
+    {};
     const int *offsets;
     double    *out;
     template <int phase, class Shared>
@@ -121,13 +119,13 @@ namespace
   }
 } // namespace
 
-// 8-byte accesses are served per half-warp: the patterns of tools/bank_probe.cu, whose
-// wavefronts per load Nsight Compute measured on the H100 (docs/performance/method.md, "Ceilings"). A rule over the whole
-// warp would give 2, 2, 1, 2, 2, 3.
+// 8-byte accesses are served per half-warp: the patterns of tools/bank_probe.cu, whose wavefronts
+// per load Nsight Compute measured on the H100 (docs/performance/method.md, "Ceilings"). A rule
+// over the whole warp would give 2, 2, 1, 2, 2, 3.
 TEST(BankRecorder, DoubleAccessesAreServedPerHalfWarpAsMeasured)
 {
-  const std::size_t measured[6] = {2, 4, 2, 4, 2, 4};
-  const std::vector<std::vector<int>> patterns = bank_probe_patterns();
+  const std::size_t                   measured[6] = {2, 4, 2, 4, 2, 4};
+  const std::vector<std::vector<int>> patterns    = bank_probe_patterns();
   for (int p = 0; p < 6; ++p)
     EXPECT_EQ(wavefronts_of(patterns[p]), measured[p]) << "pattern " << p;
 }
@@ -135,10 +133,10 @@ TEST(BankRecorder, DoubleAccessesAreServedPerHalfWarpAsMeasured)
 TEST(BankRecorder, RecordedRunOfARealKernelComputesTheSameResult)
 {
   Domain d;
-  d.dim    = 3;
-  auto lev = make_hierarchy(d, 3, 1).back();
-  const auto x  = test::random_vector(lev, 3);
-  const auto A  = test::assemble_laplace(lev);
+  d.dim          = 3;
+  auto       lev = make_hierarchy(d, 3, 1).back();
+  const auto x   = test::random_vector(lev, 3);
+  const auto A   = test::assemble_laplace(lev);
   const auto ref = test::to_std(A * test::to_eigen(x));
 
   using Kernel = CartesianLaplaceKernel<3, 3, double>;
@@ -154,11 +152,11 @@ TEST(BankRecorder, RecordedRunOfARealKernelComputesTheSameResult)
       k.nodes[e] = lev.nodes(e);
       k.coef[e]  = coef[e];
     }
-  k.n_cells   = lev.n_cells();
-  k.grid      = CellGrid(k.cells, "test");
-  k.mass      = make_small_matrix<double, 4, 4>(m.mass);
-  k.stiffness = make_small_matrix<double, 4, 4>(m.stiffness);
-  const auto shape = k.shape();
+  k.n_cells               = lev.n_cells();
+  k.grid                  = CellGrid(k.cells, "test");
+  k.mass                  = make_small_matrix<double, 4, 4>(m.mass);
+  k.stiffness             = make_small_matrix<double, 4, 4>(m.stiffness);
+  const auto        shape = k.shape();
   std::vector<Dim3> blocks;
   for (unsigned b = 0; b < shape.grid.x; ++b)
     blocks.push_back(Dim3{b, 0, 0});

@@ -5,9 +5,9 @@
 
 #include <gtest/gtest.h>
 
-#include <kernels/operators/bp_operator.h>
 #include "reference.h"
 #include "reference_bp.h"
+#include <kernels/operators/bp_operator.h>
 
 #include <random>
 
@@ -53,8 +53,8 @@ namespace
 TEST_P(BPTest, EqualsReferenceAssemblyOnDeformedMeshes)
 {
   const auto [dim, k] = GetParam();
-  for (const DeformationSettings d : {DeformationSettings{Deformation::sine, 0.15},
-                                      DeformationSettings{Deformation::kershaw, 0.3}})
+  for (const DeformationSettings d :
+       {DeformationSettings{Deformation::sine, 0.15}, DeformationSettings{Deformation::kershaw, 0.3}})
     {
       // the dense reference costs O(cells (k+1)^6 (k+2)^3): 3D k >= 6 on the Kershaw mesh only
       // (the stronger deformation), which keeps the CI run within its time
@@ -115,14 +115,15 @@ TEST(BP, BP3EqualsCartesianOnCartesianMeshes)
     for (int k : {1, 2, 3, 5, 8})
       dispatch_dim(dim, [&](auto D) {
         dispatch_degree<8>(k, [&](auto K) {
-          constexpr int dd = decltype(D)::value, kk = decltype(K)::value;
-          const auto    lev = box_level(dd, kk, dd == 3 && kk > 4 ? 0 : 1);
-          const auto    x   = random_vector(lev, 42);
+          constexpr int                            dd = decltype(D)::value, kk = decltype(K)::value;
+          const auto                               lev = box_level(dd, kk, dd == 3 && kk > 4 ? 0 : 1);
+          const auto                               x   = random_vector(lev, 42);
           CartesianLaplaceOperator<dd, kk, double> cart(lev, Backend::cpu);
           Vector<double>                           src(lev.n_dofs(), Backend::cpu), dst;
           src.from_host(x);
           cart.vmult(dst, src);
-          EXPECT_LT(rel_diff(apply_bp<dd, kk, double>(lev, BakeOff::bp3, {}, x), dst.to_host()), 1e-13) << dd << "D k=" << kk;
+          EXPECT_LT(rel_diff(apply_bp<dd, kk, double>(lev, BakeOff::bp3, {}, x), dst.to_host()), 1e-13)
+            << dd << "D k=" << kk;
         });
       });
 }
@@ -133,10 +134,10 @@ TEST(BP, BP1OfOnesIsTheVolume)
     for (const DeformationSettings d : {DeformationSettings{}, DeformationSettings{Deformation::sine, 0.1},
                                         DeformationSettings{Deformation::kershaw, 0.3}})
       dispatch_dim(dim, [&](auto D) {
-        constexpr int dd  = decltype(D)::value;
-        const auto    lev = d.type == Deformation::kershaw ? kershaw_level(dd, 3) : box_level(dd, 3, 1);
+        constexpr int             dd  = decltype(D)::value;
+        const auto                lev = d.type == Deformation::kershaw ? kershaw_level(dd, 3) : box_level(dd, 3, 1);
         const std::vector<double> ones(lev.n_dofs(), 1.0);
-        const auto                m = apply_bp<dd, 3, double>(lev, BakeOff::bp1, d, ones, /*constrained=*/false);
+        const auto                m      = apply_bp<dd, 3, double>(lev, BakeOff::bp1, d, ones, /*constrained=*/false);
         double                    volume = 0;
         for (double v : m)
           volume += v;
@@ -201,19 +202,19 @@ TEST(BP, BP5ApproachesBP3WithTheQuadratureErrorOrder)
       std::vector<double> diff;
       for (int level = 2; level <= 4; ++level)
         dispatch_degree<8>(k, [&](auto K) {
-          constexpr int         kk = decltype(K)::value;
-          Domain                dom;
-          dom.dim        = 2;
+          constexpr int kk = decltype(K)::value;
+          Domain        dom;
+          dom.dim                   = 2;
           const auto            lev = make_hierarchy(dom, kk, level).back();
           const LagrangeBasis1D b(kk);
           std::vector<double>   u(lev.n_dofs()), v(lev.n_dofs());
           for (index_t j = 0; j < lev.nodes(1); ++j)
             for (index_t i = 0; i < lev.nodes(0); ++i)
               {
-                const std::array<double, 3> p =
-                  deformed_point(lev, d, {lev.node_coordinate(0, i, b.support_points()),
-                                          lev.node_coordinate(1, j, b.support_points()), 0.0});
-                const bool bd = lev.on_boundary(i, j, 0);
+                const std::array<double, 3> p = deformed_point(
+                  lev, d,
+                  {lev.node_coordinate(0, i, b.support_points()), lev.node_coordinate(1, j, b.support_points()), 0.0});
+                const bool bd          = lev.on_boundary(i, j, 0);
                 u[lev.dof_index(i, j)] = bd ? 0.0 : std::sin(M_PI * p[0]) * std::sin(M_PI * p[1]);
                 v[lev.dof_index(i, j)] = bd ? 0.0 : std::sin(2 * M_PI * p[0]) * std::sin(M_PI * p[1]);
               }
@@ -264,11 +265,13 @@ TEST(BP, FiberNodeIndicesAreTheCellNodes)
                       const auto z = kern.template node_fiber<2>(c0, a, b);
                       for (int j = 0; j <= k; ++j)
                         {
-                          ASSERT_EQ(y(j), kern.node(c0, a, j, b)) << "k=" << k << " y fiber " << a << "," << b << " j=" << j;
-                          ASSERT_EQ(z(j), kern.node(c0, a, b, j)) << "k=" << k << " z fiber " << a << "," << b << " j=" << j;
+                          ASSERT_EQ(y(j), kern.node(c0, a, j, b))
+                            << "k=" << k << " y fiber " << a << "," << b << " j=" << j;
+                          ASSERT_EQ(z(j), kern.node(c0, a, b, j))
+                            << "k=" << k << " z fiber " << a << "," << b << " j=" << j;
                           n_out += z(j) < 0;
                         }
-                  }
+                    }
               }
         // constrained: the boundary nodes, counted once per cell that touches them
         EXPECT_EQ(n_out > 0, constrained);
@@ -330,7 +333,8 @@ TEST(BP, MonomialColumnIsTheJacobianOfTheMultilinearMap)
               lo[c] -= h;
               hi[c] += h;
               const double fd = (x(dim, hi, r) - x(dim, lo, r)) / (2 * h);
-              EXPECT_NEAR(col.base[c][r] + t * col.slope[c][r], fd, 1e-8) << dim << "D column " << c << " component " << r;
+              EXPECT_NEAR(col.base[c][r] + t * col.slope[c][r], fd, 1e-8)
+                << dim << "D column " << c << " component " << r;
             }
       };
       check(std::integral_constant<int, 2>{});

@@ -25,13 +25,13 @@ TEST(CellGrid, FastDivisorIsExactOverThe31BitRange)
   std::uniform_int_distribution<unsigned> any(0, (1u << 31) - 1);
   for (std::int64_t d64 : divisors)
     {
-      const FastDivisor f(d64);
-      const unsigned    d = unsigned(d64);
+      const FastDivisor     f(d64);
+      const unsigned        d = unsigned(d64);
       std::vector<unsigned> n{0, 1, (1u << 31) - 1, (1u << 31) - 2};
       for (unsigned m : {1u, 2u, 1000u, 65535u, (1u << 31) / d}) // around multiples of d
         for (int e = -1; e <= 1; ++e)
           {
-            const long long v = (long long)(m) * d + e;
+            const long long v = (long long)(m)*d + e;
             if (v >= 0 && v < (1ll << 31))
               n.push_back(unsigned(v));
           }

@@ -90,10 +90,10 @@ namespace
   DenseSpectrum dense_spectrum(const CartesianLevel &lev, bool vectors = true)
   {
     DenseSpectrum s;
-    s.idx                        = interior(lev);
-    const int                  n = int(s.idx.size());
-    const Eigen::MatrixXd      A(assemble_laplace(lev));
-    Eigen::MatrixXd            S(n, n);
+    s.idx                   = interior(lev);
+    const int             n = int(s.idx.size());
+    const Eigen::MatrixXd A(assemble_laplace(lev));
+    Eigen::MatrixXd       S(n, n);
     s.dsqrt.resize(n);
     for (int a = 0; a < n; ++a)
       s.dsqrt(a) = std::sqrt(A(s.idx[a], s.idx[a]));
@@ -171,12 +171,12 @@ TEST_P(ChebyshevDiagonalTest, LumpedMassEqualsElementLoop)
 {
   // Independent assembly of the diagonal with GLL-lumped masses (the bp5 operator), cell by
   // cell: element diagonal Σ_d (S_ii/h_d) Π_{e≠d} w_i h_e, w the GLL weights.
-  const auto [dim, k] = GetParam();
-  const auto lev      = anisotropic_level(dim, k, 1);
-  const auto r1       = reference_1d(k);
-  const auto gll      = gauss_lobatto_quadrature(unsigned(k + 1));
-  const int  n        = k + 1;
-  const int  nd       = dim == 3 ? n * n * n : n * n;
+  const auto [dim, k]     = GetParam();
+  const auto          lev = anisotropic_level(dim, k, 1);
+  const auto          r1  = reference_1d(k);
+  const auto          gll = gauss_lobatto_quadrature(unsigned(k + 1));
+  const int           n   = k + 1;
+  const int           nd  = dim == 3 ? n * n * n : n * n;
   std::vector<double> ref(lev.n_dofs(), 0.0);
   for (index_t cz = 0; cz < (dim == 3 ? lev.cells[2] : 1); ++cz)
     for (index_t cy = 0; cy < lev.cells[1]; ++cy)
@@ -230,8 +230,8 @@ TEST_P(ChebyshevEigenvalueTest, EstimateCloseToDenseLambdaMax)
 
   const SmootherSetup<double> sd(lev);
   const SmootherSetup<float>  sf(lev);
-  const double        ratio_d = sd.smoother->max_eigenvalue() / exact;
-  const double        ratio_f = sf.smoother->max_eigenvalue() / exact;
+  const double                ratio_d = sd.smoother->max_eigenvalue() / exact;
+  const double                ratio_f = sf.smoother->max_eigenvalue() / exact;
   std::printf("  dim %d k %d level %d (%zu interior): lambda_max %.6f, estimate/exact double %.5f float %.5f "
               "(%d CG steps)\n",
               dim, k, level, spec.idx.size(), exact, ratio_d, ratio_f, sd.smoother->eigenvalue_iterations_done());
@@ -247,9 +247,9 @@ TEST_P(ChebyshevEigenvalueTest, EstimateCloseToDenseLambdaMax)
 }
 
 INSTANTIATE_TEST_SUITE_P(SmallLevels, ChebyshevEigenvalueTest,
-                         ::testing::Values(std::make_tuple(2, 1, 3), std::make_tuple(2, 2, 2),
-                                           std::make_tuple(2, 5, 1), std::make_tuple(3, 1, 2),
-                                           std::make_tuple(3, 2, 1), std::make_tuple(3, 3, 1)));
+                         ::testing::Values(std::make_tuple(2, 1, 3), std::make_tuple(2, 2, 2), std::make_tuple(2, 5, 1),
+                                           std::make_tuple(3, 1, 2), std::make_tuple(3, 2, 1),
+                                           std::make_tuple(3, 3, 1)));
 
 // ---------------------------------------------------------------------------------------------
 // smoothing
@@ -269,14 +269,14 @@ TEST(ChebyshevSmootherTest, ErrorPolynomialOnEigenvectors)
           ChebyshevSettings s;
           s.degree = degree;
           const SmootherSetup<double> sd(lev, s);
-          const std::vector<double> zero(lev.n_dofs(), 0.0);
+          const std::vector<double>   zero(lev.n_dofs(), 0.0);
           for (int j : {0, n / 8, n / 4, n / 2, 3 * n / 4, n - 1})
             {
               std::vector<double> v(lev.n_dofs(), 0.0);
               for (int a = 0; a < n; ++a)
                 v[spec.idx[a]] = spec.w(a, j) / spec.dsqrt(a);
-              const double f = error_factor(degree, sd.smoother->interval_lower(), sd.smoother->interval_upper(),
-                                            spec.lambda(j));
+              const double f =
+                error_factor(degree, sd.smoother->interval_lower(), sd.smoother->interval_upper(), spec.lambda(j));
               const auto x   = sd.smooth(v, zero);
               double     num = 0, den = 0;
               for (index_t g = 0; g < lev.n_dofs(); ++g)
@@ -295,13 +295,13 @@ TEST(ChebyshevSmootherTest, ErrorPolynomialOnEigenvectors)
 // the smoothing interval) by at least 1/T_deg(θ/δ), the low part is not amplified.
 TEST(ChebyshevSmootherTest, ReducesHighFrequencyEnergy)
 {
-  const auto   lev  = anisotropic_level(2, 2, 2);
-  const auto   spec = dense_spectrum(lev);
-  const int    n    = int(spec.idx.size());
-  const auto   A    = assemble_laplace(lev);
+  const auto                  lev  = anisotropic_level(2, 2, 2);
+  const auto                  spec = dense_spectrum(lev);
+  const int                   n    = int(spec.idx.size());
+  const auto                  A    = assemble_laplace(lev);
   const SmootherSetup<double> sd(lev);
-  const double lower = sd.smoother->interval_lower(), upper = sd.smoother->interval_upper();
-  const double bound = 1.0 / chebyshev_t(3, (upper + lower) / (upper - lower));
+  const double                lower = sd.smoother->interval_lower(), upper = sd.smoother->interval_upper();
+  const double                bound = 1.0 / chebyshev_t(3, (upper + lower) / (upper - lower));
 
   const auto x0 = random_vector(lev, 11);
   const auto x1 = sd.smooth(x0, std::vector<double>(lev.n_dofs(), 0.0));
@@ -313,7 +313,7 @@ TEST(ChebyshevSmootherTest, ReducesHighFrequencyEnergy)
     return Eigen::VectorXd(spec.w.transpose() * y);
   };
   const Eigen::VectorXd c0 = coefficients(x0), c1 = coefficients(x1);
-  double high0 = 0, high1 = 0, low0 = 0, low1 = 0;
+  double                high0 = 0, high1 = 0, low0 = 0, low1 = 0;
   for (int j = 0; j < n; ++j)
     {
       const double e0j = spec.lambda(j) * c0(j) * c0(j), e1j = spec.lambda(j) * c1(j) * c1(j);
@@ -341,23 +341,23 @@ TEST(ChebyshevSmootherTest, ReducesHighFrequencyEnergy)
 // The same on larger levels without dense algebra, 2D and 3D, double and float.
 TEST(ChebyshevSmootherTest, ReducesEnergyOfRandomVector)
 {
-  for (const auto &[dim, k, level] : {std::make_tuple(2, 1, 4), std::make_tuple(2, 4, 2), std::make_tuple(3, 2, 2),
-                                       std::make_tuple(3, 3, 1)})
+  for (const auto &[dim, k, level] :
+       {std::make_tuple(2, 1, 4), std::make_tuple(2, 4, 2), std::make_tuple(3, 2, 2), std::make_tuple(3, 3, 1)})
     {
-      const auto lev = anisotropic_level(dim, k, level);
-      const auto x0  = random_vector(lev, 5);
+      const auto                lev = anisotropic_level(dim, k, level);
+      const auto                x0  = random_vector(lev, 5);
       const std::vector<double> zero(lev.n_dofs(), 0.0);
-      auto energy = [&](const LinearOperator<double> &op, const std::vector<double> &x) {
+      auto                      energy = [&](const LinearOperator<double> &op, const std::vector<double> &x) {
         Vector<double> xv = to_vector<double>(x), ax;
         op.vmult(ax, xv);
         return std::sqrt(dot(xv, ax));
       };
       const SmootherSetup<double> sd(lev);
       const SmootherSetup<float>  sf(lev);
-      const auto          xd = sd.smooth(x0, zero);
-      const auto          xf = sf.smooth(x0, zero);
-      const double        rd = energy(*sd.op, xd) / energy(*sd.op, x0);
-      const double        rf = energy(*sd.op, xf) / energy(*sd.op, x0);
+      const auto                  xd = sd.smooth(x0, zero);
+      const auto                  xf = sf.smooth(x0, zero);
+      const double                rd = energy(*sd.op, xd) / energy(*sd.op, x0);
+      const double                rf = energy(*sd.op, xf) / energy(*sd.op, x0);
       std::printf("  dim %d k %d level %d: energy norm ratio double %.4f float %.4f\n", dim, k, level, rd, rf);
       EXPECT_LT(rd, 0.45);
       EXPECT_NEAR(rf, rd, 1e-4);
@@ -370,20 +370,20 @@ TEST(ChebyshevSmootherTest, ExactSolutionIsFixedPoint)
 {
   for (const auto &[dim, k, level] : {std::make_tuple(2, 3, 2), std::make_tuple(3, 2, 1)})
     {
-      const auto lev = anisotropic_level(dim, k, level);
-      const auto A   = assemble_laplace(lev);
-      const auto b   = random_vector(lev, 3);
+      const auto                                         lev = anisotropic_level(dim, k, level);
+      const auto                                         A   = assemble_laplace(lev);
+      const auto                                         b   = random_vector(lev, 3);
       Eigen::SimplicialLDLT<Eigen::SparseMatrix<double>> solver(A);
       ASSERT_EQ(solver.info(), Eigen::Success);
       const auto x = to_std(solver.solve(to_eigen(b)));
 
       const SmootherSetup<double> sd(lev);
-      const auto          y = sd.smooth(x, b);
-      const double        change = rel_diff(y, x);
+      const auto                  y      = sd.smooth(x, b);
+      const double                change = rel_diff(y, x);
       std::printf("  dim %d k %d: relative change of the exact solution %.2e\n", dim, k, change);
       EXPECT_LT(change, 1e-12);
       // a perturbed solution moves (the test can fail)
-      auto xp = x;
+      auto       xp    = x;
       const auto inner = interior(lev);
       xp[inner[inner.size() / 2]] += 1e-3;
       EXPECT_GT(rel_diff(sd.smooth(xp, b), xp), 1e-8);
@@ -395,7 +395,7 @@ TEST(ChebyshevSmootherTest, ExactSolutionIsFixedPoint)
 TEST(ChebyshevSmootherTest, BoundaryUntouched)
 {
   const auto lev = anisotropic_level(3, 2, 1);
-  const auto xi  = random_vector(lev, 21), bi = random_vector(lev, 22);
+  const auto xi = random_vector(lev, 21), bi = random_vector(lev, 22);
   auto       xb = random_vector(lev, 23, true), bb = random_vector(lev, 24, true);
   for (index_t g = 0; g < lev.n_dofs(); ++g)
     if (!is_boundary(lev, g))
@@ -405,7 +405,7 @@ TEST(ChebyshevSmootherTest, BoundaryUntouched)
       }
   const SmootherSetup<double> sd(lev);
   const SmootherSetup<float>  sf(lev);
-  Vector<double>      diag;
+  Vector<double>              diag;
   laplace_diagonal(lev, Backend::cpu, false, diag);
   const auto inv_d = sd.smoother->inverse_diagonal().to_host();
   const auto inv_f = sf.smoother->inverse_diagonal().to_host();
@@ -439,13 +439,13 @@ TEST(ChebyshevSmootherTest, BoundaryUntouched)
 
 TEST(ChebyshevSmootherTest, RejectsBadInput)
 {
-  const auto lev = anisotropic_level(2, 2, 1);
-  auto       op  = make_operator<double>(lev);
+  const auto     lev = anisotropic_level(2, 2, 1);
+  auto           op  = make_operator<double>(lev);
   Vector<double> diag;
   laplace_diagonal(lev, Backend::cpu, false, diag);
   ChebyshevSettings s;
   s.smoothing_range = 1.0;
-  auto bad_range = [&] { ChebyshevSmoother<double> sm(*op, std::move(diag), s, Backend::cpu); };
+  auto bad_range    = [&] { ChebyshevSmoother<double> sm(*op, std::move(diag), s, Backend::cpu); };
   EXPECT_THROW(bad_range(), std::invalid_argument);
   auto bad_size = [&] {
     Vector<double>            short_diag(lev.n_dofs() - 1, Backend::cpu);

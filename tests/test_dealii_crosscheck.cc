@@ -156,7 +156,7 @@ namespace
     ASSERT_EQ(index_t(dof_handler.n_dofs()), level.n_dofs());
 
     // --- DoF map by support point coordinates ------------------------------------------
-    const dealii::MappingQ1<dim>     mapping;
+    const dealii::MappingQ1<dim>    mapping;
     std::vector<dealii::Point<dim>> support(dof_handler.n_dofs());
     dealii::DoFTools::map_dofs_to_support_points(mapping, dof_handler, support);
 
@@ -176,9 +176,9 @@ namespace
         index_t idx[3] = {0, 0, 0};
         for (int d = 0; d < dim; ++d)
           {
-            const double tol = 1e-10 * (c.upper[d] - c.lower[d]);
-            const auto  &x   = coord[d];
-            const auto   it  = std::lower_bound(x.begin(), x.end(), support[dof][d]);
+            const double tol  = 1e-10 * (c.upper[d] - c.lower[d]);
+            const auto  &x    = coord[d];
+            const auto   it   = std::lower_bound(x.begin(), x.end(), support[dof][d]);
             index_t      best = -1;
             double       dist = tol;
             for (auto jt : {it - 1, it})
@@ -206,7 +206,7 @@ namespace
       for (index_t j = 0; j < level.nodes(1); ++j)
         for (index_t i = 0; i < level.nodes(0); ++i)
           {
-            const bool b = level.on_boundary(i, j, l);
+            const bool b                                               = level.on_boundary(i, j, l);
             ref.lex_on_boundary[std::size_t(level.dof_index(i, j, l))] = b;
             n_interior += b ? 0 : 1;
           }
@@ -227,9 +227,9 @@ namespace
     ref.pattern.copy_from(dsp);
     ref.matrix.reinit(ref.pattern);
 
-    const dealii::QGauss<dim> quad(degree + 1);
-    dealii::FEValues<dim>     fe_values(mapping, fe, quad, dealii::update_gradients | dealii::update_JxW_values);
-    const unsigned int        dpc = fe.n_dofs_per_cell();
+    const dealii::QGauss<dim>  quad(degree + 1);
+    dealii::FEValues<dim>      fe_values(mapping, fe, quad, dealii::update_gradients | dealii::update_JxW_values);
+    const unsigned int         dpc = fe.n_dofs_per_cell();
     dealii::FullMatrix<double> cell_matrix(dpc, dpc);
     std::vector<dealii::types::global_dof_index> dof_indices(dpc);
     // cell_matrix(i, j) = Σ_q (sqrt(JxW_q) ∇φ_i(x_q)) · (sqrt(JxW_q) ∇φ_j(x_q)), lower triangle
@@ -294,14 +294,13 @@ namespace
 
   struct Errors
   {
-    double interior = 0; ///< ‖ours − ref‖/‖ref‖ over interior rows
-    double boundary = 0; ///< max |ours − ref| over boundary rows
-    index_t worst   = -1; ///< lexicographic index of the largest interior deviation
+    double  interior = 0;  ///< ‖ours − ref‖/‖ref‖ over interior rows
+    double  boundary = 0;  ///< max |ours − ref| over boundary rows
+    index_t worst    = -1; ///< lexicographic index of the largest interior deviation
   };
 
   template <int dim, int degree, typename Number>
-  Errors compare(const tpmg::CartesianLevel &level, const Reference<dim> &ref, std::mt19937 &rng,
-                 bool nonzero_boundary)
+  Errors compare(const tpmg::CartesianLevel &level, const Reference<dim> &ref, std::mt19937 &rng, bool nonzero_boundary)
   {
     const std::size_t                      n = std::size_t(level.n_dofs());
     std::uniform_real_distribution<double> dist(-1.0, 1.0);
@@ -345,7 +344,7 @@ namespace
 
   std::string node_string(const tpmg::CartesianLevel &level, index_t lex)
   {
-    const index_t      i = lex % level.nodes(0), j = (lex / level.nodes(0)) % level.nodes(1),
+    const index_t i = lex % level.nodes(0), j = (lex / level.nodes(0)) % level.nodes(1),
                   l = lex / (level.nodes(0) * level.nodes(1));
     std::ostringstream s;
     s << "node " << lex << " = (" << i << "," << j << "," << l << ")";
@@ -361,10 +360,10 @@ namespace
         const Case &c = cases()[ci];
         SCOPED_TRACE(describe(c, dim, degree));
         tpmg::Domain domain;
-        domain.dim          = dim;
-        domain.lower        = c.lower;
-        domain.upper        = c.upper;
-        domain.coarse_cells = c.coarse;
+        domain.dim                       = dim;
+        domain.lower                     = c.lower;
+        domain.upper                     = c.upper;
+        domain.coarse_cells              = c.coarse;
         const tpmg::CartesianLevel level = tpmg::make_hierarchy(domain, degree, c.level).back();
 
         Reference<dim> ref;
@@ -417,10 +416,10 @@ TEST(DealIICrossCheck, DetectsWrongOperator)
 {
   const Case   c = cases()[0];
   tpmg::Domain domain;
-  domain.dim          = 3;
-  domain.lower        = c.lower;
-  domain.upper        = c.upper;
-  domain.coarse_cells = c.coarse;
+  domain.dim                       = 3;
+  domain.lower                     = c.lower;
+  domain.upper                     = c.upper;
+  domain.coarse_cells              = c.coarse;
   const tpmg::CartesianLevel level = tpmg::make_hierarchy(domain, 2, c.level).back();
   Reference<3>               ref;
   build_reference<3>(c, level, ref);

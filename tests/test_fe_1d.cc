@@ -84,7 +84,7 @@ TEST(LagrangeBasis1D, NodalityAndPartitionOfUnity)
 
 TEST(ElementMatrices1D, ClosedFormsDegree1And2)
 {
-  const auto e1 = element_matrices_1d(1);
+  const auto   e1       = element_matrices_1d(1);
   const double m1[2][2] = {{1.0 / 3, 1.0 / 6}, {1.0 / 6, 1.0 / 3}};
   const double a1[2][2] = {{1, -1}, {-1, 1}};
   for (int i = 0; i < 2; ++i)
@@ -95,7 +95,9 @@ TEST(ElementMatrices1D, ClosedFormsDegree1And2)
       }
   // Q2 on [0,1] with nodes 0, 1/2, 1
   const auto   e2       = element_matrices_1d(2);
-  const double m2[3][3] = {{4.0 / 30, 2.0 / 30, -1.0 / 30}, {2.0 / 30, 16.0 / 30, 2.0 / 30}, {-1.0 / 30, 2.0 / 30, 4.0 / 30}};
+  const double m2[3][3] = {{4.0 / 30, 2.0 / 30, -1.0 / 30},
+                           {2.0 / 30, 16.0 / 30, 2.0 / 30},
+                           {-1.0 / 30, 2.0 / 30, 4.0 / 30}};
   const double a2[3][3] = {{7.0 / 3, -8.0 / 3, 1.0 / 3}, {-8.0 / 3, 16.0 / 3, -8.0 / 3}, {1.0 / 3, -8.0 / 3, 7.0 / 3}};
   for (int i = 0; i < 3; ++i)
     for (int j = 0; j < 3; ++j)
@@ -110,7 +112,7 @@ TEST(ElementMatrices1D, PropertiesAllDegrees)
 {
   for (unsigned k = 1; k <= 10; ++k)
     {
-      const auto e = element_matrices_1d(k);
+      const auto e          = element_matrices_1d(k);
       double     total_mass = 0, lumped = 0;
       for (unsigned i = 0; i <= k; ++i)
         {

@@ -67,10 +67,10 @@ namespace
                                          const std::vector<double> &factors, const std::vector<double> &u)
   {
     const int       dim = lev.dim, k = lev.degree, n = k + 1;
-    const int       nd  = dim == 3 ? n * n * n : n * n;
-    const int       nq  = int(q.size());
-    const int       np  = dim == 3 ? nq * nq * nq : nq * nq;
-    const int       ne  = n_geometric_entries(dim, kind);
+    const int       nd = dim == 3 ? n * n * n : n * n;
+    const int       nq = int(q.size());
+    const int       np = dim == 3 ? nq * nq * nq : nq * nq;
+    const int       ne = n_geometric_entries(dim, kind);
     LagrangeBasis1D basis(k);
     const Matrix1D  V = basis.values(q.points), D = basis.derivatives(q.points);
     // reference values and gradients of all basis functions at all points
@@ -150,9 +150,9 @@ TEST(Geometry, SineIsIdentityOnTheBoundary)
         for (int face = 0; face < 2 * dim; ++face)
           for (int sample = 0; sample < 20; ++sample)
             {
-              auto x = random_point(lev, gen);
-              const int d = face / 2;
-              x[d]        = face % 2 ? upper(lev, d) : lev.lower[d];
+              auto      x  = random_point(lev, gen);
+              const int d  = face / 2;
+              x[d]         = face % 2 ? upper(lev, d) : lev.lower[d];
               const auto y = deformed_point(lev, sine(a), x);
               for (int e = 0; e < 3; ++e)
                 EXPECT_NEAR(y[e], x[e], 1e-15 * extent(lev, e % dim))
@@ -170,9 +170,9 @@ TEST(Geometry, KershawMapsEveryFaceOntoItself)
       for (int face = 0; face < 2 * dim; ++face)
         for (int sample = 0; sample < 20; ++sample)
           {
-            auto      x = random_point(lev, gen);
-            const int d = face / 2;
-            x[d]        = face % 2 ? upper(lev, d) : lev.lower[d];
+            auto      x  = random_point(lev, gen);
+            const int d  = face / 2;
+            x[d]         = face % 2 ? upper(lev, d) : lev.lower[d];
             const auto y = deformed_point(lev, kershaw(0.3), x);
             EXPECT_NEAR(y[d], x[d], 1e-15 * extent(lev, d)) << "face " << face;
             for (int e = 0; e < dim; ++e)
@@ -234,8 +234,8 @@ TEST(Geometry, MapsMatchTheirDefinitionAtKnownPoints)
       {
         double xi_x, wR; // weight of R_ε
       };
-      for (const Case c : {Case{1.0 / 12, 0}, Case{0.25, 0.5}, Case{2.5 / 6, 0.75}, Case{0.5, 0.5},
-                           Case{3.5 / 6, 0.25}, Case{4.5 / 6, 0.5}, Case{11.0 / 12, 1}, Case{1.0, 1.0}})
+      for (const Case c : {Case{1.0 / 12, 0}, Case{0.25, 0.5}, Case{2.5 / 6, 0.75}, Case{0.5, 0.5}, Case{3.5 / 6, 0.25},
+                           Case{4.5 / 6, 0.5}, Case{11.0 / 12, 1}, Case{1.0, 1.0}})
         {
           const auto k = deformed_point(lev, kershaw(eps), {{c.xi_x, 0.25, dim == 3 ? 0.75 : 0.0}});
           EXPECT_NEAR(k[0], c.xi_x, 1e-15);
@@ -304,8 +304,8 @@ TEST(Geometry, MapsAreContinuous)
           for (int d = 0; d < dim; ++d)
             for (int j = 1; j < (d == 0 ? 6 : 2); ++j)
               {
-                auto x = random_point(lev, gen);
-                x[d]   = lev.lower[d] + extent(lev, d) * (d == 0 ? j / 6.0 : 0.5);
+                auto x  = random_point(lev, gen);
+                x[d]    = lev.lower[d] + extent(lev, d) * (d == 0 ? j / 6.0 : 0.5);
                 auto xm = x, xp = x;
                 xm[d] -= delta * extent(lev, d);
                 xp[d] += delta * extent(lev, d);
@@ -386,12 +386,13 @@ TEST(GeometricFactors, MassFactorsSumToTheBoxVolume)
       for (int k : {1, 2, 4})
         {
           // sine: fine enough that the multilinear cells do not fold (see FoldedMeshIsRejected)
-          const auto lev = s.type == Deformation::sine ? make_level(dim, k, dim == 3 ? std::array<int, 3>{{12, 12, 12}}
-                                                                                     : std::array<int, 3>{{32, 32, 1}})
-                                                       : make_level(dim, k, {{6, 4, 2}});
-          const auto q   = gauss_quadrature(k + 2);
-          const auto f   = geometric_factors(lev, s, q, GeometricFactorKind::mass);
-          const int  np  = dim == 3 ? (k + 2) * (k + 2) * (k + 2) : (k + 2) * (k + 2);
+          const auto lev =
+            s.type == Deformation::sine
+              ? make_level(dim, k, dim == 3 ? std::array<int, 3>{{12, 12, 12}} : std::array<int, 3>{{32, 32, 1}})
+              : make_level(dim, k, {{6, 4, 2}});
+          const auto q  = gauss_quadrature(k + 2);
+          const auto f  = geometric_factors(lev, s, q, GeometricFactorKind::mass);
+          const int  np = dim == 3 ? (k + 2) * (k + 2) * (k + 2) : (k + 2) * (k + 2);
           ASSERT_EQ(f.size(), std::size_t(lev.n_cells() * np));
           double total = 0, max_cell_change = 0;
           for (index_t c = 0; c < lev.n_cells(); ++c)
@@ -400,7 +401,8 @@ TEST(GeometricFactors, MassFactorsSumToTheBoxVolume)
               for (int p = 0; p < np; ++p)
                 vol += f[std::size_t(c) * np + p];
               total += vol;
-              max_cell_change = std::max(max_cell_change, std::abs(vol / (lev.h[0] * lev.h[1] * (dim == 3 ? lev.h[2] : 1)) - 1));
+              max_cell_change =
+                std::max(max_cell_change, std::abs(vol / (lev.h[0] * lev.h[1] * (dim == 3 ? lev.h[2] : 1)) - 1));
             }
           EXPECT_NEAR(total, box_volume(lev), 1e-12 * box_volume(lev)) << name(s) << " dim " << dim << " k " << k;
           if (s.type != Deformation::none) // the cells really are deformed
@@ -473,7 +475,8 @@ TEST(GeometricFactors, CartesianFactorsAreTheCellWidths)
                 for (int b = a; b < dim; ++b, ++e)
                   {
                     const double expected = a == b ? w * vol / (lev.h[a] * lev.h[a]) : 0.0;
-                    EXPECT_NEAR(fl[(std::size_t(c) * ne + e) * np + p], expected, 1e-13 * w * vol / (lev.h[0] * lev.h[0]))
+                    EXPECT_NEAR(fl[(std::size_t(c) * ne + e) * np + p], expected,
+                                1e-13 * w * vol / (lev.h[0] * lev.h[0]))
                       << name(s) << " cell " << c << " point " << p << " entry " << e;
                   }
             }
@@ -492,15 +495,16 @@ TEST(GeometricFactors, AgreeWithTheReferenceAssembly)
   for (int dim = 2; dim <= 3; ++dim)
     for (int k = 1; k <= (dim == 3 ? 3 : 4); ++k)
       for (const auto &s : {sine(0.12), kershaw(0.3)})
-        for (const Rule r : {Rule{"bp1", GeometricFactorKind::mass, false}, Rule{"bp3", GeometricFactorKind::laplace, false},
-                             Rule{"bp5", GeometricFactorKind::laplace, true}})
+        for (const Rule r :
+             {Rule{"bp1", GeometricFactorKind::mass, false}, Rule{"bp3", GeometricFactorKind::laplace, false},
+              Rule{"bp5", GeometricFactorKind::laplace, true}})
           {
-            const auto lev = make_level(dim, k, {{6, 2, 2}});
-            const auto q   = r.lobatto ? gauss_lobatto_quadrature(k + 1) : gauss_quadrature(k + 2);
-            const auto f   = geometric_factors(lev, s, q, r.kind);
-            const auto A   = assemble_bp(lev, s, q, r.kind, false);
-            const auto u   = random_vector(lev, 10 * k + dim, true);
-            const auto v   = apply_with_factors(lev, q, r.kind, f, u);
+            const auto            lev = make_level(dim, k, {{6, 2, 2}});
+            const auto            q   = r.lobatto ? gauss_lobatto_quadrature(k + 1) : gauss_quadrature(k + 2);
+            const auto            f   = geometric_factors(lev, s, q, r.kind);
+            const auto            A   = assemble_bp(lev, s, q, r.kind, false);
+            const auto            u   = random_vector(lev, 10 * k + dim, true);
+            const auto            v   = apply_with_factors(lev, q, r.kind, f, u);
             const Eigen::VectorXd ref = A * to_eigen(u);
             EXPECT_LT(rel_diff(v, to_std(ref)), 1e-13) << r.name << " " << name(s) << " dim " << dim << " k " << k;
           }
@@ -538,9 +542,9 @@ TEST(ReferenceBP, SymmetricWithConstantsInTheKernelAndVolume)
           for (int bp : {1, 3, 5})
             for (bool dirichlet : {true, false})
               {
-                const Eigen::SparseMatrix<double> A = bp == 1   ? assemble_bp1(lev, s, dirichlet)
-                                                      : bp == 3 ? assemble_bp3(lev, s, dirichlet)
-                                                                : assemble_bp5(lev, s, dirichlet);
+                const Eigen::SparseMatrix<double> A  = bp == 1   ? assemble_bp1(lev, s, dirichlet)
+                                                       : bp == 3 ? assemble_bp3(lev, s, dirichlet)
+                                                                 : assemble_bp5(lev, s, dirichlet);
                 const Eigen::SparseMatrix<double> At = A.transpose();
                 EXPECT_LT((A - At).norm(), 1e-14 * A.norm()) << "bp" << bp << " " << name(s);
                 const Eigen::VectorXd one = Eigen::VectorXd::Ones(lev.n_dofs());
@@ -574,10 +578,10 @@ TEST(ReferenceBP, PhysicalCoordinatesAreIntegratedExactly)
           {
             if (lobatto && k == 1)
               continue; // 2-point Gauss–Lobatto does not integrate these exactly
-            const auto lev = make_level(dim, k, {{6, 2, 2}});
-            const auto q   = lobatto ? gauss_lobatto_quadrature(k + 1) : gauss_quadrature(k + 2);
-            const auto A   = assemble_bp(lev, s, q, GeometricFactorKind::laplace, false);
-            const auto f   = geometric_factors(lev, s, q, GeometricFactorKind::laplace);
+            const auto                   lev = make_level(dim, k, {{6, 2, 2}});
+            const auto                   q   = lobatto ? gauss_lobatto_quadrature(k + 1) : gauss_quadrature(k + 2);
+            const auto                   A   = assemble_bp(lev, s, q, GeometricFactorKind::laplace, false);
+            const auto                   f   = geometric_factors(lev, s, q, GeometricFactorKind::laplace);
             std::vector<Eigen::VectorXd> x, Ax, Fx;
             for (int d = 0; d < dim; ++d)
               {

@@ -14,8 +14,8 @@ namespace
   std::vector<Number> apply(const CartesianLevel &lev, const std::vector<double> &x)
   {
     CartesianLaplaceOperator<dim, k, Number> op(lev, Backend::cpu);
-    Vector<Number>      src(lev.n_dofs(), Backend::cpu), dst;
-    std::vector<Number> xn(x.begin(), x.end());
+    Vector<Number>                           src(lev.n_dofs(), Backend::cpu), dst;
+    std::vector<Number>                      xn(x.begin(), x.end());
     src.from_host(xn);
     op.vmult(dst, src);
     return dst.to_host();
@@ -35,8 +35,8 @@ TEST_P(LaplaceOperatorTest, EqualsAssembledMatrixAndIsSymmetric)
     dispatch_degree(k, [&](auto K) {
       constexpr int dd = decltype(D)::value, kk = decltype(K)::value;
       // random vector with nonzero boundary values: boundary rows act as identity
-      const auto x   = random_vector(lev, 1, /*with_boundary=*/false);
-      auto       xb  = random_vector(lev, 7, true);
+      const auto x  = random_vector(lev, 1, /*with_boundary=*/false);
+      auto       xb = random_vector(lev, 7, true);
       for (index_t g = 0; g < lev.n_dofs(); ++g)
         if (!is_boundary(lev, g))
           xb[g] = x[g];
@@ -56,7 +56,7 @@ TEST_P(LaplaceOperatorTest, EqualsAssembledMatrixAndIsSymmetric)
       auto       residual_of = [&](auto zero) {
         using N = decltype(zero);
         CartesianLaplaceOperator<dd, kk, N> op(lev, Backend::cpu);
-        Vector<N> xv(lev.n_dofs(), Backend::cpu), bv(lev.n_dofs(), Backend::cpu), r;
+        Vector<N>                           xv(lev.n_dofs(), Backend::cpu), bv(lev.n_dofs(), Backend::cpu), r;
         xv.from_host(std::vector<N>(xb.begin(), xb.end()));
         bv.from_host(std::vector<N>(bvec.begin(), bvec.end()));
         op.residual(r, bv, xv);
@@ -68,9 +68,9 @@ TEST_P(LaplaceOperatorTest, EqualsAssembledMatrixAndIsSymmetric)
       EXPECT_LT(rel_diff(residual_of(double{}), rref), 1e-13);
       EXPECT_LT(rel_diff(residual_of(float{}), rref), 2e-6);
       // symmetry: (A x, y) = (x, A y)
-      const auto y  = random_vector(lev, 2);
-      const auto Ax = apply<dd, kk, double>(lev, x);
-      const auto Ay = apply<dd, kk, double>(lev, y);
+      const auto y   = random_vector(lev, 2);
+      const auto Ax  = apply<dd, kk, double>(lev, x);
+      const auto Ay  = apply<dd, kk, double>(lev, y);
       double     xAy = 0, yAx = 0, scale = 0;
       for (index_t g = 0; g < lev.n_dofs(); ++g)
         {
@@ -94,15 +94,15 @@ TEST(LaplaceOperator, EnergyOfAnExactlyRepresentedFunction)
 {
   // u = x(1-x) y(1-y) lies in Q_2 and vanishes on the boundary, so u·A u = ∫|∇u|² = 1/45.
   Domain d;
-  d.dim          = 2;
+  d.dim                     = 2;
   const auto            lev = make_hierarchy(d, 2, 2).back();
   const LagrangeBasis1D b(2);
   std::vector<double>   u(lev.n_dofs());
   for (index_t j = 0; j < lev.nodes(1); ++j)
     for (index_t i = 0; i < lev.nodes(0); ++i)
       {
-        const double x = lev.node_coordinate(0, i, b.support_points());
-        const double y = lev.node_coordinate(1, j, b.support_points());
+        const double x         = lev.node_coordinate(0, i, b.support_points());
+        const double y         = lev.node_coordinate(1, j, b.support_points());
         u[lev.dof_index(i, j)] = x * (1 - x) * y * (1 - y);
       }
   const auto Au     = apply<2, 2, double>(lev, u);

@@ -64,7 +64,8 @@ TEST(Multigrid, ContractionRates2D)
         ASSERT_TRUE(r.converged) << r.failure;
         EXPECT_LE(r.average_reduction, rate[k] * 4 / 3) << "k=" << k << " level=" << level;
         EXPECT_LE(std::abs(r.iterations - steps[k]), 1) << "k=" << k << " level=" << level;
-        RecordProperty("rate_2D_k" + std::to_string(k) + "_L" + std::to_string(level), std::to_string(r.average_reduction));
+        RecordProperty("rate_2D_k" + std::to_string(k) + "_L" + std::to_string(level),
+                       std::to_string(r.average_reduction));
       }
 }
 
@@ -158,10 +159,10 @@ TEST(Multigrid, AllSmootherVariantsAndSolversConverge)
       for (SmootherKernel kern : {SmootherKernel::global, SmootherKernel::separate, SmootherKernel::fused})
         for (LocalSolver ls : {LocalSolver::fast_diagonalization, LocalSolver::inverse_matrix})
           {
-            SolverParameters p = base(dim, 2, dim == 2 ? 5 : 3);
+            SolverParameters p   = base(dim, 2, dim == 2 ? 5 : 3);
             p.patch.kernel       = kern;
             p.patch.local_solver = ls;
-            const RunResult r  = solve(p);
+            const RunResult r    = solve(p);
             ASSERT_TRUE(r.converged) << r.failure;
             its[std::string(to_string(kern)) + (ls == LocalSolver::inverse_matrix ? "/inverse" : "/fd")] = r.iterations;
           }
@@ -178,16 +179,16 @@ TEST(Multigrid, AllSmootherVariantsAndSolversConverge)
   EXPECT_LE(c.iterations, g.iterations + 3);
   EXPECT_NEAR(*c.l2_error / *g.l2_error, 1.0, 0.01);
   // left-preconditioned GMRES
-  p.solver               = SolverType::gmres;
-  p.post_smoothing       = PostSmoothingOrder::automatic;
-  p.preconditioning      = PreconditioningSide::left;
-  const RunResult l      = solve(p);
+  p.solver          = SolverType::gmres;
+  p.post_smoothing  = PostSmoothingOrder::automatic;
+  p.preconditioning = PreconditioningSide::left;
+  const RunResult l = solve(p);
   ASSERT_TRUE(l.converged) << l.failure;
   EXPECT_LE(l.iterations, g.iterations + 1);
   // Chebyshev-Jacobi smoother: converges, needs more steps
-  p.preconditioning      = PreconditioningSide::right;
-  p.smoother             = SmootherType::chebyshev_jacobi;
-  const RunResult ch     = solve(p);
+  p.preconditioning  = PreconditioningSide::right;
+  p.smoother         = SmootherType::chebyshev_jacobi;
+  const RunResult ch = solve(p);
   ASSERT_TRUE(ch.converged) << ch.failure;
   EXPECT_GT(ch.iterations, g.iterations);
   EXPECT_LE(ch.iterations, 30);
@@ -276,7 +277,7 @@ TEST(Multigrid, MemoryEstimateCountsTheBPGeometry)
   const RunResult rs = solve(p);
   p.geometry         = GeometryMode::on_the_fly;
   const RunResult rf = solve(p);
-  Domain d;
+  Domain          d;
   d.dim            = 3;
   const auto  levs = make_hierarchy(d, 2, 2);
   std::size_t diff = 0;
@@ -297,27 +298,28 @@ TEST(Multigrid, MemoryReportIsThePeakAndTheEstimateCoversIt)
 {
   struct Case
   {
-    SolverType solver;
-    bool       left;
-    Precision  precision;
+    SolverType        solver;
+    bool              left;
+    Precision         precision;
     LevelOperatorType op;
     SmootherKernel    kernel;
   };
-  const Case cases[] = {{SolverType::gmres, false, Precision::single, LevelOperatorType::cartesian, SmootherKernel::fused},
-                        {SolverType::gmres, true, Precision::dual, LevelOperatorType::cartesian, SmootherKernel::separate},
-                        {SolverType::cg, false, Precision::single, LevelOperatorType::cartesian, SmootherKernel::global},
-                        {SolverType::fmg, false, Precision::single, LevelOperatorType::cartesian, SmootherKernel::fused},
-                        {SolverType::vcycle, false, Precision::dual, LevelOperatorType::cartesian, SmootherKernel::fused},
-                        {SolverType::gmres, false, Precision::single, LevelOperatorType::bp3, SmootherKernel::fused}};
+  const Case cases[] = {
+    {SolverType::gmres, false, Precision::single, LevelOperatorType::cartesian, SmootherKernel::fused},
+    {SolverType::gmres, true, Precision::dual, LevelOperatorType::cartesian, SmootherKernel::separate},
+    {SolverType::cg, false, Precision::single, LevelOperatorType::cartesian, SmootherKernel::global},
+    {SolverType::fmg, false, Precision::single, LevelOperatorType::cartesian, SmootherKernel::fused},
+    {SolverType::vcycle, false, Precision::dual, LevelOperatorType::cartesian, SmootherKernel::fused},
+    {SolverType::gmres, false, Precision::single, LevelOperatorType::bp3, SmootherKernel::fused}};
   for (const Case &c : cases)
     {
-      SolverParameters p     = base(3, 2, 3);
-      p.solver               = c.solver;
-      p.preconditioning      = c.left ? PreconditioningSide::left : PreconditioningSide::right;
-      p.precision            = c.precision;
-      p.level_operator       = c.op;
-      p.patch.kernel         = c.kernel;
-      p.gmres_restart        = 5;
+      SolverParameters p = base(3, 2, 3);
+      p.solver           = c.solver;
+      p.preconditioning  = c.left ? PreconditioningSide::left : PreconditioningSide::right;
+      p.precision        = c.precision;
+      p.level_operator   = c.op;
+      p.patch.kernel     = c.kernel;
+      p.gmres_restart    = 5;
       if (c.op != LevelOperatorType::cartesian)
         p.deformation = {Deformation::sine, 0.1};
       const std::size_t before = vector_memory_in_use();

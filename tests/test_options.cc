@@ -86,7 +86,7 @@ TEST(Options, ResolveSmoother)
 {
   PatchSmootherSettings s;
   EXPECT_EQ(resolve_smoother(s, 3, 4, Precision::single).family, PatchKernelFamily::basic);
-  s.optimization = KernelOptimization::linear_indexing;
+  s.optimization                = KernelOptimization::linear_indexing;
   const SmootherConfiguration c = resolve_smoother(s, 3, 4, Precision::single);
   EXPECT_EQ(c.family, PatchKernelFamily::fiber);
   EXPECT_GE(c.patches_per_block, 1);
@@ -108,13 +108,13 @@ TEST(Options, ResolveSmoother)
   PatchSmootherSettings t;
   t.patches_per_block = 3;
   EXPECT_EQ(refusal(t, 3), SmootherSetting::patches_per_block);
-  t                   = {};
-  t.optimization      = KernelOptimization::conflict_free;
-  t.thread_structure  = ThreadStructure::dof;
-  EXPECT_EQ(refusal(t, 3), SmootherSetting::thread_structure);
   t                  = {};
-  t.optimization     = KernelOptimization::boundary;
-  t.local_solver     = LocalSolver::inverse_matrix;
+  t.optimization     = KernelOptimization::conflict_free;
+  t.thread_structure = ThreadStructure::dof;
+  EXPECT_EQ(refusal(t, 3), SmootherSetting::thread_structure);
+  t              = {};
+  t.optimization = KernelOptimization::boundary;
+  t.local_solver = LocalSolver::inverse_matrix;
   EXPECT_EQ(refusal(t, 3), SmootherSetting::local_solver);
   EXPECT_FALSE(check_smoother_settings({}, 3, 8, Precision::dual).has_value());
 }

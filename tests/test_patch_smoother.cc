@@ -11,11 +11,11 @@
 #include <limits>
 #include <random>
 
+#include "reference.h"
+#include <kernels/common/tensor.h>
 #include <kernels/smoothers/patch_common.h>
 #include <kernels/smoothers/patch_fiber.h>
 #include <kernels/smoothers/patch_mma.h>
-#include <kernels/common/tensor.h>
-#include "reference.h"
 
 using namespace tpmg;
 using namespace tpmg::test;
@@ -28,7 +28,7 @@ namespace
     SmootherKernel     kernel;
     LocalSolver        solver;
     ColorOrder         order;
-    KernelOptimization opt = KernelOptimization::basic;
+    KernelOptimization opt               = KernelOptimization::basic;
     int                patches_per_block = 0;
     ThreadStructure    threads           = ThreadStructure::automatic;
     bool               lumped            = false; ///< GLL-lumped 1D masses (the bp5 smoother)
@@ -42,7 +42,9 @@ namespace
            (c.solver == LocalSolver::inverse_matrix ? "_inverse" : "_fd") +
            (c.order == ColorOrder::odd_first ? "_oddfirst" : "") +
            (c.patches_per_block ? "_P" + std::to_string(c.patches_per_block) : "") +
-           (c.threads == ThreadStructure::column ? "_column" : c.threads == ThreadStructure::dof ? "_dof" : "") +
+           (c.threads == ThreadStructure::column ? "_column"
+            : c.threads == ThreadStructure::dof  ? "_dof"
+                                                 : "") +
            (c.lumped ? "_lumped" : "");
   }
 
@@ -50,10 +52,11 @@ namespace
   CartesianLevel smoother_level(int dim, int k)
   {
     Domain d;
-    d.dim          = dim;
-    d.lower        = {0.0, 0.0, 0.0};
-    d.upper        = {1.0, 1.5, 0.8};
-    d.coarse_cells = dim == 2 ? std::array<int, 3>{5, 4, 1} : (k <= 3 ? std::array<int, 3>{4, 5, 3} : std::array<int, 3>{3, 3, 3});
+    d.dim   = dim;
+    d.lower = {0.0, 0.0, 0.0};
+    d.upper = {1.0, 1.5, 0.8};
+    d.coarse_cells =
+      dim == 2 ? std::array<int, 3>{5, 4, 1} : (k <= 3 ? std::array<int, 3>{4, 5, 3} : std::array<int, 3>{3, 3, 3});
     return make_hierarchy(d, k, 0).back();
   }
 
@@ -62,16 +65,16 @@ namespace
                                    const std::vector<double> &b0, bool x_is_zero = false)
   {
     PatchSmootherSettings s;
-    s.kernel       = c.kernel;
-    s.local_solver = c.solver;
-    s.color_order  = c.order;
-    s.optimization = c.opt;
+    s.kernel            = c.kernel;
+    s.local_solver      = c.solver;
+    s.color_order       = c.order;
+    s.optimization      = c.opt;
     s.patches_per_block = c.patches_per_block;
     s.thread_structure  = c.threads;
     s.lumped_mass       = c.lumped;
     CartesianLaplaceOperator<dim, k, Number> op(lev, Backend::cpu);
     VertexPatchSmoother<dim, k, Number>      smoother(lev, Backend::cpu, s, &op);
-    Vector<Number> x(lev.n_dofs(), Backend::cpu), b(lev.n_dofs(), Backend::cpu);
+    Vector<Number>                           x(lev.n_dofs(), Backend::cpu), b(lev.n_dofs(), Backend::cpu);
     x.from_host(std::vector<Number>(x0.begin(), x0.end()));
     b.from_host(std::vector<Number>(b0.begin(), b0.end()));
     smoother.smooth(x, b, false, x_is_zero);
@@ -85,12 +88,12 @@ namespace
 
 TEST_P(PatchSmootherTest, SweepEqualsReference)
 {
-  const Case c   = GetParam();
-  const auto lev = smoother_level(c.dim, c.k);
-  const Eigen::SparseMatrix<double, Eigen::RowMajor> A = assemble_laplace(lev, c.lumped);
-  const auto x0  = random_vector(lev, 11);
-  const auto b   = random_vector(lev, 12);
-  std::vector<int> order;
+  const Case                                         c   = GetParam();
+  const auto                                         lev = smoother_level(c.dim, c.k);
+  const Eigen::SparseMatrix<double, Eigen::RowMajor> A   = assemble_laplace(lev, c.lumped);
+  const auto                                         x0  = random_vector(lev, 11);
+  const auto                                         b   = random_vector(lev, 12);
+  std::vector<int>                                   order;
   for (int i = 0; i < (1 << c.dim); ++i)
     order.push_back(c.order == ColorOrder::standard ? i : ((1 << c.dim) - 1) ^ i);
   auto ref = x0;
@@ -148,8 +151,8 @@ static std::vector<Case> all_cases()
             cases.push_back({dim, k, kern, LocalSolver::fast_diagonalization, ColorOrder::standard,
                              KernelOptimization::basic, 0, ts});
             if (kern == SmootherKernel::fused && k <= 2)
-              cases.push_back({dim, k, kern, LocalSolver::inverse_matrix, ColorOrder::standard,
-                               KernelOptimization::basic, 0, ts});
+              cases.push_back(
+                {dim, k, kern, LocalSolver::inverse_matrix, ColorOrder::standard, KernelOptimization::basic, 0, ts});
           }
   // patches per block other than the automatic choice
   for (int P : {1, 2, 4, 8})
@@ -192,7 +195,7 @@ TEST(PatchSmoother, AutomaticThreadStructure)
     return resolve_smoother(s, dim, k, dual ? Precision::dual : Precision::single).per_dof;
   };
   const auto basic = KernelOptimization::basic, cf = KernelOptimization::conflict_free;
-  const auto a     = ThreadStructure::automatic;
+  const auto a = ThreadStructure::automatic;
   EXPECT_FALSE(per_dof(a, 2, 3, basic, false));
   EXPECT_TRUE(per_dof(a, 2, 4, basic, false));
   EXPECT_FALSE(per_dof(a, 2, 4, cf, false));
@@ -226,7 +229,7 @@ TEST(PatchSmoother, EigenpairsOrderedByParity)
         EXPECT_LT((A * S - M * S * lambda.asDiagonal()).norm(), 1e-12 * scale * ni) << "k=" << k;
         EXPECT_LT((S.transpose() * M * S - Eigen::MatrixXd::Identity(ni, ni)).norm(), 1e-12 * ni) << "k=" << k;
         Eigen::GeneralizedSelfAdjointEigenSolver<Eigen::MatrixXd> es(A, M);
-        std::vector<double> sorted(d.eigenvalues);
+        std::vector<double>                                       sorted(d.eigenvalues);
         std::sort(sorted.begin(), sorted.end());
         for (int a = 0; a < ni; ++a)
           EXPECT_NEAR(sorted[a], es.eigenvalues()(a), 1e-11 * es.eigenvalues()(ni - 1)) << "k=" << k;
@@ -264,11 +267,11 @@ TEST(PatchSmoother, PatchMatricesExactlyPersymmetric)
 TEST(PatchSmoother, CompileTimeDataEqualPatchData1D)
 {
   auto check = [](auto K, auto Lumped) {
-    constexpr int  k = decltype(K)::value, np = 2 * k + 1, ni = 2 * k - 1;
-    constexpr bool lumped = decltype(Lumped)::value;
-    constexpr auto c      = fiber_constants_from_table<k, double, lumped>();
-    constexpr auto cf     = fiber_constants_from_table<k, float, lumped>();
-    const PatchData1D d   = patch_data_1d(k, lumped);
+    constexpr int     k = decltype(K)::value, np = 2 * k + 1, ni = 2 * k - 1;
+    constexpr bool    lumped = decltype(Lumped)::value;
+    constexpr auto    c      = fiber_constants_from_table<k, double, lumped>();
+    constexpr auto    cf     = fiber_constants_from_table<k, float, lumped>();
+    const PatchData1D d      = patch_data_1d(k, lumped);
     for (int i = 0; i < np; ++i)
       for (int j = 0; j < np; ++j)
         {
@@ -307,8 +310,8 @@ TEST(PatchSmoother, CompileTimeDataEqualPatchData1D)
 // the mesh's permuted for the turned (unpadded) kernels: kernel x, y, z = mesh z, x, y.
 TEST(PatchSmoother, InverseEigenvalueSumsInKernelDirections)
 {
-  const std::array<double, 3> coef = {1.0, 2.5, 4.0}; // anisotropic: a wrong direction shows
-  auto check = [&](auto K, auto Opt, auto Lumped, bool turned) {
+  const std::array<double, 3> coef  = {1.0, 2.5, 4.0}; // anisotropic: a wrong direction shows
+  auto                        check = [&](auto K, auto Opt, auto Lumped, bool turned) {
     constexpr int  k = decltype(K)::value, ni = 2 * k - 1;
     constexpr auto opt    = decltype(Opt)::value;
     constexpr bool lumped = decltype(Lumped)::value;
@@ -357,7 +360,7 @@ TEST(PatchSmoother, ParityColumnsEqualDenseProducts)
 {
   std::mt19937                           gen(3);
   std::uniform_real_distribution<double> u(-1, 1);
-  auto check = [&](auto N) {
+  auto                                   check = [&](auto N) {
     constexpr int n = decltype(N)::value, ne = (n + 1) / 2, G = 3;
     double        S[n][n], in[G][n], out[G][n], outT[G][n];
     for (int i = 0; i <= n / 2; ++i)
@@ -399,7 +402,7 @@ TEST(PatchSmoother, TensorCoreMatrixTable)
 {
   auto check = [&](auto K) {
     constexpr int k = decltype(K)::value, np = 2 * k + 1, ni = 2 * k - 1;
-    using Kern      = MmaPatchKernel<k, double>;
+    using Kern                  = MmaPatchKernel<k, double>;
     const PatchData1D         d = patch_data_1d(k, false);
     const std::vector<double> m = Kern::matrices(d);
     for (int mat = 0; mat < 2; ++mat)
@@ -412,7 +415,8 @@ TEST(PatchSmoother, TensorCoreMatrixTable)
               for (int c = 0; c < 2; ++c)
                 if (r >= c * k && r <= c * k + k && j >= c * k && j <= c * k + k)
                   sum += m[Kern::off_cell(mat, c) + (r - c * k) * Kern::ld_c + (j - c * k)];
-              EXPECT_NEAR(sum, P(r, j), 1e-13 * (1 + std::abs(P(r, j)))) << "k=" << k << " mat " << mat << " (" << r << ", " << j << ")";
+              EXPECT_NEAR(sum, P(r, j), 1e-13 * (1 + std::abs(P(r, j))))
+                << "k=" << k << " mat " << mat << " (" << r << ", " << j << ")";
             }
       }
     // the lane-ordered copy the GPU loads its A fragments from: lane l holds A(l / 4, l % 4);
@@ -478,7 +482,7 @@ TEST(PatchSmoother, ResidentBlocksTakeOnePatchPerBlock)
   s.optimization = KernelOptimization::linear_indexing;
   // the smoother's message refusing s at degree 7 or 6, "" if it accepts them
   constexpr auto degree7 = std::integral_constant<int, 7>{};
-  auto refused = [&](auto number, auto degree) {
+  auto           refused = [&](auto number, auto degree) {
     using Number    = decltype(number);
     constexpr int k = decltype(degree)::value;
     try
@@ -506,7 +510,7 @@ TEST(PatchSmoother, ResidentBlocksTakeOnePatchPerBlock)
   s.patches_per_block = 4;
   EXPECT_EQ(refused(float(), degree7), "patches per block 4 exceeds the maximum 2 for this degree");
   s.patches_per_block = 2;
-  s.optimization = KernelOptimization::conflict_free;
+  s.optimization      = KernelOptimization::conflict_free;
   EXPECT_EQ(refused(float(), degree7), "");
   s.optimization = KernelOptimization::linear_indexing;
   s.kernel       = SmootherKernel::separate;
@@ -527,9 +531,9 @@ TEST(PatchSmoother, PatchFirstNodes)
     for (int k : {1, 3})
       {
         Domain d;
-        d.dim          = dim;
-        d.coarse_cells = {5, 4, 3};
-        const CartesianLevel lev = make_hierarchy(d, k, 1).back();
+        d.dim                      = dim;
+        d.coarse_cells             = {5, 4, 3};
+        const CartesianLevel lev   = make_hierarchy(d, k, 1).back();
         index_t              total = 0;
         for (int color = 0; color < (1 << dim); ++color)
           {
@@ -547,8 +551,10 @@ TEST(PatchSmoother, PatchFirstNodes)
                 EXPECT_EQ((v[0] & 1) + 2 * (v[1] & 1) + (dim == 3 ? 4 * (v[2] & 1) : 0), color);
                 const index_t first = lev.dof_index((v[0] - 1) * k, (v[1] - 1) * k, dim == 3 ? (v[2] - 1) * k : 0);
                 ASSERT_EQ(geo.first_index(p), first) << dim << "D k=" << k << " color " << color << " patch " << p;
-                EXPECT_EQ(first + geo.offset(2 * k, 1, 0), lev.dof_index((v[0] + 1) * k, (v[1] - 1) * k + 1, dim == 3 ? (v[2] - 1) * k : 0));
-                EXPECT_EQ(index_t(geo.offset32(2 * k, 1, dim == 3 ? 2 * k : 0)), geo.offset(2 * k, 1, dim == 3 ? 2 * k : 0));
+                EXPECT_EQ(first + geo.offset(2 * k, 1, 0),
+                          lev.dof_index((v[0] + 1) * k, (v[1] - 1) * k + 1, dim == 3 ? (v[2] - 1) * k : 0));
+                EXPECT_EQ(index_t(geo.offset32(2 * k, 1, dim == 3 ? 2 * k : 0)),
+                          geo.offset(2 * k, 1, dim == 3 ? 2 * k : 0));
               }
           }
         EXPECT_EQ(total, lev.n_patches());
@@ -570,15 +576,16 @@ TEST(PatchSmoother, PatchFirstNodes)
               v[e] = geo.first_vertex[e] + 2 * (q % geo.count[e]);
               q /= geo.count[e];
             }
-          EXPECT_EQ(geo.first_index(p), big.dof_index((v[0] - 1) * 2, (v[1] - 1) * 2, (v[2] - 1) * 2)) << color << " " << p;
+          EXPECT_EQ(geo.first_index(p), big.dof_index((v[0] - 1) * 2, (v[1] - 1) * 2, (v[2] - 1) * 2))
+            << color << " " << p;
           EXPECT_EQ(index_t(geo.offset32(4, 4, 4)), geo.offset(4, 4, 4));
         }
       EXPECT_GT(geo.first_index(geo.n_patches - 1), index_t(1) << 32);
     }
   CartesianLevel huge;
-  huge.dim    = 3;
-  huge.degree = 1;
-  huge.cells  = {4100, 4100, 4100}; // 2050^3 > 2^31 patches in color 7
+  huge.dim      = 3;
+  huge.degree   = 1;
+  huge.cells    = {4100, 4100, 4100}; // 2050^3 > 2^31 patches in color 7
   huge.cell_end = huge.cells;
   EXPECT_THROW(patch_color_geometry(huge, 7), std::length_error);
 }
@@ -594,13 +601,13 @@ TEST(PatchSmoother, OnePatchSolvesExactly)
         if (dim == 3 && k == 7)
           continue; // 3375-unknown dense solves are slow; k = 6 and 8 cover the high end
         Domain d;
-        d.dim      = dim;
-        d.upper    = {2.0, 1.0, 1.5};
-        const auto lev = make_hierarchy(d, k, 1).back();
-        const Eigen::SparseMatrix<double> A = assemble_laplace(lev);
-        const auto b = random_vector(lev, 5);
+        d.dim                                                  = dim;
+        d.upper                                                = {2.0, 1.0, 1.5};
+        const auto                                         lev = make_hierarchy(d, k, 1).back();
+        const Eigen::SparseMatrix<double>                  A   = assemble_laplace(lev);
+        const auto                                         b   = random_vector(lev, 5);
         Eigen::SimplicialLDLT<Eigen::SparseMatrix<double>> ldlt(A);
-        const auto exact = to_std(ldlt.solve(to_eigen(b)));
+        const auto                                         exact = to_std(ldlt.solve(to_eigen(b)));
         dispatch_dim(dim, [&](auto D) {
           dispatch_degree(k, [&](auto K) {
             constexpr int dd = decltype(D)::value, kk = decltype(K)::value;
@@ -615,7 +622,8 @@ TEST(PatchSmoother, OnePatchSolvesExactly)
       }
 }
 
-// 3D k = 6..8: the optimized kernels and the per-DoF basic ones against the basic (column) ones (the dense reference is too slow)
+// 3D k = 6..8: the optimized kernels and the per-DoF basic ones against the basic (column) ones
+// (the dense reference is too slow)
 TEST(PatchSmoother, OptimizedEqualBasicForHighDegrees3D)
 {
   for (int k = 6; k <= 8; ++k)
@@ -630,13 +638,13 @@ TEST(PatchSmoother, OptimizedEqualBasicForHighDegrees3D)
           const auto x0  = random_vector(lev, 31);
           const auto b   = random_vector(lev, 32);
           Case       basic{3, kk, SmootherKernel::fused, LocalSolver::fast_diagonalization, ColorOrder::standard};
-          basic.threads = ThreadStructure::column;
+          basic.threads  = ThreadStructure::column;
           const auto ref = run_smoother<3, kk, double>(lev, basic, x0, b);
           for (KernelOptimization opt :
                {KernelOptimization::linear_indexing, KernelOptimization::conflict_free, KernelOptimization::boundary})
             for (SmootherKernel kern : {SmootherKernel::separate, SmootherKernel::fused})
               {
-                Case c = basic;
+                Case c   = basic;
                 c.kernel = kern;
                 c.opt    = opt;
                 EXPECT_LT(rel_diff(run_smoother<3, kk, double>(lev, c, x0, b), ref), 1e-11) << name(c);
@@ -644,8 +652,8 @@ TEST(PatchSmoother, OptimizedEqualBasicForHighDegrees3D)
               }
           // GLL-lumped masses (bp5), against the basic kernel with them (checked against the
           // assembled operator at k <= 4, above)
-          Case lumped_basic   = basic;
-          lumped_basic.lumped = true;
+          Case lumped_basic     = basic;
+          lumped_basic.lumped   = true;
           const auto ref_lumped = run_smoother<3, kk, double>(lev, lumped_basic, x0, b);
           for (KernelOptimization opt : {KernelOptimization::linear_indexing, KernelOptimization::boundary})
             {

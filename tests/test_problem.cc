@@ -72,8 +72,7 @@ namespace
 
   bool is_boundary_node(const CartesianLevel &lev, index_t g)
   {
-    const index_t i = g % lev.nodes(0), j = (g / lev.nodes(0)) % lev.nodes(1),
-                  l = g / (lev.nodes(0) * lev.nodes(1));
+    const index_t i = g % lev.nodes(0), j = (g / lev.nodes(0)) % lev.nodes(1), l = g / (lev.nodes(0) * lev.nodes(1));
     return lev.on_boundary(i, j, l);
   }
 
@@ -95,10 +94,10 @@ namespace
   {
     const int             dim = lev.dim, k = lev.degree, n = k + 1;
     const LagrangeBasis1D basis{unsigned(k)};
-    const Quadrature1D    q  = gauss_quadrature(nq);
-    const Matrix1D        v  = basis.values(q.points);
-    const Matrix1D        dv = basis.derivatives(q.points);
-    const int             nd = dim == 3 ? n * n * n : n * n;
+    const Quadrature1D    q   = gauss_quadrature(nq);
+    const Matrix1D        v   = basis.values(q.points);
+    const Matrix1D        dv  = basis.derivatives(q.points);
+    const int             nd  = dim == 3 ? n * n * n : n * n;
     const unsigned        nq3 = dim == 3 ? nq : 1;
     std::vector<index_t>  nodes(std::size_t(nd), 0);
     std::vector<double>   phi(static_cast<std::size_t>(nd)), grad(static_cast<std::size_t>(3 * nd));
@@ -112,8 +111,7 @@ namespace
             for (int I = 0; I < nd; ++I)
               {
                 const int i = I % n, j = (I / n) % n, l = I / (n * n);
-                nodes[std::size_t(I)] =
-                  lev.dof_index(cx * k + i, cy * k + j, dim == 3 ? cz * k + l : 0);
+                nodes[std::size_t(I)] = lev.dof_index(cx * k + i, cy * k + j, dim == 3 ? cz * k + l : 0);
               }
             for (unsigned pz = 0; pz < nq3; ++pz)
               for (unsigned py = 0; py < nq; ++py)
@@ -129,8 +127,7 @@ namespace
                       }
                     for (int I = 0; I < nd; ++I)
                       {
-                        const unsigned i[3] = {unsigned(I % n), unsigned((I / n) % n),
-                                               unsigned(I / (n * n))};
+                        const unsigned i[3] = {unsigned(I % n), unsigned((I / n) % n), unsigned(I / (n * n))};
                         double         val  = 1;
                         for (int d = 0; d < dim; ++d)
                           val *= v(p[d], i[d]);
@@ -156,9 +153,8 @@ namespace
     for_each_quadrature_point(dom, lev, unsigned(lev.degree + 8),
                               [&](const std::vector<index_t> &nodes, const double *x, double w,
                                   const std::vector<double> &phi, const std::vector<double> &) {
-                                const double f = rhs == RightHandSide::manufactured
-                                                   ? ex.laplacian_factor() * ex.value(x)
-                                                   : 1.0;
+                                const double f =
+                                  rhs == RightHandSide::manufactured ? ex.laplacian_factor() * ex.value(x) : 1.0;
                                 for (std::size_t I = 0; I < nodes.size(); ++I)
                                   b[std::size_t(nodes[I])] += w * f * phi[I];
                               });
@@ -169,8 +165,7 @@ namespace
   }
 
   /// Brute-force squared errors of the nodal vector u against the manufactured solution.
-  ErrorNorms reference_errors(const Domain &dom, const CartesianLevel &lev, const std::vector<double> &u,
-                              unsigned nq)
+  ErrorNorms reference_errors(const Domain &dom, const CartesianLevel &lev, const std::vector<double> &u, unsigned nq)
   {
     const Exact ex{dom};
     double      l2 = 0, h1 = 0;
@@ -256,8 +251,7 @@ INSTANTIATE_TEST_SUITE_P(Degrees, ProblemRhsTest,
                                            std::make_tuple(2, 5), std::make_tuple(2, 10), std::make_tuple(3, 1),
                                            std::make_tuple(3, 2), std::make_tuple(3, 4)),
                          [](const auto &tp) {
-                           return std::to_string(std::get<0>(tp.param)) + "D_k" +
-                                  std::to_string(std::get<1>(tp.param));
+                           return std::to_string(std::get<0>(tp.param)) + "D_k" + std::to_string(std::get<1>(tp.param));
                          });
 
 TEST(ProblemRhs, OnesVectorIsOneInsideZeroOnBoundary)
@@ -297,10 +291,10 @@ TEST(ProblemInterpolation, EqualsSineAtNodes)
   for (int dim : {2, 3})
     for (int k : {1, 2, 5})
       {
-        const Domain dom = anisotropic_domain(dim);
-        const auto   lev = make_level(dom, k, 1);
-        const Exact  ex{dom};
-        const auto   gll = LagrangeBasis1D(unsigned(k)).support_points();
+        const Domain   dom = anisotropic_domain(dim);
+        const auto     lev = make_level(dom, k, 1);
+        const Exact    ex{dom};
+        const auto     gll = LagrangeBasis1D(unsigned(k)).support_points();
         Vector<double> u;
         interpolate_exact_solution(lev, Backend::cpu, u);
         ASSERT_EQ(u.size(), lev.n_dofs());
@@ -309,8 +303,8 @@ TEST(ProblemInterpolation, EqualsSineAtNodes)
           for (index_t j = 0; j < lev.nodes(1); ++j)
             for (index_t i = 0; i < lev.nodes(0); ++i)
               {
-                const index_t g = lev.dof_index(i, j, l);
-                const double  x[3] = {lev.node_coordinate(0, i, gll), lev.node_coordinate(1, j, gll),
+                const index_t g        = lev.dof_index(i, j, l);
+                const double  x[3]     = {lev.node_coordinate(0, i, gll), lev.node_coordinate(1, j, gll),
                                      dim == 3 ? lev.node_coordinate(2, l, gll) : 0.0};
                 const double  expected = lev.on_boundary(i, j, l) ? 0.0 : ex.value(x);
                 ASSERT_NEAR(uh[std::size_t(g)], expected, 1e-14) << dim << "D k=" << k << " node " << g;
@@ -343,9 +337,7 @@ TEST_P(ProblemErrorsTest, MatchesBruteForceQuadrature)
   Vector<double> v(lev.n_dofs(), Backend::cpu);
   v.from_host(u);
   const ErrorNorms e3  = dispatch_dim(dim, [&](auto D) {
-    return dispatch_degree(k, [&](auto K) {
-      return compute_errors<decltype(D)::value, decltype(K)::value>(lev, v);
-    });
+    return dispatch_degree(k, [&](auto K) { return compute_errors<decltype(D)::value, decltype(K)::value>(lev, v); });
   });
   const ErrorNorms ref = reference_errors(dom, lev, u, unsigned(k + 3));
   EXPECT_NEAR(e3.l2, ref.l2, 1e-12 * ref.l2);
@@ -359,8 +351,7 @@ INSTANTIATE_TEST_SUITE_P(Degrees, ProblemErrorsTest,
                                            std::make_tuple(2, 7), std::make_tuple(2, 10), std::make_tuple(3, 1),
                                            std::make_tuple(3, 2), std::make_tuple(3, 3), std::make_tuple(3, 5)),
                          [](const auto &tp) {
-                           return std::to_string(std::get<0>(tp.param)) + "D_k" +
-                                  std::to_string(std::get<1>(tp.param));
+                           return std::to_string(std::get<0>(tp.param)) + "D_k" + std::to_string(std::get<1>(tp.param));
                          });
 
 // u_h = 0: the errors are the norms of u, ‖u‖² = Π_d L_d/2, |u|²_H1 = Σ_d (π/L_d)² Π_e L_e/2;
@@ -380,7 +371,7 @@ TEST(ProblemErrors, ZeroFunctionGivesNormsOfExactSolution)
           EXPECT_NEAR(e.h1_semi, unit_h1, 1e-8) << dim << "D k=" << k;
         }
       // anisotropic box
-      const Domain dom = anisotropic_domain(dim);
+      const Domain dom  = anisotropic_domain(dim);
       double       l2sq = 1, h1sq = 0;
       for (int d = 0; d < dim; ++d)
         l2sq *= 0.5 * (dom.upper[d] - dom.lower[d]);
@@ -419,8 +410,8 @@ TEST(ProblemErrors, InterpolationErrorConvergesAtOptimalRates)
         {
           const double rate_l2 = std::log2(e[i - 1].l2 / e[i].l2);
           const double rate_h1 = std::log2(e[i - 1].h1_semi / e[i].h1_semi);
-          std::printf("  %dD k=%d level %zu: L2 %.3e (rate %.2f)  H1 %.3e (rate %.2f)\n", c.dim, c.k,
-                      i + 2, e[i].l2, rate_l2, e[i].h1_semi, rate_h1);
+          std::printf("  %dD k=%d level %zu: L2 %.3e (rate %.2f)  H1 %.3e (rate %.2f)\n", c.dim, c.k, i + 2, e[i].l2,
+                      rate_l2, e[i].h1_semi, rate_h1);
           EXPECT_NEAR(rate_l2, c.k + 1, 0.2) << c.dim << "D k=" << c.k << " level " << i + 2;
           EXPECT_NEAR(rate_h1, c.k, 0.2) << c.dim << "D k=" << c.k << " level " << i + 2;
         }

@@ -75,8 +75,8 @@ TEST(Report, CsvAndTable)
 TEST(Report, VtuFile)
 {
   Domain d;
-  d.dim          = 2;
-  const auto lev = make_hierarchy(d, 2, 1).back(); // 2x2 cells, 5x5 nodes
+  d.dim                   = 2;
+  const auto          lev = make_hierarchy(d, 2, 1).back(); // 2x2 cells, 5x5 nodes
   std::vector<double> v(lev.n_dofs());
   for (std::size_t i = 0; i < v.size(); ++i)
     v[i] = double(i);

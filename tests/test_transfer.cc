@@ -45,11 +45,11 @@ namespace
 TEST_P(TransferTest, ProlongationInterpolatesAndRestrictionIsTranspose)
 {
   const auto [dim, k] = GetParam();
-  Domain     d;
-  d.dim          = dim;
-  d.upper        = {1.0, 2.0, 0.5};
-  d.coarse_cells = {2, 1, 3};
-  const auto levels = make_hierarchy(d, k, dim == 3 && k > 4 ? 1 : 2);
+  Domain d;
+  d.dim              = dim;
+  d.upper            = {1.0, 2.0, 0.5};
+  d.coarse_cells     = {2, 1, 3};
+  const auto  levels = make_hierarchy(d, k, dim == 3 && k > 4 ? 1 : 2);
   const auto &fine = levels.back(), &coarse = levels[levels.size() - 2];
   dispatch_dim(dim, [&](auto D) {
     dispatch_degree(k, [&](auto K) {
@@ -71,18 +71,18 @@ TEST_P(TransferTest, ProlongationInterpolatesAndRestrictionIsTranspose)
             for (index_t j = 0; j < fine.nodes(1); ++j)
               for (index_t i = 0; i < fine.nodes(0); ++i)
                 {
-                  const index_t g = fine.dof_index(i, j, l);
+                  const index_t               g = fine.dof_index(i, j, l);
                   const std::array<double, 3> x{fine.node_coordinate(0, i, b.support_points()),
                                                 fine.node_coordinate(1, j, b.support_points()),
                                                 dd == 3 ? fine.node_coordinate(2, l, b.support_points()) : 0.0};
                   const double expect = is_boundary(fine, g) ? f0[g] : f0[g] + evaluate(coarse, b, uc, x);
-                  max_err = std::max(max_err, std::fabs(pf[g] - expect));
+                  max_err             = std::max(max_err, std::fabs(pf[g] - expect));
                 }
           EXPECT_LT(max_err, 1e-12);
 
           // (R r, v) = (r, P v) for random r (fine) and v (coarse)
-          const auto r = random_vector(fine, 23);
-          const auto v = random_vector(coarse, 24);
+          const auto     r = random_vector(fine, 23);
+          const auto     v = random_vector(coarse, 24);
           Vector<double> rf(fine.n_dofs(), Backend::cpu), rc, vc(coarse.n_dofs(), Backend::cpu),
             pv(fine.n_dofs(), Backend::cpu);
           rf.from_host(r);
@@ -120,14 +120,12 @@ TEST_P(TransferTest, ProlongationInterpolatesAndRestrictionIsTranspose)
 }
 
 // 2D: k = 1..10, 3D: k = 1..8 (the multigrid's range)
-INSTANTIATE_TEST_SUITE_P(Degrees2D, TransferTest,
-                         ::testing::Combine(::testing::Values(2), ::testing::Range(1, 11)),
+INSTANTIATE_TEST_SUITE_P(Degrees2D, TransferTest, ::testing::Combine(::testing::Values(2), ::testing::Range(1, 11)),
                          [](const auto &param_info) {
                            return std::to_string(std::get<0>(param_info.param)) + "D_k" +
                                   std::to_string(std::get<1>(param_info.param));
                          });
-INSTANTIATE_TEST_SUITE_P(Degrees3D, TransferTest,
-                         ::testing::Combine(::testing::Values(3), ::testing::Range(1, 9)),
+INSTANTIATE_TEST_SUITE_P(Degrees3D, TransferTest, ::testing::Combine(::testing::Values(3), ::testing::Range(1, 9)),
                          [](const auto &param_info) {
                            return std::to_string(std::get<0>(param_info.param)) + "D_k" +
                                   std::to_string(std::get<1>(param_info.param));

@@ -152,9 +152,9 @@ TEST(VectorOps, GmresResidualIsTheTrueResidual)
 // diag(1 .. 100), both sides, with the iteration limit inside a cycle as well.
 TEST(VectorOps, RestartedGmresEndsEachCycleOnItsReportedResidual)
 {
-  const index_t  n = 200;
-  const Diagonal A(n, 100.0);
-  const Identity M;
+  const index_t        n = 200;
+  const Diagonal       A(n, 100.0);
+  const Identity       M;
   const Vector<double> b = random_vector<double>(n, 3);
   for (bool left : {false, true})
     for (int m : {1, 2, 3, 5})
@@ -181,7 +181,8 @@ TEST(VectorOps, RestartedGmresEndsEachCycleOnItsReportedResidual)
         EXPECT_EQ(s2.iterations, 2 * m + 1);
         A.vmult(r, x2);
         sadd(-1.0, 1.0, b, r);
-        EXPECT_NEAR(norm_l2(r) / norm_l2(b), s2.relative_residual(), 1e-9 * (1 + s2.relative_residual())) << "m = " << m;
+        EXPECT_NEAR(norm_l2(r) / norm_l2(b), s2.relative_residual(), 1e-9 * (1 + s2.relative_residual()))
+          << "m = " << m;
       }
 }
 
@@ -212,8 +213,8 @@ TEST(VectorOps, ZeroInitialGuessSavesTheFirstOperatorApplication)
   const index_t        n = 120;
   const Diagonal       D(n, 10.0);
   const Identity       M;
-  const Vector<double> b = random_vector<double>(n, 5);
-  auto solve = [&](int solver, bool zero_guess, std::vector<double> &xh) {
+  const Vector<double> b     = random_vector<double>(n, 5);
+  auto                 solve = [&](int solver, bool zero_guess, std::vector<double> &xh) {
     Counted        A(D);
     Vector<double> x(n, Backend::cpu);
     SolverControl  control;
@@ -221,10 +222,10 @@ TEST(VectorOps, ZeroInitialGuessSavesTheFirstOperatorApplication)
     control.max_iterations     = 500;
     control.restart            = 7; // restarts too
     control.zero_initial_guess = zero_guess;
-    const SolveStats s = solver == 0   ? gmres(A, M, b, x, control, false, nullptr)
-                         : solver == 1 ? gmres(A, M, b, x, control, true, nullptr)
-                         : solver == 2 ? cg(A, M, b, x, control, nullptr)
-                                       : defect_correction(A, Scaled{2.0 / 11.0}, b, x, control, nullptr);
+    const SolveStats s         = solver == 0   ? gmres(A, M, b, x, control, false, nullptr)
+                                                 : solver == 1 ? gmres(A, M, b, x, control, true, nullptr)
+                                                 : solver == 2 ? cg(A, M, b, x, control, nullptr)
+                                                               : defect_correction(A, Scaled{2.0 / 11.0}, b, x, control, nullptr);
     EXPECT_TRUE(s.converged) << s.failure;
     xh = x.to_host();
     return std::make_pair(s, A.applications);

@@ -4,7 +4,9 @@
 //   warp:      the 32 lanes together, wavefronts = most distinct 4-byte words in one bank
 //   half-warp: lanes 0-15 and 16-31 served separately, each as above, and added
 // Run (built as target bank_probe, or: nvcc -arch=sm_90 -o bank_probe bank_probe.cu) under
-//      ncu --metrics l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum,smsp__inst_executed_op_shared_ld.sum ./bank_probe
+//      ncu --metrics
+// l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum,smsp__inst_executed_op_shared_ld.sum
+// ./bank_probe
 #include <kernels/runtime/bank_probe_patterns.h>
 
 #include <algorithm>
@@ -47,8 +49,8 @@ static int model(const std::vector<int> &off, int group)
 int main()
 {
   const std::vector<std::vector<int>> patterns = tpmg::bank_probe_patterns();
-  int    *d_off;
-  double *d_out;
+  int                                *d_off;
+  double                             *d_out;
   cudaMalloc(&d_off, 32 * sizeof(int));
   cudaMalloc(&d_out, 32 * sizeof(double));
   for (std::size_t p = 0; p < patterns.size(); ++p)

@@ -20,10 +20,10 @@ int main()
   using Number    = SWEEP_NUMBER;
   const int P     = SWEEP_PATCHES;
   Domain    d;
-  d.dim                        = 3;
-  d.coarse_cells               = {2 * P + 4, 4, 4};
-  const CartesianLevel     lev = make_hierarchy(d, k, 0).back();
-  const PatchColorGeometry geo = patch_color_geometry(lev, 7);
+  d.dim                         = 3;
+  d.coarse_cells                = {2 * P + 4, 4, 4};
+  const CartesianLevel     lev  = make_hierarchy(d, k, 0).back();
+  const PatchColorGeometry geo  = patch_color_geometry(lev, 7);
   const auto               coef = CartesianLaplaceOperator<3, k, Number>::direction_coefficients(lev);
   std::vector<Number>      x(lev.n_dofs(), Number(0.5)), b(lev.n_dofs(), Number(1)), r(lev.n_dofs(), Number(0));
   const auto sums = fiber_inverse_eigenvalue_sums<3, k, Number, KernelOptimization::linear_indexing>(coef);

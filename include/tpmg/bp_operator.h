@@ -56,7 +56,7 @@ namespace tpmg
     BakeOff               kind() const { return bp_; }
     const CartesianLevel &level() const { return level_; }
     /// Bytes of geometry the operator reads per application (factors or vertices).
-    std::size_t geometry_bytes() const { return geometry_.bytes() + vertices_.bytes(); }
+    std::size_t  geometry_bytes() const { return geometry_.bytes() + vertices_.bytes(); }
     GeometryMode geometry_mode() const { return mode_; }
     /// Quadrature points per direction (k+2 for BP1/BP3, k+1 for BP5).
     int quadrature_points() const { return bp_ == BakeOff::bp5 ? degree + 1 : degree + 2; }

@@ -14,11 +14,11 @@ namespace tpmg
   cudaStream_t current_stream();
 } // namespace tpmg
 
-#define TPMG_CUDA_CHECK(call)                                                                \
-  do                                                                                         \
-    {                                                                                        \
-      const cudaError_t tpmg_err_ = (call);                                                  \
-      if (tpmg_err_ != cudaSuccess)                                                          \
-        ::tpmg::throw_cuda_error(tpmg_err_, #call, __FILE__, __LINE__);                      \
-    }                                                                                        \
+#define TPMG_CUDA_CHECK(call)                                           \
+  do                                                                    \
+    {                                                                   \
+      const cudaError_t tpmg_err_ = (call);                             \
+      if (tpmg_err_ != cudaSuccess)                                     \
+        ::tpmg::throw_cuda_error(tpmg_err_, #call, __FILE__, __LINE__); \
+    }                                                                   \
   while (false)

@@ -11,10 +11,10 @@ namespace tpmg
 {
   struct DeviceInfo
   {
-    std::string name;            ///< "NVIDIA H100 80GB HBM3", or the CPU description
-    std::size_t free_bytes  = 0;
-    std::size_t total_bytes = 0;
-    int         multiprocessors = 0;
+    std::string name; ///< "NVIDIA H100 80GB HBM3", or the CPU description
+    std::size_t free_bytes         = 0;
+    std::size_t total_bytes        = 0;
+    int         multiprocessors    = 0;
     int         compute_capability = 0; ///< 90 for sm_90
   };
 
@@ -35,9 +35,9 @@ namespace tpmg
 namespace tpmg
 {
   /// CUDA events on the library's stream (used by Timers).
-  void  *event_create();
-  void   event_destroy(void *e) noexcept;
-  void   event_record(void *e);
+  void *event_create();
+  void  event_destroy(void *e) noexcept;
+  void  event_record(void *e);
   /// Waits for `stop`, returns the seconds between the two events.
   double event_elapsed_seconds(void *start, void *stop);
 } // namespace tpmg

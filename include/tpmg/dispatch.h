@@ -31,8 +31,8 @@ namespace tpmg
   decltype(auto) dispatch_degree(int degree, F &&f)
   {
     if (degree < 1 || degree > max_deg)
-      throw std::invalid_argument("polynomial degree " + std::to_string(degree) +
-                                  " is outside 1.." + std::to_string(max_deg));
+      throw std::invalid_argument("polynomial degree " + std::to_string(degree) + " is outside 1.." +
+                                  std::to_string(max_deg));
     return internal::dispatch_int<1, max_deg>(degree, std::forward<F>(f));
   }
 

@@ -26,8 +26,8 @@ namespace tpmg
     std::vector<double> data;
     Matrix1D() = default;
     Matrix1D(unsigned r, unsigned c) : rows(r), cols(c), data(std::size_t(r) * c, 0.0) {}
-    double       &operator()(unsigned i, unsigned j) { return data[std::size_t(i) * cols + j]; }
-    double        operator()(unsigned i, unsigned j) const { return data[std::size_t(i) * cols + j]; }
+    double &operator()(unsigned i, unsigned j) { return data[std::size_t(i) * cols + j]; }
+    double  operator()(unsigned i, unsigned j) const { return data[std::size_t(i) * cols + j]; }
   };
 
   /// Lagrange basis of degree k with support points at the k+1 Gauss–Lobatto points.
@@ -60,9 +60,9 @@ namespace tpmg
   struct ElementMatrices1D
   {
     unsigned degree = 0;
-    Matrix1D mass;         ///< M_ij = ∫ φ_i φ_j (exact, Gauss with k+1 points)
-    Matrix1D lumped_mass;  ///< diagonal GLL-quadrature mass (spectral elements, bp5)
-    Matrix1D stiffness;    ///< A_ij = ∫ φ_i' φ_j'
+    Matrix1D mass;        ///< M_ij = ∫ φ_i φ_j (exact, Gauss with k+1 points)
+    Matrix1D lumped_mass; ///< diagonal GLL-quadrature mass (spectral elements, bp5)
+    Matrix1D stiffness;   ///< A_ij = ∫ φ_i' φ_j'
   };
 
   ElementMatrices1D element_matrices_1d(unsigned degree);

@@ -24,10 +24,7 @@ namespace tpmg
 
   /// Numbers per cell of GeometryMode::polynomial with nq quadrature points per direction:
   /// dim node values for each of the nq^(dim-1) columns.
-  constexpr int column_polynomial_numbers(int dim, int nq)
-  {
-    return dim == 3 ? 3 * nq * nq : 2 * nq;
-  }
+  constexpr int column_polynomial_numbers(int dim, int nq) { return dim == 3 ? 3 * nq * nq : 2 * nq; }
 
   // Deformation (tpmg/options.h): how the vertices of a Cartesian level are moved.
   //   none:    identity.

@@ -13,7 +13,7 @@ namespace tpmg
     virtual ~LinearOperator() = default;
     /// dst = A src (dst is resized as needed)
     virtual void    vmult(Vector<Number> &dst, const Vector<Number> &src) const = 0;
-    virtual index_t size() const = 0;
+    virtual index_t size() const                                                = 0;
     /// r = b - A x (r is resized as needed); operators that can fold the subtraction into
     /// their kernel override it (saves the vector pass over A x, b and r)
     virtual void residual(Vector<Number> &r, const Vector<Number> &b, const Vector<Number> &x) const

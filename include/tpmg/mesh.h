@@ -27,14 +27,14 @@ namespace tpmg
   /// split into one box per MPI rank keeps these data.
   struct CartesianLevel
   {
-    int                   dim    = 3;
-    int                   degree = 1;
-    int                   level  = 0;
+    int                    dim    = 3;
+    int                    degree = 1;
+    int                    level  = 0;
     std::array<index_t, 3> cells{{1, 1, 1}};      ///< global cells per direction
     std::array<index_t, 3> cell_begin{{0, 0, 0}}; ///< owned box of cells
     std::array<index_t, 3> cell_end{{1, 1, 1}};
     std::array<double, 3>  lower{{0, 0, 0}};
-    std::array<double, 3>  h{{1, 1, 1}};          ///< cell widths per direction
+    std::array<double, 3>  h{{1, 1, 1}}; ///< cell widths per direction
 
     /// Nodes per direction: cells * k + 1.
     index_t nodes(int d) const { return d < dim ? cells[d] * degree + 1 : 1; }
@@ -45,11 +45,8 @@ namespace tpmg
     index_t n_patches() const { return patches(0) * patches(1) * patches(2); }
     index_t n_interior_dofs() const;
 
-    index_t dof_index(index_t i, index_t j, index_t l = 0) const
-    {
-      return i + nodes(0) * (j + nodes(1) * l);
-    }
-    bool on_boundary(index_t i, index_t j, index_t l) const;
+    index_t dof_index(index_t i, index_t j, index_t l = 0) const { return i + nodes(0) * (j + nodes(1) * l); }
+    bool    on_boundary(index_t i, index_t j, index_t l) const;
 
     /// Coordinate of node i in direction d (GLL points inside each cell).
     double node_coordinate(int d, index_t i, const std::vector<double> &gll_points) const;

@@ -1,16 +1,16 @@
-// Geometric multigrid (docs/method.md, "Cycles and outer solvers"): V-cycle (paper Algorithm 1), the level hierarchy with
-// its operators, smoothers and transfers, the coarse solver, and the full multigrid start
-// (Algorithm 2). Arithmetic in `Number` (float or double) on one backend.
+// Geometric multigrid (docs/method.md, "Cycles and outer solvers"): V-cycle (paper Algorithm 1),
+// the level hierarchy with its operators, smoothers and transfers, the coarse solver, and the full
+// multigrid start (Algorithm 2). Arithmetic in `Number` (float or double) on one backend.
 #pragma once
 
 #include <tpmg/chebyshev_smoother.h>
 #include <tpmg/geometry.h>
 #include <tpmg/linear_operator.h>
 #include <tpmg/mesh.h>
-#include <tpmg/patch_smoother.h>
-#include <tpmg/timers.h>
 #include <tpmg/options.h>
+#include <tpmg/patch_smoother.h>
 #include <tpmg/smoother_configuration.h>
+#include <tpmg/timers.h>
 #include <tpmg/transfer.h>
 #include <tpmg/vector.h>
 
@@ -45,10 +45,9 @@ namespace tpmg
                                           std::size_t number_bytes);
 
   template <int dim, int degree, typename Number>
-  std::unique_ptr<LinearOperator<Number>> make_level_operator(const CartesianLevel &level, Backend backend,
-                                                              LevelOperatorType type,
-                                                              const DeformationSettings &deformation = {},
-                                                              GeometryMode geometry = GeometryMode::stored);
+  std::unique_ptr<LinearOperator<Number>>
+  make_level_operator(const CartesianLevel &level, Backend backend, LevelOperatorType type,
+                      const DeformationSettings &deformation = {}, GeometryMode geometry = GeometryMode::stored);
 
   /// The smoother of one level, behind one interface.
   template <typename Number>
@@ -74,8 +73,8 @@ namespace tpmg
     /// level 1), else level 0; never above the finest level.
     static int coarsest_level(const std::vector<CartesianLevel> &levels);
 
-    int finest_level() const { return finest_; }
-    int coarsest_level() const { return coarsest_; }
+    int                           finest_level() const { return finest_; }
+    int                           coarsest_level() const { return coarsest_; }
     const LinearOperator<Number> &level_operator(int level) const;
     const CartesianLevel         &level_mesh(int level) const;
     /// How the coarsest level is solved ("one vertex-patch step" or "dense direct").
@@ -98,13 +97,13 @@ namespace tpmg
 
     /// Bytes a Multigrid with these arguments would hold (for the memory check before setup).
     static std::size_t estimate_memory_bytes(const std::vector<CartesianLevel> &levels,
-                                             const MultigridSettings &settings);
+                                             const MultigridSettings           &settings);
 
   private:
     struct Level;
     /// `x_is_zero`: x = 0 on entry (vmult and the coarser levels of a cycle; not full multigrid)
-    void vcycle_level(int l, Vector<Number> &x, const Vector<Number> &b, bool x_is_zero) const;
-    void coarse_solve(Vector<Number> &x, const Vector<Number> &b, bool x_is_zero) const;
+    void         vcycle_level(int l, Vector<Number> &x, const Vector<Number> &b, bool x_is_zero) const;
+    void         coarse_solve(Vector<Number> &x, const Vector<Number> &b, bool x_is_zero) const;
     Level       &lev(int l) { return *levels_[l - coarsest_]; }
     const Level &lev(int l) const { return *levels_[l - coarsest_]; }
 
@@ -114,7 +113,7 @@ namespace tpmg
     int                                 coarsest_ = 0, finest_ = 0;
     std::vector<std::unique_ptr<Level>> levels_;
     bool                                coarse_by_smoother_ = false;
-    index_t                             coarse_n_ = 0;
+    index_t                             coarse_n_           = 0;
     Vector<Number>                      coarse_inverse_;
   };
 } // namespace tpmg

@@ -153,10 +153,10 @@ namespace tpmg
   template <typename E, std::size_t n>
   using NameTable = std::array<std::pair<E, std::string_view>, n>;
 
-#define TPMG_ENUM_NAMES(E, n, ...)                      \
-  template <>                                            \
-  struct EnumNames<E>                                    \
-  {                                                      \
+#define TPMG_ENUM_NAMES(E, n, ...)                         \
+  template <>                                              \
+  struct EnumNames<E>                                      \
+  {                                                        \
     static constexpr NameTable<E, n> table{{__VA_ARGS__}}; \
   }
 

@@ -56,7 +56,7 @@ namespace tpmg
       selection,
       boolean,
       anything
-    } kind_ = Kind::anything;
+    } kind_                       = Kind::anything;
     double                   min_ = 0, max_ = 0;
     std::vector<std::string> choices_;
   };
@@ -70,8 +70,8 @@ namespace tpmg
     // Declaration ----------------------------------------------------------------
     void enter_subsection(const std::string &name);
     void leave_subsection();
-    void declare_entry(const std::string &name, const std::string &default_value,
-                       const Pattern &pattern, const std::string &documentation);
+    void declare_entry(const std::string &name, const std::string &default_value, const Pattern &pattern,
+                       const std::string &documentation);
 
     // Input ------------------------------------------------------------------------
     /// Reads a file; throws ParameterError "FILE:LINE: ..." on any problem.
@@ -100,7 +100,6 @@ namespace tpmg
     std::vector<Section *>   declaring_;
 
     const Entry &find(const std::string &path) const;
-    void         set_value(Entry &entry, const std::string &name, const std::string &value,
-                           const std::string &location);
+    void set_value(Entry &entry, const std::string &name, const std::string &value, const std::string &location);
   };
 } // namespace tpmg

@@ -19,7 +19,6 @@ namespace tpmg
   PatchData1D patch_data_1d(int degree, bool lumped_mass);
 
   /// Dense local matrix A_j (interior rows and columns of a patch, lexicographic).
-  std::vector<double> patch_interior_matrix(int dim, int degree, const std::array<double, 3> &coef,
-                                            bool lumped_mass);
+  std::vector<double> patch_interior_matrix(int dim, int degree, const std::array<double, 3> &coef, bool lumped_mass);
 
 } // namespace tpmg

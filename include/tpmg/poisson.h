@@ -21,8 +21,8 @@ namespace tpmg
 
   struct LevelTimes
   {
-    int     level = 0;
-    index_t dofs  = 0;
+    int     level    = 0;
+    index_t dofs     = 0;
     double  smoother = 0, matvec = 0, vector = 0, restriction = 0, prolongation = 0, coarse_solve = 0;
     double  total() const { return smoother + matvec + vector + restriction + prolongation + coarse_solve; }
   };
@@ -35,8 +35,8 @@ namespace tpmg
     std::string coarse_solver;
     int         coarsest_level = 0;
 
-    int                 iterations = 0;
-    bool                converged  = false;
+    int                 iterations        = 0;
+    bool                converged         = false;
     double              relative_residual = 0, average_reduction = 0;
     std::vector<double> history;
     std::string         failure;

@@ -41,8 +41,7 @@ namespace tpmg
   /// (sum factorization to the quadrature points) and reduce_sum. u_h is read as stored,
   /// boundary nodes included (they should be zero).
   template <int dim, int degree>
-  ErrorNorms compute_errors(const CartesianLevel &level, const Vector<double> &u_h,
-                            int n_quadrature = degree + 3);
+  ErrorNorms compute_errors(const CartesianLevel &level, const Vector<double> &u_h, int n_quadrature = degree + 3);
 
   /// Run-time dispatch on level.dim and level.degree; n_quadrature <= 0 means degree + 3.
   ErrorNorms compute_errors(const CartesianLevel &level, const Vector<double> &u_h, int n_quadrature = 0);

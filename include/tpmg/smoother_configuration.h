@@ -37,12 +37,12 @@ namespace tpmg
   struct SmootherConfiguration
   {
     PatchSmootherSettings settings; ///< as given
-    PatchKernelFamily     family = PatchKernelFamily::basic;
-    bool per_dof           = false; ///< basic kernels: one thread per DoF, else one per column
-    int  patches_per_block = 0;     ///< fiber and tensor_core kernels (0 for the others)
-    int  max_patches_per_block = 0; ///< the most the fiber kernels take at this degree
-    bool in_place          = false; ///< fused fiber kernel: the stages work in place
-    int  resident_blocks   = 0;     ///< fused fiber kernel: blocks per SM its launch bounds ask for
+    PatchKernelFamily     family                = PatchKernelFamily::basic;
+    bool                  per_dof               = false; ///< basic kernels: one thread per DoF, else one per column
+    int                   patches_per_block     = 0;     ///< fiber and tensor_core kernels (0 for the others)
+    int                   max_patches_per_block = 0;     ///< the most the fiber kernels take at this degree
+    bool                  in_place              = false; ///< fused fiber kernel: the stages work in place
+    int                   resident_blocks       = 0; ///< fused fiber kernel: blocks per SM its launch bounds ask for
 
     /// The optimization as the report shows it: its name, and for the basic kernels the
     /// thread structure ("basic, thread per column").

@@ -15,9 +15,9 @@ namespace tpmg
 {
   struct SolverParameters
   {
-    int    dim = 3, degree = 4;
-    int    refinement_level = 3, coarse_cells = 1;
-    double box_lower = 0.0, box_upper = 1.0;
+    int                 dim = 3, degree = 4;
+    int                 refinement_level = 3, coarse_cells = 1;
+    double              box_lower = 0.0, box_upper = 1.0;
     DeformationSettings deformation;
 
     RightHandSide rhs = RightHandSide::manufactured;
@@ -30,11 +30,11 @@ namespace tpmg
 
     Precision             precision = Precision::single;
     SmootherType          smoother  = SmootherType::vertex_patch;
-    PatchSmootherSettings patch;    ///< the vertex-patch smoother's kernels
-    LevelOperatorType     level_operator = LevelOperatorType::cartesian;
-    GeometryMode          geometry       = GeometryMode::stored; ///< bp3/bp5: geometric factors
-    Conventions           conventions    = Conventions::standard;
-    PostSmoothingOrder    post_smoothing = PostSmoothingOrder::automatic;
+    PatchSmootherSettings patch; ///< the vertex-patch smoother's kernels
+    LevelOperatorType     level_operator   = LevelOperatorType::cartesian;
+    GeometryMode          geometry         = GeometryMode::stored; ///< bp3/bp5: geometric factors
+    Conventions           conventions      = Conventions::standard;
+    PostSmoothingOrder    post_smoothing   = PostSmoothingOrder::automatic;
     int                   chebyshev_degree = 3;
 
     /// Whether post-smoothing reverses the colors (the symmetric V-cycle that CG needs).

@@ -32,8 +32,8 @@ namespace tpmg
 
   struct SolveStats
   {
-    int                 iterations = 0;
-    bool                converged  = false;
+    int                 iterations       = 0;
+    bool                converged        = false;
     double              initial_residual = 0, final_residual = 0;
     std::vector<double> history; ///< residual norm after each iteration, [0] initial
     std::string         failure; ///< why the solve stopped without converging, if it did
@@ -41,7 +41,8 @@ namespace tpmg
     /// Geometric mean reduction per iteration.
     double average_reduction() const
     {
-      return iterations > 0 && initial_residual > 0 ? std::pow(final_residual / initial_residual, 1.0 / iterations) : 0.0;
+      return iterations > 0 && initial_residual > 0 ? std::pow(final_residual / initial_residual, 1.0 / iterations)
+                                                    : 0.0;
     }
   };
 
@@ -144,18 +145,18 @@ namespace tpmg
   SolveStats gmres(const LinearOperator<double> &A, const Precond &M, const Vector<double> &b, Vector<double> &x,
                    const SolverControl &control, bool left_preconditioning, Timers *timers)
   {
-    SolveStats     s;
-    const Backend  be = b.backend();
-    const int      m  = std::max(1, control.restart);
-    Vector<double> r(b.size(), be), w(b.size(), be);
+    SolveStats                  s;
+    const Backend               be = b.backend();
+    const int                   m  = std::max(1, control.restart);
+    Vector<double>              r(b.size(), be), w(b.size(), be);
     std::vector<Vector<double>> V, Z; // grown on demand, at most m vectors each
-    auto basis = [&](std::vector<Vector<double>> &B, int j) -> Vector<double> & {
+    auto                        basis = [&](std::vector<Vector<double>> &B, int j) -> Vector<double>                        &{
       while (int(B.size()) <= j)
         B.emplace_back(b.size(), be);
       return B[j];
     };
     std::vector<double> H(std::size_t(m + 1) * m), cs(m), sn(m), g(m + 1);
-    auto                h = [&](int i, int j) -> double & { return H[std::size_t(j) * (m + 1) + i]; };
+    auto                h = [&](int i, int j) -> double                &{ return H[std::size_t(j) * (m + 1) + i]; };
 
     // initial (preconditioned) residual; r0 is what the first basis vector is made of: r, or
     // b itself for a zero initial guess with right preconditioning (no copy)
@@ -229,7 +230,7 @@ namespace tpmg
               // the span of the basis, so the second pass is due; docs/performance/solve.md.)
               // Each axpy is fused with the dot product after it (axpy_dot), the last one with
               // ‖w‖²: 4j + 7 vector passes instead of 5j + 8, the same arithmetic.
-              const auto t = time_scope(timers, outer_level, Component::outer_vector);
+              const auto t    = time_scope(timers, outer_level, Component::outer_vector);
               double     next = dot(w, V[0]);
               for (int i = 0; i <= j; ++i)
                 {

@@ -21,9 +21,9 @@ namespace tpmg
     restriction,
     prolongation,
     coarse_solve,
-    outer_matvec,  ///< the Krylov method's own operator applications (double)
-    outer_vector,  ///< the Krylov method's vector operations
-    conversion,    ///< precision conversion of residual and correction
+    outer_matvec, ///< the Krylov method's own operator applications (double)
+    outer_vector, ///< the Krylov method's vector operations
+    conversion,   ///< precision conversion of residual and correction
     count
   };
   const char *to_string(Component c);
@@ -36,7 +36,7 @@ namespace tpmg
   public:
     explicit Timers(Backend backend, bool enabled = true);
     ~Timers();
-    Timers(const Timers &) = delete;
+    Timers(const Timers &)            = delete;
     Timers &operator=(const Timers &) = delete;
 
     class Scope
@@ -44,7 +44,7 @@ namespace tpmg
     public:
       Scope(Timers *t, int level, Component c);
       ~Scope();
-      Scope(const Scope &) = delete;
+      Scope(const Scope &)            = delete;
       Scope &operator=(const Scope &) = delete;
 
     private:

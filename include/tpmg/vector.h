@@ -41,7 +41,7 @@ namespace tpmg
 
     Vector() = default;
     Vector(index_t n, Backend backend) { reinit(n, backend); }
-    Vector(const Vector &) = delete;
+    Vector(const Vector &)            = delete;
     Vector &operator=(const Vector &) = delete;
     Vector(Vector &&o) noexcept { swap(o); }
     Vector &operator=(Vector &&o) noexcept
@@ -61,7 +61,8 @@ namespace tpmg
           size_    = n;
           if (n > 0)
             {
-              data_ = static_cast<Number *>(backend == Backend::cuda ? device_allocate(bytes()) : host_allocate(bytes()));
+              data_ =
+                static_cast<Number *>(backend == Backend::cuda ? device_allocate(bytes()) : host_allocate(bytes()));
               internal::vector_bytes_allocated(bytes());
             }
         }

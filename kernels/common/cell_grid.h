@@ -1,8 +1,8 @@
 // Cell coordinates from a lexicographic cell index, in 32 bits with divisions by the grid's
-// run-time sizes done as a multiply-high and a shift. A GPU integer division by a run-time
-// value is a ~20-instruction sequence (64 bits: a call of ~70), which cell-loop kernels at
-// low degree pay per thread and phase, next to a few dozen FMAs of real work (docs/performance/operator.md, "Cell coordinates
-// without division").
+// run-time sizes done as a multiply-high and a shift. A GPU integer division by a run-time value is
+// a ~20-instruction sequence (64 bits: a call of ~70), which cell-loop kernels at low degree pay
+// per thread and phase, next to a few dozen FMAs of real work (docs/performance/operator.md, "Cell
+// coordinates without division").
 #pragma once
 
 #include <tpmg/config.h>
@@ -70,9 +70,9 @@ namespace tpmg
     TPMG_HD TPMG_FORCEINLINE void coordinates(unsigned c, unsigned (&cc)[3]) const
     {
       const unsigned q = nx.quotient(c), r = ny.quotient(q);
-      cc[0]            = c - q * nx.d;
-      cc[1]            = q - r * ny.d;
-      cc[2]            = r;
+      cc[0] = c - q * nx.d;
+      cc[1] = q - r * ny.d;
+      cc[2] = r;
     }
   };
 
@@ -94,10 +94,10 @@ namespace tpmg
       static_assert(dir >= 1 && dir < dim, "lines along y, or z in 3D");
       constexpr int fixed = dir == 1 ? 2 : 1; // the fixed direction besides x (3D)
       NodeLine      l;
-      l.first     = g[0] + nodes[0] * (g[1] + nodes[1] * g[2]);
-      l.stride    = dir == 1 ? nodes[0] : nodes[0] * nodes[1];
-      l.out       = constrained && (g[0] == 0 || g[0] == nodes[0] - 1 ||
-                              (dim == 3 && (g[fixed] == 0 || g[fixed] == nodes[fixed] - 1)));
+      l.first  = g[0] + nodes[0] * (g[1] + nodes[1] * g[2]);
+      l.stride = dir == 1 ? nodes[0] : nodes[0] * nodes[1];
+      l.out    = constrained &&
+              (g[0] == 0 || g[0] == nodes[0] - 1 || (dim == 3 && (g[fixed] == 0 || g[fixed] == nodes[fixed] - 1)));
       l.first_out = constrained && g[dir] == 0;
       l.last_out  = constrained && g[dir] + len - 1 == nodes[dir] - 1;
       return l;

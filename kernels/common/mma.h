@@ -14,10 +14,10 @@ namespace tpmg
   /// Where a lane's fragment entries sit in the tiles.
   struct MmaLane
   {
-    int lane;
-    TPMG_HD int a_row() const { return lane >> 2; }   ///< A(a_row, a_col), C(a_row, c_col(e))
-    TPMG_HD int a_col() const { return lane & 3; }    ///< the k index of A and B
-    TPMG_HD int b_col() const { return lane >> 2; }   ///< B(a_col, b_col)
+    int         lane;
+    TPMG_HD int a_row() const { return lane >> 2; } ///< A(a_row, a_col), C(a_row, c_col(e))
+    TPMG_HD int a_col() const { return lane & 3; }  ///< the k index of A and B
+    TPMG_HD int b_col() const { return lane >> 2; } ///< B(a_col, b_col)
     TPMG_HD int c_col(int e) const { return 2 * (lane & 3) + e; }
   };
 
@@ -41,10 +41,10 @@ namespace tpmg
 #endif
   }
 
-  /// The 16×8×4 product (sm_90, the shape the H100 runs at the full FP64 tensor rate; the
-  /// 8×8×4 one measured at about half: docs/performance/smoother.md, "Tensor cores"): A is 16×4, lane l holds A(l/4, l%4) in a0 and
-  /// A(l/4 + 8, l%4) in a1; B as above; C(l/4, 2(l%4) + e) in c0, c1 and C(l/4 + 8, ...) in
-  /// c2, c3.
+  /// The 16×8×4 product (sm_90, the shape the H100 runs at the full FP64 tensor rate; the 8×8×4 one
+  /// measured at about half: docs/performance/smoother.md, "Tensor cores"): A is 16×4, lane l holds
+  /// A(l/4, l%4) in a0 and A(l/4 + 8, l%4) in a1; B as above; C(l/4, 2(l%4) + e) in c0, c1 and
+  /// C(l/4 + 8, ...) in c2, c3.
   __device__ __forceinline__ void mma_16x8x4(double &c0, double &c1, double &c2, double &c3, double a0, double a1,
                                              double b)
   {

@@ -23,7 +23,7 @@ namespace tpmg
   template <typename Number, int rows, int cols = rows>
   struct SmallMatrix
   {
-    Number v[rows * cols];
+    Number                   v[rows * cols];
     TPMG_HD constexpr Number operator()(int i, int j) const { return v[i * cols + j]; }
   };
 
@@ -50,7 +50,7 @@ namespace tpmg
   struct EvenOddMatrix
   {
     static constexpr int hr = (R + 1) / 2, hc = C / 2;
-    Number               e[hr][(C + 1) / 2]; ///< ½ (M(i, j) + M(i, C-1-j)); column hc: M(i, hc)
+    Number               e[hr][(C + 1) / 2];     ///< ½ (M(i, j) + M(i, C-1-j)); column hc: M(i, hc)
     Number               o[hr][hc > 0 ? hc : 1]; ///< ½ (M(i, j) - M(i, C-1-j))
 
     /// From a row-major R × C matrix (host side).
@@ -121,7 +121,7 @@ namespace tpmg
   {
     static_assert(n % 2 == 1, "a middle node");
     static constexpr int ne = (n + 1) / 2, no = n / 2, mid = n / 2;
-    Number               e[ne][ne];                          ///< e[i][a] = S(i, a), i <= mid
+    Number               e[ne][ne];                           ///< e[i][a] = S(i, a), i <= mid
     Number               o[no > 0 ? no : 1][no > 0 ? no : 1]; ///< o[i][a] = S(i, ne + a), i < mid
 
     /// From an n × n matrix with that parity (host side or at compile time; `S(i, a)` callable).
@@ -152,9 +152,11 @@ namespace tpmg
           Number v[G] = {};
           TPMG_UNROLL
           for (int i = 0; i < m; ++i)
-            TPMG_UNROLL
-            for (int g = 0; g < G; ++g)
-              v[g] += H[i][a] * in[g][i];
+            {
+              TPMG_UNROLL
+              for (int g = 0; g < G; ++g)
+                v[g] += H[i][a] * in[g][i];
+            }
           TPMG_UNROLL
           for (int g = 0; g < G; ++g)
             out[g][o + a] = v[g];
@@ -198,16 +200,20 @@ namespace tpmg
         Number ev[G] = {}, od[G] = {};
         TPMG_UNROLL
         for (int a = 0; a < P::ne; ++a)
-          TPMG_UNROLL
-          for (int g = 0; g < G; ++g)
-            ev[g] += S.e[i][a] * in[g][a];
+          {
+            TPMG_UNROLL
+            for (int g = 0; g < G; ++g)
+              ev[g] += S.e[i][a] * in[g][a];
+          }
         if (i < P::mid)
           {
             TPMG_UNROLL
             for (int a = 0; a < P::no; ++a)
-              TPMG_UNROLL
-              for (int g = 0; g < G; ++g)
-                od[g] += S.o[i][a] * in[g][P::ne + a];
+              {
+                TPMG_UNROLL
+                for (int g = 0; g < G; ++g)
+                  od[g] += S.o[i][a] * in[g][P::ne + a];
+              }
           }
         TPMG_UNROLL
         for (int g = 0; g < G; ++g)

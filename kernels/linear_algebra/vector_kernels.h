@@ -12,9 +12,9 @@ namespace tpmg
     template <typename N>
     struct Axpy
     {
-      N        a;
-      const N *x;
-      N       *y;
+      N            a;
+      const N     *x;
+      N           *y;
       TPMG_HD void operator()(index_t i) const { y[i] += a * x[i]; }
     };
 
@@ -22,9 +22,9 @@ namespace tpmg
     template <typename N>
     struct Sadd
     {
-      N        s, a;
-      const N *x;
-      N       *y;
+      N            s, a;
+      const N     *x;
+      N           *y;
       TPMG_HD void operator()(index_t i) const { y[i] = s * y[i] + a * x[i]; }
     };
 
@@ -32,8 +32,8 @@ namespace tpmg
     template <typename To, typename From>
     struct Convert
     {
-      const From *x;
-      To         *y;
+      const From  *x;
+      To          *y;
       TPMG_HD void operator()(index_t i) const { y[i] = To(x[i]); }
     };
 
@@ -41,9 +41,9 @@ namespace tpmg
     template <typename N>
     struct Equ
     {
-      N        a;
-      const N *x;
-      N       *y;
+      N            a;
+      const N     *x;
+      N           *y;
       TPMG_HD void operator()(index_t i) const { y[i] = a * x[i]; }
     };
 
@@ -54,10 +54,10 @@ namespace tpmg
     template <typename N>
     struct MultiAxpy
     {
-      N        a[multi_vectors];
-      const N *v[multi_vectors];
-      int      count;
-      N       *y;
+      N            a[multi_vectors];
+      const N     *v[multi_vectors];
+      int          count;
+      N           *y;
       TPMG_HD void operator()(index_t i) const
       {
         N s = y[i];
@@ -73,8 +73,8 @@ namespace tpmg
     template <typename N>
     struct DotTerm
     {
-      const N *x;
-      const N *y;
+      const N       *x;
+      const N       *y;
       TPMG_HD double operator()(index_t i) const { return double(x[i]) * double(y[i]); }
     };
 
@@ -84,10 +84,10 @@ namespace tpmg
     template <typename N>
     struct AxpyDot
     {
-      N        a;
-      const N *x;
-      N       *w;
-      const N *v;
+      N              a;
+      const N       *x;
+      N             *w;
+      const N       *v;
       TPMG_HD double operator()(index_t i) const
       {
         const N wi = w[i] + a * x[i];
@@ -100,7 +100,7 @@ namespace tpmg
     template <typename N>
     struct NonFinite
     {
-      const N *x;
+      const N       *x;
       TPMG_HD double operator()(index_t i) const
       {
         const N v = x[i];

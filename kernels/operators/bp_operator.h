@@ -14,8 +14,8 @@
 
 #include <kernels/common/atomic.h>
 #include <kernels/common/cell_grid.h>
-#include <kernels/runtime/runner.h>
 #include <kernels/common/tensor.h>
+#include <kernels/runtime/runner.h>
 
 #include <tpmg/geometry.h>
 #include <tpmg/mesh.h>
@@ -155,14 +155,16 @@ namespace tpmg
       constexpr int degree[2][3] = {{0, 1, 0}, {1, 1, 2}}; // of cofactor i in 2D, 3D
       TPMG_UNROLL
       for (int i = 0; i < dim; ++i)
-        TPMG_UNROLL
-        for (int r = 0; r < dim; ++r)
-          {
-            const int p = degree[dim - 2][i];
-            c[i][r]     = p == 0 ? cof[i][0][r]
-                          : p == 1 ? cof[i][0][r] + t * cof[i][1][r]
-                                   : cof[i][0][r] + t * (cof[i][1][r] + t * cof[i][2][r]);
-          }
+        {
+          TPMG_UNROLL
+          for (int r = 0; r < dim; ++r)
+            {
+              const int p = degree[dim - 2][i];
+              c[i][r]     = p == 0   ? cof[i][0][r]
+                            : p == 1 ? cof[i][0][r] + t * cof[i][1][r]
+                                     : cof[i][0][r] + t * (cof[i][1][r] + t * cof[i][2][r]);
+            }
+        }
     }
 
     /// The Laplacian's flux (w|J| J⁻¹J⁻ᵀ) d at the point t from `s` = w/|J|, as s C (Cᵀ d) with
@@ -291,10 +293,12 @@ namespace tpmg
   {
     TPMG_UNROLL
     for (int d = 0; d < dim; ++d)
-      TPMG_UNROLL
-      for (int a = 0; a < (1 << dim); ++a)
-        if ((a >> d) & 1)
-          m[a] -= m[a ^ (1 << d)];
+      {
+        TPMG_UNROLL
+        for (int a = 0; a < (1 << dim); ++a)
+          if ((a >> d) & 1)
+            m[a] -= m[a ^ (1 << d)];
+      }
   }
 
   /// The column at the fixed reference coordinates xi[0..dim-2] of a cell whose map has the
@@ -342,18 +346,18 @@ namespace tpmg
     return monomial_column<dim>([&](int a, int r) { return m[r][a]; }, xi);
   }
 
-  /// 2D shared-memory layout of the BP kernel for `word`-byte numbers (with its cells per
-  /// block): a cell buffer holds (x, y) at x + sx y, cells lie cs apart, the rows of the B and
-  /// D copies sd apart. Unpadded (sx = sd = nq, cs = nq²) the contractions conflict: warp
-  /// lanes that differ in y read x + sx y, the rows D(tx, ·) lie nq apart, and for even nq
-  /// both are multiples of half the banks (nq = 4, 8: 3-4x the ideal wavefronts). sx, sd and
-  /// the cell padding were found by search with the bank recorder (sx in [nq, nq+16], sd in
-  /// [nq, nq+8], padding 0..16, over BP1, BP3, BP5 with that nq; fewest wavefronts, then
-  /// least memory) among layouts with at most 12.5% more shared memory per cell. The double
-  /// row dates from the whole-warp rule the recorder had before the half-warp rule was
-  /// measured (docs/performance/bp_operators.md, "Shared layouts"); not re-searched (2D is not benchmarked), its padded entries stay
-  /// within 1.55x the ideal under the measured rule. BankConflicts.BPKernelsNearIdeal checks
-  /// them. `padded`: the table changes anything.
+  /// 2D shared-memory layout of the BP kernel for `word`-byte numbers (with its cells per block): a
+  /// cell buffer holds (x, y) at x + sx y, cells lie cs apart, the rows of the B and D copies sd
+  /// apart. Unpadded (sx = sd = nq, cs = nq²) the contractions conflict: warp lanes that differ in
+  /// y read x + sx y, the rows D(tx, ·) lie nq apart, and for even nq both are multiples of half
+  /// the banks (nq = 4, 8: 3-4x the ideal wavefronts). sx, sd and the cell padding were found by
+  /// search with the bank recorder (sx in [nq, nq+16], sd in [nq, nq+8], padding 0..16, over BP1,
+  /// BP3, BP5 with that nq; fewest wavefronts, then least memory) among layouts with at most 12.5%
+  /// more shared memory per cell. The double row dates from the whole-warp rule the recorder had
+  /// before the half-warp rule was measured (docs/performance/bp_operators.md, "Shared layouts");
+  /// not re-searched (2D is not benchmarked), its padded entries stay within 1.55x the ideal under
+  /// the measured rule. BankConflicts.BPKernelsNearIdeal checks them. `padded`: the table changes
+  /// anything.
   template <int nq, std::size_t word>
   struct BPSharedLayout2D
   {
@@ -361,8 +365,8 @@ namespace tpmg
     static constexpr int table[2][9][3] = {
       {{2, 4, 0}, {3, 6, 0}, {4, 4, 2}, {5, 5, 0}, {6, 14, 2}, {7, 7, 3}, {8, 9, 8}, {9, 9, 3}, {10, 10, 6}},
       {{2, 4, 0}, {3, 3, 0}, {4, 10, 2}, {5, 7, 1}, {6, 6, 2}, {7, 7, 6}, {8, 9, 4}, {9, 9, 8}, {10, 11, 6}}};
-    static constexpr int entry(int i) { return nq <= 10 ? table[word == 8][nq - 2][i] : i == 2 ? 0 : nq; }
-    static constexpr int sx = entry(0), sz = sx * nq, sd = entry(1), cs = sx * nq + entry(2);
+    static constexpr int  entry(int i) { return nq <= 10 ? table[word == 8][nq - 2][i] : i == 2 ? 0 : nq; }
+    static constexpr int  sx = entry(0), sz = sx * nq, sd = entry(1), cs = sx * nq + entry(2);
     static constexpr bool padded = sx != nq || sd != nq || cs != nq * nq;
   };
 
@@ -373,15 +377,15 @@ namespace tpmg
   template <int nq, std::size_t word>
   struct BPFiberLayout3D
   {
-    // {sx - nq, sz - sx nq, cell padding} by nq = 2..10 for float, double: among layouts with
-    // at most 25% more memory, the smallest worst ratio of wavefronts to the ideal over BP1,
-    // BP3 (nq = k + 2) and BP5 (nq = k + 1), then the fewest wavefronts, then the least memory
-    // (tools/bp_layout_search.py), where measured faster (docs/performance/bp_operators.md, "Shared layouts"). Unpadded, nq = 8
-    // needs 3.8x (double) and 4.4x (float) the ideal wavefronts; padded 1.5x and 1.4x.
-    // Doubles are served per half-warp (bank_recorder.h): the 16 fibers of a half-warp need
-    // 16 distinct bank pairs, which strides cannot give all three directions (nq = 4: x + sx y
-    // and x + sz z need sx, sz ≡ ±4 mod 16, and then sx y + sz z takes 4 values); the double
-    // row is the search under that rule.
+    // {sx - nq, sz - sx nq, cell padding} by nq = 2..10 for float, double: among layouts with at
+    // most 25% more memory, the smallest worst ratio of wavefronts to the ideal over BP1, BP3 (nq =
+    // k + 2) and BP5 (nq = k + 1), then the fewest wavefronts, then the least memory
+    // (tools/bp_layout_search.py), where measured faster (docs/performance/bp_operators.md, "Shared
+    // layouts"). Unpadded, nq = 8 needs 3.8x (double) and 4.4x (float) the ideal wavefronts; padded
+    // 1.5x and 1.4x. Doubles are served per half-warp (bank_recorder.h): the 16 fibers of a
+    // half-warp need 16 distinct bank pairs, which strides cannot give all three directions (nq =
+    // 4: x + sx y and x + sz z need sx, sz ≡ ±4 mod 16, and then sx y + sz z takes 4 values); the
+    // double row is the search under that rule.
     static constexpr int table[2][9][3] = {
       {{0, 0, 0}, {0, 0, 0}, {0, 3, 4}, {0, 0, 0}, {0, 1, 6}, {0, 7, 9}, {1, 0, 0}, {0, 0, 0}, {0, 5, 0}},
       {{0, 1, 0}, {0, 0, 0}, {0, 3, 0}, {0, 0, 0}, {0, 7, 2}, {0, 5, 7}, {1, 0, 0}, {0, 8, 0}, {0, 5, 0}}};
@@ -411,12 +415,12 @@ namespace tpmg
     static constexpr bool onthefly   = geo == GeometryMode::on_the_fly;
     static constexpr bool polynomial = geo == GeometryMode::polynomial;
     static_assert(!polynomial || kind == BakeOff::bp1, "|J| alone is a polynomial: the mass operator's factor");
-    static constexpr int  n        = k + 1;
-    static constexpr int  nq       = kind == BakeOff::bp5 ? k + 1 : k + 2;
-    static constexpr bool gradient = kind != BakeOff::bp1;
-    static constexpr bool interp   = kind != BakeOff::bp5;
-    static constexpr int  n_entries = !gradient ? 1 : (dim == 3 ? 6 : 3);
-    static constexpr int  points = ipow<nq, dim>();
+    static constexpr int  n                     = k + 1;
+    static constexpr int  nq                    = kind == BakeOff::bp5 ? k + 1 : k + 2;
+    static constexpr bool gradient              = kind != BakeOff::bp1;
+    static constexpr bool interp                = kind != BakeOff::bp5;
+    static constexpr int  n_entries             = !gradient ? 1 : (dim == 3 ? 6 : 3);
+    static constexpr int  points                = ipow<nq, dim>();
     static constexpr int  threads_per_cell      = dim == 3 ? nq * nq : nq;
     static constexpr int  cells_per_block       = cmax(1, 128 / threads_per_cell);
     static constexpr int  max_threads_per_block = threads_per_cell * cells_per_block;
@@ -427,8 +431,10 @@ namespace tpmg
     /// the on-the-fly kernels up to k = 6 at 96 (more resident blocks; docs/performance/
     /// bp_operators.md, "Register cap").
     static constexpr int register_cap      = onthefly && k <= 6 ? 96 : 128;
-    static constexpr int min_blocks_per_sm =
-      dim == 3 && register_cap > 0 ? cmax(1, 65536 / ((max_threads_per_block + 31) / 32 * 32 * cmax(register_cap, 1))) : 1;
+    static constexpr int min_blocks_per_sm = dim == 3 && register_cap > 0
+                                               ? cmax(1, 65536 / ((max_threads_per_block + 31) / 32 * 32 *
+                                                                  cmax(register_cap, 1)))
+                                               : 1;
 
     /// per-thread column kept across barriers (2D: the y derivative, then the result; 3D BP5:
     /// the z derivative, then Dᵀ_z of the z flux)
@@ -446,7 +452,7 @@ namespace tpmg
     index_t       cells[3];
     index_t       nodes[3];
     index_t       n_cells;
-    CellGrid      grid; ///< cell coordinates from the cell index (launch_bp builds it)
+    CellGrid      grid;        ///< cell coordinates from the cell index (launch_bp builds it)
     bool          constrained; ///< boundary nodes read as zero and receive nothing
     using Constants = BPConstants<k, nq, Number>;
     /// operators on the same points share one __constant__ copy (64 KB per .cu module)
@@ -458,14 +464,15 @@ namespace tpmg
     // on the fly the monomials m1..m7 of each cell's map (double, 21 per cell, `map_stride`
     // apart: cells of a warp read different banks); each buffer holds cells_per_block cells,
     // cs apart (Layout)
-    using Layout = std::conditional_t<dim == 3, BPFiberLayout3D<nq, sizeof(Number)>, BPSharedLayout2D<nq, sizeof(Number)>>;
+    using Layout =
+      std::conditional_t<dim == 3, BPFiberLayout3D<nq, sizeof(Number)>, BPSharedLayout2D<nq, sizeof(Number)>>;
     static constexpr int         sx = Layout::sx, sz = Layout::sz, cs = Layout::cs, sd = Layout::sd;
     static constexpr std::size_t a16(std::size_t b) { return (b + 15) / 16 * 16; }
-    static constexpr int         n_buffers = dim == 3 ? 3 : 4;
-    static constexpr std::size_t off_B     = 0;
-    static constexpr std::size_t off_D     = a16(nq * sd * sizeof(Number));
-    static constexpr std::size_t off_buf   = dim == 3 ? 0 : off_D + a16(nq * sd * sizeof(Number));
-    static constexpr std::size_t buf       = a16(std::size_t(cs) * cells_per_block * sizeof(Number));
+    static constexpr int         n_buffers    = dim == 3 ? 3 : 4;
+    static constexpr std::size_t off_B        = 0;
+    static constexpr std::size_t off_D        = a16(nq * sd * sizeof(Number));
+    static constexpr std::size_t off_buf      = dim == 3 ? 0 : off_D + a16(nq * sd * sizeof(Number));
+    static constexpr std::size_t buf          = a16(std::size_t(cs) * cells_per_block * sizeof(Number));
     static constexpr bool        shared_map   = dim == 3 && onthefly;
     static constexpr int         map_stride   = 21;
     static constexpr std::size_t off_map      = off_buf + n_buffers * buf;
@@ -489,17 +496,16 @@ namespace tpmg
     /// of a cell: read (stored) or computed from the cell's vertices (on the fly).
     struct FactorColumn
     {
-      const Number                     *G; ///< stored: the column's first point, entry 0
-      ColumnPolynomials<dim, Number>    poly; ///< on the fly
-      Number pc[polynomial ? dim : 1];   ///< polynomial: the column's w|J| at the nodes of t
+      const Number                     *G;                        ///< stored: the column's first point, entry 0
+      ColumnPolynomials<dim, Number>    poly;                     ///< on the fly
+      Number                            pc[polynomial ? dim : 1]; ///< polynomial: the column's w|J| at the nodes of t
       const BPConstants<k, nq, Number> *c;
       double                            w0; ///< weights of the fixed directions
       /// on the fly Laplacian in double: w/|J| at the column's points, one division for all
       /// (float divides per point: the column of reciprocals held up to 50 more registers;
       /// BP3 at k = 1, 2 lost 8% and 2% on the H100; docs/performance/bp_operators.md, "One division
       /// per column")
-      static constexpr bool batched =
-        gradient && onthefly && sizeof(Number) == 8 && !(kind == BakeOff::bp3 && k <= 2);
+      static constexpr bool batched = gradient && onthefly && sizeof(Number) == 8 && !(kind == BakeOff::bp3 && k <= 2);
       Number                s[batched ? nq : 1];
 
       TPMG_HD void at(int q, Number *f) const
@@ -568,7 +574,8 @@ namespace tpmg
 
     /// `map`: 3D on the fly, the cell's monomials in shared memory (store_map); else unused.
     template <class Map = std::nullptr_t>
-    TPMG_HD FactorColumn factor_column(index_t cell, const unsigned (&cc)[3], int q0, int q1, const Map &map = nullptr) const
+    TPMG_HD FactorColumn factor_column(index_t cell, const unsigned (&cc)[3], int q0, int q1,
+                                       const Map &map = nullptr) const
     {
       FactorColumn fc;
       fc.c  = &C();
@@ -604,8 +611,9 @@ namespace tpmg
         {
           // the column's w|J| at the dim nodes of t: dim loads instead of nq (coalesced like the
           // stored factors: consecutive q0 are consecutive numbers)
-          constexpr int  per_column = dim == 3 ? nq * nq : nq;
-          const Number  *P = geometry + cell * index_t(column_polynomial_numbers(dim, nq)) + q0 + (dim == 3 ? nq * q1 : 0);
+          constexpr int per_column = dim == 3 ? nq * nq : nq;
+          const Number *P =
+            geometry + cell * index_t(column_polynomial_numbers(dim, nq)) + q0 + (dim == 3 ? nq * q1 : 0);
           TPMG_UNROLL
           for (int r = 0; r < dim; ++r)
             fc.pc[r] = P[r * per_column];
@@ -753,8 +761,8 @@ namespace tpmg
     /// derivatives in Gx, Gy) times the geometric factors: the x and y components of the flux
     /// replace Gx and Gy, the z component is returned in g2.
     template <class Array>
-    TPMG_HD TPMG_FORCEINLINE void flux_z(const FactorColumn &fc, int a, int b, const Number (&uz)[nq],
-                                         Array &Gx, Array &Gy, Number (&g2)[nq]) const
+    TPMG_HD TPMG_FORCEINLINE void flux_z(const FactorColumn &fc, int a, int b, const Number (&uz)[nq], Array &Gx,
+                                         Array &Gy, Number (&g2)[nq]) const
     {
       TPMG_UNROLL
       for (int q = 0; q < nq; ++q)
@@ -779,11 +787,11 @@ namespace tpmg
       if constexpr (phase == 0)
         grid.coordinates(unsigned(cell), reg.cc); // once per thread, 32 bits, no division (cell_grid.h)
       const index_t c0[3] = {index_t(reg.cc[0]) * k, index_t(reg.cc[1]) * k, index_t(reg.cc[2]) * k};
-      auto X0 = sh.template array<Number>(off_buf) + c * cs;
-      auto X1 = sh.template array<Number>(off_buf + buf) + c * cs;
-      auto X2 = sh.template array<Number>(off_buf + 2 * buf) + c * cs;
-      auto Map = sh.template array<double>(off_map) + c * map_stride;
-      Number u[nq], v[nq], w[nq]; // fibers; u[0..n) and v[0..n) where they hold nodes
+      auto          X0    = sh.template array<Number>(off_buf) + c * cs;
+      auto          X1    = sh.template array<Number>(off_buf + buf) + c * cs;
+      auto          X2    = sh.template array<Number>(off_buf + 2 * buf) + c * cs;
+      auto          Map   = sh.template array<double>(off_map) + c * map_stride;
+      Number        u[nq], v[nq], w[nq]; // fibers; u[0..n) and v[0..n) where they hold nodes
       if constexpr (shared_map && phase == 0)
         {
           // the last three threads of the cell (BP1/BP3: idle in the gather)
@@ -962,15 +970,15 @@ namespace tpmg
       if constexpr (phase == 0)
         grid.coordinates(unsigned(cell), reg.cc); // once per thread, 32 bits, no division (cell_grid.h)
       const index_t c0[3] = {index_t(reg.cc[0]) * k, index_t(reg.cc[1]) * k, 0};
-      const int base = c * cs;
-      auto      S0   = sh.template array<Number>(off_buf) + base;
-      auto      S1   = sh.template array<Number>(off_buf + buf) + base;
-      auto      S2   = sh.template array<Number>(off_buf + 2 * buf) + base;
-      auto      S3   = sh.template array<Number>(off_buf + 3 * buf) + base;
-      auto      B    = [&](int q, int i) -> Number { return Bs[q * sd + i]; };
-      auto      D    = [&](int q, int j) -> Number { return Ds[q * sd + j]; };
-      auto      at   = [](int x, int y, int) { return x + sx * y; };
-      Number   *a    = reg.a;
+      const int     base  = c * cs;
+      auto          S0    = sh.template array<Number>(off_buf) + base;
+      auto          S1    = sh.template array<Number>(off_buf + buf) + base;
+      auto          S2    = sh.template array<Number>(off_buf + 2 * buf) + base;
+      auto          S3    = sh.template array<Number>(off_buf + 3 * buf) + base;
+      auto          B     = [&](int q, int i) -> Number { return Bs[q * sd + i]; };
+      auto          D     = [&](int q, int j) -> Number { return Ds[q * sd + j]; };
+      auto          at    = [](int x, int y, int) { return x + sx * y; };
+      Number       *a     = reg.a;
 
       // 2D: one thread per x (quadrature or node) column, the y column in registers
       const int tx = ctx.thread.x;
@@ -1099,22 +1107,24 @@ namespace tpmg
       else
         {
           if (tx < n)
-            TPMG_UNROLL
-            for (int y = 0; y < n; ++y)
-              {
-                Number s = 0;
-                if constexpr (interp)
-                  {
-                    TPMG_UNROLL
-                    for (int qx = 0; qx < nq; ++qx)
-                      s += B(qx, tx) * S3[at(qx, y, 0)];
-                  }
-                else
-                  s = S3[at(tx, y, 0)];
-                const index_t g = node(c0, tx, y, 0);
-                if (g >= 0)
-                  atomic_add(dst + g, s);
-              }
+            {
+              TPMG_UNROLL
+              for (int y = 0; y < n; ++y)
+                {
+                  Number s = 0;
+                  if constexpr (interp)
+                    {
+                      TPMG_UNROLL
+                      for (int qx = 0; qx < nq; ++qx)
+                        s += B(qx, tx) * S3[at(qx, y, 0)];
+                    }
+                  else
+                    s = S3[at(tx, y, 0)];
+                  const index_t g = node(c0, tx, y, 0);
+                  if (g >= 0)
+                    atomic_add(dst + g, s);
+                }
+            }
         }
     }
   };

@@ -10,8 +10,8 @@
 
 #include <kernels/common/atomic.h>
 #include <kernels/common/cell_grid.h>
-#include <kernels/runtime/runner.h>
 #include <kernels/common/tensor.h>
+#include <kernels/runtime/runner.h>
 
 #include <tpmg/mesh.h>
 
@@ -21,34 +21,34 @@ namespace tpmg
   struct CartesianLaplaceKernel
   {
     static_assert(dim == 2 || dim == 3, "dimension 2 or 3");
-    static constexpr int n               = k + 1;
-    static constexpr int threads_per_cell = dim == 3 ? n * n : n;
-    static constexpr int cells_per_block = cmax(1, 128 / threads_per_cell);
+    static constexpr int n                     = k + 1;
+    static constexpr int threads_per_cell      = dim == 3 ? n * n : n;
+    static constexpr int cells_per_block       = cmax(1, 128 / threads_per_cell);
     static constexpr int max_threads_per_block = threads_per_cell * cells_per_block;
-    static constexpr int n_phases        = dim; // 3D: z | y | x, 2D: y | x
-    static constexpr int cell_size       = ipow<n, dim>();
+    static constexpr int n_phases              = dim; // 3D: z | y | x, 2D: y | x
+    static constexpr int cell_size             = ipow<n, dim>();
 
     struct Registers
     {
       unsigned cc[3]; ///< the cell's coordinates, from phase 0 on
     };
 
-    const Number *src;
-    Number       *dst;
-    index_t       cells[3];
-    index_t       nodes[3];
-    index_t       n_cells;
-    CellGrid      grid; ///< cell coordinates from the cell index
-    Number        coef[3];
+    const Number          *src;
+    Number                *dst;
+    index_t                cells[3];
+    index_t                nodes[3];
+    index_t                n_cells;
+    CellGrid               grid; ///< cell coordinates from the cell index
+    Number                 coef[3];
     SmallMatrix<Number, n> mass, stiffness;
 
     // shared memory: 1D matrices, then (dim == 3 ? 4 : 2) cell buffers per cell
     static constexpr std::size_t align16(std::size_t b) { return (b + 15) / 16 * 16; }
-    static constexpr std::size_t off_mass   = 0;
-    static constexpr std::size_t off_stiff  = align16(n * n * sizeof(Number));
-    static constexpr std::size_t off_cells  = 2 * off_stiff;
+    static constexpr std::size_t off_mass     = 0;
+    static constexpr std::size_t off_stiff    = align16(n * n * sizeof(Number));
+    static constexpr std::size_t off_cells    = 2 * off_stiff;
     static constexpr std::size_t buffer_bytes = align16(std::size_t(cell_size) * cells_per_block * sizeof(Number));
-    static constexpr int         n_buffers  = dim == 3 ? 4 : 2;
+    static constexpr int         n_buffers    = dim == 3 ? 4 : 2;
     static constexpr std::size_t shared_bytes = off_cells + n_buffers * buffer_bytes;
 
     LaunchShape shape() const
@@ -88,7 +88,7 @@ namespace tpmg
       if constexpr (phase == 0)
         grid.coordinates(unsigned(cell), reg.cc); // 32 bits, no division instruction (cell_grid.h)
       const index_t c0[3] = {index_t(reg.cc[0]) * k, index_t(reg.cc[1]) * k, index_t(reg.cc[2]) * k};
-      const int base = c * cell_size;
+      const int     base  = c * cell_size;
       // buffer index of (x, y, z) in a cell, x fastest
       auto at = [base](int i, int j, int l) { return base + i + n * (j + n * l); };
 

@@ -40,14 +40,13 @@ namespace tpmg
     static constexpr int max_threads_per_block = B0 * B1 * B2;
 
     struct Registers
-    {
-    };
+    {};
 
     const Number *src;
     Number       *dst;
     index_t       nodes[3];
     using Constants = StencilWeights<dim, Number>;
-    Constants constants;
+    Constants                constants;
     TPMG_HD const Constants &W() const { return tpmg::constants(*this); }
 
     TPMG_HD index_t tiles(int d) const { return (nodes[d] + extent(d) - 1) / extent(d); }
@@ -72,18 +71,18 @@ namespace tpmg
     template <int phase, class Shared>
     TPMG_HD void run(const KernelCtx &ctx, Shared &sh, Registers &) const
     {
-      auto          X     = sh.template array<Number>(0);
-      const index_t b     = index_t(ctx.block.x);
-      const index_t o[3]  = {(b % tiles(0)) * extent(0), ((b / tiles(0)) % tiles(1)) * extent(1),
-                             dim == 3 ? (b / (tiles(0) * tiles(1))) * extent(2) : 0};
+      auto          X    = sh.template array<Number>(0);
+      const index_t b    = index_t(ctx.block.x);
+      const index_t o[3] = {(b % tiles(0)) * extent(0), ((b / tiles(0)) % tiles(1)) * extent(1),
+                            dim == 3 ? (b / (tiles(0) * tiles(1))) * extent(2) : 0};
       if constexpr (phase == 0)
         {
           // tile nodes o - 1 .. o + E; outside the mesh or on its boundary: zero
           for (unsigned t = ctx.linear_thread(); t < unsigned(tile_nodes); t += ctx.block_dim.size())
             {
-              const index_t g[3] = {o[0] - 1 + index_t(t % N0), o[1] - 1 + index_t((t / N0) % N1),
+              const index_t g[3]   = {o[0] - 1 + index_t(t % N0), o[1] - 1 + index_t((t / N0) % N1),
                                     dim == 3 ? o[2] - 1 + index_t(t / (N0 * N1)) : 0};
-              bool inside = true;
+              bool          inside = true;
               for (int d = 0; d < dim; ++d)
                 inside = inside && g[d] > 0 && g[d] < nodes[d] - 1;
               X[t] = inside ? src[g[0] + nodes[0] * (g[1] + nodes[1] * g[2])] : Number(0);
@@ -126,9 +125,9 @@ namespace tpmg
     for (int q = 0; q < (dim == 3 ? 27 : 9); ++q)
       {
         const int x = q % 3, y = (q / 3) % 3, z = q / 9;
-        w[q]        = Number(dim == 3 ? coef[0] * a[x] * m[y] * m[z] + coef[1] * m[x] * a[y] * m[z] +
-                                          coef[2] * m[x] * m[y] * a[z]
-                                      : coef[0] * a[x] * m[y] + coef[1] * m[x] * a[y]);
+        w[q] =
+          Number(dim == 3 ? coef[0] * a[x] * m[y] * m[z] + coef[1] * m[x] * a[y] * m[z] + coef[2] * m[x] * m[y] * a[z]
+                          : coef[0] * a[x] * m[y] + coef[1] * m[x] * a[y]);
       }
   }
 

@@ -2,8 +2,8 @@
 // right-hand sides and interpolants, and the error norms against the manufactured solution.
 #pragma once
 
-#include <kernels/runtime/runner.h>
 #include <kernels/common/tensor.h>
+#include <kernels/runtime/runner.h>
 
 #include <tpmg/mesh.h>
 
@@ -26,14 +26,14 @@ namespace tpmg
       TPMG_HD void  operator()(index_t i) const
       {
         const index_t i0 = i % n0, r = i / n0, i1 = r % n1, i2 = r / n1;
-        out[i]           = Number(scale * f0[i0] * f1[i1] * f2[i2]);
+        out[i] = Number(scale * f0[i0] * f1[i1] * f2[i2]);
       }
     };
 
     /// p[i], for reduce_sum over per-block partial sums.
     struct ReadEntry
     {
-      const double *p;
+      const double  *p;
       TPMG_HD double operator()(index_t i) const { return p[i]; }
     };
 
@@ -60,40 +60,36 @@ namespace tpmg
       static constexpr int n_phases              = dim + 1;
 
       struct Registers
-      {
-      };
+      {};
 
-      const double *src;            ///< u_h, all nodes of the level, lexicographic
-      double       *partial;        ///< [2 * partial_stride]: squared L2, then squared H1 sums
-      index_t       partial_stride; ///< blocks of this launch
-      index_t       cell_offset;    ///< first cell of this launch (lexicographic in the box)
-      index_t       n_cells;        ///< cells of this launch
-      index_t       box_begin[3];   ///< first global cell of the box per direction
-      index_t       box_cells[3];   ///< cells of the box per direction
-      index_t       nodes[3];       ///< global nodes per direction
-      double        inv_h[3];       ///< 1 / h_d
-      double        arg_scale[3];   ///< π / cells_d: the sine's argument is arg_scale_d (cell_d + ξ)
-      double        freq[3];        ///< π / L_d
-      double        cell_volume;    ///< Π_d h_d
-      SmallMatrix<double, nq, n> values, derivatives; ///< φ_i(ξ_q), φ_i'(ξ_q) on [0,1]
-      double        points[nq], weights[nq];          ///< Gauss rule on [0,1]
+      const double              *src;            ///< u_h, all nodes of the level, lexicographic
+      double                    *partial;        ///< [2 * partial_stride]: squared L2, then squared H1 sums
+      index_t                    partial_stride; ///< blocks of this launch
+      index_t                    cell_offset;    ///< first cell of this launch (lexicographic in the box)
+      index_t                    n_cells;        ///< cells of this launch
+      index_t                    box_begin[3];   ///< first global cell of the box per direction
+      index_t                    box_cells[3];   ///< cells of the box per direction
+      index_t                    nodes[3];       ///< global nodes per direction
+      double                     inv_h[3];       ///< 1 / h_d
+      double                     arg_scale[3];   ///< π / cells_d: the sine's argument is arg_scale_d (cell_d + ξ)
+      double                     freq[3];        ///< π / L_d
+      double                     cell_volume;    ///< Π_d h_d
+      SmallMatrix<double, nq, n> values, derivatives;     ///< φ_i(ξ_q), φ_i'(ξ_q) on [0,1]
+      double                     points[nq], weights[nq]; ///< Gauss rule on [0,1]
 
       static constexpr std::size_t align16(std::size_t b) { return (b + 15) / 16 * 16; }
       // per-cell buffer sizes (doubles)
-      static constexpr int s_size = dim == 3 ? n * n * nq : n * nq; // after the first contraction
-      static constexpr int t_size = dim == 3 ? n * nq * nq : 0;     // after the second (3D)
+      static constexpr int         s_size       = dim == 3 ? n * n * nq : n * nq; // after the first contraction
+      static constexpr int         t_size       = dim == 3 ? n * nq * nq : 0;     // after the second (3D)
       static constexpr std::size_t matrix_bytes = align16(std::size_t(nq) * n * sizeof(double));
-      static constexpr std::size_t s_bytes =
-        align16(std::size_t(s_size) * cells_per_block * sizeof(double));
-      static constexpr std::size_t t_bytes =
-        align16(std::size_t(t_size) * cells_per_block * sizeof(double));
-      static constexpr std::size_t red_bytes =
-        align16(std::size_t(max_threads_per_block) * sizeof(double));
-      static constexpr std::size_t off_values = 0;
-      static constexpr std::size_t off_derivs = matrix_bytes;
-      static constexpr std::size_t off_red    = 2 * matrix_bytes; // two reduction arrays
-      static constexpr std::size_t off_s      = off_red + 2 * red_bytes; // two S buffers
-      static constexpr std::size_t off_t      = off_s + 2 * s_bytes;     // three T buffers (3D)
+      static constexpr std::size_t s_bytes      = align16(std::size_t(s_size) * cells_per_block * sizeof(double));
+      static constexpr std::size_t t_bytes      = align16(std::size_t(t_size) * cells_per_block * sizeof(double));
+      static constexpr std::size_t red_bytes    = align16(std::size_t(max_threads_per_block) * sizeof(double));
+      static constexpr std::size_t off_values   = 0;
+      static constexpr std::size_t off_derivs   = matrix_bytes;
+      static constexpr std::size_t off_red      = 2 * matrix_bytes;        // two reduction arrays
+      static constexpr std::size_t off_s        = off_red + 2 * red_bytes; // two S buffers
+      static constexpr std::size_t off_t        = off_s + 2 * s_bytes;     // three T buffers (3D)
       static constexpr std::size_t shared_bytes = off_t + (dim == 3 ? 3 * t_bytes : 0);
 
       /// Launch shape for `blocks` blocks.
@@ -205,8 +201,8 @@ namespace tpmg
                 const double sx = ::sin(ax), cx = ::cos(ax);
                 if constexpr (dim == 3)
                   {
-                    const double ay = arg_scale[1] * (double(cell[1]) + points[qy]);
-                    const double sy = ::sin(ay), cy = ::cos(ay);
+                    const double  ay = arg_scale[1] * (double(cell[1]) + points[qy]);
+                    const double  sy = ::sin(ay), cy = ::cos(ay);
                     const double *Tv  = sh.template array<double>(off_t) + c * t_size;
                     const double *Tdy = sh.template array<double>(off_t + t_bytes) + c * t_size;
                     const double *Tdz = sh.template array<double>(off_t + 2 * t_bytes) + c * t_size;
@@ -252,8 +248,8 @@ namespace tpmg
                             gx += Ds[qx * n + x] * s;
                             gy += b * Sd[i];
                           }
-                        const double ay  = arg_scale[1] * (double(cell[1]) + points[q]);
-                        const double sy  = ::sin(ay), cy = ::cos(ay);
+                        const double ay = arg_scale[1] * (double(cell[1]) + points[q]);
+                        const double sy = ::sin(ay), cy = ::cos(ay);
                         const double ev  = sx * sy - v;
                         const double egx = freq[0] * cx * sy - gx * inv_h[0];
                         const double egy = freq[1] * sx * cy - gy * inv_h[1];

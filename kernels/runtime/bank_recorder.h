@@ -34,7 +34,7 @@ namespace tpmg
     std::size_t ideal        = 0; ///< wavefronts a conflict-free layout needs
     std::size_t hazards      = 0; ///< accesses racing with another thread's (no barrier between)
 
-    std::size_t conflicts() const { return wavefronts - ideal; }
+    std::size_t         conflicts() const { return wavefronts - ideal; }
     BankConflictCounts &operator+=(const BankConflictCounts &o)
     {
       instructions += o.instructions;
@@ -75,14 +75,14 @@ namespace tpmg
       const std::size_t n_threads = per_thread_.size();
       for (std::size_t w0 = 0; w0 < n_threads; w0 += 32)
         {
-          const std::size_t w1 = std::min(n_threads, w0 + 32);
+          const std::size_t w1      = std::min(n_threads, w0 + 32);
           std::size_t       n_instr = 0;
           for (std::size_t t = w0; t < w1; ++t)
             n_instr = std::max(n_instr, per_thread_[t].size());
           for (std::size_t i = 0; i < n_instr; ++i)
             {
               BankConflictCounts c;
-              c.instructions = 1;
+              c.instructions    = 1;
               std::size_t width = 4;
               for (std::size_t t = w0; t < w1; ++t)
                 if (i < per_thread_[t].size())
@@ -117,9 +117,9 @@ namespace tpmg
       ++phases_run_; // the next accesses are after a barrier
     }
 
-    const BankConflictCounts &total() const { return total_; }
+    const BankConflictCounts                &total() const { return total_; }
     const std::map<int, BankConflictCounts> &per_phase() const { return per_phase_; }
-    void reset()
+    void                                     reset()
     {
       total_ = {};
       per_phase_.clear();
@@ -167,14 +167,14 @@ namespace tpmg
         }
     }
 
-    unsigned                            current_ = 0;
-    int                                 phase_      = 0;
-    std::size_t                         phases_run_ = 0;
-    std::vector<std::vector<Access>>    per_thread_;
-    std::vector<WordState>              words_state_;
-    std::vector<std::size_t>            words_;
-    BankConflictCounts                  total_;
-    std::map<int, BankConflictCounts>   per_phase_;
+    unsigned                          current_    = 0;
+    int                               phase_      = 0;
+    std::size_t                       phases_run_ = 0;
+    std::vector<std::vector<Access>>  per_thread_;
+    std::vector<WordState>            words_state_;
+    std::vector<std::size_t>          words_;
+    BankConflictCounts                total_;
+    std::map<int, BankConflictCounts> per_phase_;
   };
 
   /// Reference into shared memory that logs loads and stores.
@@ -241,13 +241,12 @@ namespace tpmg
   /// The kernel's results are those of a normal run restricted to these blocks.
   template <class Kernel>
   BankConflictCounts record_bank_conflicts(const Kernel &kernel, const LaunchShape &shape,
-                                           const std::vector<Dim3> &blocks,
-                                           BankRecorder *recorder_out = nullptr)
+                                           const std::vector<Dim3> &blocks, BankRecorder *recorder_out = nullptr)
   {
     std::vector<unsigned char> storage(shape.shared_bytes + 128);
     // Align the shared base to 128 bytes, as on the GPU.
-    auto *base = reinterpret_cast<unsigned char *>(
-      (reinterpret_cast<std::uintptr_t>(storage.data()) + 127) & ~std::uintptr_t(127));
+    auto           *base = reinterpret_cast<unsigned char *>((reinterpret_cast<std::uintptr_t>(storage.data()) + 127) &
+                                                   ~std::uintptr_t(127));
     BankRecorder    local;
     BankRecorder   &rec = recorder_out ? *recorder_out : local;
     RecordingShared shared{base, &rec};

@@ -15,15 +15,14 @@ namespace tpmg
     template <class F>
     __global__ void __launch_bounds__(256) forall_kernel(const F f, index_t n)
     {
-      for (index_t i = index_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n;
-           i += index_t(gridDim.x) * blockDim.x)
+      for (index_t i = index_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += index_t(gridDim.x) * blockDim.x)
         f(i);
     }
 
     template <class F>
     struct AsDouble
     {
-      F f;
+      F                 f;
       __device__ double operator()(index_t i) const { return double(f(i)); }
     };
 
@@ -46,17 +45,14 @@ namespace tpmg
     thrust::counting_iterator<index_t> first(0);
     std::size_t                        temp_bytes = 0;
     const internal::AsDouble<F>        op{f};
-    TPMG_CUDA_CHECK(cub::DeviceReduce::TransformReduce(nullptr, temp_bytes, first, (double *)nullptr,
-                                                       n, cuda::std::plus<double>{}, op, 0.0,
-                                                       current_stream()));
-    auto *scratch = static_cast<unsigned char *>(internal::reduction_scratch(temp_bytes + 16));
-    double *d_out = reinterpret_cast<double *>(scratch);
+    TPMG_CUDA_CHECK(cub::DeviceReduce::TransformReduce(nullptr, temp_bytes, first, (double *)nullptr, n,
+                                                       cuda::std::plus<double>{}, op, 0.0, current_stream()));
+    auto   *scratch = static_cast<unsigned char *>(internal::reduction_scratch(temp_bytes + 16));
+    double *d_out   = reinterpret_cast<double *>(scratch);
     TPMG_CUDA_CHECK(cub::DeviceReduce::TransformReduce(scratch + 16, temp_bytes, first, d_out, n,
-                                                       cuda::std::plus<double>{}, op, 0.0,
-                                                       current_stream()));
+                                                       cuda::std::plus<double>{}, op, 0.0, current_stream()));
     double result = 0;
-    TPMG_CUDA_CHECK(cudaMemcpyAsync(&result, d_out, sizeof(double), cudaMemcpyDeviceToHost,
-                                    current_stream()));
+    TPMG_CUDA_CHECK(cudaMemcpyAsync(&result, d_out, sizeof(double), cudaMemcpyDeviceToHost, current_stream()));
     TPMG_CUDA_CHECK(cudaStreamSynchronize(current_stream()));
     return result;
   }

@@ -16,10 +16,8 @@ namespace tpmg
   namespace internal
   {
     template <class Kernel, int... P>
-    __device__ __forceinline__ void run_phases_on_device(const Kernel &kernel,
-                                                         const KernelCtx &ctx,
-                                                         PlainShared &shared,
-                                                         typename Kernel::Registers &regs,
+    __device__ __forceinline__ void run_phases_on_device(const Kernel &kernel, const KernelCtx &ctx,
+                                                         PlainShared &shared, typename Kernel::Registers &regs,
                                                          std::integer_sequence<int, P...>)
     {
       // The barrier after the last phase is dead code and is removed by the compiler.
@@ -30,19 +28,17 @@ namespace tpmg
     __device__ __forceinline__ void run_block_on_device(const Kernel &kernel)
     {
       extern __shared__ __align__(16) unsigned char tpmg_shared_memory[];
-      PlainShared shared{tpmg_shared_memory};
-      const KernelCtx ctx{Dim3{blockIdx.x, blockIdx.y, blockIdx.z},
-                          Dim3{threadIdx.x, threadIdx.y, threadIdx.z},
-                          Dim3{blockDim.x, blockDim.y, blockDim.z},
-                          Dim3{gridDim.x, gridDim.y, gridDim.z}};
+      PlainShared                                   shared{tpmg_shared_memory};
+      const KernelCtx ctx{Dim3{blockIdx.x, blockIdx.y, blockIdx.z}, Dim3{threadIdx.x, threadIdx.y, threadIdx.z},
+                          Dim3{blockDim.x, blockDim.y, blockDim.z}, Dim3{gridDim.x, gridDim.y, gridDim.z}};
       typename Kernel::Registers regs;
-      run_phases_on_device(kernel, ctx, shared, regs,
-                           std::make_integer_sequence<int, Kernel::n_phases>{});
+      run_phases_on_device(kernel, ctx, shared, regs, std::make_integer_sequence<int, Kernel::n_phases>{});
     }
 
     // The kernel with the launch bounds its struct asks for (runner.h: min_blocks_per_sm).
     template <class Kernel>
-    __global__ void __launch_bounds__(Kernel::max_threads_per_block) phased_kernel(const __grid_constant__ Kernel kernel)
+    __global__ void __launch_bounds__(Kernel::max_threads_per_block)
+      phased_kernel(const __grid_constant__ Kernel kernel)
     {
       run_block_on_device(kernel);
     }
@@ -94,11 +90,13 @@ namespace tpmg
       }();
       if (shape.shared_bytes > std::size_t(limit))
         throw std::invalid_argument("a thread block of " + std::to_string(shape.block.size()) + " threads needs " +
-                                    std::to_string(shape.shared_bytes / 1024) + " KiB of shared memory, the device allows " +
-                                    std::to_string(limit / 1024) + " KiB per block (fewer patches or cells per block)");
+                                    std::to_string(shape.shared_bytes / 1024) +
+                                    " KiB of shared memory, the device allows " + std::to_string(limit / 1024) +
+                                    " KiB per block (fewer patches or cells per block)");
       static bool attribute_set = false; // per kernel type
       if (!attribute_set)
-        TPMG_CUDA_CHECK(cudaFuncSetAttribute(device_function<Kernel>(), cudaFuncAttributeMaxDynamicSharedMemorySize, limit));
+        TPMG_CUDA_CHECK(
+          cudaFuncSetAttribute(device_function<Kernel>(), cudaFuncAttributeMaxDynamicSharedMemorySize, limit));
       attribute_set = true;
     }
   } // namespace internal
@@ -124,13 +122,13 @@ namespace tpmg
     KernelResources r;
     r.registers   = a.numRegs;
     r.local_bytes = a.localSizeBytes;
-    TPMG_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&r.resident_blocks, internal::device_function<Kernel>(),
-                                                                  int(shape.block.size()), shape.shared_bytes));
+    TPMG_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+      &r.resident_blocks, internal::device_function<Kernel>(), int(shape.block.size()), shape.shared_bytes));
     return r;
   }
 } // namespace tpmg
 
 /// Explicit instantiation of the CUDA runner for one kernel type.
-#define TPMG_INSTANTIATE_DEVICE_KERNEL(...)                                                              \
-  template void tpmg::run_on_device<__VA_ARGS__>(const __VA_ARGS__ &, const tpmg::LaunchShape &); \
+#define TPMG_INSTANTIATE_DEVICE_KERNEL(...)                                                                        \
+  template void                  tpmg::run_on_device<__VA_ARGS__>(const __VA_ARGS__ &, const tpmg::LaunchShape &); \
   template tpmg::KernelResources tpmg::kernel_resources_on_device<__VA_ARGS__>(const tpmg::LaunchShape &);

@@ -32,7 +32,7 @@ namespace tpmg
       }
     else
       {
-#pragma omp parallel for schedule(static) if (static_cast<unsigned long long>(n) >= host_parallel_threshold)
+#pragma omp parallel for schedule(static) if (static_cast <unsigned long long>(n) >= host_parallel_threshold)
         for (index_t i = 0; i < n; ++i)
           f(i);
       }

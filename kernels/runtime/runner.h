@@ -24,18 +24,15 @@ namespace tpmg
 {
   struct Dim3
   {
-    unsigned x = 1, y = 1, z = 1;
+    unsigned                   x = 1, y = 1, z = 1;
     TPMG_HD constexpr unsigned size() const { return x * y * z; }
   };
 
   /// What a thread knows about its place in the launch (blockIdx, threadIdx, ...).
   struct KernelCtx
   {
-    Dim3 block, thread, block_dim, grid_dim;
-    TPMG_HD unsigned linear_thread() const
-    {
-      return thread.x + block_dim.x * (thread.y + block_dim.y * thread.z);
-    }
+    Dim3             block, thread, block_dim, grid_dim;
+    TPMG_HD unsigned linear_thread() const { return thread.x + block_dim.x * (thread.y + block_dim.y * thread.z); }
     TPMG_HD std::size_t linear_block() const
     {
       return block.x + std::size_t(grid_dim.x) * (block.y + std::size_t(grid_dim.y) * block.z);
@@ -44,8 +41,8 @@ namespace tpmg
 
   struct LaunchShape
   {
-    Dim3 grid;
-    Dim3 block;
+    Dim3        grid;
+    Dim3        block;
     std::size_t shared_bytes = 0;
   };
 
@@ -133,14 +130,13 @@ namespace tpmg
   namespace internal
   {
     template <class Kernel, class Shared, int... P>
-    void run_block_on_host(const Kernel &kernel, KernelCtx ctx, Shared &shared,
-                           typename Kernel::Registers *regs,
+    void run_block_on_host(const Kernel &kernel, KernelCtx ctx, Shared &shared, typename Kernel::Registers *regs,
                            std::integer_sequence<int, P...>)
     {
-      const Dim3 bd = ctx.block_dim;
-      auto one_phase = [&](auto phase) {
+      const Dim3 bd        = ctx.block_dim;
+      auto       one_phase = [&](auto phase) {
         constexpr int p = decltype(phase)::value;
-        unsigned t = 0;
+        unsigned      t = 0;
         for (unsigned z = 0; z < bd.z; ++z)
           for (unsigned y = 0; y < bd.y; ++y)
             for (unsigned x = 0; x < bd.x; ++x, ++t)
@@ -164,12 +160,11 @@ namespace tpmg
 
   /// Runs one block of a kernel on the host with a caller-provided shared view.
   template <class Kernel, class Shared>
-  void run_block_on_host(const Kernel &kernel, const LaunchShape &shape, Dim3 block,
-                         Shared &shared, typename Kernel::Registers *regs)
+  void run_block_on_host(const Kernel &kernel, const LaunchShape &shape, Dim3 block, Shared &shared,
+                         typename Kernel::Registers *regs)
   {
     KernelCtx ctx{block, Dim3{}, shape.block, shape.grid};
-    internal::run_block_on_host(kernel, ctx, shared, regs,
-                                std::make_integer_sequence<int, Kernel::n_phases>{});
+    internal::run_block_on_host(kernel, ctx, shared, regs, std::make_integer_sequence<int, Kernel::n_phases>{});
   }
 
   /// CPU runner: every block, phase by phase, thread by thread.

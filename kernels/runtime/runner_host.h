@@ -12,22 +12,21 @@ namespace tpmg
   template <class Kernel>
   void run_on_host(const Kernel &kernel, const LaunchShape &shape)
   {
-    const std::size_t n_blocks = std::size_t(shape.grid.x) * shape.grid.y * shape.grid.z;
-    const unsigned n_threads = shape.block.size();
+    const std::size_t n_blocks  = std::size_t(shape.grid.x) * shape.grid.y * shape.grid.z;
+    const unsigned    n_threads = shape.block.size();
     // small launches (coarse levels, test meshes) run on the calling thread (config.h)
 #pragma omp parallel if (n_blocks > 1 && n_blocks * n_threads >= host_parallel_threshold)
     {
       // 16-byte aligned scratch for the block's shared memory.
       std::vector<unsigned char> storage(shape.shared_bytes + 16);
-      auto *aligned = reinterpret_cast<unsigned char *>(
-        (reinterpret_cast<std::uintptr_t>(storage.data()) + 15) & ~std::uintptr_t(15));
+      auto      *aligned = reinterpret_cast<unsigned char *>((reinterpret_cast<std::uintptr_t>(storage.data()) + 15) &
+                                                        ~std::uintptr_t(15));
       HostShared shared{{aligned}};
       std::vector<typename Kernel::Registers> regs(n_threads);
 #pragma omp for schedule(static)
       for (std::size_t b = 0; b < n_blocks; ++b)
         {
-          const Dim3 block{unsigned(b % shape.grid.x),
-                           unsigned((b / shape.grid.x) % shape.grid.y),
+          const Dim3 block{unsigned(b % shape.grid.x), unsigned((b / shape.grid.x) % shape.grid.y),
                            unsigned(b / (std::size_t(shape.grid.x) * shape.grid.y))};
           run_block_on_host(kernel, shape, block, shared, regs.data());
         }

@@ -38,7 +38,7 @@ namespace tpmg
 
       TPMG_HD void operator()(index_t g) const
       {
-        const index_t idx[3] = {g % nodes[0], (g / nodes[0]) % nodes[1], g / (nodes[0] * nodes[1])};
+        const index_t idx[3]   = {g % nodes[0], (g / nodes[0]) % nodes[1], g / (nodes[0] * nodes[1])};
         bool          boundary = false;
         for (int d = 0; d < dim; ++d)
           boundary = boundary || idx[d] == 0 || idx[d] == nodes[d] - 1;

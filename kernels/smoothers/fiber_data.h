@@ -26,8 +26,8 @@ namespace tpmg
   constexpr FiberConstants<k, Number> fiber_constants_from_table()
   {
     static_assert(k >= 1 && k <= patch_data_table::max_degree, "degree outside the generated table");
-    using E          = patch_data_table::Entries<k, lumped_mass>;
-    constexpr int np = 2 * k + 1, ni = 2 * k - 1;
+    using E                      = patch_data_table::Entries<k, lumped_mass>;
+    constexpr int             np = 2 * k + 1, ni = 2 * k - 1;
     FiberConstants<k, Number> c{};
     for (int i = 0; i < np * np; ++i)
       {

@@ -61,12 +61,12 @@ namespace tpmg
     /// warp's access is one row of the mesh: kernel x is the mesh's z (2D: y), kernel y the
     /// mesh's x, kernel z the mesh's y. The shared layouts and the 1D data are the same in every
     /// direction; the coefficients c_d go with their directions (kernel_coefficients).
-    static constexpr bool turned = policy.turned;
+    static constexpr bool        turned = policy.turned;
     static constexpr TPMG_HD int axis(int d) { return !turned ? d : dim == 3 ? (d + 2) % 3 : 1 - d; }
     /// offset from the patch's first node of the node with kernel coordinates (i0, i1, i2)
     TPMG_HD TPMG_FORCEINLINE unsigned node_offset(int i0, int i1, int i2) const
     {
-      int m[3] = {0, 0, 0};
+      int m[3]   = {0, 0, 0};
       m[axis(0)] = i0;
       m[axis(1)] = i1;
       if constexpr (dim == 3)
@@ -82,8 +82,8 @@ namespace tpmg
     template <typename T, bool unit>
     struct NodeLine
     {
-      T       *base;
-      unsigned off0, step;
+      T                          *base;
+      unsigned                    off0, step;
       TPMG_HD TPMG_FORCEINLINE T &operator[](int t) const
       {
         if constexpr (unit)
@@ -124,10 +124,7 @@ namespace tpmg
     static constexpr bool inverse_sums_table   = inverse_sums_entries > 0;
     /// entry c n + fg of the table: 1 / (c_0 λ_a + c_1 λ_b + c_2 λ_c) for fiber fg = a + ni b of
     /// stage_turn's n fibers (2D: fg = a, no b) and its entry c
-    static TPMG_HD TPMG_FORCEINLINE int inverse_sum_index(int fg, int c)
-    {
-      return c * (dim == 3 ? ni * ni : ni) + fg;
-    }
+    static TPMG_HD TPMG_FORCEINLINE int inverse_sum_index(int fg, int c) { return c * (dim == 3 ? ni * ni : ni) + fg; }
     /// The eigenvalue sums with the kernel's coefficients c (coef): c_0 λ_a + c_1 λ_b, shared by
     /// the entries of fiber (a, b) of stage_turn (2D: c_0 λ_a), and the sum of its entry e
     static TPMG_HD TPMG_FORCEINLINE Number eigenvalue_sum_base(const Number (&c)[3], int a, int bb)
@@ -160,7 +157,7 @@ namespace tpmg
     /// bank rather than as compile-time constants where policy.eigenvectors_in_bank (double: a
     /// DFMA takes no immediate, and ptxas materializes each constant by two instructions, while
     /// the bank's loads take one per entry and S fits the constant cache).
-    static constexpr bool S_in_bank = policy.eigenvectors_in_bank;
+    static constexpr bool                 S_in_bank = policy.eigenvectors_in_bank;
     static TPMG_HD TPMG_FORCEINLINE const ParityColumns<Number, ni> &S()
     {
 #if TPMG_DEVICE_CODE
@@ -208,10 +205,13 @@ namespace tpmg
     // innermost loop of every contraction, so each 1D matrix entry a thread loads feeds
     // groups<n> FMAs.
     template <int n>
-    static constexpr int groups = (n + threads_per_patch - 1) / threads_per_patch;
+    static constexpr int                groups = (n + threads_per_patch - 1) / threads_per_patch;
     static TPMG_HD TPMG_FORCEINLINE int fiber(int f, int g) { return f + g * threads_per_patch; }
     template <int n>
-    static TPMG_HD TPMG_FORCEINLINE bool owns(int f, int g) { return g == 0 || fiber(f, g) < n; }
+    static TPMG_HD TPMG_FORCEINLINE bool owns(int f, int g)
+    {
+      return g == 0 || fiber(f, g) < n;
+    }
 
     /// in[g][j] = buf[at(c0, c1, j)] for the fibers of a stage of n fibers this thread owns,
     /// (c0, c1) = (fiber % E, fiber / E) the fiber's coordinates; 0 for the masked ones.
@@ -255,9 +255,11 @@ namespace tpmg
         {
           TPMG_UNROLL
           for (int g = 0; g < G; ++g)
-            TPMG_UNROLL
-            for (int j = 0; j < len; ++j)
-              in[g][j] -= c;
+            {
+              TPMG_UNROLL
+              for (int j = 0; j < len; ++j)
+                in[g][j] -= c;
+            }
         }
     }
 
@@ -304,7 +306,8 @@ namespace tpmg
       if (f >= n)
         return;
       Number in[G][np];
-      load_fibers<n, np>(f, BX, [](int u, int v, int z) { return L::X::at(u, v, z); }, in);
+      load_fibers<n, np>(
+        f, BX, [](int u, int v, int z) { return L::X::at(u, v, z); }, in);
       subtract_centre_value(centre, in);
       TPMG_UNROLL
       for (int i = 0; i < ni; ++i)
@@ -313,13 +316,15 @@ namespace tpmg
           TPMG_UNROLL
           for (int j = 0; j < np; ++j)
             if (nz(i + 1, j))
-              TPMG_UNROLL
-              for (int g = 0; g < G; ++g)
-                {
-                  if (mass_nz(i + 1, j))
-                    tm[g] += C().M(i + 1, j) * in[g][j];
-                  ta[g] += C().A(i + 1, j) * in[g][j];
-                }
+              {
+                TPMG_UNROLL
+                for (int g = 0; g < G; ++g)
+                  {
+                    if (mass_nz(i + 1, j))
+                      tm[g] += C().M(i + 1, j) * in[g][j];
+                    ta[g] += C().A(i + 1, j) * in[g][j];
+                  }
+              }
           TPMG_UNROLL
           for (int g = 0; g < G; ++g)
             if (owns<n>(f, g))
@@ -348,7 +353,8 @@ namespace tpmg
         }
       else
         {
-          load_fibers<n, np>(f, BX, [](int u, int, int y) { return L::X::at(u, y); }, tm);
+          load_fibers<n, np>(
+            f, BX, [](int u, int, int y) { return L::X::at(u, y); }, tm);
           subtract_centre_value(centre, tm);
         }
       TPMG_UNROLL
@@ -358,16 +364,18 @@ namespace tpmg
           TPMG_UNROLL
           for (int j = 0; j < np; ++j)
             if (nz(i + 1, j))
-              TPMG_UNROLL
-              for (int g = 0; g < G; ++g)
-                {
-                  if (mass_nz(i + 1, j))
-                    u1[g] += C().M(i + 1, j) * tm[g][j];
-                  ua[g] += C().A(i + 1, j) * tm[g][j];
-                  if constexpr (dim == 3)
+              {
+                TPMG_UNROLL
+                for (int g = 0; g < G; ++g)
+                  {
                     if (mass_nz(i + 1, j))
-                      ub[g] += C().M(i + 1, j) * ta[g][j];
-                }
+                      u1[g] += C().M(i + 1, j) * tm[g][j];
+                    ua[g] += C().A(i + 1, j) * tm[g][j];
+                    if constexpr (dim == 3)
+                      if (mass_nz(i + 1, j))
+                        ub[g] += C().M(i + 1, j) * ta[g][j];
+                  }
+              }
           TPMG_UNROLL
           for (int g = 0; g < G; ++g)
             if (owns<n>(f, g))
@@ -383,23 +391,26 @@ namespace tpmg
     /// for the solve kind r is read from global memory. Then either r is stored (residual
     /// kind) or Sᵀ_x r goes to V1 (layout Vx).
     template <class Buf>
-    TPMG_HD void stage_x(int f, index_t first, Buf BC, Buf BD, Buf BV1, Buf, const Number (&b_x)[prefetch_b ? ni : 1]) const
+    TPMG_HD void stage_x(int f, index_t first, Buf BC, Buf BD, Buf BV1, Buf,
+                         const Number (&b_x)[prefetch_b ? ni : 1]) const
     {
       constexpr int n = ni * nzi, G = groups<n>;
       if (f >= n)
         return;
-      const Number *bp = patch_pointer(b, first);
-      Number       *rp = kind != PatchKernelKind::fused ? patch_pointer(r, first) : nullptr;
+      const Number *bp     = patch_pointer(b, first);
+      Number       *rp     = kind != PatchKernelKind::fused ? patch_pointer(r, first) : nullptr;
       auto          b_line = [&](int g) { return x_fiber_line(bp, fiber(f, g)); };
       auto          r_line = [&](int g) { return x_fiber_line(rp, fiber(f, g)); };
-      Number res[G][ni];
+      Number        res[G][ni];
       if constexpr (kind == PatchKernelKind::solve)
         {
           TPMG_UNROLL
           for (int g = 0; g < G; ++g)
-            TPMG_UNROLL
-            for (int i = 0; i < ni; ++i)
-              res[g][i] = owns<n>(f, g) ? r_line(g)[i + 1] : Number(0);
+            {
+              TPMG_UNROLL
+              for (int i = 0; i < ni; ++i)
+                res[g][i] = owns<n>(f, g) ? r_line(g)[i + 1] : Number(0);
+            }
         }
       else
         {
@@ -414,13 +425,15 @@ namespace tpmg
               TPMG_UNROLL
               for (int j = 0; j < np; ++j)
                 if (nz(i + 1, j))
-                  TPMG_UNROLL
-                  for (int g = 0; g < G; ++g)
-                    {
-                      a[g] += C().A(i + 1, j) * u1[g][j];
-                      if (mass_nz(i + 1, j))
-                        m[g] += C().M(i + 1, j) * u2[g][j];
-                    }
+                  {
+                    TPMG_UNROLL
+                    for (int g = 0; g < G; ++g)
+                      {
+                        a[g] += C().A(i + 1, j) * u1[g][j];
+                        if (mass_nz(i + 1, j))
+                          m[g] += C().M(i + 1, j) * u2[g][j];
+                      }
+                  }
               TPMG_UNROLL
               for (int g = 0; g < G; ++g)
                 {
@@ -441,7 +454,8 @@ namespace tpmg
         {
           Number v[G][ni];
           apply_S<true>(res, v);
-          store_fibers<n, ni>(f, BV1, [](int yi, int zi, int c) { return L::Vx::at(c, yi, zi); }, v);
+          store_fibers<n, ni>(
+            f, BV1, [](int yi, int zi, int c) { return L::Vx::at(c, yi, zi); }, v);
         }
     }
 
@@ -455,9 +469,11 @@ namespace tpmg
       using In  = typename std::conditional<transposed, typename L::Vx, typename L::Vz>::type;
       using Out = typename std::conditional<transposed, typename L::Vz, typename L::Vx>::type;
       Number v[G][ni], w[G][ni];
-      load_fibers<n, ni>(f, in, [](int a, int zi, int j) { return In::at(a, j, zi); }, v);
+      load_fibers<n, ni>(
+        f, in, [](int a, int zi, int j) { return In::at(a, j, zi); }, v);
       apply_S<transposed>(v, w);
-      store_fibers<n, ni>(f, out, [](int a, int zi, int i) { return Out::at(a, i, zi); }, w);
+      store_fibers<n, ni>(
+        f, out, [](int a, int zi, int i) { return Out::at(a, i, zi); }, w);
     }
 
     /// The last direction (z in 3D, y in 2D): Sᵀ, divide by the eigenvalue sums, S.
@@ -468,18 +484,20 @@ namespace tpmg
       constexpr int n = dim == 3 ? ni * ni : ni, G = groups<n>;
       if (f >= n)
         return;
-      using In = typename std::conditional<dim == 3, typename L::Vz, typename L::Vx>::type;
-      auto at  = [](int a, int bb, int i) { return dim == 3 ? In::at(a, bb, i) : In::at(a, i); };
+      using In  = typename std::conditional<dim == 3, typename L::Vz, typename L::Vx>::type;
+      auto   at = [](int a, int bb, int i) { return dim == 3 ? In::at(a, bb, i) : In::at(a, i); };
       Number v[G][ni], w[G][ni];
       load_fibers<n, ni>(f, in, at, v);
       apply_S<true>(v, w);
       constexpr int from_table = inverse_sums_entries; // entries c < from_table: the table
       TPMG_UNROLL
       for (int c = 0; c < from_table; ++c)
-        TPMG_UNROLL
-        for (int g = 0; g < G; ++g)
-          if (owns<n>(f, g))
-            w[g][c] *= inverse_sums[inverse_sum_index(fiber(f, g), c)];
+        {
+          TPMG_UNROLL
+          for (int g = 0; g < G; ++g)
+            if (owns<n>(f, g))
+              w[g][c] *= inverse_sums[inverse_sum_index(fiber(f, g), c)];
+        }
       if constexpr (from_table < ni)
         {
           Number base[G];
@@ -491,9 +509,11 @@ namespace tpmg
             }
           TPMG_UNROLL
           for (int c = from_table; c < ni; ++c)
-            TPMG_UNROLL
-            for (int g = 0; g < G; ++g)
-              w[g][c] = divide(w[g][c], eigenvalue_sum(coef, base[g], c));
+            {
+              TPMG_UNROLL
+              for (int g = 0; g < G; ++g)
+                w[g][c] = divide(w[g][c], eigenvalue_sum(coef, base[g], c));
+            }
         }
       apply_S<false>(w, v);
       store_fibers<n, ni>(f, out, at, v);
@@ -510,7 +530,8 @@ namespace tpmg
       if (f >= n)
         return;
       Number v[G][ni], w[G][ni];
-      load_fibers<n, ni>(f, in, [](int yi, int zi, int j) { return L::Vx::at(j, yi, zi); }, v);
+      load_fibers<n, ni>(
+        f, in, [](int yi, int zi, int j) { return L::Vx::at(j, yi, zi); }, v);
       apply_S<false>(v, w);
       update_interior(f, first, w, BX);
     }
@@ -526,9 +547,11 @@ namespace tpmg
       Number w[G][ni];
       TPMG_UNROLL
       for (int g = 0; g < G; ++g)
-        TPMG_UNROLL
-        for (int i = 0; i < ni; ++i)
-          w[g][i] = owns<n>(f, g) ? x_fiber_line(patch_pointer(b, first), fiber(f, g))[i + 1] : Number(0);
+        {
+          TPMG_UNROLL
+          for (int i = 0; i < ni; ++i)
+            w[g][i] = owns<n>(f, g) ? x_fiber_line(patch_pointer(b, first), fiber(f, g))[i + 1] : Number(0);
+        }
       update_interior(f, first, w, BX);
     }
 
@@ -542,7 +565,7 @@ namespace tpmg
       for (int g = 0; g < G; ++g)
         if (owns<n>(f, g))
           {
-            const int fg = fiber(f, g), yi = fg % ni, zi = fg / ni;
+            const int  fg = fiber(f, g), yi = fg % ni, zi = fg / ni;
             const int  zg   = dim == 3 ? zi + 1 : 0;
             const auto line = x_fiber_line(xp, fg);
             TPMG_UNROLL

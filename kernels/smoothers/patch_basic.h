@@ -33,8 +33,8 @@ namespace tpmg
   struct PatchData1DLayout
   {
     static constexpr int np = 2 * k + 1, ni = 2 * k - 1;
-    static constexpr int mass = 0, stiffness = np * np, eigenvectors = 2 * np * np,
-                         eigenvalues = 2 * np * np + ni * ni, size = eigenvalues + ni;
+    static constexpr int mass = 0, stiffness = np * np, eigenvectors = 2 * np * np, eigenvalues = 2 * np * np + ni * ni,
+                         size = eigenvalues + ni;
   };
 
   /// The 1D data packed in PatchData1DLayout order, in the kernel's precision.
@@ -58,47 +58,45 @@ namespace tpmg
   template <int dim, int k, typename Number, PatchKernelKind kind, LocalSolver solver, bool per_dof = false>
   struct PatchKernel
   {
-    using Shape = PatchShape<dim, k>;
-    using D1    = PatchData1DLayout<k>;
+    using Shape             = PatchShape<dim, k>;
+    using D1                = PatchData1DLayout<k>;
     static constexpr int np = Shape::np, ni = Shape::ni, nz = Shape::nz, nzi = Shape::nzi;
-    static constexpr int P  = Shape::patches_per_block;
+    static constexpr int P = Shape::patches_per_block;
     /// threads per patch along y (TY) and z (TZ); a thread walks y and z with these strides
-    static constexpr int TY = dim == 2 && !per_dof ? 1 : np;
-    static constexpr int TZ = dim == 3 && per_dof ? cmin(np, 1024 / (np * np * P)) : 1;
+    static constexpr int TY                    = dim == 2 && !per_dof ? 1 : np;
+    static constexpr int TZ                    = dim == 3 && per_dof ? cmin(np, 1024 / (np * np * P)) : 1;
     static constexpr int max_threads_per_block = np * TY * TZ * P;
     static_assert(max_threads_per_block <= 1024, "patch kernel: too many threads per block");
 
-    static constexpr bool has_residual = kind != PatchKernelKind::solve;
-    static constexpr bool has_solve    = kind != PatchKernelKind::residual;
-    static constexpr int  n_residual   = has_residual ? dim : 0;
-    static constexpr int  n_solve_phases =
-      !has_solve ? 0 : (solver == LocalSolver::fast_diagonalization ? 2 * dim : 1);
-    static constexpr int n_phases = 1 + n_residual + n_solve_phases;
+    static constexpr bool has_residual   = kind != PatchKernelKind::solve;
+    static constexpr bool has_solve      = kind != PatchKernelKind::residual;
+    static constexpr int  n_residual     = has_residual ? dim : 0;
+    static constexpr int  n_solve_phases = !has_solve ? 0 : (solver == LocalSolver::fast_diagonalization ? 2 * dim : 1);
+    static constexpr int  n_phases       = 1 + n_residual + n_solve_phases;
 
     struct Registers
-    {
-    };
+    {};
 
     // arguments
     PatchColorGeometry geo;
-    Number            *x;        ///< updated in place (fused, solve)
-    const Number      *b;        ///< right-hand side (fused, residual)
-    Number            *r;        ///< residual: written (residual), read (solve)
-    const Number      *data1d;   ///< PatchData1DLayout, on the backend
-    const Number      *inverse;  ///< dense A_j^{-1} (inverse_matrix), interior_dofs²
-    Number             coef[3];  ///< c_d = (1/h_d) Π_{e≠d} h_e
+    Number            *x;       ///< updated in place (fused, solve)
+    const Number      *b;       ///< right-hand side (fused, residual)
+    Number            *r;       ///< residual: written (residual), read (solve)
+    const Number      *data1d;  ///< PatchData1DLayout, on the backend
+    const Number      *inverse; ///< dense A_j^{-1} (inverse_matrix), interior_dofs²
+    Number             coef[3]; ///< c_d = (1/h_d) Π_{e≠d} h_e
 
     // shared memory: 1D data, then per patch B0 (patch), B1..B4 (work)
     static constexpr std::size_t a16(std::size_t b) { return (b + 15) / 16 * 16; }
-    static constexpr int         cap0 = Shape::patch_dofs;
-    static constexpr int         cap1 = cmax(np * np * nzi, Shape::interior_dofs);
-    static constexpr int         cap3 = np * ni * nzi;
-    static constexpr std::size_t off_1d  = 0;
-    static constexpr std::size_t off_b0  = a16(D1::size * sizeof(Number));
-    static constexpr std::size_t off_b1  = off_b0 + a16(std::size_t(P) * cap0 * sizeof(Number));
-    static constexpr std::size_t off_b2  = off_b1 + a16(std::size_t(P) * cap1 * sizeof(Number));
-    static constexpr std::size_t off_b3  = off_b2 + a16(std::size_t(P) * cap1 * sizeof(Number));
-    static constexpr std::size_t off_b4  = off_b3 + a16(std::size_t(P) * cap3 * sizeof(Number));
+    static constexpr int         cap0         = Shape::patch_dofs;
+    static constexpr int         cap1         = cmax(np * np * nzi, Shape::interior_dofs);
+    static constexpr int         cap3         = np * ni * nzi;
+    static constexpr std::size_t off_1d       = 0;
+    static constexpr std::size_t off_b0       = a16(D1::size * sizeof(Number));
+    static constexpr std::size_t off_b1       = off_b0 + a16(std::size_t(P) * cap0 * sizeof(Number));
+    static constexpr std::size_t off_b2       = off_b1 + a16(std::size_t(P) * cap1 * sizeof(Number));
+    static constexpr std::size_t off_b3       = off_b2 + a16(std::size_t(P) * cap1 * sizeof(Number));
+    static constexpr std::size_t off_b4       = off_b3 + a16(std::size_t(P) * cap3 * sizeof(Number));
     static constexpr std::size_t shared_bytes = off_b4 + a16(std::size_t(P) * cap3 * sizeof(Number));
 
     LaunchShape shape() const
@@ -129,13 +127,13 @@ namespace tpmg
       if (patch >= geo.n_patches)
         return;
       const index_t first = geo.first_index(patch);
-      auto B0 = sh.template array<Number>(off_b0 + std::size_t(p) * cap0 * sizeof(Number));
-      auto B1 = sh.template array<Number>(off_b1 + std::size_t(p) * cap1 * sizeof(Number));
-      auto B2 = sh.template array<Number>(off_b2 + std::size_t(p) * cap1 * sizeof(Number));
-      auto B3 = sh.template array<Number>(off_b3 + std::size_t(p) * cap3 * sizeof(Number));
-      auto B4 = sh.template array<Number>(off_b4 + std::size_t(p) * cap3 * sizeof(Number));
-      auto M  = [&](int i, int j) -> Number { return d1[D1::mass + i * np + j]; };
-      auto A  = [&](int i, int j) -> Number { return d1[D1::stiffness + i * np + j]; };
+      auto          B0    = sh.template array<Number>(off_b0 + std::size_t(p) * cap0 * sizeof(Number));
+      auto          B1    = sh.template array<Number>(off_b1 + std::size_t(p) * cap1 * sizeof(Number));
+      auto          B2    = sh.template array<Number>(off_b2 + std::size_t(p) * cap1 * sizeof(Number));
+      auto          B3    = sh.template array<Number>(off_b3 + std::size_t(p) * cap3 * sizeof(Number));
+      auto          B4    = sh.template array<Number>(off_b4 + std::size_t(p) * cap3 * sizeof(Number));
+      auto          M     = [&](int i, int j) -> Number { return d1[D1::mass + i * np + j]; };
+      auto          A     = [&](int i, int j) -> Number { return d1[D1::stiffness + i * np + j]; };
 
       for (int ty = ty0; ty < np; ty += TY)
         {
@@ -162,8 +160,8 @@ namespace tpmg
 
     // ------------------------------------------------------------------ local residual
     template <int s, class MatM, class MatA, class Buf>
-    TPMG_HD void residual_phase(int tx, int ty, int tz, index_t first, MatM M, MatA A, Buf B0, Buf B1,
-                                Buf B2, Buf B3, Buf B4) const
+    TPMG_HD void residual_phase(int tx, int ty, int tz, index_t first, MatM M, MatA A, Buf B0, Buf B1, Buf B2, Buf B3,
+                                Buf B4) const
     {
       constexpr int stage = dim == 3 ? s : s + 1; // 0: z, 1: y, 2: x
       if constexpr (stage == 0)
@@ -257,7 +255,7 @@ namespace tpmg
           constexpr int  dir     = forward ? s : 2 * dim - 1 - s;
           auto           in      = (s % 2 == 0) ? B1 : B2;
           auto           out     = (s % 2 == 0) ? B2 : B1;
-          auto S = [&](int i, int a) -> Number { return d1[D1::eigenvectors + i * ni + a]; };
+          auto           S       = [&](int i, int a) -> Number { return d1[D1::eigenvectors + i * ni + a]; };
           TPMG_UNROLL
           for (int z = tz; z < nzi; z += TZ)
             {
@@ -266,8 +264,8 @@ namespace tpmg
               TPMG_UNROLL
               for (int j = 0; j < ni; ++j)
                 {
-                  int src[3] = {tx, ty, z};
-                  src[dir]   = j;
+                  int src[3]     = {tx, ty, z};
+                  src[dir]       = j;
                   const Number w = forward ? S(j, i[dir]) : S(i[dir], j);
                   v += w * in[idx<ni, ni>(src[0], src[1], src[2])];
                 }

@@ -4,8 +4,8 @@
 #pragma once
 
 #include <kernels/common/cell_grid.h>
-#include <kernels/runtime/runner.h>
 #include <kernels/common/tensor.h>
+#include <kernels/runtime/runner.h>
 
 #include <tpmg/mesh.h>
 
@@ -25,12 +25,12 @@ namespace tpmg
   template <int dim_, int k_>
   struct PatchShape
   {
-    static constexpr int dim = dim_;
-    static constexpr int k   = k_;
-    static constexpr int np  = 2 * k + 1; ///< patch nodes per direction
-    static constexpr int ni  = 2 * k - 1; ///< interior patch nodes per direction
-    static constexpr int nz  = dim == 3 ? np : 1;
-    static constexpr int nzi = dim == 3 ? ni : 1;
+    static constexpr int dim           = dim_;
+    static constexpr int k             = k_;
+    static constexpr int np            = 2 * k + 1; ///< patch nodes per direction
+    static constexpr int ni            = 2 * k - 1; ///< interior patch nodes per direction
+    static constexpr int nz            = dim == 3 ? np : 1;
+    static constexpr int nzi           = dim == 3 ? ni : 1;
     static constexpr int patch_dofs    = ipow<np, dim>();
     static constexpr int interior_dofs = ipow<ni, dim>();
     /// patches per block of the basic kernels: about 128 threads in the column structure,
@@ -42,11 +42,11 @@ namespace tpmg
   /// Which patches a launch works on: those of one color of a level.
   struct PatchColorGeometry
   {
-    index_t nodes[3];      ///< level nodes per direction
-    index_t count[3];      ///< patches of this color per direction
-    index_t first_vertex[3]; ///< vertex index of the first patch of this color per direction
-    index_t n_patches;     ///< Π count
-    CellGrid patches;      ///< patch coordinates (count per direction) from the patch index
+    index_t  nodes[3];        ///< level nodes per direction
+    index_t  count[3];        ///< patches of this color per direction
+    index_t  first_vertex[3]; ///< vertex index of the first patch of this color per direction
+    index_t  n_patches;       ///< Π count
+    CellGrid patches;         ///< patch coordinates (count per direction) from the patch index
 
     index_t  first_base;     ///< global index of the first node of the patch at coordinates (0, 0, 0)
     unsigned patch_step[3];  ///< global index from a patch to the next one along d: 2k × node_stride[d]

@@ -18,7 +18,6 @@ namespace tpmg
   struct FiberPatchKernel : FiberStages<dim, k, Number, kind, opt, lumped_mass>
   {
     using Stages = FiberStages<dim, k, Number, kind, opt, lumped_mass>;
-    using typename Stages::L;
     using Stages::b;
     using Stages::geo;
     using Stages::in_place;
@@ -33,6 +32,7 @@ namespace tpmg
     using Stages::threads_per_patch;
     using Stages::x;
     using Stages::x_fiber_line;
+    using typename Stages::L;
 
     /// Launch bounds (runner.h): the resident blocks per SM they ask for, which caps the
     /// registers at 65536 / (m · 32 ⌈threads / 32⌉); where none, blocks of at most 512 threads
@@ -48,8 +48,8 @@ namespace tpmg
 
     struct Registers
     {
-      index_t first;  ///< global index of the patch's first node, from phase 0 on
-      Number  centre; ///< x at the patch centre (subtract_centre_value), loaded in phase 0
+      index_t first;                    ///< global index of the patch's first node, from phase 0 on
+      Number  centre;                   ///< x at the patch centre (subtract_centre_value), loaded in phase 0
       Number  b_x[prefetch_b ? ni : 1]; ///< b on this thread's x-fiber (prefetch_b)
     };
 
@@ -69,15 +69,15 @@ namespace tpmg
     // T_a -> U2 (the solve kind needs X only); the update reads the old x from global memory.
     // That halves the shared memory of the padded plan (double k = 8: 79 instead of 131-170
     // KiB), so two blocks fit on an SM where one did.
-    static constexpr bool fused    = kind == PatchKernelKind::fused;
-    static constexpr bool with_x   = kind != PatchKernelKind::solve;
-    static constexpr int  cap_v    = cmax(L::Vx::size, dim == 3 ? L::Vz::size : 0);
-    static constexpr int  cap_r0   = in_place ? (with_x ? L::X::size : 0)
-                                     : kind == PatchKernelKind::solve ? cap_v
-                                     : dim == 3                     ? cmax(2 * L::T::size, fused ? cap_v : 0)
-                                     : fused                        ? cap_v
+    static constexpr bool fused  = kind == PatchKernelKind::fused;
+    static constexpr bool with_x = kind != PatchKernelKind::solve;
+    static constexpr int  cap_v  = cmax(L::Vx::size, dim == 3 ? L::Vz::size : 0);
+    static constexpr int  cap_r0 = in_place                         ? (with_x ? L::X::size : 0)
+                                   : kind == PatchKernelKind::solve ? cap_v
+                                   : dim == 3                       ? cmax(2 * L::T::size, fused ? cap_v : 0)
+                                   : fused                          ? cap_v
                                                                     : 0;
-    static constexpr int  cap_r1 = in_place ? 0
+    static constexpr int  cap_r1 = in_place                         ? 0
                                    : kind == PatchKernelKind::solve ? cap_v
                                                                     : cmax(2 * L::U::size, fused ? cap_v : 0);
     /// X has its own region only when the update reads it or the stages work in place; else it
@@ -88,7 +88,7 @@ namespace tpmg
     /// words per patch of region i
     static constexpr TPMG_HD int capacity(int i)
     {
-      return i == 0 ? (x_own ? L::X::size : 0)
+      return i == 0   ? (x_own ? L::X::size : 0)
              : i == 1 ? cmax(cap_r0, x_region == 1 ? L::X::size : 0)
                       : cmax(cap_r1, x_region == 2 ? L::X::size : 0);
     }
@@ -224,10 +224,9 @@ namespace tpmg
 
   /// A fiber kernel for one color (host side).
   template <int dim, int k, typename Number, PatchKernelKind kind, KernelOptimization opt, bool lumped_mass = false>
-  FiberPatchKernel<dim, k, Number, kind, opt, lumped_mass> make_fiber_kernel(const PatchColorGeometry &geo, Number *x,
-                                                                             const Number *b, Number *r,
-                                                                             const std::array<double, 3> &coef, int P,
-                                                                             const Number *inverse_sums)
+  FiberPatchKernel<dim, k, Number, kind, opt, lumped_mass>
+  make_fiber_kernel(const PatchColorGeometry &geo, Number *x, const Number *b, Number *r,
+                    const std::array<double, 3> &coef, int P, const Number *inverse_sums)
   {
     FiberPatchKernel<dim, k, Number, kind, opt, lumped_mass> kern;
     kern.geo = geo;
@@ -266,4 +265,3 @@ namespace tpmg
     return table;
   }
 } // namespace tpmg
-

@@ -68,7 +68,8 @@ namespace tpmg
 
   /// Strides {S1, S2} for extents (E0, E1) and the given access patterns.
   template <int n_access>
-  constexpr std::pair<int, int> conflict_free_strides(int E0, int E1, const FiberAccess (&acc)[n_access], int max_patches)
+  constexpr std::pair<int, int> conflict_free_strides(int E0, int E1, const FiberAccess (&acc)[n_access],
+                                                      int max_patches)
   {
     for (int S1 = E0; S1 < E0 + 64; ++S1)
       if (internal::conflict_free(acc, S1, 0, max_patches, 1))
@@ -84,8 +85,8 @@ namespace tpmg
   struct TensorLayout
   {
     static_assert(S1_ >= E0_ && S2_ >= S1_ * E1_, "no conflict-free layout found");
-    static constexpr int E0 = E0_, E1 = E1_, E2 = E2_, S1 = S1_, S2 = S2_;
-    static constexpr int size = size_ ? size_ : E2 > 1 ? S2 * E2 : S1 * E1; ///< words one patch occupies
+    static constexpr int         E0 = E0_, E1 = E1_, E2 = E2_, S1 = S1_, S2 = S2_;
+    static constexpr int         size = size_ ? size_ : E2 > 1 ? S2 *E2 : S1 *E1; ///< words one patch occupies
     static TPMG_HD constexpr int at(int i0, int i1, int i2 = 0) { return O + i0 + S1 * i1 + S2 * i2; }
   };
 
@@ -113,21 +114,22 @@ namespace tpmg
   {
     static constexpr int cube_row = row_stride > 0 ? row_stride : 2 * k + 1;
     static_assert((plane_stride == 0 && row_stride == 0) ||
-                    (in_place_ && dim == 3 && cube_row >= 2 * k + 1 && (plane_stride == 0 || plane_stride >= cube_row * (2 * k + 1))),
+                    (in_place_ && dim == 3 && cube_row >= 2 * k + 1 &&
+                     (plane_stride == 0 || plane_stride >= cube_row * (2 * k + 1))),
                   "row and plane strides for the 3D in-place cube only");
     static_assert(!(padded && in_place_), "the padded layouts are separate tensors");
     static constexpr int np = 2 * k + 1, ni = 2 * k - 1;
     static constexpr int nzp = dim == 3 ? np : 1, nzi = dim == 3 ? ni : 1;
     static constexpr int S1 = -1, S2 = -2;
 
-    static constexpr FiberAccess x3[] = {{np, np, 1, S1}, {ni, ni, S1, S2}};
-    static constexpr FiberAccess t3[] = {{np, np, 1, S1}, {np, ni, 1, S2}};
-    static constexpr FiberAccess u3[] = {{np, ni, 1, S2}, {ni, ni, S1, S2}};
+    static constexpr FiberAccess x3[]  = {{np, np, 1, S1}, {ni, ni, S1, S2}};
+    static constexpr FiberAccess t3[]  = {{np, np, 1, S1}, {np, ni, 1, S2}};
+    static constexpr FiberAccess u3[]  = {{np, ni, 1, S2}, {ni, ni, S1, S2}};
     static constexpr FiberAccess vx3[] = {{ni, ni, S1, S2}, {ni, ni, 1, S2}};
     static constexpr FiberAccess vz3[] = {{ni, ni, 1, S2}, {ni, ni, 1, S1}};
-    static constexpr FiberAccess x2[] = {{np, 1, 1, 0}, {ni, 1, S1, 0}};
-    static constexpr FiberAccess u2[] = {{np, 1, 1, 0}, {ni, 1, S1, 0}};
-    static constexpr FiberAccess v2[] = {{ni, 1, S1, 0}, {ni, 1, 1, 0}};
+    static constexpr FiberAccess x2[]  = {{np, 1, 1, 0}, {ni, 1, S1, 0}};
+    static constexpr FiberAccess u2[]  = {{np, 1, 1, 0}, {ni, 1, S1, 0}};
+    static constexpr FiberAccess v2[]  = {{ni, 1, S1, 0}, {ni, 1, 1, 0}};
 
     template <int E0, int E1, int E2, int n>
     static constexpr std::pair<int, int> strides(const FiberAccess (&acc)[n])
@@ -135,24 +137,24 @@ namespace tpmg
       return padded ? conflict_free_strides(E0, E1, acc, max_patches) : std::pair<int, int>{E0, E0 * E1};
     }
     static constexpr auto sx  = plane_stride > 0 || row_stride > 0
-                                  ? std::pair<int, int>{cube_row, plane_stride > 0 ? plane_stride : cube_row * np}
-                                : dim == 3       ? strides<np, np, np>(x3)
-                                                 : strides<np, np, 1>(x2);
+                                  ? std::pair<int, int>{cube_row, plane_stride > 0 ? plane_stride : cube_row *np}
+                                : dim == 3 ? strides<np, np, np>(x3)
+                                           : strides<np, np, 1>(x2);
     static constexpr auto st  = strides<np, np, ni>(t3);
     static constexpr auto su  = dim == 3 ? strides<np, ni, ni>(u3) : strides<np, ni, 1>(u2);
     static constexpr auto svx = dim == 3 ? strides<ni, ni, ni>(vx3) : strides<ni, ni, 1>(v2);
     static constexpr auto svz = strides<ni, ni, ni>(vz3);
 
     static constexpr bool in_place = in_place_;
-    using X = TensorLayout<np, np, nzp, sx.first, sx.second>;
+    using X                        = TensorLayout<np, np, nzp, sx.first, sx.second>;
     // unpadded: offsets of the views into X (z + 1 in 3D, y + 1, x + 1)
     static constexpr int oz = dim == 3 ? X::S2 : 0, oy = X::S1, ox = 1;
     template <int E0, int E1, int E2, int S1, int S2, int O>
     using Tensor = std::conditional_t<in_place, TensorLayout<E0, E1, E2, X::S1, X::S2, O, X::size>,
                                       TensorLayout<E0, E1, E2, S1, S2>>;
-    using T  = Tensor<np, np, nzi, st.first, st.second, oz>;
-    using U  = Tensor<np, ni, nzi, su.first, su.second, oy + oz>;
-    using Vx = Tensor<ni, ni, nzi, svx.first, svx.second, ox + oy + oz>;
-    using Vz = Tensor<ni, ni, nzi, svz.first, svz.second, ox + oy + oz>;
+    using T      = Tensor<np, np, nzi, st.first, st.second, oz>;
+    using U      = Tensor<np, ni, nzi, su.first, su.second, oy + oz>;
+    using Vx     = Tensor<ni, ni, nzi, svx.first, svx.second, ox + oy + oz>;
+    using Vz     = Tensor<ni, ni, nzi, svz.first, svz.second, ox + oy + oz>;
   };
 } // namespace tpmg

@@ -48,13 +48,13 @@ namespace tpmg
     /// S >= fibers with S ≡ g/4 (mod g), so that 4 contraction indices × g/4 consecutive fibers
     /// (a B fragment in one wavefront) hit distinct banks
     static constexpr int stride_for(int fibers) { return fibers + ((g / 4 - fibers % g) % g + g) % g; }
-    static constexpr int SX = stride_for(np * np); ///< X: z-stage fibers (x, y), contraction z
-    static constexpr int ST = stride_for(np * ni); ///< T_m, T_a: y-stage fibers (x, zi), contraction y
-    static constexpr int SU = stride_for(ni * ni); ///< U1, U2: x-stage fibers (yi, zi), contraction x
-    static constexpr int SF = SU;                  ///< r and the eigenvector stages: ni² fibers, ni long
+    static constexpr int SX     = stride_for(np * np); ///< X: z-stage fibers (x, y), contraction z
+    static constexpr int ST     = stride_for(np * ni); ///< T_m, T_a: y-stage fibers (x, zi), contraction y
+    static constexpr int SU     = stride_for(ni * ni); ///< U1, U2: x-stage fibers (yi, zi), contraction x
+    static constexpr int SF     = SU;                  ///< r and the eigenvector stages: ni² fibers, ni long
     static constexpr int size_X = SX * np, size_T = ST * np, size_U = SU * np, size_F = SF * ni;
     /// two regions, each stage reads one and writes the other: A: X, U, V1, W1, W3; B: T, r, V2, W2
-    static constexpr int region_a = cmax(size_X, cmax(2 * size_U, size_F)), region_b = cmax(2 * size_T, size_F);
+    static constexpr int         region_a = cmax(size_X, cmax(2 * size_U, size_F)), region_b = cmax(2 * size_T, size_F);
     static constexpr std::size_t a16(std::size_t b) { return (b + 15) / 16 * 16; }
 
     // ------------------------------------------------------------------ threads, tiles
@@ -85,7 +85,7 @@ namespace tpmg
     /// zero beyond ni (k step s, rows 8h..8h+7).
     static constexpr int frag_cell(int mat, int c, int mt, int s) { return ((2 * mat + c) * MTc + mt) * KSc + s; }
     static constexpr int frag_Sf = 4 * MTc * KSc, frag_Sb = frag_Sf + 2 * KSd, n_frag = frag_Sb + 2 * KSd;
-    static constexpr int n_fast = 32 * n_frag + ni; ///< fragments and eigenvalues, the shared copy
+    static constexpr int n_fast   = 32 * n_frag + ni; ///< fragments and eigenvalues, the shared copy
     static constexpr int off_frag = off_S + ni * ni, n_matrix_entries = off_frag + n_fast;
 
     static std::vector<double> matrices(const PatchData1D &d)
@@ -98,7 +98,7 @@ namespace tpmg
             for (int r = 0; r <= k; ++r)
               for (int j = 0; j <= k; ++j)
                 {
-                  const bool middle = c == 0 ? (r == k && j == k) : (r == 0 && j == 0);
+                  const bool middle                  = c == 0 ? (r == k && j == k) : (r == 0 && j == 0);
                   m[off_cell(mat, c) + r * ld_c + j] = middle ? P(k, k) / 2 : P(c * k + r, c * k + j);
                 }
           for (int r = 0; r < np; ++r)
@@ -132,8 +132,8 @@ namespace tpmg
     }
 
     /// shared memory: the fragments and eigenvalues (doubles), then regions A and B
-    static constexpr std::size_t offset_a = a16(std::size_t(n_fast) * sizeof(double));
-    static constexpr std::size_t offset_b = offset_a + a16(std::size_t(region_a) * sizeof(Number));
+    static constexpr std::size_t offset_a               = a16(std::size_t(n_fast) * sizeof(double));
+    static constexpr std::size_t offset_b               = offset_a + a16(std::size_t(region_a) * sizeof(Number));
     static constexpr std::size_t shared_bytes_per_patch = offset_b + a16(std::size_t(region_b) * sizeof(Number));
 
     /// Launch bounds: as many resident blocks as the shared memory of an sm_90 SM (228 KiB,
@@ -180,8 +180,8 @@ namespace tpmg
         {
           // x of the patch into X, the fragments and eigenvalues into FS: all loads of a
           // thread issued before its first store
-          reg.first  = geo.first_index(patch);
-          reg.centre = x[reg.first + geo.offset(k, k, k)];
+          reg.first        = geo.first_index(patch);
+          reg.centre       = x[reg.first + geo.offset(k, k, k)];
           constexpr int nx = np * np * np, per_x = (nx + threads_per_patch - 1) / threads_per_patch;
           constexpr int per_f = (n_fast + threads_per_patch - 1) / threads_per_patch;
           Number        v[per_x];
@@ -225,7 +225,7 @@ namespace tpmg
         residual_products<np * np, SX, 1, true>(
           FS, w, L, {{0}, {1}}, {{1.0}, {1.0}}, {RA}, centre,
           [&](unsigned n) { return at(int(n % np + ST * (n / np))); }, no_prefetch,
-          [&](const Where &o, int i, const double (&v)[2], double) {
+          [&](const Where &o, int i, const double(&v)[2], double) {
             RB[o.offset + np * i]          = Number(v[0]);
             RB[size_T + o.offset + np * i] = Number(v[1]);
           });
@@ -233,22 +233,26 @@ namespace tpmg
         residual_products<np * ni, ST, 2, false>(
           FS, w, L, {{0, -1}, {1, 0}}, {{1.0, 0.0}, {double(coef[1]), double(coef[2])}}, {RB, RB + size_T}, centre,
           [&](unsigned n) { return at(int(ni * (n / np) + SU * (n % np))); }, no_prefetch,
-          [&](const Where &o, int i, const double (&v)[2], double) {
+          [&](const Where &o, int i, const double(&v)[2], double) {
             RA[o.offset + i]          = Number(v[0]);
             RA[size_U + o.offset + i] = Number(v[1]);
           });
       else if constexpr (phase == 3) // x: r = b - (c_x A_x U1 + M_x U2); fibers (yi, zi) -> r, same fibers
         residual_products<ni * ni, SU, 2, false>(
           FS, w, L, {{1, 0}, {-1, -1}}, {{double(coef[0]), 1.0}, {0.0, 0.0}}, {RA, RA + size_U}, centre,
-          [&](unsigned n) { return Where{int(n), double(0), first + geo.offset(1, n % ni + 1, n / ni + 1)}; },
+          [&](unsigned n) {
+            return Where{int(n), double(0), first + geo.offset(1, n % ni + 1, n / ni + 1)};
+          },
           [&](const Where &o, int i) { return double(b[o.global + i]); },
-          [&](const Where &o, int i, const double (&v)[2], double bi) { RB[o.offset + SF * i] = Number(bi - v[0]); });
+          [&](const Where &o, int i, const double(&v)[2], double bi) { RB[o.offset + SF * i] = Number(bi - v[0]); });
       else if constexpr (phase == 4) // Sᵀ_x; fibers (yi, zi) -> V1, read by fibers (a, zi)
-        eigen_products<false>(FS, w, L, RB, [&](unsigned n) { return at(int(ni * (n / ni) + SF * (n % ni))); },
-                              [&](const Where &o, int a, double v) { RA[o.offset + a] = Number(v); });
+        eigen_products<false>(
+          FS, w, L, RB, [&](unsigned n) { return at(int(ni * (n / ni) + SF * (n % ni))); },
+          [&](const Where &o, int a, double v) { RA[o.offset + a] = Number(v); });
       else if constexpr (phase == 5) // Sᵀ_y; fibers (a, zi) -> V2, read by fibers (a, b)
-        eigen_products<false>(FS, w, L, RA, [&](unsigned n) { return at(int(n % ni + SF * (n / ni))); },
-                              [&](const Where &o, int c, double v) { RB[o.offset + ni * c] = Number(v); });
+        eigen_products<false>(
+          FS, w, L, RA, [&](unsigned n) { return at(int(n % ni + SF * (n / ni))); },
+          [&](const Where &o, int c, double v) { RB[o.offset + ni * c] = Number(v); });
       else if constexpr (phase == 6) // Sᵀ_z and the eigenvalue sums; fibers (a, b) -> W1, same fibers
         {
           const double *lambda = FS + 32 * n_frag;
@@ -262,15 +266,19 @@ namespace tpmg
             });
         }
       else if constexpr (phase == 7) // S_z; fibers (a, b) -> W2, read by fibers (a, zi)
-        eigen_products<true>(FS, w, L, RA, [&](unsigned n) { return at(int(n % ni + SF * (n / ni))); },
-                             [&](const Where &o, int z, double v) { RB[o.offset + ni * z] = Number(v); });
+        eigen_products<true>(
+          FS, w, L, RA, [&](unsigned n) { return at(int(n % ni + SF * (n / ni))); },
+          [&](const Where &o, int z, double v) { RB[o.offset + ni * z] = Number(v); });
       else if constexpr (phase == 8) // S_y; fibers (a, zi) -> W3, read by fibers (yi, zi)
-        eigen_products<true>(FS, w, L, RB, [&](unsigned n) { return at(int(ni * (n / ni) + SF * (n % ni))); },
-                             [&](const Where &o, int y, double v) { RA[o.offset + y] = Number(v); });
+        eigen_products<true>(
+          FS, w, L, RB, [&](unsigned n) { return at(int(ni * (n / ni) + SF * (n % ni))); },
+          [&](const Where &o, int y, double v) { RA[o.offset + y] = Number(v); });
       else // S_x and the update; fibers (yi, zi)
         eigen_products<true>(
           FS, w, L, RA,
-          [&](unsigned n) { return Where{0, 0.0, first + geo.offset(1, n % ni + 1, n / ni + 1)}; },
+          [&](unsigned n) {
+            return Where{0, 0.0, first + geo.offset(1, n % ni + 1, n / ni + 1)};
+          },
           [&](const Where &o, int i, double v) { exclusive_add(x + o.global + i, Number(v)); });
     }
 
@@ -331,23 +339,32 @@ namespace tpmg
       // cell owns it (cell 0 rows 1..k-1, cell 1 rows k..2k-1; the middle row k is the sum)
       auto row    = [&](int c, int mt) { return c * k + 8 * mt + L.a_row(); };
       auto stores = [](int c, int r) { return c == 0 ? (r >= 1 && r <= k - 1) : (r >= k && r <= 2 * k - 1); };
-      auto value  = [&](int q, int off) {
-        return centred ? double(IN[q][off] - centre) : double(IN[q][off]);
-      };
+      auto value  = [&](int q, int off) { return centred ? double(IN[q][off] - centre) : double(IN[q][off]); };
 #if TPMG_DEVICE_CODE
       // A fragments [h][q][c][mt][s], scaled; zero where there is no product
       double a[2][n_in][2][MTc][KSc];
       TPMG_UNROLL
       for (int h = 0; h < 2; ++h)
-        TPMG_UNROLL
-        for (int q = 0; q < n_in; ++q)
+        {
           TPMG_UNROLL
-          for (int c = 0; c < 2; ++c)
-            TPMG_UNROLL
-            for (int mt = 0; mt < MTc; ++mt)
+          for (int q = 0; q < n_in; ++q)
+            {
               TPMG_UNROLL
-              for (int s = 0; s < KSc; ++s)
-                a[h][q][c][mt][s] = mat[h][q] < 0 ? 0.0 : scale[h][q] * fragment(FS, frag_cell(mat[h][q] < 0 ? 0 : mat[h][q], c, mt, s), L);
+              for (int c = 0; c < 2; ++c)
+                {
+                  TPMG_UNROLL
+                  for (int mt = 0; mt < MTc; ++mt)
+                    {
+                      TPMG_UNROLL
+                      for (int s = 0; s < KSc; ++s)
+                        a[h][q][c][mt][s] =
+                          mat[h][q] < 0
+                            ? 0.0
+                            : scale[h][q] * fragment(FS, frag_cell(mat[h][q] < 0 ? 0 : mat[h][q], c, mt, s), L);
+                    }
+                }
+            }
+        }
       // B rows beyond the cell (zero columns of A) read its last node: finite, no predicate
       auto j_of = [&](int c, int s) { return S_in * (c * k + cmin(4 * s + L.a_col(), k)); };
       // (for every entry, a select where the fiber or slot does not exist: as a branch, the
@@ -361,9 +378,11 @@ namespace tpmg
             const Where    o = where(n);
             TPMG_UNROLL
             for (int c = 0; c < 2; ++c)
-              TPMG_UNROLL
-              for (int mt = 0; mt < MTc; ++mt)
-                early[q][c][mt][e] = n < unsigned(fibers) && stores(c, row(c, mt)) ? pre(o, row(c, mt) - 1) : 0.0;
+              {
+                TPMG_UNROLL
+                for (int mt = 0; mt < MTc; ++mt)
+                  early[q][c][mt][e] = n < unsigned(fibers) && stores(c, row(c, mt)) ? pre(o, row(c, mt) - 1) : 0.0;
+              }
           }
       });
       // columns beyond the stage's fibers read its last fiber; their outputs are not stored
@@ -371,18 +390,22 @@ namespace tpmg
       // the B values of all the warp's tiles loaded ahead, where they fit in 32 doubles, so that
       // their latency overlaps (the compiler does not move a tile's loads above the previous
       // tile's stores)
-      constexpr int  tpw   = tiles_per_warp<fibers>;
-      constexpr bool ahead = tpw * n_in * 2 * KSc <= 32;
+      constexpr int           tpw   = tiles_per_warp<fibers>;
+      constexpr bool          ahead = tpw * n_in * 2 * KSc <= 32;
       [[maybe_unused]] double b_ahead[ahead ? tpw : 1][2][KSc][n_in];
       if constexpr (ahead)
         for_tiles<fibers>(w, [&](int q, int t) {
           TPMG_UNROLL
           for (int c = 0; c < 2; ++c)
-            TPMG_UNROLL
-            for (int s = 0; s < KSc; ++s)
+            {
               TPMG_UNROLL
-              for (int i = 0; i < n_in; ++i)
-                b_ahead[q][c][s][i] = value(i, fiber_b(t) + j_of(c, s));
+              for (int s = 0; s < KSc; ++s)
+                {
+                  TPMG_UNROLL
+                  for (int i = 0; i < n_in; ++i)
+                    b_ahead[q][c][s][i] = value(i, fiber_b(t) + j_of(c, s));
+                }
+            }
         });
       // k steps of 4 over the inputs one after the other, two to an instruction
       constexpr int KT = n_in * KSc, K8 = (KT + 1) / 2;
@@ -398,41 +421,47 @@ namespace tpmg
         double acc[2][MTc][2][2] = {}; // [c][mt][h][e]
         TPMG_UNROLL
         for (int c = 0; c < 2; ++c)
-          TPMG_UNROLL
-          for (int q8 = 0; q8 < K8; ++q8)
-            {
-              const int    k0 = 2 * q8, k1 = 2 * q8 + 1;
-              const double b0 = bv(k0, c), b1 = k1 < KT ? bv(k1 < KT ? k1 : k0, c) : b0;
-              TPMG_UNROLL
-              for (int mt = 0; mt < MTc; ++mt)
-                {
-                  auto af = [&](int h, int ks) { return ks < KT ? a[h][ks / KSc][c][mt][ks % KSc] : 0.0; };
-                  mma_16x8x8(acc[c][mt][0][0], acc[c][mt][0][1], acc[c][mt][1][0], acc[c][mt][1][1], af(0, k0), af(1, k0),
-                             af(0, k1 < KT ? k1 : KT), af(1, k1 < KT ? k1 : KT), b0, b1);
-                }
-            }
+          {
+            TPMG_UNROLL
+            for (int q8 = 0; q8 < K8; ++q8)
+              {
+                const int    k0 = 2 * q8, k1 = 2 * q8 + 1;
+                const double b0 = bv(k0, c), b1 = k1 < KT ? bv(k1 < KT ? k1 : k0, c) : b0;
+                TPMG_UNROLL
+                for (int mt = 0; mt < MTc; ++mt)
+                  {
+                    auto af = [&](int h, int ks) { return ks < KT ? a[h][ks / KSc][c][mt][ks % KSc] : 0.0; };
+                    mma_16x8x8(acc[c][mt][0][0], acc[c][mt][0][1], acc[c][mt][1][0], acc[c][mt][1][1], af(0, k0),
+                               af(1, k0), af(0, k1 < KT ? k1 : KT), af(1, k1 < KT ? k1 : KT), b0, b1);
+                  }
+              }
+          }
         // the middle row: cell 0's half (row k % 8 of m-tile k / 8) onto cell 1's (row 0 of
         // m-tile 0, lanes 0..3); for k = 8 both sit in lanes 0..3
         TPMG_UNROLL
         for (int h = 0; h < 2; ++h)
-          TPMG_UNROLL
-          for (int e = 0; e < 2; ++e)
-            {
-              const double v = k % 8 == 0 ? acc[0][k / 8][h][e]
-                                          : __shfl_sync(0xffffffffu, acc[0][0][h][e], 4 * (k % 8) + (L.lane & 3));
-              if (L.lane < 4)
-                acc[1][0][h][e] += v;
-            }
+          {
+            TPMG_UNROLL
+            for (int e = 0; e < 2; ++e)
+              {
+                const double v = k % 8 == 0 ? acc[0][k / 8][h][e]
+                                            : __shfl_sync(0xffffffffu, acc[0][0][h][e], 4 * (k % 8) + (L.lane & 3));
+                if (L.lane < 4)
+                  acc[1][0][h][e] += v;
+              }
+          }
         for_lane_fibers<fibers>(t, L, where, [&](int e, int, const Where &o) {
           TPMG_UNROLL
           for (int c = 0; c < 2; ++c)
-            TPMG_UNROLL
-            for (int mt = 0; mt < MTc; ++mt)
-              if (stores(c, row(c, mt)))
-                {
-                  const double v[2] = {acc[c][mt][0][e], acc[c][mt][1][e]};
-                  epi(o, row(c, mt) - 1, v, early[q][c][mt][e]);
-                }
+            {
+              TPMG_UNROLL
+              for (int mt = 0; mt < MTc; ++mt)
+                if (stores(c, row(c, mt)))
+                  {
+                    const double v[2] = {acc[c][mt][0][e], acc[c][mt][1][e]};
+                    epi(o, row(c, mt) - 1, v, early[q][c][mt][e]);
+                  }
+            }
         });
       });
 #else
@@ -449,8 +478,8 @@ namespace tpmg
                     for (int q = 0; q < n_in; ++q)
                       if (mat[h][q] >= 0)
                         for (int j = 0; j < np; ++j)
-                          v[h] += scale[h][q] * mats[(mat[h][q] == 0 ? off_M : off_A) + r * np + j] *
-                                  value(q, n + S_in * j);
+                          v[h] +=
+                            scale[h][q] * mats[(mat[h][q] == 0 ? off_M : off_A) + r * np + j] * value(q, n + S_in * j);
                   epi(o, r - 1, v, pre(o, r - 1));
                 }
         });
@@ -470,9 +499,11 @@ namespace tpmg
       double a[KSd][2];
       TPMG_UNROLL
       for (int s = 0; s < KSd; ++s)
-        TPMG_UNROLL
-        for (int h = 0; h < 2; ++h)
-          a[s][h] = fragment(FS, (backward ? frag_Sb : frag_Sf) + 2 * s + h, L);
+        {
+          TPMG_UNROLL
+          for (int h = 0; h < 2; ++h)
+            a[s][h] = fragment(FS, (backward ? frag_Sb : frag_Sf) + 2 * s + h, L);
+        }
       // the B values of all the warp's tiles, loaded ahead (as in residual_products); rows
       // beyond ni read the last node (zero columns of A), columns beyond the fibers the last
       // fiber: no predicates
@@ -489,8 +520,8 @@ namespace tpmg
         for (int s = 0; s < KSd; s += 2)
           {
             // two k steps to an instruction; an odd last one pairs with zero A
-            const int s1 = s + 1 < KSd ? s + 1 : s;
-            const double z = s + 1 < KSd ? 1.0 : 0.0;
+            const int    s1 = s + 1 < KSd ? s + 1 : s;
+            const double z  = s + 1 < KSd ? 1.0 : 0.0;
             mma_16x8x8(c[0][0], c[0][1], c[1][0], c[1][1], a[s][0], a[s][1], z * a[s1][0], z * a[s1][1], bv[q][s],
                        bv[q][s1]);
           }
@@ -525,7 +556,7 @@ namespace tpmg
   /// A tensor-core kernel for one color (host side); `mats` holds matrices() on the backend.
   template <int k, typename Number>
   MmaPatchKernel<k, Number> make_mma_kernel(const PatchColorGeometry &geo, Number *x, const Number *b,
-                                           const double *mats, const std::array<double, 3> &coef)
+                                            const double *mats, const std::array<double, 3> &coef)
   {
     MmaPatchKernel<k, Number> kern;
     kern.geo  = geo;

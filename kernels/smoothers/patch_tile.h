@@ -33,19 +33,18 @@ namespace tpmg
     /// patches per block and direction (x fastest); 3D 8×8×4, 2D 16×16
     static constexpr int T0 = dim == 3 ? 8 : 16, T1 = dim == 3 ? 8 : 16, T2 = dim == 3 ? 4 : 1;
     static constexpr int N0 = 2 * T0 + 1, N1 = 2 * T1 + 1, N2 = dim == 3 ? 2 * T2 + 1 : 1;
-    static constexpr int tile_nodes = N0 * N1 * N2;
-    static constexpr int n_phases   = 2;
+    static constexpr int tile_nodes            = N0 * N1 * N2;
+    static constexpr int n_phases              = 2;
     static constexpr int max_threads_per_block = T0 * T1 * T2;
 
     struct Registers
-    {
-    };
+    {};
 
     PatchColorGeometry geo;
     Number            *x;
     const Number      *b;
     using Constants = TileStencil<dim, Number>;
-    Constants constants;
+    Constants                constants;
     TPMG_HD const Constants &C() const { return tpmg::constants(*this); }
 
     /// patches per tile and direction

@@ -21,8 +21,8 @@
 
 #include <kernels/common/atomic.h>
 #include <kernels/common/cell_grid.h>
-#include <kernels/runtime/runner.h>
 #include <kernels/common/tensor.h>
+#include <kernels/runtime/runner.h>
 
 #include <tpmg/fe_1d.h>
 #include <tpmg/mesh.h>
@@ -41,26 +41,53 @@ namespace tpmg
   {
     static constexpr int m = 2 * k, nc = k + 1;
     // by k = 1..10 (2D), 1..8 (3D), for float and double
-    static constexpr int table[2][2][10][6] = {
-      {// 2D float, double
-       {
-        {1, 0, 0, 1, 0, 0}, {0, 0, 0, 1, 0, 0}, {0, 0, 1, 1, 0, 0}, {0, 0, 0, 1, 0, 0}, {1, 0, 0, 5, 0, 0},
-        {0, 0, 0, 5, 0, 0}, {2, 0, 1, 3, 0, 0}, {0, 0, 0, 1, 0, 0}, {3, 0, 0, 1, 0, 0}, {4, 0, 0, 5, 0, 0}},
-       {
-        {1, 0, 0, 1, 0, 0}, {0, 0, 0, 1, 0, 0}, {0, 0, 3, 3, 0, 0}, {0, 0, 0, 1, 0, 0}, {1, 0, 0, 1, 0, 0},
-        {2, 0, 0, 1, 0, 0}, {1, 0, 0, 3, 0, 0}, {0, 0, 0, 1, 0, 0}, {3, 0, 0, 7, 0, 0}, {0, 0, 0, 1, 0, 0}}},
-      {// 3D float, double (k <= 8)
-       {
-        {1, 0, 0, 0, 1, 2}, {0, 0, 0, 1, 0, 0}, {0, 1, 0, 0, 1, 16}, {0, 5, 0, 1, 0, 0}, {1, 0, 0, 1, 0, 0},
-        {0, 0, 0, 1, 0, 0}, {3, 14, 0, 0, 0, 0}, {1, 9, 0, 1, 0, 0}, {0, 0, 0, 0, 0, 0}, {0, 0, 0, 0, 0, 0}},
-       {
-        {1, 0, 0, 0, 1, 2}, {0, 0, 0, 0, 1, 0}, {2, 0, 0, 0, 1, 0}, {1, 5, 0, 1, 0, 0}, {1, 0, 0, 0, 1, 6},
-        {0, 3, 0, 1, 0, 0}, {1, 0, 0, 0, 1, 0}, {0, 9, 0, 1, 0, 0}, {0, 0, 0, 0, 0, 0}, {0, 0, 0, 0, 0, 0}}}};
-    static constexpr int pad(int i) { return k <= 10 ? table[dim == 3][word == 8][k - 1][i] : 0; }
-    static constexpr int ay = nc + pad(0), az = dim == 3 ? ay * m + pad(1) : 0;
-    static constexpr int ca = (dim == 3 ? az * nc : ay * m) + pad(2);
-    static constexpr int by = m + pad(3), bz = dim == 3 ? by * m + pad(4) : 0;
-    static constexpr int cb = (dim == 3 ? bz * nc : by * m) + pad(5);
+    static constexpr int                table[2][2][10][6] = {{// 2D float, double
+                                                {{1, 0, 0, 1, 0, 0},
+                                                                {0, 0, 0, 1, 0, 0},
+                                                                {0, 0, 1, 1, 0, 0},
+                                                                {0, 0, 0, 1, 0, 0},
+                                                                {1, 0, 0, 5, 0, 0},
+                                                                {0, 0, 0, 5, 0, 0},
+                                                                {2, 0, 1, 3, 0, 0},
+                                                                {0, 0, 0, 1, 0, 0},
+                                                                {3, 0, 0, 1, 0, 0},
+                                                                {4, 0, 0, 5, 0, 0}},
+                                                {{1, 0, 0, 1, 0, 0},
+                                                                {0, 0, 0, 1, 0, 0},
+                                                                {0, 0, 3, 3, 0, 0},
+                                                                {0, 0, 0, 1, 0, 0},
+                                                                {1, 0, 0, 1, 0, 0},
+                                                                {2, 0, 0, 1, 0, 0},
+                                                                {1, 0, 0, 3, 0, 0},
+                                                                {0, 0, 0, 1, 0, 0},
+                                                                {3, 0, 0, 7, 0, 0},
+                                                                {0, 0, 0, 1, 0, 0}}},
+                                                              {// 3D float, double (k <= 8)
+                                                {{1, 0, 0, 0, 1, 2},
+                                                                {0, 0, 0, 1, 0, 0},
+                                                                {0, 1, 0, 0, 1, 16},
+                                                                {0, 5, 0, 1, 0, 0},
+                                                                {1, 0, 0, 1, 0, 0},
+                                                                {0, 0, 0, 1, 0, 0},
+                                                                {3, 14, 0, 0, 0, 0},
+                                                                {1, 9, 0, 1, 0, 0},
+                                                                {0, 0, 0, 0, 0, 0},
+                                                                {0, 0, 0, 0, 0, 0}},
+                                                {{1, 0, 0, 0, 1, 2},
+                                                                {0, 0, 0, 0, 1, 0},
+                                                                {2, 0, 0, 0, 1, 0},
+                                                                {1, 5, 0, 1, 0, 0},
+                                                                {1, 0, 0, 0, 1, 6},
+                                                                {0, 3, 0, 1, 0, 0},
+                                                                {1, 0, 0, 0, 1, 0},
+                                                                {0, 9, 0, 1, 0, 0},
+                                                                {0, 0, 0, 0, 0, 0},
+                                                                {0, 0, 0, 0, 0, 0}}}};
+    static constexpr int                pad(int i) { return k <= 10 ? table[dim == 3][word == 8][k - 1][i] : 0; }
+    static constexpr int                ay = nc + pad(0), az = dim == 3 ? ay * m + pad(1) : 0;
+    static constexpr int                ca = (dim == 3 ? az * nc : ay * m) + pad(2);
+    static constexpr int                by = m + pad(3), bz = dim == 3 ? by * m + pad(4) : 0;
+    static constexpr int                cb = (dim == 3 ? bz * nc : by * m) + pad(5);
     static TPMG_HD TPMG_FORCEINLINE int A(int x, int y, int z) { return x + ay * y + az * z; }
     static TPMG_HD TPMG_FORCEINLINE int B(int x, int y, int z) { return x + by * y + bz * z; }
   };
@@ -172,9 +199,9 @@ namespace tpmg
               // coarse line along y -> A(a, ·, cz)
               if (t < nc * nz)
                 {
-                  const int      a = t % nc, cz = t / nc;
+                  const int  a = t % nc, cz = t / nc;
                   const auto line = coarse_line(reg.cc, a, cz);
-                  Number         in[nc], out[m];
+                  Number     in[nc], out[m];
                   TPMG_UNROLL
                   for (int j = 0; j < nc; ++j)
                     {
@@ -217,9 +244,11 @@ namespace tpmg
                   interpolate(in, out);
                 }
               else
-                TPMG_UNROLL
-                for (int i = 0; i < m; ++i)
-                  out[i] = B[L::B(a, i, 0)];
+                {
+                  TPMG_UNROLL
+                  for (int i = 0; i < m; ++i)
+                    out[i] = B[L::B(a, i, 0)];
+                }
               const auto line = fine_line(reg.cc, a, b);
               TPMG_UNROLL
               for (int i = 0; i < m; ++i)
@@ -239,9 +268,9 @@ namespace tpmg
           if constexpr (phase == 0)
             {
               // 3D: owned fine line (a, b, ·), Pᵀ along z -> B(a, b, ·); 2D: (a, ·) copied to B
-              const int      a = t % m, b = t / m;
+              const int  a = t % m, b = t / m;
               const auto line = fine_line(reg.cc, a, b);
-              Number         in[m];
+              Number     in[m];
               TPMG_UNROLL
               for (int i = 0; i < m; ++i)
                 {
@@ -257,9 +286,11 @@ namespace tpmg
                     B[L::B(a, b, j)] = out[j];
                 }
               else
-                TPMG_UNROLL
-                for (int i = 0; i < m; ++i)
-                  B[L::B(a, i, 0)] = in[i];
+                {
+                  TPMG_UNROLL
+                  for (int i = 0; i < m; ++i)
+                    B[L::B(a, i, 0)] = in[i];
+                }
             }
           else if constexpr (phase == 1)
             {
@@ -305,8 +336,7 @@ namespace tpmg
   /// The transfer kernel between two consecutive levels (host side).
   template <int dim, int k, typename Number, bool restriction>
   TransferKernel<dim, k, Number, restriction> make_transfer_kernel(const CartesianLevel &coarse,
-                                                                   const CartesianLevel &fine,
-                                                                   const Matrix1D &p1d)
+                                                                   const CartesianLevel &fine, const Matrix1D &p1d)
   {
     TransferKernel<dim, k, Number, restriction> kern;
     index_t                                     cells[3];

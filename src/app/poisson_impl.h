@@ -50,7 +50,7 @@ namespace tpmg
     template <int dim, int k, typename Number>
     RunResult run(const SolverParameters &p, Backend backend, std::ostream &log)
     {
-      RunResult res;
+      RunResult  res;
       const bool verbose = p.verbose;
       Domain     domain;
       domain.dim = dim;
@@ -64,26 +64,26 @@ namespace tpmg
       const CartesianLevel             &fine   = levels.back();
 
       MultigridSettings mg;
-      mg.smoother                 = p.smoother;
-      mg.patch                    = p.patch;
+      mg.smoother = p.smoother;
+      mg.patch    = p.patch;
       // the authors' conventions start with the odd color
-      mg.patch.color_order = p.conventions == Conventions::paper_code ? ColorOrder::odd_first : ColorOrder::standard;
-      mg.chebyshev.degree         = p.chebyshev_degree;
-      mg.level_operator           = p.level_operator;
-      mg.deformation              = p.deformation;
-      mg.geometry                 = p.geometry;
-      const bool deformed         = p.deformation.type != Deformation::none;
-      mg.symmetric                = p.symmetric_vcycle();
-      const bool fmg              = p.solver == SolverType::fmg;
-      const RightHandSide rhs     = p.conventions == Conventions::paper_code ? RightHandSide::ones_vector : p.rhs;
+      mg.patch.color_order    = p.conventions == Conventions::paper_code ? ColorOrder::odd_first : ColorOrder::standard;
+      mg.chebyshev.degree     = p.chebyshev_degree;
+      mg.level_operator       = p.level_operator;
+      mg.deformation          = p.deformation;
+      mg.geometry             = p.geometry;
+      const bool deformed     = p.deformation.type != Deformation::none;
+      mg.symmetric            = p.symmetric_vcycle();
+      const bool          fmg = p.solver == SolverType::fmg;
+      const RightHandSide rhs = p.conventions == Conventions::paper_code ? RightHandSide::ones_vector : p.rhs;
 
-      res.dim = dim;
-      res.degree = k;
-      res.level = p.refinement_level;
-      res.dofs = fine.n_dofs();
-      res.solver = to_string(p.solver);
-      res.precision = to_string(p.precision);
-      res.smoother = to_string(p.smoother);
+      res.dim             = dim;
+      res.degree          = k;
+      res.level           = p.refinement_level;
+      res.dofs            = fine.n_dofs();
+      res.solver          = to_string(p.solver);
+      res.precision       = to_string(p.precision);
+      res.smoother        = to_string(p.smoother);
       res.smoother_kernel = to_string(p.patch.kernel);
       res.kernel_optimization =
         p.smoother == SmootherType::vertex_patch
@@ -93,13 +93,13 @@ namespace tpmg
       res.level_operator = to_string(p.level_operator);
       if (p.level_operator != LevelOperatorType::cartesian && p.geometry == GeometryMode::on_the_fly)
         res.level_operator += " (geometry on the fly)";
-      res.backend = to_string(backend);
-      res.device = backend == Backend::cuda ? cuda_device_info().name : host_description();
+      res.backend        = to_string(backend);
+      res.device         = backend == Backend::cuda ? cuda_device_info().name : host_description();
       res.coarsest_level = Multigrid<dim, k, Number>::coarsest_level(levels);
 
       // memory check before anything large is allocated
       {
-        const std::size_t n8 = std::size_t(fine.n_dofs()) * sizeof(double);
+        const std::size_t n8  = std::size_t(fine.n_dofs()) * sizeof(double);
         std::size_t       est = Multigrid<dim, k, Number>::estimate_memory_bytes(levels, mg);
         est += std::size_t(outer_vectors(p)) * n8;
         est += level_operator_memory_bytes(fine, p.level_operator, p.geometry, sizeof(double)); // the outer operator
@@ -113,22 +113,22 @@ namespace tpmg
           {
             const DeviceInfo info = cuda_device_info();
             if (double(est) > 0.97 * double(info.free_bytes))
-              throw OutOfMemoryError("the problem (" + std::to_string(fine.n_dofs()) + " DoFs) needs about " + gib(est) +
-                                     " of GPU memory, but " + info.name + " has " + gib(info.free_bytes) +
+              throw OutOfMemoryError("the problem (" + std::to_string(fine.n_dofs()) + " DoFs) needs about " +
+                                     gib(est) + " of GPU memory, but " + info.name + " has " + gib(info.free_bytes) +
                                      " free; lower Mesh/Refinement level or Solver/GMRES restart");
           }
       }
       if (verbose)
-        log << "Setting up " << dim << "D Q" << k << ", " << fine.n_dofs() << " DoFs on levels "
-            << res.coarsest_level << ".." << p.refinement_level << ", " << to_string(backend) << " (" << res.device
-            << "), estimated memory " << gib(res.memory_estimate_bytes) << std::endl;
+        log << "Setting up " << dim << "D Q" << k << ", " << fine.n_dofs() << " DoFs on levels " << res.coarsest_level
+            << ".." << p.refinement_level << ", " << to_string(backend) << " (" << res.device << "), estimated memory "
+            << gib(res.memory_estimate_bytes) << std::endl;
 
       // ---------------------------------------------------------------- setup
       // the memory report: the most bytes this run's vectors held at once (setup and solves)
       const std::size_t bytes_before = vector_memory_in_use();
       reset_vector_memory_peak();
-      const double t_setup0 = wall_seconds();
-      Timers       timers(backend, true);
+      const double                    t_setup0 = wall_seconds();
+      Timers                          timers(backend, true);
       const Multigrid<dim, k, Number> multigrid(levels, backend, mg, &timers);
       if (verbose)
         log << "  multigrid ready (" << multigrid.coarse_solver_name() << " coarse solver on level "
@@ -159,19 +159,19 @@ namespace tpmg
             multigrid.restrict_to_coarser_levels(level_rhs);
         }
       synchronize(backend);
-      res.setup_time_s = wall_seconds() - t_setup0;
+      res.setup_time_s  = wall_seconds() - t_setup0;
       res.coarse_solver = multigrid.coarse_solver_name();
       if (verbose)
         log << "  setup done in " << std::setprecision(3) << res.setup_time_s << " s" << std::endl;
 
       // ---------------------------------------------------------------- solve
       MixedPrecisionPreconditioner<Number, Multigrid<dim, k, Number>> precond(multigrid, backend, &timers);
-      SolverControl control;
+      SolverControl                                                   control;
       control.relative_tolerance = p.relative_tolerance;
       control.max_iterations     = p.max_iterations;
       control.restart            = p.gmres_restart;
       control.zero_initial_guess = p.solver != SolverType::fmg; // x.set_zero() below; fmg starts elsewhere
-      double best = -1;
+      double best                = -1;
       for (int rep = 0; rep < p.repetitions; ++rep)
         {
           const bool report = verbose && rep == 0;
@@ -243,14 +243,14 @@ namespace tpmg
                   res.levels.push_back(lt);
                 }
               const LevelTimes &f = res.levels.back();
-              res.breakdown = {{"coarser_levels", coarser},
-                               {"finest_matvec", f.matvec},
-                               {"finest_transfer", f.restriction + f.prolongation},
-                               {"finest_smoother", f.smoother + f.coarse_solve},
-                               {"finest_vector", f.vector},
-                               {"outer_matvec", timers.seconds(outer_level, Component::outer_matvec)},
-                               {"outer_vector", timers.seconds(outer_level, Component::outer_vector)},
-                               {"conversion", timers.seconds(outer_level, Component::conversion)}};
+              res.breakdown       = {{"coarser_levels", coarser},
+                                     {"finest_matvec", f.matvec},
+                                     {"finest_transfer", f.restriction + f.prolongation},
+                                     {"finest_smoother", f.smoother + f.coarse_solve},
+                                     {"finest_vector", f.vector},
+                                     {"outer_matvec", timers.seconds(outer_level, Component::outer_matvec)},
+                                     {"outer_vector", timers.seconds(outer_level, Component::outer_vector)},
+                                     {"conversion", timers.seconds(outer_level, Component::conversion)}};
             }
           if (!s.converged)
             break;
@@ -260,10 +260,10 @@ namespace tpmg
 
       if (p.rhs == RightHandSide::manufactured && p.conventions == Conventions::standard)
         {
-          const ErrorNorms e = deformed ? compute_errors_deformed(fine, p.deformation, x)
-                                        : compute_errors<dim, k>(fine, x, k + 3);
-          res.l2_error       = e.l2;
-          res.h1_error       = e.h1_semi;
+          const ErrorNorms e =
+            deformed ? compute_errors_deformed(fine, p.deformation, x) : compute_errors<dim, k>(fine, x, k + 3);
+          res.l2_error = e.l2;
+          res.h1_error = e.h1_semi;
         }
       if (!p.vtu_file.empty())
         write_vtu(p.vtu_file, fine, x.to_host());

@@ -17,10 +17,18 @@ namespace tpmg
       for (char c : s)
         switch (c)
           {
-            case '"': out += "\\\""; break;
-            case '\\': out += "\\\\"; break;
-            case '\n': out += "\\n"; break;
-            case '\t': out += "\\t"; break;
+            case '"':
+              out += "\\\"";
+              break;
+            case '\\':
+              out += "\\\\";
+              break;
+            case '\n':
+              out += "\\n";
+              break;
+            case '\t':
+              out += "\\t";
+              break;
             default:
               if (static_cast<unsigned char>(c) < 0x20)
                 {
@@ -53,26 +61,28 @@ namespace tpmg
         << "\n";
     out << std::left << std::setw(14) << "DoFs" << std::setw(8) << "its" << std::setw(12) << "rel.res" << std::setw(10)
         << "rate" << std::setw(12) << "solve [s]" << std::setw(12) << "DoF/s" << std::setw(12) << "L2 error"
-        << std::setw(12) << "H1 error" << std::setw(12) << "memory" << "\n";
+        << std::setw(12) << "H1 error" << std::setw(12) << "memory"
+        << "\n";
     out << std::setw(14) << r.dofs << std::setw(8) << r.iterations << std::scientific << std::setprecision(2)
         << std::setw(12) << r.relative_residual << std::setw(10) << r.average_reduction << std::setw(12)
-        << r.solve_time_s << std::setw(12) << r.dofs_per_second() << std::setw(12)
-        << (r.l2_error ? *r.l2_error : NAN) << std::setw(12) << (r.h1_error ? *r.h1_error : NAN) << std::fixed
-        << std::setprecision(2) << double(r.memory_bytes) / (1 << 30) << " GiB\n";
+        << r.solve_time_s << std::setw(12) << r.dofs_per_second() << std::setw(12) << (r.l2_error ? *r.l2_error : NAN)
+        << std::setw(12) << (r.h1_error ? *r.h1_error : NAN) << std::fixed << std::setprecision(2)
+        << double(r.memory_bytes) / (1 << 30) << " GiB\n";
     out << "setup " << std::setprecision(3) << r.setup_time_s << " s; coarse solver on level " << r.coarsest_level
         << ": " << r.coarse_solver << (r.converged ? "" : "; NOT CONVERGED: " + r.failure) << "\n";
 
     double total = 0;
     for (const auto &[name, t] : r.breakdown)
       total += t;
-    out << "\nRuntime breakdown (fastest of " << r.solve_times.size() << " solve" << (r.solve_times.size() > 1 ? "s" : "")
-        << ", timed sections " << std::setprecision(4) << total << " s):\n";
+    out << "\nRuntime breakdown (fastest of " << r.solve_times.size() << " solve"
+        << (r.solve_times.size() > 1 ? "s" : "") << ", timed sections " << std::setprecision(4) << total << " s):\n";
     for (const auto &[name, t] : r.breakdown)
       out << "  " << std::setw(18) << name << std::setw(12) << std::setprecision(6) << t << std::setw(8)
           << std::setprecision(1) << (total > 0 ? 100 * t / total : 0.0) << "%\n";
     out << "\nPer level [s]:\n  " << std::setw(7) << "level" << std::setw(14) << "DoFs" << std::setw(12) << "smoother"
         << std::setw(12) << "matvec" << std::setw(12) << "vector" << std::setw(12) << "restrict" << std::setw(12)
-        << "prolongate" << std::setw(12) << "coarse" << std::setw(12) << "total" << "\n";
+        << "prolongate" << std::setw(12) << "coarse" << std::setw(12) << "total"
+        << "\n";
     out << std::setprecision(6);
     for (const LevelTimes &l : r.levels)
       out << "  " << std::setw(7) << l.level << std::setw(14) << l.dofs << std::setw(12) << l.smoother << std::setw(12)
@@ -155,9 +165,9 @@ namespace tpmg
     out << std::setprecision(10) << "level,dofs,component,seconds\n";
     for (const LevelTimes &l : r.levels)
       {
-        const std::pair<const char *, double> rows[] = {{"smoother", l.smoother},       {"matvec", l.matvec},
-                                                        {"vector", l.vector},           {"restrict", l.restriction},
-                                                        {"prolongate", l.prolongation}, {"coarse_solve", l.coarse_solve}};
+        const std::pair<const char *, double> rows[] = {
+          {"smoother", l.smoother},    {"matvec", l.matvec},           {"vector", l.vector},
+          {"restrict", l.restriction}, {"prolongate", l.prolongation}, {"coarse_solve", l.coarse_solve}};
         for (const auto &[name, t] : rows)
           out << l.level << ',' << l.dofs << ',' << name << ',' << t << '\n';
       }

@@ -2,8 +2,8 @@
 // their validated, typed form. The names of every choice come from the tables of
 // tpmg/options.h; the smoother's rules from resolve_smoother (smoother_configuration.h).
 #include <tpmg/geometry.h>
-#include <tpmg/solver_parameters.h>
 #include <tpmg/smoother_configuration.h>
+#include <tpmg/solver_parameters.h>
 
 #include <string>
 
@@ -69,8 +69,9 @@ namespace tpmg
                       "Arithmetic of the V-cycle (the outer solver is always double)");
     prm.declare_entry("Smoother", to_string(d.smoother), choice<SmootherType>(),
                       "Multiplicative vertex-patch Schwarz smoother, or Chebyshev with point Jacobi");
-    prm.declare_entry("Smoother kernel", to_string(d.patch.kernel), choice<SmootherKernel>(),
-                      "Vertex-patch kernel variant: global residual + patch solve, two patch kernels, one patch kernel");
+    prm.declare_entry(
+      "Smoother kernel", to_string(d.patch.kernel), choice<SmootherKernel>(),
+      "Vertex-patch kernel variant: global residual + patch solve, two patch kernels, one patch kernel");
     prm.declare_entry("Kernel optimization", to_string(d.patch.optimization), choice<KernelOptimization>(),
                       "Vertex-patch kernel optimization (docs/kernels.md); tensor_core: 3D fused kernel, "
                       "1D products on the FP64 tensor cores");
@@ -88,8 +89,9 @@ namespace tpmg
                       "Patch solver: fast diagonalization, or a stored dense inverse (the baseline)");
     prm.declare_entry("Post-smoothing order", to_string(d.post_smoothing), choice<PostSmoothingOrder>(),
                       "Color order in post-smoothing: auto = reverse for cg (symmetric cycle), same otherwise");
-    prm.declare_entry("Conventions", to_string(d.conventions), choice<Conventions>(),
-                      "paper_code: rhs = vector of ones restricted to coarser levels, colors odd-first (reproduces the tables)");
+    prm.declare_entry(
+      "Conventions", to_string(d.conventions), choice<Conventions>(),
+      "paper_code: rhs = vector of ones restricted to coarser levels, colors odd-first (reproduces the tables)");
     prm.declare_entry("Chebyshev degree", std::to_string(d.chebyshev_degree), Pattern::integer(1, 30),
                       "Operator applications per Chebyshev smoothing step");
     prm.leave_subsection();
@@ -132,18 +134,18 @@ namespace tpmg
     p.gmres_restart      = int(prm.get_integer("Solver/GMRES restart"));
     p.preconditioning    = get_choice<PreconditioningSide>(prm, "Solver/Preconditioning side");
 
-    p.precision                    = get_choice<Precision>(prm, "Multigrid/Precision");
-    p.smoother                     = get_choice<SmootherType>(prm, "Multigrid/Smoother");
-    p.patch.kernel                 = get_choice<SmootherKernel>(prm, "Multigrid/Smoother kernel");
-    p.patch.optimization           = get_choice<KernelOptimization>(prm, "Multigrid/Kernel optimization");
-    p.level_operator               = get_choice<LevelOperatorType>(prm, "Multigrid/Level operator");
-    p.geometry                     = get_choice<GeometryMode>(prm, "Multigrid/Geometric factors");
-    p.patch.patches_per_block      = int(prm.get_integer("Multigrid/Patches per block"));
-    p.patch.thread_structure       = get_choice<ThreadStructure>(prm, "Multigrid/Thread structure");
-    p.patch.local_solver           = get_choice<LocalSolver>(prm, "Multigrid/Local solver");
-    p.post_smoothing               = get_choice<PostSmoothingOrder>(prm, "Multigrid/Post-smoothing order");
-    p.conventions                  = get_choice<Conventions>(prm, "Multigrid/Conventions");
-    p.chebyshev_degree             = int(prm.get_integer("Multigrid/Chebyshev degree"));
+    p.precision               = get_choice<Precision>(prm, "Multigrid/Precision");
+    p.smoother                = get_choice<SmootherType>(prm, "Multigrid/Smoother");
+    p.patch.kernel            = get_choice<SmootherKernel>(prm, "Multigrid/Smoother kernel");
+    p.patch.optimization      = get_choice<KernelOptimization>(prm, "Multigrid/Kernel optimization");
+    p.level_operator          = get_choice<LevelOperatorType>(prm, "Multigrid/Level operator");
+    p.geometry                = get_choice<GeometryMode>(prm, "Multigrid/Geometric factors");
+    p.patch.patches_per_block = int(prm.get_integer("Multigrid/Patches per block"));
+    p.patch.thread_structure  = get_choice<ThreadStructure>(prm, "Multigrid/Thread structure");
+    p.patch.local_solver      = get_choice<LocalSolver>(prm, "Multigrid/Local solver");
+    p.post_smoothing          = get_choice<PostSmoothingOrder>(prm, "Multigrid/Post-smoothing order");
+    p.conventions             = get_choice<Conventions>(prm, "Multigrid/Conventions");
+    p.chebyshev_degree        = int(prm.get_integer("Multigrid/Chebyshev degree"));
 
     p.device      = get_choice<DeviceChoice>(prm, "Backend/Device");
     p.repetitions = int(prm.get_integer("Backend/Repetitions"));
@@ -158,18 +160,28 @@ namespace tpmg
       fail("Polynomial degree", "the " + std::to_string(p.dim) + "D multigrid solver supports degrees 1.." +
                                   std::to_string(max_solver_degree(p.dim)) + ", not " + std::to_string(p.degree));
     if (const auto e = check_smoother_settings(p.patch, p.dim, p.degree, p.precision))
-        {
-          const char *path = nullptr;
-          switch (e->setting)
-            {
-              case SmootherSetting::kernel: path = "Multigrid/Smoother kernel"; break;
-              case SmootherSetting::optimization: path = "Multigrid/Kernel optimization"; break;
-              case SmootherSetting::local_solver: path = "Multigrid/Local solver"; break;
-              case SmootherSetting::patches_per_block: path = "Multigrid/Patches per block"; break;
-              case SmootherSetting::thread_structure: path = "Multigrid/Thread structure"; break;
-            }
-          fail(path, e->message);
-        }
+      {
+        const char *path = nullptr;
+        switch (e->setting)
+          {
+            case SmootherSetting::kernel:
+              path = "Multigrid/Smoother kernel";
+              break;
+            case SmootherSetting::optimization:
+              path = "Multigrid/Kernel optimization";
+              break;
+            case SmootherSetting::local_solver:
+              path = "Multigrid/Local solver";
+              break;
+            case SmootherSetting::patches_per_block:
+              path = "Multigrid/Patches per block";
+              break;
+            case SmootherSetting::thread_structure:
+              path = "Multigrid/Thread structure";
+              break;
+          }
+        fail(path, e->message);
+      }
     if (p.deformation.type != Deformation::none && p.level_operator == LevelOperatorType::cartesian)
       fail("Mesh/Deformation", "a deformed mesh needs Multigrid/Level operator = bp3 or bp5 (cartesian assumes a "
                                "Cartesian mesh)");
@@ -186,7 +198,8 @@ namespace tpmg
       fail("Multigrid/Smoother", "the Chebyshev-Jacobi smoother uses the Cartesian diagonal; use vertex_patch on "
                                  "deformed meshes");
     if (p.solver == SolverType::cg && !p.symmetric_vcycle() && p.smoother == SmootherType::vertex_patch)
-      fail("Multigrid/Post-smoothing order", "cg needs a symmetric V-cycle: Post-smoothing order must be reverse or auto");
+      fail("Multigrid/Post-smoothing order",
+           "cg needs a symmetric V-cycle: Post-smoothing order must be reverse or auto");
     if (p.solver == SolverType::cg && p.preconditioning == PreconditioningSide::left)
       fail("Solver/Preconditioning side", "the preconditioning side applies to gmres only");
     if (p.coarse_cells > 1 << 20 >> p.refinement_level)

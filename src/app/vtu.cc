@@ -16,9 +16,9 @@ namespace tpmg
     if (!out)
       throw std::runtime_error("cannot write VTU file '" + filename + "'");
     const LagrangeBasis1D basis(lev.degree);
-    const index_t         n[3] = {lev.nodes(0), lev.nodes(1), lev.nodes(2)};
-    const index_t         sub[3] = {n[0] - 1, n[1] - 1, lev.dim == 3 ? n[2] - 1 : 1};
-    const index_t         n_sub  = sub[0] * sub[1] * sub[2];
+    const index_t         n[3]    = {lev.nodes(0), lev.nodes(1), lev.nodes(2)};
+    const index_t         sub[3]  = {n[0] - 1, n[1] - 1, lev.dim == 3 ? n[2] - 1 : 1};
+    const index_t         n_sub   = sub[0] * sub[1] * sub[2];
     const int             corners = lev.dim == 3 ? 8 : 4;
     out << "<?xml version=\"1.0\"?>\n<VTKFile type=\"UnstructuredGrid\" version=\"0.1\" byte_order=\"LittleEndian\">\n"
         << "<UnstructuredGrid><Piece NumberOfPoints=\"" << lev.n_dofs() << "\" NumberOfCells=\"" << n_sub << "\">\n"
@@ -35,10 +35,14 @@ namespace tpmg
       for (index_t j = 0; j < sub[1]; ++j)
         for (index_t i = 0; i < sub[0]; ++i)
           {
-            const index_t c[8] = {lev.dof_index(i, j, l),         lev.dof_index(i + 1, j, l),
-                                  lev.dof_index(i + 1, j + 1, l), lev.dof_index(i, j + 1, l),
-                                  lev.dof_index(i, j, l + 1),     lev.dof_index(i + 1, j, l + 1),
-                                  lev.dof_index(i + 1, j + 1, l + 1), lev.dof_index(i, j + 1, l + 1)};
+            const index_t c[8] = {lev.dof_index(i, j, l),
+                                  lev.dof_index(i + 1, j, l),
+                                  lev.dof_index(i + 1, j + 1, l),
+                                  lev.dof_index(i, j + 1, l),
+                                  lev.dof_index(i, j, l + 1),
+                                  lev.dof_index(i + 1, j, l + 1),
+                                  lev.dof_index(i + 1, j + 1, l + 1),
+                                  lev.dof_index(i, j + 1, l + 1)};
             for (int q = 0; q < corners; ++q)
               out << c[q] << (q + 1 < corners ? ' ' : '\n');
           }
@@ -48,7 +52,8 @@ namespace tpmg
     out << "</DataArray>\n<DataArray type=\"UInt8\" Name=\"types\" format=\"ascii\">\n";
     for (index_t c = 0; c < n_sub; ++c)
       out << (lev.dim == 3 ? 12 : 9) << '\n';
-    out << "</DataArray></Cells>\n<PointData Scalars=\"solution\"><DataArray type=\"Float64\" Name=\"solution\" format=\"ascii\">\n";
+    out
+      << "</DataArray></Cells>\n<PointData Scalars=\"solution\"><DataArray type=\"Float64\" Name=\"solution\" format=\"ascii\">\n";
     for (double v : values)
       out << v << '\n';
     out << "</DataArray></PointData>\n</Piece></UnstructuredGrid>\n</VTKFile>\n";

@@ -45,7 +45,7 @@ namespace tpmg
 
   void *device_allocate(std::size_t bytes)
   {
-    void *p = nullptr;
+    void             *p   = nullptr;
     const cudaError_t err = cudaMalloc(&p, bytes);
     if (err != cudaSuccess)
       {
@@ -53,8 +53,8 @@ namespace tpmg
         std::size_t free_b = 0, total_b = 0;
         cudaMemGetInfo(&free_b, &total_b);
         std::ostringstream s;
-        s << "GPU memory allocation of " << bytes / 1048576.0 << " MiB failed (" << cudaGetErrorString(err)
-          << "; " << free_b / 1048576.0 << " MiB free of " << total_b / 1048576.0 << " MiB)";
+        s << "GPU memory allocation of " << bytes / 1048576.0 << " MiB failed (" << cudaGetErrorString(err) << "; "
+          << free_b / 1048576.0 << " MiB free of " << total_b / 1048576.0 << " MiB)";
         throw std::runtime_error(s.str());
       }
     return p;
@@ -138,8 +138,8 @@ namespace tpmg
     TPMG_CUDA_CHECK(cudaEventCreate(&e));
     return e;
   }
-  void event_destroy(void *e) noexcept { cudaEventDestroy(static_cast<cudaEvent_t>(e)); }
-  void event_record(void *e) { TPMG_CUDA_CHECK(cudaEventRecord(static_cast<cudaEvent_t>(e), current_stream())); }
+  void   event_destroy(void *e) noexcept { cudaEventDestroy(static_cast<cudaEvent_t>(e)); }
+  void   event_record(void *e) { TPMG_CUDA_CHECK(cudaEventRecord(static_cast<cudaEvent_t>(e), current_stream())); }
   double event_elapsed_seconds(void *start, void *stop)
   {
     TPMG_CUDA_CHECK(cudaEventSynchronize(static_cast<cudaEvent_t>(stop)));

@@ -12,7 +12,7 @@ namespace tpmg
   [[noreturn]] void throw_no_cuda(const char *what)
   {
     throw std::runtime_error(std::string(what) + " needs the CUDA backend, but this build has none "
-                             "(reconfigure with nvcc available and TPMG_ENABLE_CUDA=AUTO or ON)");
+                                                 "(reconfigure with nvcc available and TPMG_ENABLE_CUDA=AUTO or ON)");
   }
 
   DeviceInfo cuda_device_info() { throw_no_cuda("device information"); }

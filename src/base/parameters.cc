@@ -381,9 +381,9 @@ namespace tpmg
               throw ParameterError(loc + ": 'set' needs a parameter name before '='");
             auto it = stack.back()->entries.find(name);
             if (it == stack.back()->entries.end())
-              throw ParameterError(loc + ": unknown parameter '" + printable(name) + "'" +
-                                   (stack.size() > 1 ? " in subsection '" + stack.back()->name + "'"
-                                                     : " at top level"));
+              throw ParameterError(
+                loc + ": unknown parameter '" + printable(name) + "'" +
+                (stack.size() > 1 ? " in subsection '" + stack.back()->name + "'" : " at top level"));
             set_value(it->second, name, value, loc);
           }
         else
@@ -391,11 +391,10 @@ namespace tpmg
                                "': expected 'set NAME = VALUE', 'subsection NAME' or 'end'");
       }
     if (!line.empty())
-      throw ParameterError(source + ":" + std::to_string(line_no) +
-                           ": file ends inside a continued line");
+      throw ParameterError(source + ":" + std::to_string(line_no) + ": file ends inside a continued line");
     if (stack.size() > 1)
-      throw ParameterError(source + ":" + std::to_string(opened_at.back()) + ": subsection '" +
-                           stack.back()->name + "' is not closed by 'end' before the end of the file");
+      throw ParameterError(source + ":" + std::to_string(opened_at.back()) + ": subsection '" + stack.back()->name +
+                           "' is not closed by 'end' before the end of the file");
   }
 
   void ParameterHandler::set_override(const std::string &assignment, const std::string &source)
@@ -444,9 +443,9 @@ namespace tpmg
   }
 
   const std::string &ParameterHandler::get(const std::string &path) const { return find(path).value; }
-  long   ParameterHandler::get_integer(const std::string &path) const { return std::stol(get(path)); }
-  double ParameterHandler::get_double(const std::string &path) const { return std::stod(get(path)); }
-  bool   ParameterHandler::get_bool(const std::string &path) const { return get(path) == "true"; }
+  long               ParameterHandler::get_integer(const std::string &path) const { return std::stol(get(path)); }
+  double             ParameterHandler::get_double(const std::string &path) const { return std::stod(get(path)); }
+  bool               ParameterHandler::get_bool(const std::string &path) const { return get(path) == "true"; }
   const std::string &ParameterHandler::where(const std::string &path) const { return find(path).location; }
 
   void ParameterHandler::print(std::ostream &out) const

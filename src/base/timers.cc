@@ -7,16 +7,26 @@ namespace tpmg
   {
     switch (c)
       {
-        case Component::smoother: return "smoother";
-        case Component::matvec: return "matvec";
-        case Component::vector: return "vector";
-        case Component::restriction: return "restrict";
-        case Component::prolongation: return "prolongate";
-        case Component::coarse_solve: return "coarse_solve";
-        case Component::outer_matvec: return "outer_matvec";
-        case Component::outer_vector: return "outer_vector";
-        case Component::conversion: return "conversion";
-        case Component::count: break;
+        case Component::smoother:
+          return "smoother";
+        case Component::matvec:
+          return "matvec";
+        case Component::vector:
+          return "vector";
+        case Component::restriction:
+          return "restrict";
+        case Component::prolongation:
+          return "prolongate";
+        case Component::coarse_solve:
+          return "coarse_solve";
+        case Component::outer_matvec:
+          return "outer_matvec";
+        case Component::outer_vector:
+          return "outer_vector";
+        case Component::conversion:
+          return "conversion";
+        case Component::count:
+          break;
       }
     return "?";
   }
@@ -61,7 +71,7 @@ namespace tpmg
       }
     else
       {
-        const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+        const double s   = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
         auto        &row = timers_->totals_[level_];
         row[std::size_t(component_)] += s;
       }

@@ -1,7 +1,7 @@
 #include <tpmg/vector_ops.h>
 
-#include <kernels/runtime/forall.h>
 #include <kernels/linear_algebra/vector_kernels.h>
+#include <kernels/runtime/forall.h>
 
 #include <algorithm>
 #include <cmath>
@@ -94,15 +94,15 @@ namespace tpmg
       }
   }
 
-#define TPMG_INSTANTIATE(N)                                                  \
-  template void   axpy<N>(N, const Vector<N> &, Vector<N> &);                \
-  template void   sadd<N>(N, N, const Vector<N> &, Vector<N> &);             \
-  template double dot<N>(const Vector<N> &, const Vector<N> &);              \
-  template double axpy_dot<N>(N, const Vector<N> &, Vector<N> &, const Vector<N> *); \
-  template double norm_l2<N>(const Vector<N> &);                             \
-  template index_t count_non_finite<N>(const Vector<N> &);                   \
-  template void   equ<N>(N, const Vector<N> &, Vector<N> &);                 \
-  template void   multi_axpy<N>(const double *, const std::vector<Vector<N>> &, int, Vector<N> &);
+#define TPMG_INSTANTIATE(N)                                                           \
+  template void    axpy<N>(N, const Vector<N> &, Vector<N> &);                        \
+  template void    sadd<N>(N, N, const Vector<N> &, Vector<N> &);                     \
+  template double  dot<N>(const Vector<N> &, const Vector<N> &);                      \
+  template double  axpy_dot<N>(N, const Vector<N> &, Vector<N> &, const Vector<N> *); \
+  template double  norm_l2<N>(const Vector<N> &);                                     \
+  template index_t count_non_finite<N>(const Vector<N> &);                            \
+  template void    equ<N>(N, const Vector<N> &, Vector<N> &);                         \
+  template void    multi_axpy<N>(const double *, const std::vector<Vector<N>> &, int, Vector<N> &);
   TPMG_INSTANTIATE(float)
   TPMG_INSTANTIATE(double)
 #undef TPMG_INSTANTIATE

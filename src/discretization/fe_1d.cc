@@ -16,15 +16,15 @@ namespace tpmg
       ld p0 = 1, p1 = x;
       if (n == 0)
         {
-          p = 1;
+          p  = 1;
           dp = 0;
           return;
         }
       for (unsigned k = 2; k <= n; ++k)
         {
           const ld p2 = ((2 * k - 1) * x * p1 - (k - 1) * p0) / k;
-          p0 = p1;
-          p1 = p2;
+          p0          = p1;
+          p1          = p2;
         }
       p  = p1;
       dp = n * (x * p1 - p0) / (x * x - 1); // valid away from ±1
@@ -173,10 +173,10 @@ namespace tpmg
   ElementMatrices1D element_matrices_1d(unsigned degree)
   {
     LagrangeBasis1D   basis(degree);
-    const unsigned    n = degree + 1;
+    const unsigned    n    = degree + 1;
     const auto        quad = gauss_quadrature(n + 1); // exact for degree 2n+1 >= 2k
-    const Matrix1D    v = basis.values(quad.points);
-    const Matrix1D    d = basis.derivatives(quad.points);
+    const Matrix1D    v    = basis.values(quad.points);
+    const Matrix1D    d    = basis.derivatives(quad.points);
     ElementMatrices1D e;
     e.degree      = degree;
     e.mass        = Matrix1D(n, n);
@@ -215,7 +215,7 @@ namespace tpmg
         for (std::size_t j = 0; j < n; ++j)
           if (j != i)
             {
-              const ld v = (w[j] / w[i]) / (ld(x[i]) - ld(x[j]));
+              const ld v                  = (w[j] / w[i]) / (ld(x[i]) - ld(x[j]));
               D(unsigned(i), unsigned(j)) = double(v);
               diag -= v;
             }

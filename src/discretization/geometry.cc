@@ -45,7 +45,7 @@ namespace tpmg
     std::array<double, 3> deform(const CartesianLevel &level, const DeformationSettings &s,
                                  const std::array<double, 3> &x, const std::array<double, 3> &xi)
     {
-      std::array<double, 3> y = x;
+      std::array<double, 3> y   = x;
       const int             dim = level.dim;
       switch (s.type)
         {
@@ -93,12 +93,13 @@ namespace tpmg
           {
             const double amax = max_sine_amplitude(level.dim);
             if (!(s.amplitude >= 0.0 && s.amplitude <= amax))
-              throw std::invalid_argument(
-                "sine deformation: amplitude " + std::to_string(s.amplitude) + " must be in [0, " +
-                std::to_string(amax).substr(0, 4) + "] in " + std::to_string(level.dim) +
-                "D: the map's Jacobian determinant is 1 + amplitude*pi*f with min f = " +
-                (level.dim == 3 ? "-2/sqrt(3)" : "-1") + ", so larger amplitudes fold the mesh (not invertible beyond " +
-                (level.dim == 3 ? "sqrt(3)/(2 pi) = 0.2757)" : "1/pi = 0.3183)"));
+              throw std::invalid_argument("sine deformation: amplitude " + std::to_string(s.amplitude) +
+                                          " must be in [0, " + std::to_string(amax).substr(0, 4) + "] in " +
+                                          std::to_string(level.dim) +
+                                          "D: the map's Jacobian determinant is 1 + amplitude*pi*f with min f = " +
+                                          (level.dim == 3 ? "-2/sqrt(3)" : "-1") +
+                                          ", so larger amplitudes fold the mesh (not invertible beyond " +
+                                          (level.dim == 3 ? "sqrt(3)/(2 pi) = 0.2757)" : "1/pi = 0.3183)"));
             return;
           }
         case Deformation::kershaw:
@@ -106,11 +107,12 @@ namespace tpmg
             if (!(s.amplitude > 0.0 && s.amplitude <= 1.0))
               throw std::invalid_argument("kershaw deformation: epsilon (amplitude) " + std::to_string(s.amplitude) +
                                           " must be in (0, 1] (1 = no deformation)");
-            const bool ok = level.cells[0] % 6 == 0 && level.cells[1] % 2 == 0 && (level.dim == 2 || level.cells[2] % 2 == 0);
+            const bool ok =
+              level.cells[0] % 6 == 0 && level.cells[1] % 2 == 0 && (level.dim == 2 || level.cells[2] % 2 == 0);
             if (!ok)
-              throw std::invalid_argument(
-                std::string("kershaw deformation needs cells_x % 6 == 0 and even cells_y") +
-                (level.dim == 3 ? " and cells_z" : "") + " so that its kinks lie on cell faces; got " + level.describe());
+              throw std::invalid_argument(std::string("kershaw deformation needs cells_x % 6 == 0 and even cells_y") +
+                                          (level.dim == 3 ? " and cells_z" : "") +
+                                          " so that its kinks lie on cell faces; got " + level.describe());
             return;
           }
       }
@@ -132,7 +134,7 @@ namespace tpmg
   std::vector<double> deformed_vertices(const CartesianLevel &level, const DeformationSettings &s)
   {
     check_deformation(level, s);
-    const index_t nv[3] = {level.cells[0] + 1, level.cells[1] + 1, level.dim == 3 ? level.cells[2] + 1 : 1};
+    const index_t       nv[3] = {level.cells[0] + 1, level.cells[1] + 1, level.dim == 3 ? level.cells[2] + 1 : 1};
     std::vector<double> v(std::size_t(nv[0] * nv[1] * nv[2]) * 3);
 #pragma omp parallel for schedule(static) if (v.size() >= host_parallel_threshold)
     for (index_t iz = 0; iz < nv[2]; ++iz)
@@ -181,8 +183,9 @@ namespace tpmg
     index_t             first_bad = std::numeric_limits<index_t>::max();
     double              min_det   = std::numeric_limits<double>::infinity();
 
-#pragma omp parallel for schedule(static) reduction(min : first_bad, min_det) \
-  if (factors.size() >= host_parallel_threshold)
+#pragma omp parallel for schedule(static) \
+  reduction(min                           \
+            : first_bad, min_det) if (factors.size() >= host_parallel_threshold)
     for (index_t c = 0; c < n_cells; ++c)
       {
         const index_t cx = c % nc[0], cy = (c / nc[0]) % nc[1], cz = c / (nc[0] * nc[1]);
@@ -266,8 +269,9 @@ namespace tpmg
       }
     if (first_bad != std::numeric_limits<index_t>::max())
       throw std::runtime_error("geometric_factors: non-positive Jacobian determinant at a quadrature point or vertex "
-                               "(min " + std::to_string(min_det) + ", first in cell " + std::to_string(first_bad) +
-                               ") on " + level.describe() +
+                               "(min " +
+                               std::to_string(min_det) + ", first in cell " + std::to_string(first_bad) + ") on " +
+                               level.describe() +
                                ": the deformed mesh is folded; use a finer level or a smaller amplitude");
     return factors;
   }

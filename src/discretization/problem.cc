@@ -3,8 +3,8 @@
 #include <tpmg/fe_1d.h>
 #include <tpmg/problem.h>
 
-#include <kernels/runtime/forall.h>
 #include <kernels/problem/problem_kernels.h>
+#include <kernels/runtime/forall.h>
 #include <src/discretization/problem_impl.h>
 
 #include <algorithm>
@@ -23,8 +23,7 @@ namespace tpmg
       if (level.dim != 2 && level.dim != 3)
         throw std::invalid_argument(std::string(what) + ": dimension must be 2 or 3");
       if (level.degree < 1 || level.degree > max_degree)
-        throw std::invalid_argument(std::string(what) + ": degree outside 1.." +
-                                    std::to_string(max_degree));
+        throw std::invalid_argument(std::string(what) + ": degree outside 1.." + std::to_string(max_degree));
     }
 
     /// Argument of the manufactured solution's sine at local coordinate xi of cell `cell`:
@@ -45,11 +44,11 @@ namespace tpmg
     /// b1d[i] = ∫ g φ_i over the 1D mesh of direction d (g = 1 or the sine), boundary entries 0.
     std::vector<double> integrals_1d(const CartesianLevel &level, int d, bool sine)
     {
-      const int           k = level.degree;
+      const int             k = level.degree;
       const LagrangeBasis1D basis(k);
-      const Quadrature1D  q   = gauss_quadrature(unsigned(k + 12));
-      const Matrix1D      phi = basis.values(q.points);
-      std::vector<double> b(std::size_t(level.nodes(d)), 0.0);
+      const Quadrature1D    q   = gauss_quadrature(unsigned(k + 12));
+      const Matrix1D        phi = basis.values(q.points);
+      std::vector<double>   b(std::size_t(level.nodes(d)), 0.0);
       for (index_t c = 0; c < level.cells[d]; ++c)
         for (std::size_t p = 0; p < q.size(); ++p)
           {
@@ -69,7 +68,7 @@ namespace tpmg
       const int             k = level.degree;
       const LagrangeBasis1D basis(k);
       const auto           &gll = basis.support_points();
-      std::vector<double> v(std::size_t(level.nodes(d)), 0.0);
+      std::vector<double>   v(std::size_t(level.nodes(d)), 0.0);
       for (index_t c = 0; c < level.cells[d]; ++c)
         for (int i = 1; i <= k; ++i) // node c*k is node k of the previous cell (or the boundary)
           v[std::size_t(c * k + i)] = std::sin(sine_argument(level, d, c, gll[std::size_t(i)]));
@@ -92,10 +91,9 @@ namespace tpmg
       factors.reinit(index_t(all.size()), backend, false);
       factors.from_host(all);
       out.reinit(level.n_dofs(), backend, false);
-      const double *f = factors.data();
-      problem_kernels::TensorProductFill<Number> fill{out.data(), f + offset[0], f + offset[1],
-                                                      f + offset[2], level.nodes(0), level.nodes(1),
-                                                      s.scale};
+      const double                              *f = factors.data();
+      problem_kernels::TensorProductFill<Number> fill{out.data(),     f + offset[0],  f + offset[1], f + offset[2],
+                                                      level.nodes(0), level.nodes(1), s.scale};
       forall(backend, level.n_dofs(), fill);
       synchronize(backend); // before `factors` goes away
     }

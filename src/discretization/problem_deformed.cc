@@ -29,8 +29,8 @@ namespace tpmg
         const int nv = dim == 3 ? 8 : 4;
         for (int a = 0; a < nv; ++a)
           {
-            const int    b[3] = {a & 1, (a >> 1) & 1, (a >> 2) & 1};
-            double       N    = 1, dN[3] = {1, 1, 1};
+            const int b[3] = {a & 1, (a >> 1) & 1, (a >> 2) & 1};
+            double    N = 1, dN[3] = {1, 1, 1};
             for (int d = 0; d < dim; ++d)
               {
                 const double f  = b[d] ? xi[d] : 1 - xi[d];
@@ -79,7 +79,7 @@ namespace tpmg
     {
       int                   dim;
       std::array<double, 3> a, L;
-      double u(const double *x) const
+      double                u(const double *x) const
       {
         double v = 1;
         for (int d = 0; d < dim; ++d)
@@ -146,8 +146,8 @@ namespace tpmg
       }
     const int             k = lev.degree, n = k + 1, dim = lev.dim;
     const LagrangeBasis1D basis(k);
-    const Quadrature1D    q   = gauss_quadrature(k + 3);
-    const Matrix1D        phi = basis.values(q.points);
+    const Quadrature1D    q     = gauss_quadrature(k + 3);
+    const Matrix1D        phi   = basis.values(q.points);
     const auto            verts = deformed_vertices(lev, deformation);
     const Manufactured    mf    = manufactured(lev);
     std::vector<double>   h(lev.n_dofs(), 0.0);
@@ -189,16 +189,16 @@ namespace tpmg
   ErrorNorms compute_errors_deformed(const CartesianLevel &lev, const DeformationSettings &deformation,
                                      const Vector<double> &u_h_vec)
   {
-    const int             k = lev.degree, n = k + 1, dim = lev.dim;
-    const LagrangeBasis1D basis(k);
-    const Quadrature1D    q   = gauss_quadrature(k + 3);
-    const Matrix1D        phi = basis.values(q.points), dphi = basis.derivatives(q.points);
-    const auto            verts = deformed_vertices(lev, deformation);
-    const Manufactured    mf    = manufactured(lev);
-    const std::vector<double> u_h = u_h_vec.to_host();
-    const int             nq  = int(q.size());
-    const int             nqz = dim == 3 ? nq : 1, nz = dim == 3 ? n : 1;
-    double                l2 = 0, h1 = 0;
+    const int                 k = lev.degree, n = k + 1, dim = lev.dim;
+    const LagrangeBasis1D     basis(k);
+    const Quadrature1D        q   = gauss_quadrature(k + 3);
+    const Matrix1D            phi = basis.values(q.points), dphi = basis.derivatives(q.points);
+    const auto                verts = deformed_vertices(lev, deformation);
+    const Manufactured        mf    = manufactured(lev);
+    const std::vector<double> u_h   = u_h_vec.to_host();
+    const int                 nq    = int(q.size());
+    const int                 nqz = dim == 3 ? nq : 1, nz = dim == 3 ? n : 1;
+    double                    l2 = 0, h1 = 0;
     // per-thread partial sums through a reduction over cells
     const index_t ncz = dim == 3 ? lev.cells[2] : 1;
 #pragma omp parallel for collapse(2) reduction(+ : l2, h1) schedule(static)
@@ -232,8 +232,9 @@ namespace tpmg
                     double gp[3], ge[3];
                     inv_transpose_apply(J, g, gp);
                     mf.grad(x, ge);
-                    const double w  = q.weights[ix] * q.weights[iy] * (dim == 3 ? q.weights[iz] : 1.0) * std::fabs(det3(J));
-                    const double e  = uh - mf.u(x);
+                    const double w =
+                      q.weights[ix] * q.weights[iy] * (dim == 3 ? q.weights[iz] : 1.0) * std::fabs(det3(J));
+                    const double e = uh - mf.u(x);
                     l2 += w * e * e;
                     for (int d = 0; d < dim; ++d)
                       h1 += w * (gp[d] - ge[d]) * (gp[d] - ge[d]);
@@ -242,8 +243,8 @@ namespace tpmg
     return ErrorNorms{std::sqrt(l2), std::sqrt(h1)};
   }
 
-  template void assemble_rhs_deformed<float>(const CartesianLevel &, const DeformationSettings &, RightHandSide, Backend,
-                                             Vector<float> &);
-  template void assemble_rhs_deformed<double>(const CartesianLevel &, const DeformationSettings &, RightHandSide, Backend,
-                                              Vector<double> &);
+  template void assemble_rhs_deformed<float>(const CartesianLevel &, const DeformationSettings &, RightHandSide,
+                                             Backend, Vector<float> &);
+  template void assemble_rhs_deformed<double>(const CartesianLevel &, const DeformationSettings &, RightHandSide,
+                                              Backend, Vector<double> &);
 } // namespace tpmg

@@ -21,21 +21,21 @@ namespace tpmg
     template <int dim, int degree, int nq>
     ErrorNorms errors_with(const CartesianLevel &level, const Vector<double> &u_h)
     {
-      using Kernel = problem_kernels::ManufacturedErrorKernel<dim, degree, nq>;
+      using Kernel          = problem_kernels::ManufacturedErrorKernel<dim, degree, nq>;
       const Backend backend = u_h.backend();
 
       Kernel kern{};
-      kern.src = u_h.data();
+      kern.src        = u_h.data();
       index_t n_cells = 1;
       for (int d = 0; d < 3; ++d)
         {
-          const bool active   = d < dim;
-          kern.box_begin[d]   = active ? level.cell_begin[d] : 0;
-          kern.box_cells[d]   = active ? level.cell_end[d] - level.cell_begin[d] : 1;
-          kern.nodes[d]       = level.nodes(d);
-          kern.inv_h[d]       = active ? 1.0 / level.h[d] : 0.0;
-          kern.arg_scale[d]   = active ? pi / double(level.cells[d]) : 0.0;
-          kern.freq[d]        = active ? pi / (level.h[d] * double(level.cells[d])) : 0.0;
+          const bool active = d < dim;
+          kern.box_begin[d] = active ? level.cell_begin[d] : 0;
+          kern.box_cells[d] = active ? level.cell_end[d] - level.cell_begin[d] : 1;
+          kern.nodes[d]     = level.nodes(d);
+          kern.inv_h[d]     = active ? 1.0 / level.h[d] : 0.0;
+          kern.arg_scale[d] = active ? pi / double(level.cells[d]) : 0.0;
+          kern.freq[d]      = active ? pi / (level.h[d] * double(level.cells[d])) : 0.0;
           n_cells *= kern.box_cells[d];
         }
       kern.cell_volume = 1;
@@ -58,7 +58,7 @@ namespace tpmg
       const index_t     chunk_blocks = std::min(total_blocks, max_blocks);
       Vector<double>    partial;
       partial.reinit(2 * chunk_blocks, backend, false);
-      double            sum_l2 = 0, sum_h1 = 0;
+      double sum_l2 = 0, sum_h1 = 0;
       for (index_t first_block = 0; first_block < total_blocks; first_block += chunk_blocks)
         {
           const index_t blocks = std::min(chunk_blocks, total_blocks - first_block);
@@ -84,8 +84,7 @@ namespace tpmg
       throw std::invalid_argument("compute_errors: level does not match dim/degree");
     if (u_h.size() != level.n_dofs())
       throw std::invalid_argument("compute_errors: vector size " + std::to_string(u_h.size()) +
-                                  " differs from the level's " + std::to_string(level.n_dofs()) +
-                                  " nodes");
+                                  " differs from the level's " + std::to_string(level.n_dofs()) + " nodes");
     switch (n_quadrature - degree)
       {
         case 1:
@@ -97,7 +96,8 @@ namespace tpmg
         default:
           throw std::invalid_argument("compute_errors: " + std::to_string(n_quadrature) +
                                       " quadrature points per direction; supported are k+1, k+2 "
-                                      "and k+3 (k = " + std::to_string(degree) + ")");
+                                      "and k+3 (k = " +
+                                      std::to_string(degree) + ")");
       }
   }
 

@@ -6,9 +6,9 @@
 #include <tpmg/multigrid.h>
 #include <tpmg/vector_ops.h>
 
+#include <kernels/common/tensor.h>
 #include <kernels/linear_algebra/dense_coarse.h>
 #include <kernels/runtime/forall.h>
-#include <kernels/common/tensor.h>
 #include <src/multigrid/transfer_impl.h>
 
 #include <Eigen/Dense>
@@ -19,10 +19,9 @@
 namespace tpmg
 {
   template <int dim, int k, typename Number>
-  std::unique_ptr<LinearOperator<Number>> make_level_operator(const CartesianLevel &level, Backend backend,
-                                                              LevelOperatorType type,
-                                                              const DeformationSettings &deformation,
-                                                              GeometryMode geometry)
+  std::unique_ptr<LinearOperator<Number>>
+  make_level_operator(const CartesianLevel &level, Backend backend, LevelOperatorType type,
+                      const DeformationSettings &deformation, GeometryMode geometry)
   {
     switch (type)
       {
@@ -31,7 +30,8 @@ namespace tpmg
             throw std::invalid_argument("the cartesian level operator needs an undeformed mesh; use bp3 or bp5");
           return std::make_unique<CartesianLaplaceOperator<dim, k, Number>>(level, backend);
         case LevelOperatorType::bp3:
-          return std::make_unique<BPOperator<dim, k, Number>>(level, backend, BakeOff::bp3, deformation, true, geometry);
+          return std::make_unique<BPOperator<dim, k, Number>>(level, backend, BakeOff::bp3, deformation, true,
+                                                              geometry);
         case LevelOperatorType::bp5:
           break;
       }
@@ -104,15 +104,15 @@ namespace tpmg
                                        const MultigridSettings &settings, Timers *timers)
     : backend_(backend), settings_(settings), timers_(timers)
   {
-    coarsest_ = coarsest_level(levels);
-    finest_   = int(levels.size()) - 1;
+    coarsest_         = coarsest_level(levels);
+    finest_           = int(levels.size()) - 1;
     const bool lumped = settings.level_operator == LevelOperatorType::bp5;
     for (int l = coarsest_; l <= finest_; ++l)
       {
         auto L  = std::make_unique<Level>();
         L->mesh = levels[l];
         L->op   = make_level_operator<dim, k, Number>(levels[l], backend, settings.level_operator, settings.deformation,
-                                                       settings.geometry);
+                                                    settings.geometry);
         PatchSmootherSettings ps = settings.patch;
         ps.lumped_mass           = lumped;
         if (settings.smoother == SmootherType::vertex_patch)
@@ -129,7 +129,7 @@ namespace tpmg
               throw std::invalid_argument("the Chebyshev-Jacobi smoother needs the Cartesian operator diagonal; "
                                           "use the vertex-patch smoother on deformed meshes");
             L->smoother = std::make_unique<internal::ChebyshevAdapter<Number>>(levels[l], backend, settings.chebyshev,
-                                                                            L->op.get(), lumped);
+                                                                               L->op.get(), lumped);
           }
         if (l < finest_)
           L->to_finer = Transfer<dim, k, Number>(levels[l], levels[l + 1], backend);
@@ -150,17 +150,18 @@ namespace tpmg
       {
         coarse_n_ = c.n_interior_dofs();
         if (coarse_n_ > settings.coarse_direct_limit)
-          throw std::invalid_argument(
-            "the coarsest level has " + std::to_string(coarse_n_) + " interior unknowns; the dense direct coarse solver "
-            "accepts at most " + std::to_string(settings.coarse_direct_limit) + " (use fewer Mesh/Coarse cells)");
+          throw std::invalid_argument("the coarsest level has " + std::to_string(coarse_n_) +
+                                      " interior unknowns; the dense direct coarse solver "
+                                      "accepts at most " +
+                                      std::to_string(settings.coarse_direct_limit) + " (use fewer Mesh/Coarse cells)");
         if (coarse_n_ > 0)
           {
             // Assemble A_II column by column with a double-precision CPU copy of the operator.
-            auto op = make_level_operator<dim, k, double>(c, Backend::cpu, settings.level_operator, settings.deformation,
-                                                          settings.geometry);
+            auto                     op = make_level_operator<dim, k, double>(c, Backend::cpu, settings.level_operator,
+                                                          settings.deformation, settings.geometry);
             DenseCoarseSolve<double> map{nullptr, nullptr, nullptr, coarse_n_, {c.nodes(0), c.nodes(1), c.nodes(2)}};
-            Eigen::MatrixXd A(coarse_n_, coarse_n_);
-            Vector<double>  e(c.n_dofs(), Backend::cpu), Ae;
+            Eigen::MatrixXd          A(coarse_n_, coarse_n_);
+            Vector<double>           e(c.n_dofs(), Backend::cpu), Ae;
             for (index_t j = 0; j < coarse_n_; ++j)
               {
                 e.set_zero();
@@ -216,7 +217,10 @@ namespace tpmg
       L.smoother->smooth(x, b, false, x_is_zero);
     else if (coarse_n_ > 0)
       {
-        DenseCoarseSolve<Number> solve{coarse_inverse_.data(), b.data(), x.data(), coarse_n_,
+        DenseCoarseSolve<Number> solve{coarse_inverse_.data(),
+                                       b.data(),
+                                       x.data(),
+                                       coarse_n_,
                                        {L.mesh.nodes(0), L.mesh.nodes(1), L.mesh.nodes(2)}};
         forall(backend_, coarse_n_, solve);
       }
@@ -303,18 +307,18 @@ namespace tpmg
 
   template <int dim, int k, typename Number>
   std::size_t Multigrid<dim, k, Number>::estimate_memory_bytes(const std::vector<CartesianLevel> &levels,
-                                                               const MultigridSettings &settings)
+                                                               const MultigridSettings           &settings)
   {
     const int   c = coarsest_level(levels), f = int(levels.size()) - 1;
     std::size_t b = 0;
     for (int l = c; l <= f; ++l)
       {
         const std::size_t n = std::size_t(levels[l].n_dofs()) * sizeof(Number);
-        b += (l < f ? 3 : 1) * n;                                            // x, b, r
+        b += (l < f ? 3 : 1) * n; // x, b, r
         if (settings.smoother == SmootherType::vertex_patch && settings.patch.kernel != SmootherKernel::fused)
-          b += n;                                                            // patch residual
+          b += n; // patch residual
         if (settings.smoother == SmootherType::chebyshev_jacobi)
-          b += 3 * n;                                                        // diagonal, two work vectors
+          b += 3 * n; // diagonal, two work vectors
         b += level_operator_memory_bytes(levels[l], settings.level_operator, settings.geometry, sizeof(Number));
       }
     const std::size_t nc = std::size_t(levels[c].n_interior_dofs());

@@ -5,8 +5,8 @@
 #include <tpmg/fe_1d.h>
 
 #include <kernels/operators/bp_operator.h>
-#include <kernels/runtime/forall.h>
 #include <kernels/operators/laplace_cartesian.h>
+#include <kernels/runtime/forall.h>
 
 #include <stdexcept>
 #include <string>
@@ -36,7 +36,7 @@ namespace tpmg
       throw std::invalid_argument("BPOperator: level does not match dim/degree");
     const Quadrature1D q = bp == BakeOff::bp5 ? gauss_lobatto_quadrature(k + 1) : gauss_quadrature(k + 2);
     q_                   = q;
-    const auto kind = bp == BakeOff::bp1 ? GeometricFactorKind::mass : GeometricFactorKind::laplace;
+    const auto kind      = bp == BakeOff::bp1 ? GeometricFactorKind::mass : GeometricFactorKind::laplace;
     if (mode == GeometryMode::polynomial)
       {
         if (bp != BakeOff::bp1)
@@ -144,9 +144,9 @@ namespace tpmg
       internal::launch_bp<dim, k, Number, decltype(kind_c)::value, decltype(geo_c)::value>(
         backend_, level_, constrained_, geometry_.data(), vertices_.data(), q_, B_, D_, dst, src);
     };
-    using Mass = std::integral_constant<BakeOff, BakeOff::bp1>;
-    using Gauss = std::integral_constant<BakeOff, BakeOff::bp3>;
-    using GLL  = std::integral_constant<BakeOff, BakeOff::bp5>;
+    using Mass     = std::integral_constant<BakeOff, BakeOff::bp1>;
+    using Gauss    = std::integral_constant<BakeOff, BakeOff::bp3>;
+    using GLL      = std::integral_constant<BakeOff, BakeOff::bp5>;
     auto with_kind = [&](auto geo_c) {
       if (bp_ == BakeOff::bp1)
         go(Mass{}, geo_c);
@@ -175,7 +175,8 @@ namespace tpmg
   }
 
   template <int dim, int k, typename Number>
-  void BPOperator<dim, k, Number>::vmult_components(Vector<Number> &dst, const Vector<Number> &src, int components) const
+  void BPOperator<dim, k, Number>::vmult_components(Vector<Number> &dst, const Vector<Number> &src,
+                                                    int components) const
   {
     const index_t n = size();
     if (src.size() != n * components || src.backend() != backend_)

@@ -3,9 +3,9 @@
 
 #include <tpmg/laplace_operator.h>
 
-#include <kernels/runtime/forall.h>
 #include <kernels/operators/laplace_cartesian.h>
 #include <kernels/operators/laplace_stencil.h>
+#include <kernels/runtime/forall.h>
 
 #include <stdexcept>
 
@@ -27,8 +27,7 @@ namespace tpmg
   }
 
   template <int dim, int degree, typename Number>
-  CartesianLaplaceOperator<dim, degree, Number>::CartesianLaplaceOperator(const CartesianLevel &level,
-                                                                          Backend backend)
+  CartesianLaplaceOperator<dim, degree, Number>::CartesianLaplaceOperator(const CartesianLevel &level, Backend backend)
     : level_(level), backend_(backend), matrices_(element_matrices_1d(degree))
   {
     if (level.dim != dim || level.degree != degree)
@@ -44,10 +43,10 @@ namespace tpmg
       {
         // Q1: the stencil kernel writes every node (boundary rows copied), no atomics
         dst.reinit(size(), backend_, false);
-        auto kern = make_laplace_stencil<dim, Number>(matrices_.mass, matrices_.stiffness,
-                                                      direction_coefficients(level_));
-        kern.src  = src.data();
-        kern.dst  = dst.data();
+        auto kern =
+          make_laplace_stencil<dim, Number>(matrices_.mass, matrices_.stiffness, direction_coefficients(level_));
+        kern.src = src.data();
+        kern.dst = dst.data();
         for (int d = 0; d < 3; ++d)
           kern.nodes[d] = level_.nodes(d);
         launch(backend_, kern, kern.shape());
@@ -77,8 +76,8 @@ namespace tpmg
     using Kernel = CartesianLaplaceKernel<dim, degree, Number>;
     const auto c = direction_coefficients(level_);
     Kernel     kern;
-    kern.src     = src;
-    kern.dst     = dst;
+    kern.src = src;
+    kern.dst = dst;
     for (int d = 0; d < 3; ++d)
       {
         kern.cells[d] = d < dim ? level_.cells[d] : 1;

@@ -2,8 +2,8 @@
 #include <tpmg/fe_1d.h>
 #include <tpmg/vector_ops.h>
 
-#include <kernels/smoothers/chebyshev.h>
 #include <kernels/runtime/forall.h>
+#include <kernels/smoothers/chebyshev.h>
 
 #include <Eigen/Dense>
 
@@ -106,9 +106,9 @@ namespace tpmg
     forall(backend_, n, ck::JacobiApply<Number>{inv, r.data(), z.data()});
     p.copy_from(z);
 
-    double       rz  = dot(r, z);
-    const double rz0 = rz;
-    const double eps = std::numeric_limits<Number>::epsilon();
+    double              rz  = dot(r, z);
+    const double        rz0 = rz;
+    const double        eps = std::numeric_limits<Number>::epsilon();
     std::vector<double> alphas, betas;
     if (rz0 > 0)
       for (int it = 0; it < settings_.eigenvalue_iterations; ++it)
@@ -128,8 +128,8 @@ namespace tpmg
           rz = rz_new;
         }
 
-    cg_steps_     = int(alphas.size());
-    const int m   = cg_steps_;
+    cg_steps_   = int(alphas.size());
+    const int m = cg_steps_;
     if (m == 0)
       {
         lambda_max_ = 1.0; // no interior rows: the smoother does nothing anyway

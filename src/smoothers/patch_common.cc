@@ -15,7 +15,7 @@ namespace tpmg
         if (d < level.dim)
           {
             const int     parity = (color >> d) & 1;
-            const index_t nv     = level.cells[d] - 1;          // interior vertices 1..nv
+            const index_t nv     = level.cells[d] - 1; // interior vertices 1..nv
             g.first_vertex[d]    = parity ? 1 : 2;
             g.count[d]           = nv >= g.first_vertex[d] ? (nv - g.first_vertex[d]) / 2 + 1 : 0;
           }

@@ -50,20 +50,20 @@ namespace tpmg
     // kernels rely on it, ParityColumns in kernels/common/tensor.h): the k even modes first, then the
     // k-1 odd ones, each group by increasing eigenvalue.
     const int       mid = k - 1, ne = k, no = k - 1;
-    const double    r   = std::sqrt(0.5);
-    Eigen::MatrixXd Q   = Eigen::MatrixXd::Zero(ni, ni); // columns: orthonormal even, then odd basis
+    const double    r = std::sqrt(0.5);
+    Eigen::MatrixXd Q = Eigen::MatrixXd::Zero(ni, ni); // columns: orthonormal even, then odd basis
     for (int j = 0; j < mid; ++j)
       {
         Q(j, j) = Q(ni - 1 - j, j) = r;
         Q(j, ne + j)               = r;
         Q(ni - 1 - j, ne + j)      = -r;
       }
-    Q(mid, mid) = 1;
+    Q(mid, mid)    = 1;
     d.eigenvectors = Matrix1D(ni, ni);
     d.eigenvalues.resize(ni);
     for (int part = 0; part < 2; ++part)
       {
-        const int       first = part == 0 ? 0 : ne, n = part == 0 ? ne : no;
+        const int first = part == 0 ? 0 : ne, n = part == 0 ? ne : no;
         if (n == 0)
           continue;
         const Eigen::MatrixXd Qp = Q.middleCols(first, n);
@@ -77,7 +77,7 @@ namespace tpmg
             // upper half from the basis, lower half mirrored (exact parity)
             for (int i = 0; i <= mid; ++i)
               {
-                const double v = Q.row(i).segment(first, n).dot(es.eigenvectors().col(a));
+                const double v               = Q.row(i).segment(first, n).dot(es.eigenvectors().col(a));
                 d.eigenvectors(i, first + a) = v;
                 if (i < mid)
                   d.eigenvectors(ni - 1 - i, first + a) = part == 0 ? v : -v;
@@ -89,9 +89,9 @@ namespace tpmg
 
   std::vector<double> patch_interior_matrix(int dim, int k, const std::array<double, 3> &coef, bool lumped_mass)
   {
-    const PatchData1D d  = patch_data_1d(k, lumped_mass);
-    const int         ni = 2 * k - 1;
-    const int         n  = dim == 3 ? ni * ni * ni : ni * ni;
+    const PatchData1D   d  = patch_data_1d(k, lumped_mass);
+    const int           ni = 2 * k - 1;
+    const int           n  = dim == 3 ? ni * ni * ni : ni * ni;
     std::vector<double> A(std::size_t(n) * n, 0.0);
     for (int I = 0; I < n; ++I)
       for (int J = 0; J < n; ++J)

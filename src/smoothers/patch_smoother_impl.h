@@ -18,7 +18,7 @@ namespace tpmg
 {
   template <int dim, int k, typename Number>
   VertexPatchSmoother<dim, k, Number>::VertexPatchSmoother(const CartesianLevel &level, Backend backend,
-                                                           const PatchSmootherSettings &settings,
+                                                           const PatchSmootherSettings  &settings,
                                                            const LinearOperator<Number> *op)
     : level_(level), backend_(backend), settings_(settings), op_(op)
   {
@@ -28,7 +28,7 @@ namespace tpmg
       throw std::invalid_argument("the 'global' smoother kernel needs the level operator");
     const bool optimized   = settings.optimization != KernelOptimization::basic;
     const bool tensor_core = config_.family == PatchKernelFamily::tensor_core;
-    coef_ = CartesianLaplaceOperator<dim, k, Number>::direction_coefficients(level);
+    coef_                  = CartesianLaplaceOperator<dim, k, Number>::direction_coefficients(level);
 
     data_ = patch_data_1d(k, settings.lumped_mass);
     if (!optimized) // the basic kernels read the 1D data from memory; the others know them at compile time
@@ -40,14 +40,16 @@ namespace tpmg
     if (optimized) // the fiber kernels' reciprocals of the eigenvalue sums, where they use them
       {
         auto table = [&](auto opt) {
-          return settings.lumped_mass ? fiber_inverse_eigenvalue_sums<dim, k, Number, decltype(opt)::value, true>(coef_)
-                                      : fiber_inverse_eigenvalue_sums<dim, k, Number, decltype(opt)::value, false>(coef_);
+          return settings.lumped_mass
+                   ? fiber_inverse_eigenvalue_sums<dim, k, Number, decltype(opt)::value, true>(coef_)
+                   : fiber_inverse_eigenvalue_sums<dim, k, Number, decltype(opt)::value, false>(coef_);
         };
-        using O = KernelOptimization;
-        const std::vector<Number> t =
-          settings.optimization == O::conflict_free ? table(std::integral_constant<O, O::conflict_free>{})
-          : settings.optimization == O::boundary    ? table(std::integral_constant<O, O::boundary>{})
-                                                    : table(std::integral_constant<O, O::linear_indexing>{}); // tensor_core too
+        using O                     = KernelOptimization;
+        const std::vector<Number> t = settings.optimization == O::conflict_free
+                                        ? table(std::integral_constant<O, O::conflict_free>{})
+                                      : settings.optimization == O::boundary
+                                        ? table(std::integral_constant<O, O::boundary>{})
+                                        : table(std::integral_constant<O, O::linear_indexing>{}); // tensor_core too
         if (!t.empty())
           {
             inverse_sums_.reinit(index_t(t.size()), backend);
@@ -64,11 +66,11 @@ namespace tpmg
 
     if (settings.local_solver == LocalSolver::inverse_matrix)
       {
-        const int                  n = PatchShape<dim, k>::interior_dofs;
-        const std::vector<double>  a = patch_interior_matrix(dim, k, coef_, settings.lumped_mass);
-        const Eigen::MatrixXd      A = Eigen::Map<const Eigen::MatrixXd>(a.data(), n, n);
-        const Eigen::MatrixXd      Ainv = A.llt().solve(Eigen::MatrixXd::Identity(n, n));
-        std::vector<Number>        h(std::size_t(n) * n);
+        const int                 n    = PatchShape<dim, k>::interior_dofs;
+        const std::vector<double> a    = patch_interior_matrix(dim, k, coef_, settings.lumped_mass);
+        const Eigen::MatrixXd     A    = Eigen::Map<const Eigen::MatrixXd>(a.data(), n, n);
+        const Eigen::MatrixXd     Ainv = A.llt().solve(Eigen::MatrixXd::Identity(n, n));
+        std::vector<Number>       h(std::size_t(n) * n);
         for (int i = 0; i < n; ++i)
           for (int j = 0; j < n; ++j)
             h[std::size_t(i) * n + j] = Number(Ainv(i, j));
@@ -115,17 +117,19 @@ namespace tpmg
     /// `from_zero`: x = 0 on the patches of this color, so their local residuals are b (read
     /// by the solve kernel in place of r; it only reads r).
     template <int dim, int k, typename Number, bool per_dof, class GlobalResidual>
-    void smooth_color_basic(Backend backend, SmootherKernel variant, bool fd, const PatchColorGeometry &geo,
-                            Number *x, const Number *b, Number *r, const Number *d1, const Number *inv,
+    void smooth_color_basic(Backend backend, SmootherKernel variant, bool fd, const PatchColorGeometry &geo, Number *x,
+                            const Number *b, Number *r, const Number *d1, const Number *inv,
                             const std::array<double, 3> &coef, const GlobalResidual &global_residual, bool from_zero)
     {
       using K    = PatchKernelKind;
       using S    = LocalSolver;
       auto solve = [&](Number *res) {
         if (fd)
-          launch_patch<dim, k, Number, K::solve, S::fast_diagonalization, per_dof>(backend, geo, x, nullptr, res, d1, inv, coef);
+          launch_patch<dim, k, Number, K::solve, S::fast_diagonalization, per_dof>(backend, geo, x, nullptr, res, d1,
+                                                                                   inv, coef);
         else
-          launch_patch<dim, k, Number, K::solve, S::inverse_matrix, per_dof>(backend, geo, x, nullptr, res, d1, inv, coef);
+          launch_patch<dim, k, Number, K::solve, S::inverse_matrix, per_dof>(backend, geo, x, nullptr, res, d1, inv,
+                                                                             coef);
       };
       if (from_zero)
         {
@@ -136,12 +140,15 @@ namespace tpmg
         {
           case SmootherKernel::fused:
             if (fd)
-              launch_patch<dim, k, Number, K::fused, S::fast_diagonalization, per_dof>(backend, geo, x, b, nullptr, d1, inv, coef);
+              launch_patch<dim, k, Number, K::fused, S::fast_diagonalization, per_dof>(backend, geo, x, b, nullptr, d1,
+                                                                                       inv, coef);
             else
-              launch_patch<dim, k, Number, K::fused, S::inverse_matrix, per_dof>(backend, geo, x, b, nullptr, d1, inv, coef);
+              launch_patch<dim, k, Number, K::fused, S::inverse_matrix, per_dof>(backend, geo, x, b, nullptr, d1, inv,
+                                                                                 coef);
             break;
           case SmootherKernel::separate:
-            launch_patch<dim, k, Number, K::residual, S::fast_diagonalization, per_dof>(backend, geo, x, b, r, d1, inv, coef);
+            launch_patch<dim, k, Number, K::residual, S::fast_diagonalization, per_dof>(backend, geo, x, b, r, d1, inv,
+                                                                                        coef);
             solve(r);
             break;
           case SmootherKernel::global:
@@ -224,8 +231,8 @@ namespace tpmg
         const int P  = config_.patches_per_block;
         auto      go = [&](auto opt) {
           smooth_color_fiber<dim, k, Number, decltype(opt)::value>(backend_, settings_.kernel, geo, x.data(), b.data(),
-                                                                  r, settings_.lumped_mass, coef_, P,
-                                                                  inverse_sums_.data(), x_is_zero);
+                                                                   r, settings_.lumped_mass, coef_, P,
+                                                                   inverse_sums_.data(), x_is_zero);
         };
         using O = KernelOptimization;
         switch (settings_.optimization)
@@ -241,7 +248,8 @@ namespace tpmg
                   }
               smooth_color_fiber<dim, k, Number, O::linear_indexing>(
                 backend_, settings_.kernel, geo, x.data(), b.data(), r, settings_.lumped_mass, coef_,
-                FiberPatchKernel<dim, k, Number, PatchKernelKind::solve, O::linear_indexing>::automatic_patches_per_block(),
+                FiberPatchKernel<dim, k, Number, PatchKernelKind::solve,
+                                 O::linear_indexing>::automatic_patches_per_block(),
                 inverse_sums_.data(), x_is_zero);
               break;
             case O::linear_indexing:
@@ -258,11 +266,13 @@ namespace tpmg
       }
     const bool fd = settings_.local_solver == LocalSolver::fast_diagonalization;
     if (config_.per_dof)
-      smooth_color_basic<dim, k, Number, true>(backend_, settings_.kernel, fd, geo, x.data(), b.data(), residual_.data(),
-                                               data1d_.data(), inverse_.data(), coef_, global_residual, x_is_zero);
+      smooth_color_basic<dim, k, Number, true>(backend_, settings_.kernel, fd, geo, x.data(), b.data(),
+                                               residual_.data(), data1d_.data(), inverse_.data(), coef_,
+                                               global_residual, x_is_zero);
     else
-      smooth_color_basic<dim, k, Number, false>(backend_, settings_.kernel, fd, geo, x.data(), b.data(), residual_.data(),
-                                                data1d_.data(), inverse_.data(), coef_, global_residual, x_is_zero);
+      smooth_color_basic<dim, k, Number, false>(backend_, settings_.kernel, fd, geo, x.data(), b.data(),
+                                                residual_.data(), data1d_.data(), inverse_.data(), coef_,
+                                                global_residual, x_is_zero);
   }
 
 } // namespace tpmg

@@ -15,8 +15,7 @@ namespace tpmg
     /// The fused fiber kernel of these settings (the others launched share its P limits).
     FiberKernelKey fiber_key(const PatchSmootherSettings &s, int dim, int degree, Precision precision)
     {
-      const bool fused_li =
-        s.kernel == SmootherKernel::fused && s.optimization == KernelOptimization::linear_indexing;
+      const bool fused_li = s.kernel == SmootherKernel::fused && s.optimization == KernelOptimization::linear_indexing;
       // the separate and global kernels, and the padded optimizations, take the padded
       // kernel's limits and rule
       return {dim, degree, precision == Precision::single ? 4 : 8, PatchKernelKind::fused,
@@ -55,8 +54,7 @@ namespace tpmg
       {
         const int max_P = fiber_policy(fiber_key(s, dim, degree, precision)).max_patches_per_block;
         if (s.patches_per_block > max_P)
-          return error(SmootherSetting::patches_per_block, "patches per block " +
-                                                             std::to_string(s.patches_per_block) +
+          return error(SmootherSetting::patches_per_block, "patches per block " + std::to_string(s.patches_per_block) +
                                                              " exceeds the maximum " + std::to_string(max_P) +
                                                              " for this degree");
       }
@@ -82,13 +80,13 @@ namespace tpmg
       }
     // k = 1 has one interior DoF per patch: the tile kernel, whose patches share their loads
     // (also from x = 0; docs/performance/smoother.md, "Tile kernel (k = 1)")
-    c.family = degree == 1 && s.kernel == SmootherKernel::fused ? PatchKernelFamily::tile
-               : s.optimization == O::tensor_core                 ? PatchKernelFamily::tensor_core
-                                                                  : PatchKernelFamily::fiber;
+    c.family                    = degree == 1 && s.kernel == SmootherKernel::fused ? PatchKernelFamily::tile
+                                  : s.optimization == O::tensor_core               ? PatchKernelFamily::tensor_core
+                                                                                   : PatchKernelFamily::fiber;
     const FiberKernelKey key    = fiber_key(s, dim, degree, precision);
     const FiberPolicy    policy = fiber_policy(key);
     c.max_patches_per_block     = policy.max_patches_per_block;
-    c.patches_per_block         = s.patches_per_block > 0                 ? s.patches_per_block
+    c.patches_per_block         = s.patches_per_block > 0            ? s.patches_per_block
                                   : s.optimization == O::tensor_core ? 1
                                                                      : policy.automatic_patches_per_block(key);
     if (c.family == PatchKernelFamily::fiber && s.kernel == SmootherKernel::fused)

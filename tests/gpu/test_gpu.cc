@@ -105,20 +105,21 @@ void laplace_case(int dim, int k)
     dispatch_degree(k, [&](auto K) {
       constexpr int dd = decltype(D)::value, kk = decltype(K)::value;
       const auto    lev = level_of(dd, kk, dd == 3 ? (kk <= 3 ? 3 : 2) : 4, {2, 1, 3});
-      compare_backends<T>(lev, {std::vector<T>(lev.n_dofs()), random_interior<T>(lev, 1)},
-                          [&](Backend b, std::vector<Vector<T>> &v) {
-                            CartesianLaplaceOperator<dd, kk, T> op(lev, b);
-                            op.vmult(v[0], v[1]);
-                          },
-                          "laplace " + std::to_string(dd) + "D k=" + std::to_string(kk));
+      compare_backends<T>(
+        lev, {std::vector<T>(lev.n_dofs()), random_interior<T>(lev, 1)},
+        [&](Backend b, std::vector<Vector<T>> &v) {
+          CartesianLaplaceOperator<dd, kk, T> op(lev, b);
+          op.vmult(v[0], v[1]);
+        },
+        "laplace " + std::to_string(dd) + "D k=" + std::to_string(kk));
       // the residual b - A x (fused from k = 2; the CPU test covers boundary values)
-      compare_backends<T>(lev,
-                          {std::vector<T>(lev.n_dofs()), random_interior<T>(lev, 2), random_interior<T>(lev, 3)},
-                          [&](Backend b, std::vector<Vector<T>> &v) {
-                            CartesianLaplaceOperator<dd, kk, T> op(lev, b);
-                            op.residual(v[0], v[2], v[1]);
-                          },
-                          "laplace residual " + std::to_string(dd) + "D k=" + std::to_string(kk));
+      compare_backends<T>(
+        lev, {std::vector<T>(lev.n_dofs()), random_interior<T>(lev, 2), random_interior<T>(lev, 3)},
+        [&](Backend b, std::vector<Vector<T>> &v) {
+          CartesianLaplaceOperator<dd, kk, T> op(lev, b);
+          op.residual(v[0], v[2], v[1]);
+        },
+        "laplace residual " + std::to_string(dd) + "D k=" + std::to_string(kk));
     });
   });
 }
@@ -143,27 +144,27 @@ void smoother_case(int dim, int k, SmootherKernel kern, LocalSolver ls,
       constexpr int dd = decltype(D)::value, kk = decltype(K)::value;
       if constexpr (VertexPatchSmoother<dd, kk, T>::supported())
         {
-          const auto lev = level_of(dd, kk, dd == 3 ? (kk <= 4 ? 3 : 2) : 4, {1, 2, 1});
+          const auto            lev = level_of(dd, kk, dd == 3 ? (kk <= 4 ? 3 : 2) : 4, {1, 2, 1});
           PatchSmootherSettings s;
-          s.kernel       = kern;
-          s.local_solver = ls;
-          s.optimization = opt;
+          s.kernel           = kern;
+          s.local_solver     = ls;
+          s.optimization     = opt;
           s.thread_structure = opt == KernelOptimization::basic ? ts : ThreadStructure::automatic;
           s.lumped_mass      = lumped_mass;
-          compare_backends<T>(lev, {random_interior<T>(lev, 2), random_interior<T>(lev, 3)},
-                              [&](Backend b, std::vector<Vector<T>> &v) {
-                                CartesianLaplaceOperator<dd, kk, T> op(lev, b);
-                                VertexPatchSmoother<dd, kk, T>      sm(lev, b, s, &op);
-                                sm.smooth(v[0], v[1]);
-                                sm.smooth(v[0], v[1], true);
-                                Vector<T> z(lev.n_dofs(), b); // a sweep from zero, told so
-                                sm.smooth(z, v[1], false, true);
-                                sadd(T(1), T(1), z, v[0]);
-                              },
-                              "smoother " + std::to_string(dd) + "D k=" + std::to_string(kk) + " " +
-                                std::to_string(int(kern)) + "/" + std::to_string(int(ls)) + "/" +
-                                std::to_string(int(opt)) + "/threads " + std::to_string(int(s.thread_structure)) +
-                                (lumped_mass ? " lumped" : ""));
+          compare_backends<T>(
+            lev, {random_interior<T>(lev, 2), random_interior<T>(lev, 3)},
+            [&](Backend b, std::vector<Vector<T>> &v) {
+              CartesianLaplaceOperator<dd, kk, T> op(lev, b);
+              VertexPatchSmoother<dd, kk, T>      sm(lev, b, s, &op);
+              sm.smooth(v[0], v[1]);
+              sm.smooth(v[0], v[1], true);
+              Vector<T> z(lev.n_dofs(), b); // a sweep from zero, told so
+              sm.smooth(z, v[1], false, true);
+              sadd(T(1), T(1), z, v[0]);
+            },
+            "smoother " + std::to_string(dd) + "D k=" + std::to_string(kk) + " " + std::to_string(int(kern)) + "/" +
+              std::to_string(int(ls)) + "/" + std::to_string(int(opt)) + "/threads " +
+              std::to_string(int(s.thread_structure)) + (lumped_mass ? " lumped" : ""));
         }
     });
   });
@@ -195,8 +196,10 @@ TEST(Gpu, PatchSmootherEqualsCpu)
                 // compile time
                 if (kern != SmootherKernel::global)
                   {
-                    smoother_case<double>(dim, k, kern, LocalSolver::fast_diagonalization, opt, ThreadStructure::column, true);
-                    smoother_case<float>(dim, k, kern, LocalSolver::fast_diagonalization, opt, ThreadStructure::column, true);
+                    smoother_case<double>(dim, k, kern, LocalSolver::fast_diagonalization, opt, ThreadStructure::column,
+                                          true);
+                    smoother_case<float>(dim, k, kern, LocalSolver::fast_diagonalization, opt, ThreadStructure::column,
+                                         true);
                   }
               }
           // the tensor-core tile products against the CPU's dot products (3D fused only)
@@ -227,8 +230,8 @@ namespace
   template <int k, typename Number>
   void expect_fiber_resources(int P, int min_blocks, unsigned max_local, int max_registers = 255)
   {
-    const std::string name = "fused linear_indexing 3D k = " + std::to_string(k) + " " +
-                             (std::is_same_v<Number, float> ? "float" : "double");
+    const std::string name =
+      "fused linear_indexing 3D k = " + std::to_string(k) + " " + (std::is_same_v<Number, float> ? "float" : "double");
     FiberPatchKernel<3, k, Number, PatchKernelKind::fused, KernelOptimization::linear_indexing> kern{};
     kern.set_patches_per_block(P);
     const KernelResources r = resources_of(name.c_str(), kern);
@@ -286,9 +289,12 @@ TEST(Gpu, KernelsKeepTheirRegistersAndResidentBlocks)
   expect_fiber_resources<8, float>(1, 2, 0);
 
   // BP kernels on the fly: the register cap and the resident blocks their launch bounds ask for
-  expect_bp_launch_bounds_hold<BPOperatorKernel<3, 2, double, BakeOff::bp5, GeometryMode::on_the_fly>>("BP5 on the fly k = 2 double");
-  expect_bp_launch_bounds_hold<BPOperatorKernel<3, 4, double, BakeOff::bp3, GeometryMode::on_the_fly>>("BP3 on the fly k = 4 double");
-  expect_bp_launch_bounds_hold<BPOperatorKernel<3, 8, double, BakeOff::bp1, GeometryMode::on_the_fly>>("BP1 on the fly k = 8 double");
+  expect_bp_launch_bounds_hold<BPOperatorKernel<3, 2, double, BakeOff::bp5, GeometryMode::on_the_fly>>(
+    "BP5 on the fly k = 2 double");
+  expect_bp_launch_bounds_hold<BPOperatorKernel<3, 4, double, BakeOff::bp3, GeometryMode::on_the_fly>>(
+    "BP3 on the fly k = 4 double");
+  expect_bp_launch_bounds_hold<BPOperatorKernel<3, 8, double, BakeOff::bp1, GeometryMode::on_the_fly>>(
+    "BP1 on the fly k = 8 double");
 }
 
 // More patches per block than a block's shared memory holds (3D k = 6 double, conflict_free,
@@ -324,9 +330,9 @@ TEST(Gpu, TransferEqualsCpu)
           if constexpr (dd == 2 || kk <= 8)
             {
               Domain d;
-              d.dim          = dd;
-              d.coarse_cells = {1, 2, 1};
-              const auto levels = make_hierarchy(d, kk, dd == 3 ? 2 : 4);
+              d.dim              = dd;
+              d.coarse_cells     = {1, 2, 1};
+              const auto  levels = make_hierarchy(d, kk, dd == 3 ? 2 : 4);
               const auto &c = levels[levels.size() - 2], &f = levels.back();
               for (int restrict_dir = 0; restrict_dir < 2; ++restrict_dir)
                 {
@@ -382,15 +388,16 @@ TEST(Gpu, VectorOperationsEqualCpu)
 TEST(Gpu, ChebyshevEqualsCpu)
 {
   const auto lev = level_of(3, 3, 3);
-  compare_backends<double>(lev, {random_interior<double>(lev, 8), random_interior<double>(lev, 9)},
-                           [&](Backend b, std::vector<Vector<double>> &v) {
-                             CartesianLaplaceOperator<3, 3, double> op(lev, b);
-                             Vector<double>                         diag;
-                             laplace_diagonal(lev, b, false, diag);
-                             ChebyshevSmoother<double> sm(op, std::move(diag), ChebyshevSettings{}, b);
-                             sm.smooth(v[0], v[1]);
-                           },
-                           "chebyshev", 1e-10);
+  compare_backends<double>(
+    lev, {random_interior<double>(lev, 8), random_interior<double>(lev, 9)},
+    [&](Backend b, std::vector<Vector<double>> &v) {
+      CartesianLaplaceOperator<3, 3, double> op(lev, b);
+      Vector<double>                         diag;
+      laplace_diagonal(lev, b, false, diag);
+      ChebyshevSmoother<double> sm(op, std::move(diag), ChebyshevSettings{}, b);
+      sm.smooth(v[0], v[1]);
+    },
+    "chebyshev", 1e-10);
 }
 
 TEST(Gpu, RhsAndErrorsEqualCpu)
@@ -405,11 +412,9 @@ TEST(Gpu, RhsAndErrorsEqualCpu)
     }
   EXPECT_NEAR(e[1].l2, e[0].l2, 1e-10 * e[0].l2);
   EXPECT_NEAR(e[1].h1_semi, e[0].h1_semi, 1e-10 * e[0].h1_semi);
-  compare_backends<double>(lev, {std::vector<double>(lev.n_dofs())},
-                           [&](Backend b, std::vector<Vector<double>> &v) {
-                             assemble_rhs(lev, RightHandSide::manufactured, b, v[0]);
-                           },
-                           "rhs");
+  compare_backends<double>(
+    lev, {std::vector<double>(lev.n_dofs())},
+    [&](Backend b, std::vector<Vector<double>> &v) { assemble_rhs(lev, RightHandSide::manufactured, b, v[0]); }, "rhs");
 }
 
 TEST(Gpu, WholeSolveMatchesCpu)
@@ -445,32 +450,34 @@ TEST(Gpu, BPOperatorsEqualCpu)
     for (int k = 1; k <= 8; ++k)
       for (BakeOff bp : {BakeOff::bp1, BakeOff::bp3, BakeOff::bp5})
         for (GeometryMode mode : {GeometryMode::stored, GeometryMode::on_the_fly, GeometryMode::polynomial})
-        if (mode != GeometryMode::polynomial || bp == BakeOff::bp1)
-        dispatch_dim(dim, [&](auto D) {
-          dispatch_degree<8>(k, [&](auto K) {
-            constexpr int dd = decltype(D)::value, kk = decltype(K)::value;
-            Domain        d;
-            d.dim          = dd;
-            d.coarse_cells = {6, 2, 2};
-            const auto lev = make_hierarchy(d, kk, dd == 3 && kk > 4 ? 0 : 1).back();
-            const DeformationSettings def{Deformation::kershaw, 0.4};
-            compare_backends<double>(lev, {std::vector<double>(lev.n_dofs()), random_interior<double>(lev, 11)},
-                                     [&](Backend b, std::vector<Vector<double>> &v) {
-                                       BPOperator<dd, kk, double> op(lev, b, bp, def, true, mode);
-                                       op.vmult(v[0], v[1]);
-                                     },
-                                     "BP" + std::to_string(int(bp)) + " " + std::to_string(dd) + "D k=" + std::to_string(kk) +
-                                       (mode == GeometryMode::stored       ? " stored"
-                                        : mode == GeometryMode::on_the_fly ? " on the fly"
-                                                                           : " polynomial"));
-            compare_backends<float>(lev, {std::vector<float>(lev.n_dofs()), random_interior<float>(lev, 12)},
-                                    [&](Backend b, std::vector<Vector<float>> &v) {
-                                      BPOperator<dd, kk, float> op(lev, b, bp, def, false, mode);
-                                      op.vmult(v[0], v[1]);
-                                    },
-                                    "BP float " + std::to_string(dd) + "D k=" + std::to_string(kk));
-          });
-        });
+          if (mode != GeometryMode::polynomial || bp == BakeOff::bp1)
+            dispatch_dim(dim, [&](auto D) {
+              dispatch_degree<8>(k, [&](auto K) {
+                constexpr int dd = decltype(D)::value, kk = decltype(K)::value;
+                Domain        d;
+                d.dim                         = dd;
+                d.coarse_cells                = {6, 2, 2};
+                const auto                lev = make_hierarchy(d, kk, dd == 3 && kk > 4 ? 0 : 1).back();
+                const DeformationSettings def{Deformation::kershaw, 0.4};
+                compare_backends<double>(
+                  lev, {std::vector<double>(lev.n_dofs()), random_interior<double>(lev, 11)},
+                  [&](Backend b, std::vector<Vector<double>> &v) {
+                    BPOperator<dd, kk, double> op(lev, b, bp, def, true, mode);
+                    op.vmult(v[0], v[1]);
+                  },
+                  "BP" + std::to_string(int(bp)) + " " + std::to_string(dd) + "D k=" + std::to_string(kk) +
+                    (mode == GeometryMode::stored       ? " stored"
+                     : mode == GeometryMode::on_the_fly ? " on the fly"
+                                                        : " polynomial"));
+                compare_backends<float>(
+                  lev, {std::vector<float>(lev.n_dofs()), random_interior<float>(lev, 12)},
+                  [&](Backend b, std::vector<Vector<float>> &v) {
+                    BPOperator<dd, kk, float> op(lev, b, bp, def, false, mode);
+                    op.vmult(v[0], v[1]);
+                  },
+                  "BP float " + std::to_string(dd) + "D k=" + std::to_string(kk));
+              });
+            });
 }
 
 TEST(Gpu, TooLargeProblemIsRefusedBeforeAllocation)
