@@ -9,10 +9,16 @@ the per-level totals of each run.
 import argparse
 import json
 
-import matplotlib
+import sys
 
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
+try:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt  # noqa: E402
+except ImportError:
+    sys.exit("%s needs matplotlib (Debian: apt-get install python3-matplotlib; pip: pip install matplotlib)"
+             % sys.argv[0])
 
 COMPONENTS = [
     ("coarser_levels", "all coarser levels"),

@@ -10,10 +10,16 @@ performance = FLOPs / time. Ceilings: the H100's measured values (docs/performan
 import argparse
 import csv
 
-import matplotlib
+import sys
 
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
+try:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt  # noqa: E402
+except ImportError:
+    sys.exit("%s needs matplotlib (Debian: apt-get install python3-matplotlib; pip: pip install matplotlib)"
+             % sys.argv[0])
 
 PEAK = {"float": 61e12, "double": 33e12}
 BANDWIDTH = {"shared": 33e12, "dram": 2.9e12}

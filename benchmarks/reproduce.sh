@@ -6,7 +6,7 @@
 #
 #   build              configure and build poisson_solver, gpu_tests, tpmg_bench, bank_probe
 #   gpu-tests          the GPU test suite (every kernel's GPU result against the CPU runner)
-#   sanitizer          compute-sanitizer memcheck, racecheck, synccheck on 17 solver runs
+#   sanitizer          compute-sanitizer memcheck, racecheck, synccheck on 18 solver runs
 #   sanitizer-bp       the same tools on the BP kernels (k = 3, 7, all geometries)
 #   operator           level operator `cartesian`: 3D k = 2..8, and k = 1 (stencil) in 2D and 3D
 #   transfer           restriction + prolongation, 3D k = 1..8 and 2D k = 1..10
@@ -89,10 +89,11 @@ for stage in "$@"; do
         eval "set -- $args"
         sanitize "$OUT/checks/sanitizer.txt" "$args" $SOLVER "$@" --set Output/Verbose=false
       done <<'RUNS'
-prm/2d_fused_float.prm --set Mesh/Refinement\ level=4
-prm/3d_fused_double.prm --set Mesh/Refinement\ level=2
-prm/3d_separate_float.prm --set Mesh/Refinement\ level=2
-prm/3d_global_float.prm --set Mesh/Refinement\ level=2 --set Solver/Type=fmg
+prm/2d_fused_float.prm --set Mesh/Refinement\ level=4 --set Multigrid/Kernel\ optimization=basic
+prm/3d_fused_double.prm --set Mesh/Refinement\ level=2 --set Multigrid/Kernel\ optimization=basic
+prm/3d_separate_float.prm --set Mesh/Refinement\ level=2 --set Multigrid/Kernel\ optimization=basic
+prm/3d_global_float.prm --set Mesh/Refinement\ level=2 --set Solver/Type=fmg --set Multigrid/Kernel\ optimization=basic
+prm/3d_fused_float.prm --set Mesh/Refinement\ level=2
 prm/chebyshev_3d.prm --set Mesh/Refinement\ level=2 --set Mesh/Coarse\ cells=2
 prm/3d_fused_float.prm --set Mesh/Refinement\ level=2 --set Multigrid/Kernel\ optimization=conflict_free
 prm/3d_separate_double.prm --set Mesh/Refinement\ level=2 --set Multigrid/Kernel\ optimization=boundary
@@ -220,14 +221,14 @@ RUNS
         --csv "$OUT/bp/bpsweep.csv" 2>&1 | tee "$OUT/bp/bpsweep.txt"
       ;;
     table7)
-      # prm/table7_k{1,3,7}_{mixed,double}.prm with the fastest smoother (fused linear_indexing,
-      # the tile kernel at k = 1), right (the files' default) and left preconditioning; the
-      # breakdown chart from the right-preconditioned runs
+      # prm/table7_k{1,3,7}_{mixed,double}.prm as shipped (Kernel optimization = automatic), right
+      # (the files' default) and left preconditioning; the breakdown chart from the
+      # right-preconditioned runs
       mkdir -p "$OUT/table7/table7"
       for f in table7_k1_mixed table7_k1_double table7_k3_mixed table7_k3_double table7_k7_mixed table7_k7_double; do
         for side in right left; do
           log=$OUT/table7/table7/${f}_$side
-          $SOLVER prm/$f.prm --set "Multigrid/Kernel optimization=linear_indexing" --set "Solver/Preconditioning side=$side" \
+          $SOLVER prm/$f.prm --set "Solver/Preconditioning side=$side" \
             --json "$log.json" > "$log.log" 2>&1
           echo "$f $side: exit $? $(result_line "$log.log")"
         done

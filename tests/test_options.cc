@@ -85,7 +85,9 @@ TEST(Options, ParameterFileUsesTheTables)
 TEST(Options, ResolveSmoother)
 {
   PatchSmootherSettings s;
+  s.optimization = KernelOptimization::basic;
   EXPECT_EQ(resolve_smoother(s, 3, 4, Precision::single).family, PatchKernelFamily::basic);
+  EXPECT_FALSE(resolve_smoother(s, 3, 4, Precision::single).automatic);
   s.optimization                = KernelOptimization::linear_indexing;
   const SmootherConfiguration c = resolve_smoother(s, 3, 4, Precision::single);
   EXPECT_EQ(c.family, PatchKernelFamily::fiber);
@@ -117,4 +119,47 @@ TEST(Options, ResolveSmoother)
   t.local_solver = LocalSolver::inverse_matrix;
   EXPECT_EQ(refusal(t, 3), SmootherSetting::local_solver);
   EXPECT_FALSE(check_smoother_settings({}, 3, 8, Precision::dual).has_value());
+}
+
+// `automatic` (the default) takes the measured fastest optimization the other settings allow.
+TEST(Options, AutomaticOptimization)
+{
+  using O = KernelOptimization;
+  PatchSmootherSettings s;
+  EXPECT_EQ(s.optimization, O::automatic);
+  for (Precision p : {Precision::single, Precision::dual})
+    {
+      for (int k = 2; k <= 8; ++k)
+        {
+          const SmootherConfiguration c = resolve_smoother(s, 3, k, p, Backend::cuda);
+          EXPECT_EQ(c.settings.optimization, O::linear_indexing) << k;
+          EXPECT_TRUE(c.automatic);
+          EXPECT_EQ(c.optimization_name(), "linear_indexing (automatic)");
+          // the CPU runner's fastest: the basic kernels
+          EXPECT_EQ(resolve_smoother(s, 3, k, p, Backend::cpu).settings.optimization, O::basic) << k;
+        }
+      for (Backend b : {Backend::cpu, Backend::cuda})
+        {
+          EXPECT_EQ(resolve_smoother(s, 3, 1, p, b).settings.optimization, O::boundary);
+          EXPECT_EQ(resolve_smoother(s, 3, 1, p, b).family, PatchKernelFamily::tile);
+        }
+      EXPECT_EQ(resolve_smoother(s, 2, 1, p, Backend::cuda).settings.optimization, O::linear_indexing);
+    }
+  // patches per block ask for the optimized kernels, also on the CPU
+  PatchSmootherSettings sp;
+  sp.patches_per_block = 2;
+  EXPECT_EQ(chosen_optimization(sp, Backend::cpu, 3, 3, Precision::single), O::linear_indexing);
+  PatchSmootherSettings t;
+  t.kernel = SmootherKernel::separate;
+  EXPECT_EQ(chosen_optimization(t, Backend::cuda, 3, 2, Precision::single), O::boundary);
+  EXPECT_EQ(chosen_optimization(t, Backend::cuda, 3, 3, Precision::single), O::linear_indexing);
+  t.kernel = SmootherKernel::global; // boundary does not combine with global
+  EXPECT_EQ(chosen_optimization(t, Backend::cuda, 3, 1, Precision::single), O::linear_indexing);
+  // what exists only in the basic kernels keeps them
+  t.thread_structure = ThreadStructure::dof;
+  EXPECT_EQ(chosen_optimization(t, Backend::cuda, 3, 4, Precision::single), O::basic);
+  t.thread_structure = ThreadStructure::automatic;
+  t.local_solver     = LocalSolver::inverse_matrix;
+  EXPECT_EQ(chosen_optimization(t, Backend::cuda, 3, 4, Precision::single), O::basic);
+  EXPECT_EQ(resolve_smoother(t, 3, 4, Precision::single).optimization_name(), "basic, thread per column (automatic)");
 }

@@ -89,7 +89,8 @@ namespace tpmg
     linear_indexing,
     conflict_free,
     boundary,
-    tensor_core ///< 3D fused: the 1D products as FP64 tile products (kernels/smoothers/patch_mma.h)
+    tensor_core, ///< 3D fused: the 1D products as FP64 tile products (kernels/smoothers/patch_mma.h)
+    automatic    ///< the one measured fastest for the device, dimension, degree and precision (resolve_smoother)
   };
   /// Local solver of the basic patch kernels.
   enum class LocalSolver
@@ -175,8 +176,8 @@ namespace tpmg
                   {SmootherType::chebyshev_jacobi, "chebyshev_jacobi"});
   TPMG_ENUM_NAMES(SmootherKernel, 3, {SmootherKernel::global, "global"}, {SmootherKernel::separate, "separate"},
                   {SmootherKernel::fused, "fused"});
-  TPMG_ENUM_NAMES(KernelOptimization, 5, {KernelOptimization::basic, "basic"},
-                  {KernelOptimization::linear_indexing, "linear_indexing"},
+  TPMG_ENUM_NAMES(KernelOptimization, 6, {KernelOptimization::automatic, "automatic"},
+                  {KernelOptimization::basic, "basic"}, {KernelOptimization::linear_indexing, "linear_indexing"},
                   {KernelOptimization::conflict_free, "conflict_free"}, {KernelOptimization::boundary, "boundary"},
                   {KernelOptimization::tensor_core, "tensor_core"});
   TPMG_ENUM_NAMES(LocalSolver, 2, {LocalSolver::fast_diagonalization, "fast_diagonalization"},

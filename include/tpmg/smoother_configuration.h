@@ -15,7 +15,7 @@ namespace tpmg
   struct PatchSmootherSettings
   {
     SmootherKernel     kernel           = SmootherKernel::fused;
-    KernelOptimization optimization     = KernelOptimization::basic;
+    KernelOptimization optimization     = KernelOptimization::automatic;
     LocalSolver        local_solver     = LocalSolver::fast_diagonalization;
     ColorOrder         color_order      = ColorOrder::standard;
     ThreadStructure    thread_structure = ThreadStructure::automatic;
@@ -33,10 +33,11 @@ namespace tpmg
     tensor_core ///< 3D fused tensor_core: MmaPatchKernel (patch_mma.h); from x = 0 the fiber solve kernel
   };
 
-  /// What the settings resolve to for one (dimension, degree, precision).
+  /// What the settings resolve to for one (backend, dimension, degree, precision).
   struct SmootherConfiguration
   {
-    PatchSmootherSettings settings; ///< as given
+    PatchSmootherSettings settings;                      ///< as given, with `automatic` replaced by the choice
+    bool                  automatic             = false; ///< the optimization was chosen by the library
     PatchKernelFamily     family                = PatchKernelFamily::basic;
     bool                  per_dof               = false; ///< basic kernels: one thread per DoF, else one per column
     int                   patches_per_block     = 0;     ///< fiber and tensor_core kernels (0 for the others)
@@ -44,8 +45,8 @@ namespace tpmg
     bool                  in_place              = false; ///< fused fiber kernel: the stages work in place
     int                   resident_blocks       = 0; ///< fused fiber kernel: blocks per SM its launch bounds ask for
 
-    /// The optimization as the report shows it: its name, and for the basic kernels the
-    /// thread structure ("basic, thread per column").
+    /// The optimization as the report shows it: its name, for the basic kernels the thread
+    /// structure ("basic, thread per column"), and "(automatic)" where the library chose it.
     std::string optimization_name() const;
     /// One line on the kernels, e.g. "fiber kernels, 4 patches per block, in place".
     std::string description() const;
@@ -66,11 +67,19 @@ namespace tpmg
     std::string     message;
   };
 
+  /// The optimization `automatic` stands for: the one the benchmarks measured fastest on the
+  /// backend's device for this dimension, degree, precision and kernel variant, among those the
+  /// other settings allow (the table: src/smoothers/smoother_configuration.cc; its source:
+  /// docs/performance/smoother.md, "Automatic choice"). Other values are returned as they are.
+  KernelOptimization chosen_optimization(const PatchSmootherSettings &s, Backend backend, int dim, int degree,
+                                         Precision precision);
+
   /// The first thing wrong with `s` on a level of this dimension, degree and precision, if any.
   std::optional<SmootherSettingsError> check_smoother_settings(const PatchSmootherSettings &s, int dim, int degree,
-                                                               Precision precision);
+                                                               Precision precision, Backend backend = Backend::cuda);
 
   /// The configuration `s` resolves to; throws std::invalid_argument with the message of
   /// check_smoother_settings where that finds an error.
-  SmootherConfiguration resolve_smoother(const PatchSmootherSettings &s, int dim, int degree, Precision precision);
+  SmootherConfiguration resolve_smoother(const PatchSmootherSettings &s, int dim, int degree, Precision precision,
+                                         Backend backend = Backend::cuda);
 } // namespace tpmg

@@ -85,11 +85,15 @@ namespace tpmg
       res.precision       = to_string(p.precision);
       res.smoother        = to_string(p.smoother);
       res.smoother_kernel = to_string(p.patch.kernel);
-      res.kernel_optimization =
-        p.smoother == SmootherType::vertex_patch
-          ? resolve_smoother(p.patch, dim, k, std::is_same_v<Number, float> ? Precision::single : Precision::dual)
-              .optimization_name()
-          : to_string(p.patch.optimization);
+      if (p.smoother == SmootherType::vertex_patch)
+        {
+          const SmootherConfiguration c = resolve_smoother(
+            p.patch, dim, k, std::is_same_v<Number, float> ? Precision::single : Precision::dual, backend);
+          res.kernel_optimization    = c.optimization_name();
+          res.smoother_configuration = c.description();
+        }
+      else
+        res.kernel_optimization = to_string(p.patch.optimization);
       res.level_operator = to_string(p.level_operator);
       if (p.level_operator != LevelOperatorType::cartesian && p.geometry == GeometryMode::on_the_fly)
         res.level_operator += " (geometry on the fly)";

@@ -70,6 +70,8 @@ namespace tpmg
         << double(r.memory_bytes) / (1 << 30) << " GiB\n";
     out << "setup " << std::setprecision(3) << r.setup_time_s << " s; coarse solver on level " << r.coarsest_level
         << ": " << r.coarse_solver << (r.converged ? "" : "; NOT CONVERGED: " + r.failure) << "\n";
+    if (!r.smoother_configuration.empty())
+      out << "smoother: " << r.smoother_configuration << "\n";
 
     double total = 0;
     for (const auto &[name, t] : r.breakdown)
@@ -106,6 +108,7 @@ namespace tpmg
     kv("smoother", json_string(r.smoother));
     kv("smoother_kernel", json_string(r.smoother_kernel));
     kv("kernel_optimization", json_string(r.kernel_optimization));
+    kv("smoother_configuration", json_string(r.smoother_configuration));
     kv("level_operator", json_string(r.level_operator));
     kv("backend", json_string(r.backend));
     kv("device", json_string(r.device));

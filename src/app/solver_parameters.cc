@@ -73,8 +73,9 @@ namespace tpmg
       "Smoother kernel", to_string(d.patch.kernel), choice<SmootherKernel>(),
       "Vertex-patch kernel variant: global residual + patch solve, two patch kernels, one patch kernel");
     prm.declare_entry("Kernel optimization", to_string(d.patch.optimization), choice<KernelOptimization>(),
-                      "Vertex-patch kernel optimization (docs/kernels.md); tensor_core: 3D fused kernel, "
-                      "1D products on the FP64 tensor cores");
+                      "Vertex-patch kernel optimization (docs/kernels.md): automatic = the fastest measured for "
+                      "the device, dimension, degree and precision; tensor_core: 3D fused kernel, 1D products on "
+                      "the FP64 tensor cores");
     prm.declare_entry("Level operator", to_string(d.level_operator), choice<LevelOperatorType>(),
                       "Matrix-free level operator: Kronecker form, CEED BP3 (Gauss k+2) or BP5 (GLL collocation)");
     prm.declare_entry("Geometric factors", to_string(d.geometry),

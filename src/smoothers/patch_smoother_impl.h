@@ -18,12 +18,15 @@ namespace tpmg
 {
   template <int dim, int k, typename Number>
   VertexPatchSmoother<dim, k, Number>::VertexPatchSmoother(const CartesianLevel &level, Backend backend,
-                                                           const PatchSmootherSettings  &settings,
+                                                           const PatchSmootherSettings  &given,
                                                            const LinearOperator<Number> *op)
-    : level_(level), backend_(backend), settings_(settings), op_(op)
+    : level_(level), backend_(backend), settings_(given), op_(op)
   {
     static_assert(supported(), "vertex-patch smoother: degree out of range for this dimension");
-    config_ = resolve_smoother(settings, dim, k, std::is_same_v<Number, float> ? Precision::single : Precision::dual);
+    config_ =
+      resolve_smoother(given, dim, k, std::is_same_v<Number, float> ? Precision::single : Precision::dual, backend);
+    settings_                             = config_.settings; // `automatic` replaced by the choice
+    const PatchSmootherSettings &settings = settings_;
     if (settings.kernel == SmootherKernel::global && op == nullptr)
       throw std::invalid_argument("the 'global' smoother kernel needs the level operator");
     const bool optimized   = settings.optimization != KernelOptimization::basic;

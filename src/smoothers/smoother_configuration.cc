@@ -23,12 +23,37 @@ namespace tpmg
     }
   } // namespace
 
-  std::optional<SmootherSettingsError> check_smoother_settings(const PatchSmootherSettings &s, int dim, int degree,
-                                                               Precision precision)
+  KernelOptimization chosen_optimization(const PatchSmootherSettings &s, Backend backend, int dim, int degree,
+                                         Precision precision)
   {
-    using O              = KernelOptimization;
-    const bool optimized = s.optimization != O::basic;
-    auto       error     = [](SmootherSetting what, std::string message) {
+    using O = KernelOptimization;
+    if (s.optimization != O::automatic)
+      return s.optimization;
+    // the dense inverse and one thread per DoF exist in the basic kernels only
+    if (s.local_solver == LocalSolver::inverse_matrix || s.thread_structure == ThreadStructure::dof)
+      return O::basic;
+    const bool tile_or_reduced = dim == 3 && s.kernel != SmootherKernel::global &&
+                                 (degree == 1 || (degree == 2 && s.kernel == SmootherKernel::separate));
+    (void)precision;                                         // neither table depends on it
+    if (backend == Backend::cpu && s.patches_per_block == 0) // (patches per block ask for the optimized kernels)
+      // the CPU runner (tpmg_bench --cpu, 3D fused, 3e5 DoFs, 2 cores): the basic kernels are the
+      // fastest or within 0.6x of it at k = 2..8, the tile kernel wins k = 1 (docs/performance/
+      // smoother.md, "Automatic choice")
+      return dim == 3 && degree == 1 && s.kernel != SmootherKernel::global ? O::boundary : O::basic;
+    // the H100, every kernel variant and optimization in one run (benchmarks/results/h100/
+    // smoother/smoother3d.csv, smoother2d.csv): linear_indexing everywhere but 3D k = 1 (the tile
+    // kernel, fused and separate) and 3D k = 2 separate, where boundary is fastest
+    return tile_or_reduced ? O::boundary : O::linear_indexing;
+  }
+
+  std::optional<SmootherSettingsError> check_smoother_settings(const PatchSmootherSettings &given, int dim, int degree,
+                                                               Precision precision, Backend backend)
+  {
+    using O                 = KernelOptimization;
+    PatchSmootherSettings s = given;
+    s.optimization          = chosen_optimization(given, backend, dim, degree, precision);
+    const bool optimized    = s.optimization != O::basic;
+    auto       error        = [](SmootherSetting what, std::string message) {
       return std::optional<SmootherSettingsError>(SmootherSettingsError{what, std::move(message)});
     };
     if (s.optimization == O::boundary && s.kernel == SmootherKernel::global)
@@ -61,13 +86,17 @@ namespace tpmg
     return std::nullopt;
   }
 
-  SmootherConfiguration resolve_smoother(const PatchSmootherSettings &s, int dim, int degree, Precision precision)
+  SmootherConfiguration resolve_smoother(const PatchSmootherSettings &given, int dim, int degree, Precision precision,
+                                         Backend backend)
   {
-    if (const auto e = check_smoother_settings(s, dim, degree, precision))
+    if (const auto e = check_smoother_settings(given, dim, degree, precision, backend))
       throw std::invalid_argument(e->message);
     using O = KernelOptimization;
     SmootherConfiguration c;
-    c.settings = s;
+    c.automatic                    = given.optimization == O::automatic;
+    c.settings                     = given;
+    c.settings.optimization        = chosen_optimization(given, backend, dim, degree, precision);
+    const PatchSmootherSettings &s = c.settings;
     if (s.optimization == O::basic)
       {
         c.family = PatchKernelFamily::basic;
@@ -103,6 +132,8 @@ namespace tpmg
     std::string n = to_string(settings.optimization);
     if (family == PatchKernelFamily::basic)
       n += per_dof ? ", thread per DoF" : ", thread per column";
+    if (automatic)
+      n += " (automatic)";
     return n;
   }
 
