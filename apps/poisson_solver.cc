@@ -4,7 +4,9 @@
 #include <tpmg/poisson.h>
 #include <tpmg/report.h>
 #include <tpmg/solver_parameters.h>
+#include <tpmg/vtu.h>
 
+#include <array>
 #include <cstring>
 #include <iostream>
 #include <string>
@@ -101,6 +103,26 @@ int main(int argc, char **argv)
         params.source += (params.source.empty() ? "" : " ") + std::string("--set ") + o;
       if (!json.empty())
         params.json_file = json;
+      // the outputs can be written: checked before any work
+      auto check_output = [](const std::string &path, const std::string &label) {
+        if (!path.empty())
+          if (const std::string why = output_path_problem(path); !why.empty())
+            throw ParameterError(label + ": cannot write '" + path + "' (" + why + ")");
+      };
+      check_output(params.json_file, json.empty() ? prm.where("Output/JSON file") : "--json " + json);
+      check_output(params.csv_file, prm.where("Output/CSV file"));
+      check_output(params.vtu_file, prm.where("Output/VTU file"));
+      if (!params.vtu_file.empty())
+        {
+          std::array<index_t, 3> cells{{1, 1, 1}};
+          for (int d = 0; d < params.dim; ++d)
+            cells[d] = index_t(params.coarse_cells[d]) << params.refinement_level;
+          const index_t nodes = checked_level_dofs(params.dim, params.degree, cells);
+          if (nodes > max_vtu_nodes)
+            throw ParameterError(prm.where("Output/VTU file") + ": a VTU file of " + std::to_string(nodes) +
+                                 " nodes is refused (at most " + std::to_string(max_vtu_nodes) +
+                                 "); lower Mesh/Refinement level");
+        }
     }
   catch (const ParameterError &e)
     {

@@ -197,7 +197,7 @@ TEST(Multigrid, AllSmootherVariantsAndSolversConverge)
 TEST(Multigrid, CoarseCellsUseTheDenseDirectCoarseSolver)
 {
   SolverParameters p = base(2, 2, 4);
-  p.coarse_cells     = 3;
+  p.coarse_cells     = {3, 3, 3};
   const RunResult r  = solve(p);
   ASSERT_TRUE(r.converged) << r.failure;
   EXPECT_EQ(r.coarsest_level, 0);
@@ -241,7 +241,7 @@ TEST(Multigrid, DeformedMeshesWithBP3AndBP5ConvergeAtRateKPlus1)
 TEST(Multigrid, KershawMeshConverges)
 {
   SolverParameters p = base(3, 2, 1);
-  p.coarse_cells     = 6; // Kershaw needs cells per direction divisible by 6
+  p.coarse_cells     = {6, 6, 6}; // Kershaw needs cells per direction divisible by 6
   p.level_operator   = LevelOperatorType::bp3;
   p.deformation      = {Deformation::kershaw, 0.7};
   const RunResult r  = solve(p);

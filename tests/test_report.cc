@@ -5,6 +5,9 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <array>
+#include <cmath>
 #include <cstdio>
 #include <fstream>
 #include <sstream>
@@ -87,5 +90,38 @@ TEST(Report, VtuFile)
   EXPECT_NE(x.find("Name=\"solution\""), std::string::npos);
   EXPECT_NE(x.find("</VTKFile>"), std::string::npos);
   std::remove(file.c_str());
-  EXPECT_THROW(write_vtu(file, lev, v, 10), std::runtime_error); // refuses large levels
+  EXPECT_THROW(write_vtu(file, lev, v, {}, 10), std::runtime_error); // refuses large levels
+}
+
+// On a deformed mesh the points are where the deformation puts the nodes: at the cells'
+// vertices the deformed vertices, inside the cells their multilinear map.
+TEST(Report, VtuFileOfADeformedMesh)
+{
+  Domain d;
+  d.dim                          = 2;
+  const auto                lev  = make_hierarchy(d, 2, 2).back(); // 4x4 cells, 9x9 nodes
+  const DeformationSettings sine = {Deformation::sine, 0.2};
+  std::vector<double>       v(lev.n_dofs(), 0.0);
+  const std::string         file = ::testing::TempDir() + "/tpmg_deformed.vtu";
+  write_vtu(file, lev, v, sine);
+  const std::string  x = slurp(file);
+  std::istringstream points(x.substr(x.find("format=\"ascii\">") + 15));
+  double             moved = 0;
+  for (index_t j = 0; j < lev.nodes(1); ++j)
+    for (index_t i = 0; i < lev.nodes(0); ++i)
+      {
+        double p[3];
+        points >> p[0] >> p[1] >> p[2];
+        const std::array<double, 3> undeformed = {lev.lower[0] + lev.h[0] * double(i) / 2,
+                                                  lev.lower[1] + lev.h[1] * double(j) / 2, 0.0};
+        moved = std::max(moved, std::abs(p[0] - undeformed[0]) + std::abs(p[1] - undeformed[1]));
+        if (i % 2 == 0 && j % 2 == 0) // a vertex
+          {
+            const std::array<double, 3> q = deformed_point(lev, sine, undeformed);
+            EXPECT_NEAR(p[0], q[0], 1e-10) << i << ' ' << j;
+            EXPECT_NEAR(p[1], q[1], 1e-10) << i << ' ' << j;
+          }
+      }
+  EXPECT_GT(moved, 0.01); // the picture is the deformed mesh
+  std::remove(file.c_str());
 }

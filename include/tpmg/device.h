@@ -22,6 +22,8 @@ namespace tpmg
   bool        cuda_device_available();
   DeviceInfo  cuda_device_info();
   std::string host_description();
+  /// Bytes of memory the operating system reports available (MemAvailable), 0 if unknown.
+  std::size_t host_available_memory();
 
   void *device_allocate(std::size_t bytes);
   void  device_free(void *p) noexcept;

@@ -91,4 +91,11 @@ namespace tpmg
   /// invertible; e.g. in 3D amplitude 0.2 folds meshes with 2 or 3 cells per direction).
   std::vector<double> geometric_factors(const CartesianLevel &level, const DeformationSettings &s,
                                         const Quadrature1D &q, GeometricFactorKind kind);
+
+  /// Whether `s` folds a cell of `level` (a non-positive Jacobian determinant at a vertex or at
+  /// a Gauss point of k+2 per direction: what geometric_factors refuses).
+  bool mesh_folds(const CartesianLevel &level, const DeformationSettings &s);
+
+  /// The largest amplitude of s.type up to s.amplitude that does not fold `level` (to 1e-4).
+  double largest_unfolded_amplitude(const CartesianLevel &level, const DeformationSettings &s);
 } // namespace tpmg

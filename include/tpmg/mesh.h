@@ -54,7 +54,15 @@ namespace tpmg
     std::string describe() const;
   };
 
-  /// Levels 0..L, level ℓ with N0·2^ℓ cells per direction.
+  /// The most nodes a level may have, 2^53: every count is then exact in a double, and no
+  /// product of node counts overflows.
+  constexpr index_t max_level_dofs = index_t(1) << 53;
+
+  /// Π_d (cells_d k + 1) over the dim directions, or -1 where it exceeds max_level_dofs.
+  index_t checked_level_dofs(int dim, int degree, const std::array<index_t, 3> &cells);
+
+  /// Levels 0..L, level ℓ with N0·2^ℓ cells per direction. Throws std::invalid_argument for a
+  /// level of more than max_level_dofs nodes.
   std::vector<CartesianLevel> make_hierarchy(const Domain &domain, int degree, int finest_level);
 
   /// Global index of local node (x, y, z) of the cell whose first node is c0, on a level with

@@ -39,6 +39,19 @@ namespace tpmg
 
   /// A level operator of the chosen kind: `cartesian` (Kronecker form, undeformed meshes),
   /// `bp3` or `bp5` (geometric factors of the deformed mesh, stored or on the fly).
+  /// The coarsest level a Multigrid on `levels` (the whole hierarchy 0..L) uses: level 1 when
+  /// level 0 is a single cell per direction (one vertex patch then covers level 1), else level
+  /// 0; never above the finest.
+  int coarsest_level(const std::vector<CartesianLevel> &levels);
+
+  /// Whether the coarse solve on `coarsest` is one vertex-patch step (a single patch covers the
+  /// level and the vertex-patch smoother runs).
+  bool coarse_solve_by_smoother(const CartesianLevel &coarsest, const MultigridSettings &settings);
+
+  /// What keeps the coarse solver from `coarsest` with these settings ("" if nothing does): more
+  /// interior unknowns than the dense direct solver accepts.
+  std::string coarse_level_problem(const CartesianLevel &coarsest, const MultigridSettings &settings);
+
   /// Bytes of device memory a level operator of this type keeps besides its vectors (the
   /// geometric factors of bp3/bp5; none for cartesian), for the memory checks before setup.
   std::size_t level_operator_memory_bytes(const CartesianLevel &level, LevelOperatorType type, GeometryMode geometry,

@@ -42,6 +42,9 @@ namespace tpmg
     static Pattern selection(const std::vector<std::string> &choices);
     static Pattern boolean();
     static Pattern anything();
+    /// `min_count` to `max_count` comma-separated values, each matching `element` (blanks
+    /// around the commas are allowed).
+    static Pattern list(const Pattern &element, int min_count, int max_count);
 
     /// Returns an empty string when the value matches, otherwise what is expected.
     std::string check(const std::string &value) const;
@@ -55,10 +58,12 @@ namespace tpmg
       real,
       selection,
       boolean,
-      anything
+      anything,
+      list
     } kind_                       = Kind::anything;
-    double                   min_ = 0, max_ = 0;
+    double                   min_ = 0, max_ = 0; ///< a range, or a list's counts
     std::vector<std::string> choices_;
+    std::shared_ptr<Pattern> element_; ///< a list's element
   };
 
   class ParameterHandler
@@ -87,6 +92,8 @@ namespace tpmg
     long               get_integer(const std::string &path) const;
     double             get_double(const std::string &path) const;
     bool               get_bool(const std::string &path) const;
+    /// The items of a Pattern::list entry.
+    std::vector<std::string> get_list(const std::string &path) const;
     /// Where the value came from: "FILE:LINE", "--set ASSIGNMENT", or "default".
     const std::string &where(const std::string &path) const;
 

@@ -9,16 +9,19 @@
 #include <tpmg/problem.h>
 #include <tpmg/smoother_configuration.h>
 
+#include <array>
 #include <string>
 
 namespace tpmg
 {
   struct SolverParameters
   {
-    int                 dim = 3, degree = 4;
-    int                 refinement_level = 3, coarse_cells = 1;
-    double              box_lower = 0.0, box_upper = 1.0;
-    DeformationSettings deformation;
+    int                   dim = 3, degree = 4;
+    int                   refinement_level = 3;
+    std::array<int, 3>    coarse_cells{{1, 1, 1}};    ///< N0 per direction
+    std::array<double, 3> box_lower{{0.0, 0.0, 0.0}}; ///< the box [lower, upper] per direction
+    std::array<double, 3> box_upper{{1.0, 1.0, 1.0}};
+    DeformationSettings   deformation;
 
     RightHandSide rhs = RightHandSide::manufactured;
 
@@ -36,6 +39,17 @@ namespace tpmg
     Conventions           conventions      = Conventions::standard;
     PostSmoothingOrder    post_smoothing   = PostSmoothingOrder::automatic;
     int                   chebyshev_degree = 3;
+
+    /// The box and its coarse mesh.
+    Domain domain() const
+    {
+      Domain d;
+      d.dim          = dim;
+      d.lower        = box_lower;
+      d.upper        = box_upper;
+      d.coarse_cells = coarse_cells;
+      return d;
+    }
 
     /// Whether post-smoothing reverses the colors (the symmetric V-cycle that CG needs).
     bool symmetric_vcycle() const

@@ -2,6 +2,7 @@
 // into k^d linear sub-cells through its nodes.
 #pragma once
 
+#include <tpmg/geometry.h>
 #include <tpmg/mesh.h>
 
 #include <string>
@@ -9,8 +10,12 @@
 
 namespace tpmg
 {
-  /// Writes `values` (one per node, lexicographic) of `level` to `filename` (ASCII .vtu).
-  /// Refuses levels above `max_nodes` nodes (such files are not useful).
+  /// The most nodes a VTU file is written for (larger ASCII files are not useful).
+  constexpr index_t max_vtu_nodes = 4000000;
+
+  /// Writes `values` (one per node, lexicographic) of `level` to `filename` (ASCII .vtu), the
+  /// nodes where `deformation` puts them (each cell the multilinear map through its deformed
+  /// vertices, as the bake-off operators see it). Refuses levels above `max_nodes` nodes.
   void write_vtu(const std::string &filename, const CartesianLevel &level, const std::vector<double> &values,
-                 index_t max_nodes = 4000000);
+                 const DeformationSettings &deformation = {}, index_t max_nodes = max_vtu_nodes);
 } // namespace tpmg

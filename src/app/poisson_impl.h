@@ -50,18 +50,10 @@ namespace tpmg
     template <int dim, int k, typename Number>
     RunResult run(const SolverParameters &p, Backend backend, std::ostream &log)
     {
-      RunResult  res;
-      const bool verbose = p.verbose;
-      Domain     domain;
-      domain.dim = dim;
-      for (int d = 0; d < 3; ++d)
-        {
-          domain.lower[d]        = p.box_lower;
-          domain.upper[d]        = p.box_upper;
-          domain.coarse_cells[d] = p.coarse_cells;
-        }
-      const std::vector<CartesianLevel> levels = make_hierarchy(domain, k, p.refinement_level);
-      const CartesianLevel             &fine   = levels.back();
+      RunResult                         res;
+      const bool                        verbose = p.verbose;
+      const std::vector<CartesianLevel> levels  = make_hierarchy(p.domain(), k, p.refinement_level);
+      const CartesianLevel             &fine    = levels.back();
 
       MultigridSettings mg;
       mg.smoother = p.smoother;
@@ -121,6 +113,11 @@ namespace tpmg
                                      gib(est) + " of GPU memory, but " + info.name + " has " + gib(info.free_bytes) +
                                      " free; lower Mesh/Refinement level or Solver/GMRES restart");
           }
+        else if (const std::size_t available = host_available_memory();
+                 available > 0 && double(est) > 0.9 * double(available))
+          throw OutOfMemoryError("the problem (" + std::to_string(fine.n_dofs()) + " DoFs) needs about " + gib(est) +
+                                 " of memory, but this machine has " + gib(available) +
+                                 " available; lower Mesh/Refinement level or Solver/GMRES restart");
       }
       if (verbose)
         log << "Setting up " << dim << "D Q" << k << ", " << fine.n_dofs() << " DoFs on levels " << res.coarsest_level
@@ -270,7 +267,7 @@ namespace tpmg
           res.h1_error = e.h1_semi;
         }
       if (!p.vtu_file.empty())
-        write_vtu(p.vtu_file, fine, x.to_host());
+        write_vtu(p.vtu_file, fine, x.to_host(), p.deformation);
       return res;
     }
   } // namespace internal

@@ -1,6 +1,9 @@
 #include <tpmg/report.h>
 
+#include <cerrno>
 #include <cmath>
+#include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <iomanip>
 #include <ostream>
@@ -177,5 +180,22 @@ namespace tpmg
     for (const auto &[name, t] : r.breakdown)
       if (name.rfind("outer", 0) == 0 || name == "conversion")
         out << "outer," << r.dofs << ',' << name << ',' << t << '\n';
+  }
+
+  std::string output_path_problem(const std::string &path)
+  {
+    std::error_code ec;
+    if (std::filesystem::is_directory(path, ec))
+      return "is a directory";
+    const bool existed = std::filesystem::exists(path, ec);
+    errno              = 0;
+    {
+      std::ofstream probe(path, std::ios::app);
+      if (!probe)
+        return errno != 0 ? std::strerror(errno) : "cannot be opened";
+    }
+    if (!existed)
+      std::filesystem::remove(path, ec);
+    return "";
   }
 } // namespace tpmg

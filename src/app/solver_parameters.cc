@@ -5,7 +5,10 @@
 #include <tpmg/smoother_configuration.h>
 #include <tpmg/solver_parameters.h>
 
+#include <algorithm>
+#include <array>
 #include <string>
+#include <vector>
 
 namespace tpmg
 {
@@ -24,6 +27,56 @@ namespace tpmg
     {
       return *from_string<E>(prm.get(path));
     }
+
+    /// The checks of the mesh that need its levels: sizes, the coarse solve, the deformation
+    /// (the same functions the solver calls at setup, so that their errors name the line here).
+    void check_mesh(const ParameterHandler &prm, const SolverParameters &p)
+    {
+      auto fail = [&](const std::string &path, const std::string &what) {
+        throw ParameterError(prm.where(path) + ": " + what);
+      };
+      const std::string cells_path =
+        prm.where("Mesh/Coarse cells") == "default" ? "Mesh/Refinement level" : "Mesh/Coarse cells";
+      for (int d = 0; d < p.dim; ++d)
+        if (p.coarse_cells[d] > 1 << 20 >> p.refinement_level)
+          fail(cells_path, "the finest level would have more than 2^20 cells per direction");
+      std::array<index_t, 3> cells{{1, 1, 1}};
+      for (int d = 0; d < p.dim; ++d)
+        cells[d] = index_t(p.coarse_cells[d]) << p.refinement_level;
+      if (checked_level_dofs(p.dim, p.degree, cells) < 0)
+        fail(cells_path, "the finest level would have more than 2^53 DoFs");
+      if (p.degree > max_solver_degree(p.dim))
+        return; // reported by the caller
+      // the coarsest level the multigrid uses, and the coarse solve it needs
+      const std::vector<CartesianLevel> levels = make_hierarchy(p.domain(), p.degree, std::min(p.refinement_level, 1));
+      const CartesianLevel             &coarse = levels[coarsest_level(levels)];
+      MultigridSettings                 mg;
+      mg.smoother = p.smoother;
+      if (const std::string problem = coarse_level_problem(coarse, mg); !problem.empty())
+        fail(cells_path, problem);
+      if (p.deformation.type == Deformation::none)
+        return;
+      try
+        {
+          check_deformation(coarse, p.deformation);
+        }
+      catch (const std::invalid_argument &e)
+        {
+          // the Kershaw cell counts: blamed on the coarse cells where the input set them
+          const bool cells_set = prm.where("Mesh/Coarse cells") != "default";
+          fail(p.deformation.type != Deformation::kershaw ? "Mesh/Deformation amplitude"
+               : cells_set                                ? "Mesh/Coarse cells"
+                                                          : "Mesh/Deformation",
+               e.what());
+        }
+      if (mesh_folds(coarse, p.deformation))
+        {
+          const double a = largest_unfolded_amplitude(coarse, p.deformation);
+          fail("Mesh/Deformation amplitude", "amplitude " + std::to_string(p.deformation.amplitude) +
+                                               " folds a cell of the coarsest level (" + coarse.describe() +
+                                               "); this coarse mesh allows amplitudes up to " + std::to_string(a));
+        }
+    }
   } // namespace
 
   void declare_parameters(ParameterHandler &prm)
@@ -35,10 +88,12 @@ namespace tpmg
     prm.enter_subsection("Mesh");
     prm.declare_entry("Refinement level", std::to_string(d.refinement_level), Pattern::integer(0, 30),
                       "Finest level L; level l has N0 * 2^l cells per direction");
-    prm.declare_entry("Coarse cells", std::to_string(d.coarse_cells), Pattern::integer(1, 1024),
-                      "Cells per direction N0 of level 0");
-    prm.declare_entry("Box lower", "0", Pattern::real(-1e6, 1e6), "Lower corner coordinate a of the cube [a,b]^d");
-    prm.declare_entry("Box upper", "1", Pattern::real(-1e6, 1e6), "Upper corner coordinate b of the cube [a,b]^d");
+    prm.declare_entry("Coarse cells", std::to_string(d.coarse_cells[0]), Pattern::list(Pattern::integer(1, 1024), 1, 3),
+                      "Cells N0 of level 0: one value for every direction, or one per direction");
+    prm.declare_entry("Box lower", "0", Pattern::list(Pattern::real(-1e6, 1e6), 1, 3),
+                      "Lower corner of the box: one coordinate for every direction, or one per direction");
+    prm.declare_entry("Box upper", "1", Pattern::list(Pattern::real(-1e6, 1e6), 1, 3),
+                      "Upper corner of the box: one coordinate for every direction, or one per direction");
     prm.declare_entry("Deformation", to_string(d.deformation.type), choice<Deformation>(),
                       "Mesh deformation that keeps the box (needs Level operator bp3 or bp5): none, sine "
                       "(x += a L prod sin(pi xi)), kershaw (CEED benchmarks; cells per direction multiple of 6)");
@@ -119,13 +174,29 @@ namespace tpmg
     p.dim                   = int(prm.get_integer("Dimension"));
     p.degree                = int(prm.get_integer("Polynomial degree"));
     p.refinement_level      = int(prm.get_integer("Mesh/Refinement level"));
-    p.coarse_cells          = int(prm.get_integer("Mesh/Coarse cells"));
-    p.box_lower             = prm.get_double("Mesh/Box lower");
-    p.box_upper             = prm.get_double("Mesh/Box upper");
     p.deformation.type      = get_choice<Deformation>(prm, "Mesh/Deformation");
     p.deformation.amplitude = prm.get_double("Mesh/Deformation amplitude");
-    if (!(p.box_upper > p.box_lower))
-      fail("Mesh/Box upper", "'Box upper' must be larger than 'Box lower'");
+    // one value for every direction, or one per direction
+    auto per_direction = [&](const std::string &path, auto convert, auto &out) {
+      const std::vector<std::string> v = prm.get_list(path);
+      if (v.size() != 1 && int(v.size()) != p.dim)
+        fail(path, "expected one value or " + std::to_string(p.dim) + " (one per direction) in " +
+                     std::to_string(p.dim) + "D, not " + std::to_string(v.size()));
+      for (int d = 0; d < 3; ++d)
+        out[d] = convert(v[v.size() == 1 ? 0 : std::min<std::size_t>(d, v.size() - 1)]);
+    };
+    per_direction(
+      "Mesh/Coarse cells", [](const std::string &v) { return int(std::stol(v)); }, p.coarse_cells);
+    per_direction(
+      "Mesh/Box lower", [](const std::string &v) { return std::stod(v); }, p.box_lower);
+    per_direction(
+      "Mesh/Box upper", [](const std::string &v) { return std::stod(v); }, p.box_upper);
+    for (int d = 0; d < p.dim; ++d)
+      if (!(p.box_upper[d] > p.box_lower[d]))
+        // blamed on the one of the two the input set (the other kept its default)
+        fail(prm.where("Mesh/Box upper") == "default" ? "Mesh/Box lower" : "Mesh/Box upper",
+             "'Box upper' must be larger than 'Box lower' in every direction (direction " + std::to_string(d) + ": " +
+               std::to_string(p.box_lower[d]) + " and " + std::to_string(p.box_upper[d]) + ")");
 
     p.rhs = get_choice<RightHandSide>(prm, "Problem/Right-hand side");
 
@@ -203,8 +274,7 @@ namespace tpmg
            "cg needs a symmetric V-cycle: Post-smoothing order must be reverse or auto");
     if (p.solver == SolverType::cg && p.preconditioning == PreconditioningSide::left)
       fail("Solver/Preconditioning side", "the preconditioning side applies to gmres only");
-    if (p.coarse_cells > 1 << 20 >> p.refinement_level)
-      fail("Mesh/Refinement level", "the finest level would have more than 2^20 cells per direction");
+    check_mesh(prm, p);
     return p;
   }
 } // namespace tpmg

@@ -7,7 +7,7 @@
 namespace tpmg
 {
   void write_vtu(const std::string &filename, const CartesianLevel &lev, const std::vector<double> &values,
-                 index_t max_nodes)
+                 const DeformationSettings &deformation, index_t max_nodes)
   {
     if (lev.n_dofs() > max_nodes)
       throw std::runtime_error("VTU output of " + std::to_string(lev.n_dofs()) + " nodes refused (limit " +
@@ -24,12 +24,47 @@ namespace tpmg
         << "<UnstructuredGrid><Piece NumberOfPoints=\"" << lev.n_dofs() << "\" NumberOfCells=\"" << n_sub << "\">\n"
         << "<Points><DataArray type=\"Float64\" NumberOfComponents=\"3\" format=\"ascii\">\n";
     out.precision(12);
+    const std::vector<double> &gll      = basis.support_points();
+    const bool                 deformed = deformation.type != Deformation::none;
+    const std::vector<double>  vertices = deformed ? deformed_vertices(lev, deformation) : std::vector<double>();
+    const index_t              nv[3]    = {lev.cells[0] + 1, lev.cells[1] + 1, lev.dim == 3 ? lev.cells[2] + 1 : 1};
     for (index_t l = 0; l < n[2]; ++l)
       for (index_t j = 0; j < n[1]; ++j)
         for (index_t i = 0; i < n[0]; ++i)
-          out << lev.node_coordinate(0, i, basis.support_points()) << ' '
-              << lev.node_coordinate(1, j, basis.support_points()) << ' '
-              << (lev.dim == 3 ? lev.node_coordinate(2, l, basis.support_points()) : 0.0) << '\n';
+          {
+            if (!deformed)
+              {
+                out << lev.node_coordinate(0, i, gll) << ' ' << lev.node_coordinate(1, j, gll) << ' '
+                    << (lev.dim == 3 ? lev.node_coordinate(2, l, gll) : 0.0) << '\n';
+                continue;
+              }
+            // the node's cell and reference coordinates, then the multilinear map of its vertices
+            const index_t g[3]  = {i, j, l};
+            index_t       c[3]  = {0, 0, 0};
+            double        xi[3] = {0, 0, 0};
+            for (int d = 0; d < lev.dim; ++d)
+              {
+                c[d]  = g[d] / lev.degree == lev.cells[d] ? lev.cells[d] - 1 : g[d] / lev.degree;
+                xi[d] = gll[std::size_t(g[d] - c[d] * lev.degree)];
+              }
+            double x[3] = {0, 0, 0};
+            for (int v = 0; v < (1 << lev.dim); ++v)
+              {
+                double  w = 1;
+                index_t vi[3];
+                for (int d = 0; d < 3; ++d)
+                  {
+                    const int bit = d < lev.dim ? (v >> d) & 1 : 0;
+                    vi[d]         = c[d] + bit;
+                    if (d < lev.dim)
+                      w *= bit ? xi[d] : 1 - xi[d];
+                  }
+                const double *p = &vertices[std::size_t(3 * (vi[0] + nv[0] * (vi[1] + nv[1] * vi[2])))];
+                for (int d = 0; d < 3; ++d)
+                  x[d] += w * p[d];
+              }
+            out << x[0] << ' ' << x[1] << ' ' << x[2] << '\n';
+          }
     out << "</DataArray></Points>\n<Cells><DataArray type=\"Int64\" Name=\"connectivity\" format=\"ascii\">\n";
     for (index_t l = 0; l < sub[2]; ++l)
       for (index_t j = 0; j < sub[1]; ++j)

@@ -29,4 +29,13 @@ namespace tpmg
 #endif
     return model + " (" + std::to_string(threads) + " threads)";
   }
+
+  std::size_t host_available_memory()
+  {
+    std::ifstream meminfo("/proc/meminfo");
+    for (std::string line; std::getline(meminfo, line);)
+      if (line.rfind("MemAvailable:", 0) == 0)
+        return std::size_t(std::stoull(line.substr(13))) * 1024; // kB
+    return 0;
+  }
 } // namespace tpmg

@@ -137,6 +137,36 @@ namespace tpmg
 
   Pattern Pattern::anything() { return Pattern(); }
 
+  Pattern Pattern::list(const Pattern &element, int min_count, int max_count)
+  {
+    Pattern p;
+    p.kind_    = Kind::list;
+    p.min_     = min_count;
+    p.max_     = max_count;
+    p.element_ = std::make_shared<Pattern>(element);
+    return p;
+  }
+
+  namespace
+  {
+    /// The comma-separated items of a value, blanks around them removed.
+    std::vector<std::string> split_list(const std::string &value)
+    {
+      std::vector<std::string> items;
+      std::size_t              start = 0;
+      while (true)
+        {
+          const std::size_t comma = value.find(',', start);
+          const std::string item  = value.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+          const auto        first = item.find_first_not_of(" \t"), last = item.find_last_not_of(" \t");
+          items.push_back(first == std::string::npos ? std::string() : item.substr(first, last - first + 1));
+          if (comma == std::string::npos)
+            return items;
+          start = comma + 1;
+        }
+    }
+  } // namespace
+
   std::string Pattern::check(const std::string &value) const
   {
     switch (kind_)
@@ -178,6 +208,16 @@ namespace tpmg
           return "expected " + description();
         case Kind::anything:
           return "";
+        case Kind::list:
+          {
+            const std::vector<std::string> items = split_list(value);
+            if (double(items.size()) < min_ || double(items.size()) > max_)
+              return "expected " + description();
+            for (const std::string &item : items)
+              if (const std::string e = element_->check(item); !e.empty())
+                return "item '" + item + "': " + e;
+            return "";
+          }
       }
     return "";
   }
@@ -201,6 +241,10 @@ namespace tpmg
           return "true|false";
         case Kind::anything:
           return "any text";
+        case Kind::list:
+          return (min_ == max_ ? std::to_string(long(min_))
+                               : std::to_string(long(min_)) + " to " + std::to_string(long(max_))) +
+                 " comma-separated values, each " + element_->description();
       }
     return "";
   }
@@ -442,11 +486,12 @@ namespace tpmg
     return it->second;
   }
 
-  const std::string &ParameterHandler::get(const std::string &path) const { return find(path).value; }
-  long               ParameterHandler::get_integer(const std::string &path) const { return std::stol(get(path)); }
-  double             ParameterHandler::get_double(const std::string &path) const { return std::stod(get(path)); }
-  bool               ParameterHandler::get_bool(const std::string &path) const { return get(path) == "true"; }
-  const std::string &ParameterHandler::where(const std::string &path) const { return find(path).location; }
+  const std::string       &ParameterHandler::get(const std::string &path) const { return find(path).value; }
+  long                     ParameterHandler::get_integer(const std::string &path) const { return std::stol(get(path)); }
+  double                   ParameterHandler::get_double(const std::string &path) const { return std::stod(get(path)); }
+  std::vector<std::string> ParameterHandler::get_list(const std::string &path) const { return split_list(get(path)); }
+  bool                     ParameterHandler::get_bool(const std::string &path) const { return get(path) == "true"; }
+  const std::string       &ParameterHandler::where(const std::string &path) const { return find(path).location; }
 
   void ParameterHandler::print(std::ostream &out) const
   {

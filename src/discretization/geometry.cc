@@ -275,4 +275,31 @@ namespace tpmg
                                ": the deformed mesh is folded; use a finer level or a smaller amplitude");
     return factors;
   }
+
+  bool mesh_folds(const CartesianLevel &level, const DeformationSettings &s)
+  {
+    try
+      {
+        geometric_factors(level, s, gauss_quadrature(unsigned(level.degree + 2)), GeometricFactorKind::mass);
+        return false;
+      }
+    catch (const std::runtime_error &)
+      {
+        return true;
+      }
+  }
+
+  double largest_unfolded_amplitude(const CartesianLevel &level, const DeformationSettings &s)
+  {
+    DeformationSettings t  = s;
+    double              lo = 0, hi = s.amplitude;
+    if (!mesh_folds(level, s))
+      return s.amplitude;
+    while (hi - lo > 1e-4)
+      {
+        t.amplitude                      = 0.5 * (lo + hi);
+        (mesh_folds(level, t) ? hi : lo) = t.amplitude;
+      }
+    return lo;
+  }
 } // namespace tpmg

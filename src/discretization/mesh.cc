@@ -39,6 +39,21 @@ namespace tpmg
     return s.str();
   }
 
+  index_t checked_level_dofs(int dim, int degree, const std::array<index_t, 3> &cells)
+  {
+    index_t n = 1;
+    for (int d = 0; d < dim; ++d)
+      {
+        if (cells[d] < 1 || degree < 1 || cells[d] > (max_level_dofs - 1) / degree)
+          return -1;
+        const index_t nodes = cells[d] * degree + 1;
+        if (n > max_level_dofs / nodes)
+          return -1;
+        n *= nodes;
+      }
+    return n;
+  }
+
   std::vector<CartesianLevel> make_hierarchy(const Domain &domain, int degree, int finest_level)
   {
     if (domain.dim != 2 && domain.dim != 3)
@@ -60,6 +75,10 @@ namespace tpmg
                   throw std::invalid_argument("coarse cells must be positive");
                 if (!(domain.upper[d] > domain.lower[d]))
                   throw std::invalid_argument("the box must have positive extent in every direction");
+                if (index_t(domain.coarse_cells[d]) > (index_t(1) << 40) >> l)
+                  throw std::invalid_argument("level " + std::to_string(l) +
+                                              " would have more than 2^40 cells per "
+                                              "direction");
                 lev.cells[d] = index_t(domain.coarse_cells[d]) << l;
                 lev.lower[d] = domain.lower[d];
                 lev.h[d]     = (domain.upper[d] - domain.lower[d]) / double(lev.cells[d]);
@@ -73,6 +92,8 @@ namespace tpmg
             lev.cell_begin[d] = 0;
             lev.cell_end[d]   = lev.cells[d];
           }
+        if (checked_level_dofs(lev.dim, degree, lev.cells) < 0)
+          throw std::invalid_argument("level " + std::to_string(l) + " would have more than 2^53 nodes");
         levels.push_back(lev);
       }
     return levels;

@@ -92,11 +92,7 @@ namespace tpmg
   template <int dim, int k, typename Number>
   int Multigrid<dim, k, Number>::coarsest_level(const std::vector<CartesianLevel> &levels)
   {
-    const CartesianLevel &l0     = levels.front();
-    bool                  single = true;
-    for (int d = 0; d < dim; ++d)
-      single = single && l0.cells[d] == 1;
-    return std::min<int>(single ? 1 : 0, int(levels.size()) - 1);
+    return tpmg::coarsest_level(levels);
   }
 
   template <int dim, int k, typename Number>
@@ -144,16 +140,12 @@ namespace tpmg
 
     // Coarse solver: one vertex-patch step is exact when a single patch covers the level.
     const CartesianLevel &c = levels[coarsest_];
-    coarse_by_smoother_     = settings.smoother == SmootherType::vertex_patch && c.n_patches() == 1 &&
-                          c.n_interior_dofs() == index_t(ipow<2 * k - 1, dim>());
+    coarse_by_smoother_     = coarse_solve_by_smoother(c, settings);
     if (!coarse_by_smoother_)
       {
         coarse_n_ = c.n_interior_dofs();
-        if (coarse_n_ > settings.coarse_direct_limit)
-          throw std::invalid_argument("the coarsest level has " + std::to_string(coarse_n_) +
-                                      " interior unknowns; the dense direct coarse solver "
-                                      "accepts at most " +
-                                      std::to_string(settings.coarse_direct_limit) + " (use fewer Mesh/Coarse cells)");
+        if (const std::string problem = coarse_level_problem(c, settings); !problem.empty())
+          throw std::invalid_argument(problem);
         if (coarse_n_ > 0)
           {
             // Assemble A_II column by column with a double-precision CPU copy of the operator.

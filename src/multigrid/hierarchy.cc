@@ -1,0 +1,36 @@
+// Rules of the level hierarchy that the solver and the parameter checks share
+// (tpmg/multigrid.h).
+#include <tpmg/multigrid.h>
+
+#include <algorithm>
+#include <string>
+
+namespace tpmg
+{
+  int coarsest_level(const std::vector<CartesianLevel> &levels)
+  {
+    const CartesianLevel &l0     = levels.front();
+    bool                  single = true;
+    for (int d = 0; d < l0.dim; ++d)
+      single = single && l0.cells[d] == 1;
+    return std::min<int>(single ? 1 : 0, int(levels.size()) - 1);
+  }
+
+  bool coarse_solve_by_smoother(const CartesianLevel &c, const MultigridSettings &settings)
+  {
+    index_t patch_interior = 1; // (2k-1)^dim
+    for (int d = 0; d < c.dim; ++d)
+      patch_interior *= 2 * c.degree - 1;
+    return settings.smoother == SmootherType::vertex_patch && c.n_patches() == 1 &&
+           c.n_interior_dofs() == patch_interior;
+  }
+
+  std::string coarse_level_problem(const CartesianLevel &c, const MultigridSettings &settings)
+  {
+    if (coarse_solve_by_smoother(c, settings) || c.n_interior_dofs() <= settings.coarse_direct_limit)
+      return "";
+    return "the coarsest level has " + std::to_string(c.n_interior_dofs()) +
+           " interior unknowns; the dense direct coarse solver accepts at most " +
+           std::to_string(settings.coarse_direct_limit) + " (use fewer Mesh/Coarse cells)";
+  }
+} // namespace tpmg
