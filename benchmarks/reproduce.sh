@@ -24,6 +24,8 @@
 #   bp-cg              the CEED CG-iteration metric
 #   bp-sizes           BP3/BP5 throughput against size
 #   table7             the paper's Table 7 solves, right and left preconditioning
+#   user-problem       Table 7 sizes with the right-hand side, boundary values and exact solution
+#                      given as expressions: setup (rhs_time_s) against the solve
 #   deformed           solves on sine- and Kershaw-deformed meshes
 #   bank-probe         the shared-memory bank rule for 8-byte words, under Nsight Compute
 #   profile-smoother   Nsight Compute counters of the fused smoother (not kept in the repository)
@@ -235,6 +237,28 @@ RUNS
       done
       python3 benchmarks/plot_breakdown.py "$OUT"/table7/table7/table7_*_right.json -o "$OUT/table7/table7_breakdown.png" --levels
       tar czf "$OUT/table7/table7.tgz" -C "$OUT/table7" table7 && rm -rf "$OUT/table7/table7"
+      ;;
+    user-problem)
+      # the manufactured problem written as expressions (f, and u for the errors), and the
+      # polynomial one with non-zero boundary values on the unit cube, at the Table 7 sizes;
+      # one line each: file, problem, setup [s], right-hand side [s], solve [s], iterations, L2 error
+      mkdir -p "$OUT/solve"; rm -f "$OUT/solve/user_problem.txt"
+      echo "# file problem setup_s rhs_s solve_s iterations l2_error" | tee "$OUT/solve/user_problem.txt"
+      for f in table7_k1_mixed table7_k3_mixed table7_k7_mixed; do
+        for problem in builtin sine polynomial; do
+          case $problem in
+            builtin) set -- ;;
+            sine) set -- --set "Problem/Right-hand side=function" \
+                    --set "Problem/Right-hand side function=3*pi^2*sin(pi*x)*sin(pi*y)*sin(pi*z)" \
+                    --set "Problem/Exact solution=sin(pi*x)*sin(pi*y)*sin(pi*z)" ;;
+            polynomial) set -- --set "Problem/Right-hand side=function" --set "Problem/Right-hand side function=-2 - 6*x*z" \
+                    --set "Problem/Boundary values=1 + x^2 - y*z + 3*x*y^2*z" --set "Problem/Exact solution=1 + x^2 - y*z + 3*x*y^2*z" ;;
+          esac
+          $SOLVER prm/$f.prm "$@" --json "$OUT/logs/user_${f}_$problem.json" > "$OUT/logs/user_${f}_$problem.log" 2>&1
+          python3 -c "import json,sys; r=json.load(open(sys.argv[1])); print(sys.argv[2], sys.argv[3], r['setup_time_s'], r['rhs_time_s'], r['solve_time_s'], r['iterations'], r['l2_error'])" \
+            "$OUT/logs/user_${f}_$problem.json" $f $problem | tee -a "$OUT/solve/user_problem.txt"
+        done
+      done
       ;;
     deformed)
       mkdir -p "$OUT/solve"; rm -f "$OUT/solve/deformed_bp5_sine.txt" "$OUT/solve/kershaw.txt"

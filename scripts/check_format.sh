@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # clang-format (.clang-format at the root, written for clang-format 14) over the project's
-# C++ and CUDA sources: *.h *.cc *.cu *.cuh under apps/ include/ src/ kernels/ tests/
+# C++ and CUDA sources: *.h *.cc *.cu *.cuh under apps/ include/ src/ kernels/ tests/ examples/
 # benchmarks/ tools/.
 #
 #   scripts/check_format.sh          list the files clang-format would change; exit 1 if any
@@ -30,7 +30,7 @@ version=$("$cf" --version | sed -n 's/.*version \([0-9]*\)\..*/\1/p')
 [ "$version" = 14 ] || echo "check_format: $cf is version ${version:-?}, the configuration is written for 14" >&2
 "$cf" --style=file --assume-filename=x.cc --dump-config > /dev/null || { echo "check_format: .clang-format is not valid for $cf" >&2; exit 2; }
 
-dirs=(apps include src kernels tests benchmarks tools)
+dirs=(apps include src kernels tests examples benchmarks tools)
 patterns=()
 for d in "${dirs[@]}"; do
   for e in h cc cu cuh; do patterns+=("$d/*.$e"); done

@@ -24,6 +24,19 @@
 #else
 #define TPMG_UNROLL
 #endif
+// Loops the GPU compiler must keep as loops, and calls it must keep as calls: bodies that
+// evaluate an expression program (a switch over every function) would otherwise be copied
+// into every unrolled iteration, and the compile time would explode.
+#if defined(__CUDA_ARCH__)
+#define TPMG_NO_UNROLL _Pragma("unroll 1")
+#else
+#define TPMG_NO_UNROLL
+#endif
+#if defined(__CUDACC__)
+#define TPMG_NOINLINE __noinline__
+#else
+#define TPMG_NOINLINE __attribute__((noinline))
+#endif
 
 #include <tpmg/degrees.h>
 #include <tpmg/options.h>

@@ -9,6 +9,7 @@
 
 namespace tpmg
 {
+  /// What cuda_device_info reports about the GPU.
   struct DeviceInfo
   {
     std::string name; ///< "NVIDIA H100 80GB HBM3", or the CPU description
@@ -19,16 +20,20 @@ namespace tpmg
   };
 
   /// True when the library has CUDA and a device is present.
-  bool        cuda_device_available();
-  DeviceInfo  cuda_device_info();
+  bool cuda_device_available();
+  /// The current CUDA device (name, memory, multiprocessors); throws without one.
+  DeviceInfo cuda_device_info();
+  /// The CPU model and the number of OpenMP threads, for reports.
   std::string host_description();
   /// Bytes of memory the operating system reports available (MemAvailable), 0 if unknown.
   std::size_t host_available_memory();
 
+  /// Raw device memory (what Vector uses on the cuda backend).
   void *device_allocate(std::size_t bytes);
   void  device_free(void *p) noexcept;
   /// Copies between any combination of host and device memory.
   void copy_bytes(void *dst, Backend dst_space, const void *src, Backend src_space, std::size_t bytes);
+  /// Sets `bytes` bytes at p, in host or device memory, to zero.
   void fill_zero(void *p, Backend space, std::size_t bytes);
   /// Waits for all queued device work (no-op on the CPU backend).
   void synchronize(Backend b);

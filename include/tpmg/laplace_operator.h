@@ -8,6 +8,8 @@
 
 namespace tpmg
 {
+  /// The Q_k Laplacian of a uniform Cartesian level, applied matrix-free in its Kronecker form
+  /// on the level's backend; Dirichlet boundary rows act as the identity.
   template <int dim, int degree, typename Number>
   class CartesianLaplaceOperator final : public LinearOperator<Number>
   {

@@ -6,6 +6,8 @@
 
 namespace tpmg
 {
+  /// A square operator on Vector<Number>: what the solvers, the smoothers and the multigrid
+  /// levels apply.
   template <typename Number>
   class LinearOperator
   {

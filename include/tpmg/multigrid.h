@@ -21,6 +21,8 @@
 namespace tpmg
 {
 
+  /// What a Multigrid is built from besides the mesh levels: the smoother and its kernels, the
+  /// level operator, the geometry, the V-cycle's symmetry and the coarse solver's limit.
   struct MultigridSettings
   {
     SmootherType          smoother = SmootherType::vertex_patch;
@@ -37,8 +39,6 @@ namespace tpmg
     index_t coarse_direct_limit = 4096;
   };
 
-  /// A level operator of the chosen kind: `cartesian` (Kronecker form, undeformed meshes),
-  /// `bp3` or `bp5` (geometric factors of the deformed mesh, stored or on the fly).
   /// The coarsest level a Multigrid on `levels` (the whole hierarchy 0..L) uses: level 1 when
   /// level 0 is a single cell per direction (one vertex patch then covers level 1), else level
   /// 0; never above the finest.
@@ -57,6 +57,8 @@ namespace tpmg
   std::size_t level_operator_memory_bytes(const CartesianLevel &level, LevelOperatorType type, GeometryMode geometry,
                                           std::size_t number_bytes);
 
+  /// A level operator of the chosen kind: `cartesian` (Kronecker form, undeformed meshes),
+  /// `bp3` or `bp5` (geometric factors of the deformed mesh, stored or on the fly).
   template <int dim, int degree, typename Number>
   std::unique_ptr<LinearOperator<Number>>
   make_level_operator(const CartesianLevel &level, Backend backend, LevelOperatorType type,
@@ -73,6 +75,10 @@ namespace tpmg
     virtual void smooth(Vector<Number> &x, const Vector<Number> &b, bool post, bool x_is_zero) const = 0;
   };
 
+  /// The multigrid hierarchy on one backend: a level operator and a smoother on every level from
+  /// coarsest_level() to the finest, the transfers between them, the coarse solver.
+  /// As a LinearOperator, vmult applies one V-cycle from zero: the preconditioner of the outer
+  /// solvers (MixedPrecisionPreconditioner for a float cycle in a double solver).
   template <int dim, int degree, typename Number>
   class Multigrid final : public LinearOperator<Number>
   {

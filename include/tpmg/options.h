@@ -143,6 +143,7 @@ namespace tpmg
   {
     manufactured, ///< f = -Δu of the manufactured solution u = Π sin(π ξ_d)
     one,          ///< f ≡ 1
+    function,     ///< f given as an expression (Problem/Right-hand side function)
     ones_vector   ///< the authors' convention: b_i = 1 at every interior node (not an integral)
   };
 
@@ -191,8 +192,8 @@ namespace tpmg
                   {GeometryMode::polynomial, "polynomial"});
   TPMG_ENUM_NAMES(Deformation, 3, {Deformation::none, "none"}, {Deformation::sine, "sine"},
                   {Deformation::kershaw, "kershaw"});
-  TPMG_ENUM_NAMES(RightHandSide, 3, {RightHandSide::manufactured, "manufactured"}, {RightHandSide::one, "one"},
-                  {RightHandSide::ones_vector, "ones_vector"});
+  TPMG_ENUM_NAMES(RightHandSide, 4, {RightHandSide::manufactured, "manufactured"}, {RightHandSide::one, "one"},
+                  {RightHandSide::function, "function"}, {RightHandSide::ones_vector, "ones_vector"});
 #undef TPMG_ENUM_NAMES
 
   /// The name of e in its table (null-terminated: the table holds string literals).

@@ -27,14 +27,29 @@ namespace tpmg
     double  total() const { return smoother + matvec + vector + restriction + prolongation + coarse_solve; }
   };
 
+  /// The inputs that define the problem (recorded in the JSON report).
+  struct ProblemSummary
+  {
+    std::vector<double> box_lower, box_upper; ///< one value per direction
+    std::vector<int>    coarse_cells;
+    std::string         rhs;             ///< manufactured, one, function, ones_vector
+    std::string         rhs_function;    ///< f (with rhs = function)
+    std::string         boundary_values; ///< g
+    std::string         exact_solution;  ///< u ("" if none)
+    std::string         deformation;     ///< none, sine, kershaw
+    double              deformation_amplitude = 0;
+    double              relative_tolerance    = 0;
+  };
+
   struct RunResult
   {
-    int         dim = 0, degree = 0, level = 0;
-    index_t     dofs = 0;
-    std::string solver, precision, smoother, smoother_kernel, kernel_optimization, level_operator, backend, device;
-    std::string smoother_configuration; ///< the kernels the vertex-patch smoother runs (resolve_smoother)
-    std::string coarse_solver;
-    int         coarsest_level = 0;
+    ProblemSummary problem;
+    int            dim = 0, degree = 0, level = 0;
+    index_t        dofs = 0;
+    std::string    solver, precision, smoother, smoother_kernel, kernel_optimization, level_operator, backend, device;
+    std::string    smoother_configuration; ///< the kernels the vertex-patch smoother runs (resolve_smoother)
+    std::string    coarse_solver;
+    int            coarsest_level = 0;
 
     int                 iterations        = 0;
     bool                converged         = false;
@@ -45,7 +60,8 @@ namespace tpmg
     std::optional<double> l2_error, h1_error;
 
     double              setup_time_s = 0, solve_time_s = 0;
-    std::vector<double> solve_times; ///< every repetition
+    double              rhs_time_s = 0; ///< of setup_time_s: the fine-level right-hand side (and lifting)
+    std::vector<double> solve_times;    ///< every repetition
     std::size_t         memory_bytes = 0, memory_estimate_bytes = 0;
     /// Runtime breakdown (docs/interface.md) of the fastest repetition: component name -> seconds
     std::vector<std::pair<std::string, double>> breakdown;

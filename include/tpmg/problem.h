@@ -7,9 +7,11 @@
 #pragma once
 
 #include <tpmg/config.h>
+#include <tpmg/expression.h>
 #include <tpmg/mesh.h>
 #include <tpmg/vector.h>
 
+#include <optional>
 #include <string>
 
 namespace tpmg
@@ -57,4 +59,39 @@ namespace tpmg
   /// ‖u - u_h‖_L2 and |u - u_h|_H1 on a deformed mesh (host loop over cells, k+3 points).
   ErrorNorms compute_errors_deformed(const CartesianLevel &level, const DeformationSettings &deformation,
                                      const Vector<double> &u_h);
+
+  // ------------------------------------------------------------------ problems given by functions
+  // -Δu = f in the box (deformed or not), u = g on its boundary, with f, g (and, to measure the
+  // error, u) functions of the coordinates (expression.h). Non-zero g is lifted: with g_h the
+  // nodal interpolant of g on the boundary nodes (zero inside), the solver finds the homogeneous
+  // part u_0 of A u_0 = b - A g_h and the solution is u_h = u_0 + g_h. Every function below runs
+  // on the vectors' backend, one loop body for the CPU and the GPU (function_kernels.h).
+
+  /// What defines the problem besides the mesh.
+  struct ProblemFunctions
+  {
+    Expression                rhs;             ///< f
+    Expression                boundary_values; ///< Dirichlet data g (the zero function by default)
+    std::optional<Expression> exact_solution;  ///< u, for the error norms (optional)
+  };
+
+  /// b_i = ∫ f φ_i - a(g_h, φ_i) at interior nodes, 0 at boundary nodes; b is resized to
+  /// level.n_dofs() on `backend`. ∫ f φ_i uses Gauss quadrature with k+2 points per direction
+  /// on each (multilinear) cell; a(g_h, φ_i) uses the quadrature of `level_operator` (Gauss k+2
+  /// for cartesian and bp3, the k+1 Gauss–Lobatto nodes for bp5), so that it is the operator's
+  /// own coupling to the boundary nodes. Computed in double.
+  template <typename Number>
+  void assemble_rhs(const CartesianLevel &level, const DeformationSettings &deformation,
+                    const ProblemFunctions &problem, LevelOperatorType level_operator, Backend backend,
+                    Vector<Number> &b);
+
+  /// g_h: g at the boundary nodes (their positions under the cell maps), 0 inside.
+  void interpolate_boundary_values(const CartesianLevel &level, const DeformationSettings &deformation,
+                                   const Expression &g, Backend backend, Vector<double> &g_h);
+
+  /// ‖u - u_h‖_L2 and |u - u_h|_H1 (gradient of u by symbolic differentiation) with Gauss
+  /// quadrature of k+3 points per direction, on u_h's backend; u_h holds all nodes (boundary
+  /// values included).
+  ErrorNorms compute_errors(const CartesianLevel &level, const DeformationSettings &deformation, const Expression &u,
+                            const Vector<double> &u_h);
 } // namespace tpmg

@@ -24,6 +24,9 @@ namespace tpmg
     DeformationSettings   deformation;
 
     RightHandSide rhs = RightHandSide::manufactured;
+    /// Problem/Right-hand side function, Boundary values, Exact solution: expressions in x, y
+    /// (, z) (expression.h); the exact solution may be empty (none).
+    std::string rhs_function = "0", boundary_values = "0", exact_solution;
 
     SolverType          solver             = SolverType::gmres;
     double              relative_tolerance = 1e-9;
@@ -49,6 +52,27 @@ namespace tpmg
       d.upper        = box_upper;
       d.coarse_cells = coarse_cells;
       return d;
+    }
+
+    /// The right-hand side, boundary values and exact solution as functions (the expressions
+    /// parsed; read_parameters has checked them). f is 1 for Right-hand side = one; not for the
+    /// manufactured problem, which has its own (uses_problem_functions() is false there).
+    ProblemFunctions problem_functions() const
+    {
+      ProblemFunctions f;
+      f.rhs             = Expression(rhs == RightHandSide::one ? "1" : rhs_function, dim);
+      f.boundary_values = Expression(boundary_values, dim);
+      if (!exact_solution.empty())
+        f.exact_solution = Expression(exact_solution, dim);
+      return f;
+    }
+    /// Whether the right-hand side comes from problem_functions() (a function, or f = 1 with
+    /// non-zero boundary values) rather than the built-in separable integrals.
+    bool uses_problem_functions() const
+    {
+      return conventions == Conventions::standard &&
+             (rhs == RightHandSide::function ||
+              (rhs == RightHandSide::one && !Expression(boundary_values, dim).is_zero()));
     }
 
     /// Whether post-smoothing reverses the colors (the symmetric V-cycle that CG needs).

@@ -18,6 +18,7 @@
 
 namespace tpmg
 {
+  /// When a solver stops and what it reports on the way.
   struct SolverControl
   {
     double relative_tolerance = 1e-9;
@@ -30,6 +31,7 @@ namespace tpmg
     std::function<void(int, double, double)> monitor;
   };
 
+  /// How a solve went: iterations, convergence, the residual history.
   struct SolveStats
   {
     int                 iterations       = 0;

@@ -7,6 +7,7 @@
 
 namespace tpmg
 {
+  /// The grid transfer between a level and the next finer one (twice the cells per direction).
   template <int dim, int degree, typename Number>
   class Transfer
   {

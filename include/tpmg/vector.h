@@ -33,6 +33,8 @@ namespace tpmg
   inline std::size_t vector_memory_peak() { return internal::vector_bytes_peak.load(); }
   inline void        reset_vector_memory_peak() { internal::vector_bytes_peak = internal::vector_bytes_in_use.load(); }
 
+  /// Owns n values of Number in host memory (Backend::cpu) or device memory (Backend::cuda);
+  /// move-only. The operations on it are in vector_ops.h.
   template <typename Number>
   class Vector
   {

@@ -69,6 +69,22 @@ namespace tpmg
       const bool          fmg = p.solver == SolverType::fmg;
       const RightHandSide rhs = p.conventions == Conventions::paper_code ? RightHandSide::ones_vector : p.rhs;
 
+      {
+        ProblemSummary &q = res.problem;
+        for (int d = 0; d < dim; ++d)
+          {
+            q.box_lower.push_back(p.box_lower[d]);
+            q.box_upper.push_back(p.box_upper[d]);
+            q.coarse_cells.push_back(p.coarse_cells[d]);
+          }
+        q.rhs                   = to_string(rhs);
+        q.rhs_function          = p.rhs_function;
+        q.boundary_values       = p.boundary_values;
+        q.exact_solution        = p.exact_solution;
+        q.deformation           = to_string(p.deformation.type);
+        q.deformation_amplitude = deformed ? p.deformation.amplitude : 0.0;
+        q.relative_tolerance    = p.relative_tolerance;
+      }
       res.dim             = dim;
       res.degree          = k;
       res.level           = p.refinement_level;
@@ -104,6 +120,8 @@ namespace tpmg
         if (fmg)
           for (const auto &l : levels)
             est += 2 * std::size_t(l.n_dofs()) * sizeof(Number);
+        if (p.uses_problem_functions())
+          est += 2 * n8; // the boundary interpolant g_h and the right-hand side in double
         res.memory_estimate_bytes = est;
         if (backend == Backend::cuda)
           {
@@ -135,14 +153,26 @@ namespace tpmg
         log << "  multigrid ready (" << multigrid.coarse_solver_name() << " coarse solver on level "
             << multigrid.coarsest_level() << ")" << std::endl;
       auto A = make_level_operator<dim, k, double>(fine, backend, p.level_operator, p.deformation, p.geometry);
-      Vector<double> b, x(fine.n_dofs(), backend);
-      auto           assemble = [&](const CartesianLevel &lev, auto &vec) {
-        if (deformed)
+      Vector<double>         b, x(fine.n_dofs(), backend);
+      const bool             functions = p.uses_problem_functions();
+      const ProblemFunctions problem   = p.rhs != RightHandSide::manufactured && p.conventions == Conventions::standard
+                                           ? p.problem_functions()
+                                           : ProblemFunctions{};
+      auto                   assemble  = [&](const CartesianLevel &lev, auto &vec) {
+        if (functions)
+          assemble_rhs(lev, p.deformation, problem, p.level_operator, backend, vec);
+        else if (deformed)
           assemble_rhs_deformed(lev, p.deformation, rhs, backend, vec);
         else
           assemble_rhs(lev, rhs, backend, vec);
       };
-      assemble(fine, b);
+      {
+        synchronize(backend);
+        const double t_rhs0 = wall_seconds();
+        assemble(fine, b);
+        synchronize(backend);
+        res.rhs_time_s = wall_seconds() - t_rhs0;
+      }
       std::vector<Vector<Number>> level_rhs;
       if (fmg)
         {
@@ -259,7 +289,19 @@ namespace tpmg
       res.solve_time_s = best;
       res.memory_bytes = vector_memory_peak() - bytes_before;
 
-      if (p.rhs == RightHandSide::manufactured && p.conventions == Conventions::standard)
+      if (!problem.boundary_values.is_zero()) // the solution is u_0 + g_h
+        {
+          Vector<double> g_h;
+          interpolate_boundary_values(fine, p.deformation, problem.boundary_values, backend, g_h);
+          axpy(1.0, g_h, x);
+        }
+      if (problem.exact_solution)
+        {
+          const ErrorNorms e = compute_errors(fine, p.deformation, *problem.exact_solution, x);
+          res.l2_error       = e.l2;
+          res.h1_error       = e.h1_semi;
+        }
+      else if (p.rhs == RightHandSide::manufactured && p.conventions == Conventions::standard)
         {
           const ErrorNorms e =
             deformed ? compute_errors_deformed(fine, p.deformation, x) : compute_errors<dim, k>(fine, x, k + 3);

@@ -75,6 +75,10 @@ namespace tpmg
         << ": " << r.coarse_solver << (r.converged ? "" : "; NOT CONVERGED: " + r.failure) << "\n";
     if (!r.smoother_configuration.empty())
       out << "smoother: " << r.smoother_configuration << "\n";
+    if (r.problem.rhs == "function" || r.problem.boundary_values != "0" || !r.problem.exact_solution.empty())
+      out << "problem: f = " << (r.problem.rhs == "function" ? r.problem.rhs_function : r.problem.rhs)
+          << ", boundary values " << r.problem.boundary_values
+          << (r.problem.exact_solution.empty() ? "" : ", exact solution " + r.problem.exact_solution) << "\n";
 
     double total = 0;
     for (const auto &[name, t] : r.breakdown)
@@ -106,6 +110,24 @@ namespace tpmg
     kv("degree", std::to_string(r.degree));
     kv("level", std::to_string(r.level));
     kv("dofs", std::to_string(r.dofs));
+    {
+      const ProblemSummary &q    = r.problem;
+      auto                  list = [](const auto &v) {
+        std::string s = "[";
+        for (std::size_t i = 0; i < v.size(); ++i)
+          s += (i ? ", " : "") + json_number(double(v[i]));
+        return s + "]";
+      };
+      kv("problem", "{\"box_lower\": " + list(q.box_lower) + ", \"box_upper\": " + list(q.box_upper) +
+                      ", \"coarse_cells\": " + list(q.coarse_cells) + ", \"right_hand_side\": " + json_string(q.rhs) +
+                      ", \"right_hand_side_function\": " +
+                      (q.rhs == "function" ? json_string(q.rhs_function) : std::string("null")) +
+                      ", \"boundary_values\": " + json_string(q.boundary_values) + ", \"exact_solution\": " +
+                      (q.exact_solution.empty() ? std::string("null") : json_string(q.exact_solution)) +
+                      ", \"deformation\": " + json_string(q.deformation) +
+                      ", \"deformation_amplitude\": " + json_number(q.deformation_amplitude) +
+                      ", \"relative_tolerance\": " + json_number(q.relative_tolerance) + "}");
+    }
     kv("solver", json_string(r.solver));
     kv("precision", json_string(r.precision));
     kv("smoother", json_string(r.smoother));
@@ -129,6 +151,7 @@ namespace tpmg
     kv("l2_error", r.l2_error ? json_number(*r.l2_error) : "null");
     kv("h1_error", r.h1_error ? json_number(*r.h1_error) : "null");
     kv("setup_time_s", json_number(r.setup_time_s));
+    kv("rhs_time_s", json_number(r.rhs_time_s));
     kv("solve_time_s", json_number(r.solve_time_s));
     std::string times = "[";
     for (std::size_t i = 0; i < r.solve_times.size(); ++i)

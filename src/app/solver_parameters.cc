@@ -28,6 +28,47 @@ namespace tpmg
       return *from_string<E>(prm.get(path));
     }
 
+    /// The expressions parse in the problem's dimension, and the choices that use them agree.
+    void check_problem(const ParameterHandler &prm, const SolverParameters &p)
+    {
+      auto fail = [&](const std::string &path, const std::string &what) {
+        throw ParameterError(prm.where(path) + ": " + what);
+      };
+      auto is_set = [&](const char *path) { return prm.where(path) != "default"; };
+      const struct
+      {
+        const char        *path;
+        const std::string &text;
+      } expressions[] = {{"Problem/Right-hand side function", p.rhs_function},
+                         {"Problem/Boundary values", p.boundary_values},
+                         {"Problem/Exact solution", p.exact_solution}};
+      for (const auto &e : expressions)
+        if (!e.text.empty() || std::string(e.path) != "Problem/Exact solution")
+          try
+            {
+              (void)Expression(e.text, p.dim);
+            }
+          catch (const ExpressionError &error)
+            {
+              fail(e.path, std::string(e.path).substr(8) + " '" + e.text + "': " + error.what());
+            }
+      if (is_set("Problem/Right-hand side function") && p.rhs != RightHandSide::function)
+        fail("Problem/Right-hand side function",
+             std::string("a right-hand side function is given, but 'Right-hand side' is ") + to_string(p.rhs) +
+               "; set 'Right-hand side = function' to use it");
+      const bool boundary = !Expression(p.boundary_values, p.dim).is_zero();
+      if (p.rhs == RightHandSide::manufactured && boundary)
+        fail("Problem/Boundary values", "the manufactured problem has zero boundary values; use 'Right-hand side = "
+                                        "function' (with its exact solution) for non-zero ones");
+      if (p.rhs == RightHandSide::manufactured && !p.exact_solution.empty())
+        fail("Problem/Exact solution", "the manufactured problem has its own exact solution; an 'Exact solution' "
+                                       "goes with 'Right-hand side = function' or one");
+      if (p.conventions == Conventions::paper_code && (p.rhs == RightHandSide::function || boundary))
+        fail(p.rhs == RightHandSide::function ? "Problem/Right-hand side" : "Problem/Boundary values",
+             "the paper_code conventions solve the authors' problem (b = 1, zero boundary values); use Conventions "
+             "= standard");
+    }
+
     /// The checks of the mesh that need its levels: sizes, the coarse solve, the deformation
     /// (the same functions the solver calls at setup, so that their errors name the line here).
     void check_mesh(const ParameterHandler &prm, const SolverParameters &p)
@@ -104,8 +145,16 @@ namespace tpmg
     prm.leave_subsection();
     prm.enter_subsection("Problem");
     prm.declare_entry("Right-hand side", to_string(d.rhs),
-                      choice<RightHandSide>({RightHandSide::manufactured, RightHandSide::one}),
-                      "manufactured: u = prod sin(pi x_i) with its L2 error; one: f = 1");
+                      choice<RightHandSide>({RightHandSide::manufactured, RightHandSide::one, RightHandSide::function}),
+                      "manufactured: u = prod sin(pi (x_i - a_i)/L_i) with its errors; one: f = 1; function: f from "
+                      "'Right-hand side function'");
+    prm.declare_entry("Right-hand side function", d.rhs_function, Pattern::anything(),
+                      "f(x, y, z) for 'Right-hand side = function', in muparser syntax (e.g. -2 - 6*x*z; constants pi, "
+                      "_e; functions sin, exp, sqrt, pow, ...; docs/interface.md)");
+    prm.declare_entry("Boundary values", d.boundary_values, Pattern::anything(),
+                      "Dirichlet data g(x, y, z) on the whole boundary (expression; 0: homogeneous)");
+    prm.declare_entry("Exact solution", d.exact_solution, Pattern::anything(),
+                      "u(x, y, z) to report the L2 and H1 errors against (expression; empty: none)");
     prm.leave_subsection();
     prm.enter_subsection("Solver");
     prm.declare_entry("Type", to_string(d.solver), choice<SolverType>(),
@@ -198,7 +247,10 @@ namespace tpmg
              "'Box upper' must be larger than 'Box lower' in every direction (direction " + std::to_string(d) + ": " +
                std::to_string(p.box_lower[d]) + " and " + std::to_string(p.box_upper[d]) + ")");
 
-    p.rhs = get_choice<RightHandSide>(prm, "Problem/Right-hand side");
+    p.rhs             = get_choice<RightHandSide>(prm, "Problem/Right-hand side");
+    p.rhs_function    = prm.get("Problem/Right-hand side function");
+    p.boundary_values = prm.get("Problem/Boundary values");
+    p.exact_solution  = prm.get("Problem/Exact solution");
 
     p.solver             = get_choice<SolverType>(prm, "Solver/Type");
     p.relative_tolerance = prm.get_double("Solver/Relative tolerance");
@@ -274,6 +326,7 @@ namespace tpmg
            "cg needs a symmetric V-cycle: Post-smoothing order must be reverse or auto");
     if (p.solver == SolverType::cg && p.preconditioning == PreconditioningSide::left)
       fail("Solver/Preconditioning side", "the preconditioning side applies to gmres only");
+    check_problem(prm, p);
     check_mesh(prm, p);
     return p;
   }

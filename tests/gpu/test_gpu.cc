@@ -532,3 +532,79 @@ TEST(Gpu, AxpyDotUpdatesOnceAndEqualsCpu)
         ASSERT_EQ(wout[1][i], wout[0][i]) << i;
     }
 }
+
+TEST(Gpu, ProblemFunctionsEqualCpu)
+{
+  // the right-hand side with lifting, the boundary interpolant and the errors of a problem given
+  // by expressions, on a Cartesian and a sine-deformed mesh, for each level operator's lifting
+  ProblemFunctions problem;
+  problem.rhs             = Expression("4*exp(x)*sin(2*y)*cos(z) + x*y", 3);
+  problem.boundary_values = Expression("exp(x)*sin(2*y)*cos(z)", 3);
+  const Expression u("exp(x)*sin(2*y)*cos(z)", 3);
+  Domain           d;
+  d.lower        = {0, -1, 0.5};
+  d.upper        = {2, 1, 1.5};
+  d.coarse_cells = {2, 2, 1};
+  for (int k : {1, 3, 8})
+    for (Deformation def : {Deformation::none, Deformation::sine})
+      for (LevelOperatorType op : {LevelOperatorType::bp3, LevelOperatorType::bp5})
+        {
+          const auto                lev = make_hierarchy(d, k, k == 8 ? 1 : 2).back();
+          const DeformationSettings deformation{def, def == Deformation::sine ? 0.05 : 0.0};
+          const std::string         what = "k=" + std::to_string(k) + " " + to_string(def) + " " + to_string(op);
+          compare_backends<double>(
+            lev, {std::vector<double>(lev.n_dofs())},
+            [&](Backend b, std::vector<Vector<double>> &v) { assemble_rhs(lev, deformation, problem, op, b, v[0]); },
+            "rhs " + what, 1e-13);
+          compare_backends<double>(
+            lev, {std::vector<double>(lev.n_dofs())},
+            [&](Backend b, std::vector<Vector<double>> &v) {
+              interpolate_boundary_values(lev, deformation, problem.boundary_values, b, v[0]);
+            },
+            "g_h " + what, 1e-14);
+          ErrorNorms e[2];
+          for (Backend b : {Backend::cpu, Backend::cuda})
+            {
+              Vector<double> g_h;
+              interpolate_boundary_values(lev, deformation, problem.boundary_values, b, g_h);
+              e[b == Backend::cuda] = compute_errors(lev, deformation, u, g_h);
+            }
+          EXPECT_NEAR(e[1].l2, e[0].l2, 1e-12 * e[0].l2) << what;
+          EXPECT_NEAR(e[1].h1_semi, e[0].h1_semi, 1e-12 * e[0].h1_semi) << what;
+        }
+}
+
+TEST(Gpu, UserProblemMatchesCpu)
+{
+  for (int dim : {2, 3})
+    for (Precision prec : {Precision::single, Precision::dual})
+      {
+        SolverParameters p;
+        p.dim                = dim;
+        p.degree             = 3;
+        p.refinement_level   = dim == 3 ? 2 : 4;
+        p.box_lower          = {0, -1, 0.5};
+        p.box_upper          = {2, 1, 1.5};
+        p.coarse_cells       = {2, 2, 1};
+        p.rhs                = RightHandSide::function;
+        p.rhs_function       = dim == 3 ? "-2 - 6*x*z" : "-2 - 6*x";
+        p.boundary_values    = dim == 3 ? "1 + x^2 - y*z + 3*x*y^2*z" : "1 + x^2 - x*y + 3*x*y^2";
+        p.exact_solution     = p.boundary_values;
+        p.relative_tolerance = 1e-13;
+        p.precision          = prec;
+        p.verbose            = false;
+        RunResult r[2];
+        for (DeviceChoice dev : {DeviceChoice::cpu, DeviceChoice::cuda})
+          {
+            p.device = dev;
+            std::ostringstream log;
+            r[dev == DeviceChoice::cuda] = run_poisson(p, log);
+          }
+        ASSERT_TRUE(r[1].converged) << r[1].failure;
+        EXPECT_EQ(r[1].backend, "cuda");
+        EXPECT_EQ(r[1].iterations, r[0].iterations) << dim << "D";
+        // the polynomial is reproduced to rounding on both
+        EXPECT_LT(*r[1].l2_error, 1e-10) << dim << "D";
+        EXPECT_LT(*r[0].l2_error, 1e-10) << dim << "D";
+      }
+}

@@ -1,0 +1,513 @@
+// Kernels of problems given by functions (include/tpmg/problem.h, ProblemFunctions): the
+// right-hand side ∫ f φ_i, the lifting of Dirichlet data, the error norms against an exact
+// solution. Each is one loop body for both backends (forall / reduce_sum), one thread per cell,
+// with f, g or u an ExpressionProgram evaluated at the physical quadrature points.
+//
+// The cell map is multilinear through the cell's 2^d vertices: the Cartesian box's (affine) or
+// those of a deformed mesh. The sums over quadrature points are sum-factorized and stream over
+// the outer quadrature coordinate, so a thread holds O(n^2) numbers besides the cell's n^d
+// values. Cells that share nodes never run at the same time: the cells are split into 2^d
+// colours by the parity of their coordinates, one launch per colour, so the additions into the
+// global vector need no atomics and the sums are the same on both backends.
+#pragma once
+
+#include <kernels/common/tensor.h>
+
+#include <tpmg/expression.h>
+#include <tpmg/mesh.h>
+
+namespace tpmg
+{
+  namespace problem_kernels
+  {
+    /// Where the cells of a level are: the box (vertices == nullptr) or its deformed vertices
+    /// (lexicographic, 3 doubles each, as deformed_vertices() returns them).
+    struct LevelMesh
+    {
+      const double *vertices = nullptr;
+      index_t       cells[3]{1, 1, 1};
+      index_t       nodes[3]{1, 1, 1};
+      double        lower[3]{0, 0, 0};
+      double        h[3]{1, 1, 1};
+
+      /// The 2^dim vertices of cell c, numbered with bit d = upper side in direction d.
+      template <int dim>
+      TPMG_HD void cell_vertices(const index_t (&c)[3], double (&v)[1 << dim][3]) const
+      {
+        for (int a = 0; a < (1 << dim); ++a)
+          {
+            const index_t g[3] = {c[0] + (a & 1), c[1] + ((a >> 1) & 1), dim == 3 ? c[2] + ((a >> 2) & 1) : 0};
+            for (int r = 0; r < 3; ++r)
+              v[a][r] = vertices ? vertices[3 * (g[0] + (cells[0] + 1) * (g[1] + (cells[1] + 1) * g[2])) + r]
+                                 : (r < dim ? lower[r] + h[r] * double(g[r]) : 0.0);
+          }
+      }
+
+      /// Cell c of colour `colour` (bit d: odd coordinate in direction d), from its index i
+      /// among the colour's cells.
+      template <int dim>
+      TPMG_HD void colour_cell(int colour, index_t i, index_t (&c)[3]) const
+      {
+        for (int d = 0; d < 3; ++d)
+          {
+            const index_t first = d < dim ? (colour >> d) & 1 : 0;
+            const index_t count = d < dim ? (cells[d] - first + 1) / 2 : 1;
+            c[d]                = first + 2 * (i % count);
+            i /= count;
+          }
+      }
+
+      /// Whether cell c has a node on the boundary.
+      template <int dim>
+      TPMG_HD bool touches_boundary(const index_t (&c)[3]) const
+      {
+        for (int d = 0; d < dim; ++d)
+          if (c[d] == 0 || c[d] == cells[d] - 1)
+            return true;
+        return false;
+      }
+    };
+
+    /// The kernels' view of a level; `vertices`: its deformed vertices, or null for the box.
+    inline LevelMesh level_mesh(const CartesianLevel &level, const double *vertices)
+    {
+      LevelMesh m;
+      m.vertices = vertices;
+      for (int d = 0; d < 3; ++d)
+        {
+          m.cells[d] = d < level.dim ? level.cells[d] : 1;
+          m.nodes[d] = level.nodes(d);
+          m.lower[d] = level.lower[d];
+          m.h[d]     = level.h[d];
+        }
+      return m;
+    }
+
+    /// Cells of colour `colour` (see LevelMesh::colour_cell).
+    inline index_t colour_cells(const index_t (&cells)[3], int dim, int colour)
+    {
+      index_t n = 1;
+      for (int d = 0; d < dim; ++d)
+        n *= (cells[d] - ((colour >> d) & 1) + 1) / 2;
+      return n;
+    }
+
+    /// The multilinear map of a cell at reference point ξ ∈ [0,1]^dim: the position x and
+    /// J = ∂x/∂ξ (J[r][d]: component r, reference direction d).
+    template <int dim>
+    TPMG_HD void map_point(const double (&v)[1 << dim][3], const double *xi, double (&x)[3], double (&J)[3][3])
+    {
+      for (int r = 0; r < 3; ++r)
+        {
+          x[r] = 0;
+          for (int d = 0; d < 3; ++d)
+            J[r][d] = 0;
+        }
+      for (int a = 0; a < (1 << dim); ++a)
+        {
+          double f[3], df[3]; // 1D factors and their derivatives
+          for (int d = 0; d < dim; ++d)
+            {
+              const bool up = (a >> d) & 1;
+              f[d]          = up ? xi[d] : 1 - xi[d];
+              df[d]         = up ? 1 : -1;
+            }
+          double w = 1;
+          for (int d = 0; d < dim; ++d)
+            w *= f[d];
+          for (int d = 0; d < dim; ++d)
+            {
+              double wd = df[d];
+              for (int e = 0; e < dim; ++e)
+                if (e != d)
+                  wd *= f[e];
+              for (int r = 0; r < dim; ++r)
+                J[r][d] += wd * v[a][r];
+            }
+          for (int r = 0; r < dim; ++r)
+            x[r] += w * v[a][r];
+        }
+    }
+
+    /// det J and J^{-1} (inv[d][r]: reference direction d, component r).
+    template <int dim>
+    TPMG_HD double invert(const double (&J)[3][3], double (&inv)[3][3])
+    {
+      if constexpr (dim == 2)
+        {
+          const double det = J[0][0] * J[1][1] - J[0][1] * J[1][0];
+          inv[0][0]        = J[1][1] / det;
+          inv[0][1]        = -J[0][1] / det;
+          inv[1][0]        = -J[1][0] / det;
+          inv[1][1]        = J[0][0] / det;
+          return det;
+        }
+      else
+        {
+          const double c00 = J[1][1] * J[2][2] - J[1][2] * J[2][1];
+          const double c01 = J[1][2] * J[2][0] - J[1][0] * J[2][2];
+          const double c02 = J[1][0] * J[2][1] - J[1][1] * J[2][0];
+          const double det = J[0][0] * c00 + J[0][1] * c01 + J[0][2] * c02;
+          inv[0][0]        = c00 / det;
+          inv[1][0]        = c01 / det;
+          inv[2][0]        = c02 / det;
+          inv[0][1]        = (J[0][2] * J[2][1] - J[0][1] * J[2][2]) / det;
+          inv[1][1]        = (J[0][0] * J[2][2] - J[0][2] * J[2][0]) / det;
+          inv[2][1]        = (J[0][1] * J[2][0] - J[0][0] * J[2][1]) / det;
+          inv[0][2]        = (J[0][1] * J[1][2] - J[0][2] * J[1][1]) / det;
+          inv[1][2]        = (J[0][2] * J[1][0] - J[0][0] * J[1][2]) / det;
+          inv[2][2]        = (J[0][0] * J[1][1] - J[0][1] * J[1][0]) / det;
+          return det;
+        }
+    }
+
+    /// Position x, J^{-1} and det J at reference point ξ of cell c (vertices v): the multilinear
+    /// map on a deformed mesh, the affine x = lower + h (c + ξ), J = diag(h) on the box (most of
+    /// the work per point on the box otherwise).
+    template <int dim>
+    TPMG_HD double cell_map(const LevelMesh &mesh, const index_t (&c)[3], const double (&v)[1 << dim][3],
+                            const double    *xi, double (&x)[3], double (&inv)[3][3])
+    {
+      if (mesh.vertices)
+        {
+          double J[3][3];
+          map_point<dim>(v, xi, x, J);
+          return invert<dim>(J, inv);
+        }
+      double det = 1;
+      for (int r = 0; r < 3; ++r)
+        {
+          x[r] = r < dim ? mesh.lower[r] + mesh.h[r] * (double(c[r]) + xi[r]) : 0.0;
+          for (int d = 0; d < 3; ++d)
+            inv[r][d] = r == d && r < dim ? 1.0 / mesh.h[r] : 0.0;
+          if (r < dim)
+            det *= mesh.h[r];
+        }
+      return det;
+    }
+
+    /// A tensor-product rule of nq points per direction on [0,1] and the Q_k basis (n = k+1
+    /// Gauss–Lobatto nodes) at its points: B(q, i) = φ_i(ξ_q), D(q, i) = φ_i'(ξ_q). In 2D the
+    /// third direction is a single point with B = 1, D = 0.
+    template <int dim, int n, int nq>
+    struct CellRule
+    {
+      static constexpr int nz  = dim == 3 ? n : 1;
+      static constexpr int nqz = dim == 3 ? nq : 1;
+
+      SmallMatrix<double, nq, n> B, D;
+      double                     points[nq], weights[nq];
+
+      TPMG_HD double Bz(int q, int i) const { return dim == 3 ? B(q, i) : 1.0; }
+      TPMG_HD double Dz(int q, int i) const { return dim == 3 ? D(q, i) : 0.0; }
+      TPMG_HD double weight(int qx, int qy, int qz) const
+      {
+        return weights[qx] * weights[qy] * (dim == 3 ? weights[qz] : 1.0);
+      }
+      /// The y-contractions of a layer of the cell's values at one z point (uB = B_z u,
+      /// uD = D_z u, n × n): v1 = B_y uB, v2 = D_y uB, v3 = B_y uD at point qy.
+      TPMG_HD void contract_y(int qy, const double *uB, const double *uD, double (&v1)[n], double (&v2)[n],
+                              double (&v3)[n]) const
+      {
+        for (int ix = 0; ix < n; ++ix)
+          v1[ix] = v2[ix] = v3[ix] = 0;
+        for (int iy = 0; iy < n; ++iy)
+          for (int ix = 0; ix < n; ++ix)
+            {
+              v1[ix] += B(qy, iy) * uB[iy * n + ix];
+              v2[ix] += D(qy, iy) * uB[iy * n + ix];
+              v3[ix] += B(qy, iy) * uD[iy * n + ix];
+            }
+      }
+      /// The value at point qx of the line, and the reference gradient gr, from contract_y's output.
+      TPMG_HD double contract_x(int qx, const double (&v1)[n], const double (&v2)[n], const double (&v3)[n],
+                                double (&gr)[3]) const
+      {
+        double val = 0;
+        gr[0] = gr[1] = gr[2] = 0;
+        for (int ix = 0; ix < n; ++ix)
+          {
+            val += B(qx, ix) * v1[ix];
+            gr[0] += D(qx, ix) * v1[ix];
+            gr[1] += B(qx, ix) * v2[ix];
+            gr[2] += B(qx, ix) * v3[ix];
+          }
+        return val;
+      }
+
+      TPMG_HD void point(int qx, int qy, int qz, double (&xi)[3]) const
+      {
+        xi[0] = points[qx];
+        xi[1] = points[qy];
+        xi[2] = dim == 3 ? points[qz] : 0.0;
+      }
+    };
+
+    /// Global index of local node (x, y, z) of cell c; -1 on the boundary.
+    TPMG_HD inline index_t interior_node(const LevelMesh &m, int dim, const index_t (&c)[3], int k, int x, int y, int z)
+    {
+      const index_t c0[3] = {c[0] * k, c[1] * k, c[2] * k};
+      return cell_node(m.nodes, dim, c0, x, y, z, true);
+    }
+
+    /// b_i += ∫_K f φ_i over the cells of one colour, at interior nodes (forall over
+    /// colour_cells()).
+    template <int dim, int k, int nq>
+    struct IntegrateFunction
+    {
+      static constexpr int n = k + 1;
+      using Rule             = CellRule<dim, n, nq>;
+      ExpressionProgram f;
+      LevelMesh         mesh;
+      Rule              rule;
+      int               colour = 0;
+      double           *b      = nullptr;
+
+      TPMG_HD void operator()(index_t i) const
+      {
+        index_t c[3];
+        mesh.colour_cell<dim>(colour, i, c);
+        double v[1 << dim][3];
+        mesh.cell_vertices<dim>(c, v);
+        double res[Rule::nz * n * n] = {};
+        TPMG_NO_UNROLL
+        for (int qz = 0; qz < Rule::nqz; ++qz)
+          {
+            double p[n * n] = {};
+            TPMG_NO_UNROLL
+            for (int qy = 0; qy < nq; ++qy)
+              {
+                double r[n] = {};
+                TPMG_NO_UNROLL
+                for (int qx = 0; qx < nq; ++qx)
+                  {
+                    double xi[3], x[3], inv[3][3];
+                    rule.point(qx, qy, qz, xi);
+                    const double val =
+                      rule.weight(qx, qy, qz) * cell_map<dim>(mesh, c, v, xi, x, inv) * f(x[0], x[1], x[2]);
+                    for (int ix = 0; ix < n; ++ix)
+                      r[ix] += rule.B(qx, ix) * val;
+                  }
+                for (int iy = 0; iy < n; ++iy)
+                  for (int ix = 0; ix < n; ++ix)
+                    p[iy * n + ix] += rule.B(qy, iy) * r[ix];
+              }
+            for (int iz = 0; iz < Rule::nz; ++iz)
+              for (int j = 0; j < n * n; ++j)
+                res[iz * n * n + j] += rule.Bz(qz, iz) * p[j];
+          }
+        for (int iz = 0; iz < Rule::nz; ++iz)
+          for (int iy = 0; iy < n; ++iy)
+            for (int ix = 0; ix < n; ++ix)
+              {
+                const index_t g = interior_node(mesh, dim, c, k, ix, iy, iz);
+                if (g >= 0)
+                  b[g] += res[(iz * n + iy) * n + ix];
+              }
+      }
+    };
+
+    /// u_i = g(x_i) at boundary nodes, 0 inside (forall over the level's nodes); x_i is the node's
+    /// position under its cell's map.
+    template <int dim>
+    struct BoundaryInterpolant
+    {
+      ExpressionProgram g;
+      LevelMesh         mesh;
+      int               degree = 1;
+      double            support_points[max_degree + 1]; ///< the Gauss–Lobatto nodes on [0,1]
+      double           *u = nullptr;
+
+      TPMG_HD void operator()(index_t i) const
+      {
+        index_t node[3] = {i % mesh.nodes[0], (i / mesh.nodes[0]) % mesh.nodes[1], i / (mesh.nodes[0] * mesh.nodes[1])};
+        bool    boundary = false;
+        for (int d = 0; d < dim; ++d)
+          boundary = boundary || node[d] == 0 || node[d] == mesh.nodes[d] - 1;
+        if (!boundary)
+          {
+            u[i] = 0;
+            return;
+          }
+        index_t c[3]  = {0, 0, 0};
+        double  xi[3] = {0, 0, 0};
+        for (int d = 0; d < dim; ++d)
+          {
+            c[d]  = node[d] / degree < mesh.cells[d] ? node[d] / degree : mesh.cells[d] - 1;
+            xi[d] = support_points[node[d] - c[d] * degree];
+          }
+        double v[1 << dim][3], x[3], J[3][3];
+        mesh.cell_vertices<dim>(c, v);
+        map_point<dim>(v, xi, x, J);
+        u[i] = g(x[0], x[1], x[2]);
+      }
+    };
+
+    /// b_i -= a_K(g_h, φ_i) at the interior nodes of the cells of one colour that touch the
+    /// boundary, with the quadrature of the level operator (Gauss k+2 for cartesian and bp3,
+    /// the Gauss–Lobatto nodes for bp5), so that b - A g_h is what the operator sees: the
+    /// lifting of the Dirichlet data g_h (boundary values only). Reads g_h from global memory as
+    /// it streams over the quadrature layers (only the boundary layer of cells does work).
+    template <int dim, int k, int nq>
+    struct SubtractLifting
+    {
+      static constexpr int n = k + 1;
+      using Rule             = CellRule<dim, n, nq>;
+      LevelMesh     mesh;
+      Rule          rule;
+      int           colour = 0;
+      const double *g      = nullptr;
+      double       *b      = nullptr;
+
+      TPMG_HD double node_value(const index_t (&c)[3], int x, int y, int z) const
+      {
+        const index_t c0[3] = {c[0] * k, c[1] * k, c[2] * k};
+        return g[cell_node(mesh.nodes, dim, c0, x, y, z, false)];
+      }
+
+      TPMG_HD void operator()(index_t i) const
+      {
+        index_t c[3];
+        mesh.colour_cell<dim>(colour, i, c);
+        if (!mesh.touches_boundary<dim>(c))
+          return;
+        double v[1 << dim][3];
+        mesh.cell_vertices<dim>(c, v);
+        TPMG_NO_UNROLL
+        for (int qz = 0; qz < Rule::nqz; ++qz)
+          {
+            // the layer qz: g_h contracted in z with B and D
+            double uB[n * n] = {}, uD[n * n] = {};
+            for (int iz = 0; iz < Rule::nz; ++iz)
+              for (int iy = 0; iy < n; ++iy)
+                for (int ix = 0; ix < n; ++ix)
+                  {
+                    const double u = node_value(c, ix, iy, iz);
+                    uB[iy * n + ix] += rule.Bz(qz, iz) * u;
+                    uD[iy * n + ix] += rule.Dz(qz, iz) * u;
+                  }
+            double accB[n * n] = {}, accD[n * n] = {}; // test functions, before z
+            TPMG_NO_UNROLL
+            for (int qy = 0; qy < nq; ++qy)
+              {
+                double v1[n], v2[n], v3[n];
+                rule.contract_y(qy, uB, uD, v1, v2, v3);
+                double r0[n] = {}, r1[n] = {}, r2[n] = {};
+                TPMG_NO_UNROLL
+                for (int qx = 0; qx < nq; ++qx)
+                  {
+                    double gr[3]; // reference gradient
+                    rule.contract_x(qx, v1, v2, v3, gr);
+                    double xi[3], x[3], inv[3][3];
+                    rule.point(qx, qy, qz, xi);
+                    const double wdet = rule.weight(qx, qy, qz) * cell_map<dim>(mesh, c, v, xi, x, inv);
+                    // F = w |J| J^{-1} J^{-T} ∇̂u
+                    double gp[3] = {0, 0, 0};
+                    for (int r = 0; r < dim; ++r)
+                      for (int d = 0; d < dim; ++d)
+                        gp[r] += inv[d][r] * gr[d];
+                    double F[3] = {0, 0, 0};
+                    for (int d = 0; d < dim; ++d)
+                      for (int r = 0; r < dim; ++r)
+                        F[d] += wdet * inv[d][r] * gp[r];
+                    for (int ix = 0; ix < n; ++ix)
+                      {
+                        r0[ix] += rule.D(qx, ix) * F[0];
+                        r1[ix] += rule.B(qx, ix) * F[1];
+                        r2[ix] += rule.B(qx, ix) * F[2];
+                      }
+                  }
+                for (int iy = 0; iy < n; ++iy)
+                  for (int ix = 0; ix < n; ++ix)
+                    {
+                      accB[iy * n + ix] += rule.B(qy, iy) * r0[ix] + rule.D(qy, iy) * r1[ix];
+                      accD[iy * n + ix] += rule.B(qy, iy) * r2[ix];
+                    }
+              }
+            for (int iz = 0; iz < Rule::nz; ++iz)
+              for (int iy = 0; iy < n; ++iy)
+                for (int ix = 0; ix < n; ++ix)
+                  {
+                    const index_t gi = interior_node(mesh, dim, c, k, ix, iy, iz);
+                    if (gi >= 0)
+                      b[gi] -= rule.Bz(qz, iz) * accB[iy * n + ix] + rule.Dz(qz, iz) * accD[iy * n + ix];
+                  }
+          }
+      }
+    };
+
+    /// The squared L2 error (component 0) or squared H1-seminorm error (component 1) of u_h on
+    /// cell i against u (du: its partial derivatives), for reduce_sum over the cells.
+    template <int dim, int k, int nq>
+    struct FunctionError
+    {
+      static constexpr int n = k + 1;
+      using Rule             = CellRule<dim, n, nq>;
+      LevelMesh         mesh;
+      Rule              rule;
+      int               component = 0;
+      ExpressionProgram u;     ///< component 0
+      ExpressionProgram du[3]; ///< component 1 (du[2] unused in 2D)
+      const double     *uh = nullptr;
+
+      // not inlined: CUB's reduction kernels would copy the body into each of their unrolled items
+      TPMG_HD TPMG_NOINLINE double operator()(index_t i) const
+      {
+        index_t c[3];
+        c[0] = i % mesh.cells[0];
+        c[1] = (i / mesh.cells[0]) % mesh.cells[1];
+        c[2] = dim == 3 ? i / (mesh.cells[0] * mesh.cells[1]) : 0;
+        double v[1 << dim][3];
+        mesh.cell_vertices<dim>(c, v);
+        double        local[Rule::nz * n * n];
+        const index_t c0[3] = {c[0] * k, c[1] * k, c[2] * k};
+        for (int iz = 0; iz < Rule::nz; ++iz)
+          for (int iy = 0; iy < n; ++iy)
+            for (int ix = 0; ix < n; ++ix)
+              local[(iz * n + iy) * n + ix] = uh[cell_node(mesh.nodes, dim, c0, ix, iy, iz, false)];
+        double sum = 0;
+        TPMG_NO_UNROLL
+        for (int qz = 0; qz < Rule::nqz; ++qz)
+          {
+            double uB[n * n] = {}, uD[n * n] = {};
+            for (int iz = 0; iz < Rule::nz; ++iz)
+              for (int j = 0; j < n * n; ++j)
+                {
+                  uB[j] += rule.Bz(qz, iz) * local[iz * n * n + j];
+                  uD[j] += rule.Dz(qz, iz) * local[iz * n * n + j];
+                }
+            TPMG_NO_UNROLL
+            for (int qy = 0; qy < nq; ++qy)
+              {
+                double v1[n], v2[n], v3[n];
+                rule.contract_y(qy, uB, uD, v1, v2, v3);
+                TPMG_NO_UNROLL
+                for (int qx = 0; qx < nq; ++qx)
+                  {
+                    double       gr[3];
+                    const double val = rule.contract_x(qx, v1, v2, v3, gr);
+                    double       xi[3], x[3], inv[3][3];
+                    rule.point(qx, qy, qz, xi);
+                    const double wdet = rule.weight(qx, qy, qz) * cell_map<dim>(mesh, c, v, xi, x, inv);
+                    if (component == 0)
+                      {
+                        const double e = u(x[0], x[1], x[2]) - val;
+                        sum += wdet * e * e;
+                      }
+                    else
+                      for (int r = 0; r < dim; ++r)
+                        {
+                          double gp = 0;
+                          for (int d = 0; d < dim; ++d)
+                            gp += inv[d][r] * gr[d];
+                          const double e = du[r](x[0], x[1], x[2]) - gp;
+                          sum += wdet * e * e;
+                        }
+                  }
+              }
+          }
+        return sum;
+      }
+    };
+  } // namespace problem_kernels
+} // namespace tpmg

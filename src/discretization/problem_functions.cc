@@ -1,0 +1,125 @@
+// Problems given by functions (problem.h, ProblemFunctions): dispatch on dimension and degree,
+// the deformed vertices, the lifting of the boundary values.
+#include <tpmg/dispatch.h>
+#include <tpmg/geometry.h>
+#include <tpmg/problem.h>
+#include <tpmg/vector_ops.h>
+
+#include <kernels/problem/function_kernels.h>
+#include <kernels/runtime/forall.h>
+
+#include <stdexcept>
+#include <string>
+
+namespace tpmg
+{
+  namespace internal
+  {
+    template <int dim, int k>
+    void add_function_integrals(const CartesianLevel &, const Vector<double> &, const Expression &, Vector<double> &);
+    template <int dim, int k>
+    void subtract_lifting(const CartesianLevel &, const Vector<double> &, LevelOperatorType, const Vector<double> &,
+                          Vector<double> &);
+    template <int dim, int k>
+    ErrorNorms function_errors(const CartesianLevel &, const Vector<double> &, const Expression &,
+                               const Vector<double> &);
+  } // namespace internal
+
+  namespace
+  {
+    /// The deformed vertices on `backend`, or an empty vector for the undeformed box.
+    Vector<double> vertices_of(const CartesianLevel &level, const DeformationSettings &deformation, Backend backend)
+    {
+      Vector<double> v;
+      if (deformation.type == Deformation::none)
+        return v;
+      const std::vector<double> host = deformed_vertices(level, deformation);
+      v.reinit(index_t(host.size()), backend, false);
+      v.from_host(host);
+      return v;
+    }
+
+    void check_dimension(const CartesianLevel &level, const Expression &e, const char *what)
+    {
+      if (e.dim() < level.dim)
+        throw std::invalid_argument(std::string(what) + " '" + e.text() + "' is a function of " +
+                                    std::to_string(e.dim()) + " coordinates, the mesh has " +
+                                    std::to_string(level.dim));
+    }
+
+    /// Calls f(dim, k) as integral constants for the level's dimension and a solver degree.
+    template <class F>
+    decltype(auto) dispatch_level(const CartesianLevel &level, F &&f)
+    {
+      return dispatch_dim(level.dim, [&](auto dim) {
+        return dispatch_degree<max_solver_degree(dim)>(level.degree, [&](auto k) { return f(dim, k); });
+      });
+    }
+  } // namespace
+
+  void interpolate_boundary_values(const CartesianLevel &level, const DeformationSettings &deformation,
+                                   const Expression &g, Backend backend, Vector<double> &g_h)
+  {
+    check_dimension(level, g, "the boundary values");
+    if (level.degree < 1 || level.degree > max_degree)
+      throw std::invalid_argument("interpolate_boundary_values: degree " + std::to_string(level.degree));
+    const Vector<double> vertices = vertices_of(level, deformation, backend);
+    g_h.reinit(level.n_dofs(), backend, false);
+    const auto gll = LagrangeBasis1D(unsigned(level.degree)).support_points();
+    dispatch_dim(level.dim, [&](auto dim) {
+      problem_kernels::BoundaryInterpolant<dim> kern;
+      kern.g      = g.program();
+      kern.mesh   = problem_kernels::level_mesh(level, vertices.size() > 0 ? vertices.data() : nullptr);
+      kern.degree = level.degree;
+      for (std::size_t i = 0; i < gll.size(); ++i)
+        kern.support_points[i] = gll[i];
+      kern.u = g_h.data();
+      forall(backend, level.n_dofs(), kern);
+    });
+  }
+
+  template <typename Number>
+  void assemble_rhs(const CartesianLevel &level, const DeformationSettings &deformation,
+                    const ProblemFunctions &problem, LevelOperatorType level_operator, Backend backend,
+                    Vector<Number> &b)
+  {
+    check_dimension(level, problem.rhs, "the right-hand side");
+    check_dimension(level, problem.boundary_values, "the boundary values");
+    const Vector<double> vertices = vertices_of(level, deformation, backend);
+    Vector<double>       b64(level.n_dofs(), backend);
+    dispatch_level(level, [&](auto dim, auto k) {
+      if (!problem.rhs.is_zero())
+        internal::add_function_integrals<dim, k>(level, vertices, problem.rhs, b64);
+      if (!problem.boundary_values.is_zero())
+        {
+          Vector<double> g_h;
+          interpolate_boundary_values(level, deformation, problem.boundary_values, backend, g_h);
+          internal::subtract_lifting<dim, k>(level, vertices, level_operator, g_h, b64);
+        }
+    });
+    if constexpr (std::is_same_v<Number, double>)
+      b = std::move(b64);
+    else
+      {
+        b.reinit(level.n_dofs(), backend, false);
+        convert(b64, b);
+      }
+  }
+
+  ErrorNorms compute_errors(const CartesianLevel &level, const DeformationSettings &deformation, const Expression &u,
+                            const Vector<double> &u_h)
+  {
+    check_dimension(level, u, "the exact solution");
+    if (u_h.size() != level.n_dofs())
+      throw std::invalid_argument("compute_errors: vector size " + std::to_string(u_h.size()) +
+                                  " differs from the level's " + std::to_string(level.n_dofs()) + " nodes");
+    const Vector<double> vertices = vertices_of(level, deformation, u_h.backend());
+    return dispatch_level(level,
+                          [&](auto dim, auto k) { return internal::function_errors<dim, k>(level, vertices, u, u_h); });
+  }
+
+  template void assemble_rhs<float>(const CartesianLevel &, const DeformationSettings &, const ProblemFunctions &,
+                                    LevelOperatorType, Backend, Vector<float> &);
+  template void assemble_rhs<double>(const CartesianLevel &, const DeformationSettings &, const ProblemFunctions &,
+                                     LevelOperatorType, Backend, Vector<double> &);
+} // namespace tpmg

@@ -1,0 +1,101 @@
+// The (dim, degree) part of problems given by functions (problem.h, ProblemFunctions): sets up
+// the kernels of kernels/problem/function_kernels.h and launches them colour by colour.
+// Instantiated from problem_functions.inst.in.
+#pragma once
+
+#include <tpmg/fe_1d.h>
+#include <tpmg/geometry.h>
+#include <tpmg/problem.h>
+
+#include <kernels/problem/function_kernels.h>
+#include <kernels/runtime/forall.h>
+
+#include <cmath>
+
+namespace tpmg
+{
+  namespace internal
+  {
+    /// The rule of nq points (Gauss, or Gauss–Lobatto when `lobatto`) and the degree-k basis at it.
+    template <int dim, int k, int nq>
+    problem_kernels::CellRule<dim, k + 1, nq> cell_rule(bool lobatto)
+    {
+      const Quadrature1D                        q = lobatto ? gauss_lobatto_quadrature(nq) : gauss_quadrature(nq);
+      const LagrangeBasis1D                     basis(k);
+      problem_kernels::CellRule<dim, k + 1, nq> r;
+      r.B = make_small_matrix<double, nq, k + 1>(basis.values(q.points));
+      r.D = make_small_matrix<double, nq, k + 1>(basis.derivatives(q.points));
+      for (int i = 0; i < nq; ++i)
+        {
+          r.points[i]  = q.points[std::size_t(i)];
+          r.weights[i] = q.weights[std::size_t(i)];
+        }
+      return r;
+    }
+
+    /// b += ∫ f φ_i (interior nodes).
+    template <int dim, int k>
+    void add_function_integrals(const CartesianLevel &level, const Vector<double> &vertices, const Expression &f,
+                                Vector<double> &b)
+    {
+      problem_kernels::IntegrateFunction<dim, k, k + 2> kern;
+      kern.f    = f.program();
+      kern.mesh = problem_kernels::level_mesh(level, vertices.size() > 0 ? vertices.data() : nullptr);
+      kern.rule = cell_rule<dim, k, k + 2>(false);
+      kern.b    = b.data();
+      for (int colour = 0; colour < (1 << dim); ++colour)
+        {
+          kern.colour = colour;
+          forall(b.backend(), problem_kernels::colour_cells(kern.mesh.cells, dim, colour), kern);
+        }
+    }
+
+    /// b -= a(g_h, φ_i) (interior nodes) with the quadrature of the level operator.
+    template <int dim, int k>
+    void subtract_lifting(const CartesianLevel &level, const Vector<double> &vertices, LevelOperatorType op,
+                          const Vector<double> &g_h, Vector<double> &b)
+    {
+      auto run = [&](auto kern) {
+        kern.mesh = problem_kernels::level_mesh(level, vertices.size() > 0 ? vertices.data() : nullptr);
+        kern.g    = g_h.data();
+        kern.b    = b.data();
+        for (int colour = 0; colour < (1 << dim); ++colour)
+          {
+            kern.colour = colour;
+            forall(b.backend(), problem_kernels::colour_cells(kern.mesh.cells, dim, colour), kern);
+          }
+      };
+      if (op == LevelOperatorType::bp5)
+        {
+          problem_kernels::SubtractLifting<dim, k, k + 1> kern;
+          kern.rule = cell_rule<dim, k, k + 1>(true);
+          run(kern);
+        }
+      else
+        {
+          problem_kernels::SubtractLifting<dim, k, k + 2> kern;
+          kern.rule = cell_rule<dim, k, k + 2>(false);
+          run(kern);
+        }
+    }
+
+    template <int dim, int k>
+    ErrorNorms function_errors(const CartesianLevel &level, const Vector<double> &vertices, const Expression &u,
+                               const Vector<double> &u_h)
+    {
+      problem_kernels::FunctionError<dim, k, k + 3> kern;
+      kern.mesh = problem_kernels::level_mesh(level, vertices.size() > 0 ? vertices.data() : nullptr);
+      kern.rule = cell_rule<dim, k, k + 3>(false);
+      kern.uh   = u_h.data();
+      kern.u    = u.program();
+      for (int d = 0; d < dim; ++d)
+        kern.du[d] = u.derivative(d).program();
+      ErrorNorms e;
+      kern.component = 0;
+      e.l2           = std::sqrt(std::max(0.0, reduce_sum(u_h.backend(), level.n_cells(), kern)));
+      kern.component = 1;
+      e.h1_semi      = std::sqrt(std::max(0.0, reduce_sum(u_h.backend(), level.n_cells(), kern)));
+      return e;
+    }
+  } // namespace internal
+} // namespace tpmg

@@ -1,0 +1,196 @@
+// Problems given by functions (problem.h, ProblemFunctions), solved by run_poisson on the CPU:
+// polynomial solutions of degree <= k per variable reproduced to rounding on boxes that are not
+// the unit cube with non-zero boundary values (float and double V-cycles, 2D and 3D, each
+// level operator that is exact there); the convergence rate k+1 of a smooth solution (also on
+// a deformed mesh); the function form of the manufactured problem against the built-in one;
+// the kernels against direct sums.
+#include <tpmg/fe_1d.h>
+#include <tpmg/geometry.h>
+#include <tpmg/poisson.h>
+#include <tpmg/problem.h>
+#include <tpmg/solver_parameters.h>
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <sstream>
+#include <string>
+
+using namespace tpmg;
+
+namespace
+{
+  SolverParameters user_problem(int dim, int degree, int level, const std::string &u, const std::string &f)
+  {
+    SolverParameters p;
+    p.dim              = dim;
+    p.degree           = degree;
+    p.refinement_level = level;
+    p.box_lower        = {0, -1, 0.5};
+    p.box_upper        = {2, 1, 1.5};
+    p.coarse_cells     = {2, 2, 1};
+    p.rhs              = RightHandSide::function;
+    p.rhs_function     = f;
+    p.boundary_values  = u;
+    p.exact_solution   = u;
+    p.device           = DeviceChoice::cpu;
+    p.verbose          = false;
+    return p;
+  }
+
+  RunResult solve(const SolverParameters &p)
+  {
+    std::ostringstream log;
+    return run_poisson(p, log);
+  }
+
+  /// ‖u‖_L2 on the parameters' finest mesh (the error of u_h = 0).
+  double norm_of(const SolverParameters &p)
+  {
+    const auto     levels = make_hierarchy(p.domain(), p.degree, p.refinement_level);
+    Vector<double> zero(levels.back().n_dofs(), Backend::cpu);
+    return compute_errors(levels.back(), p.deformation, Expression(p.exact_solution, p.dim), zero).l2;
+  }
+
+  // u of degree <= 2 in each variable and f = -Δu
+  const char *polynomial_3d = "1 + x^2 - y*z + 3*x*y^2*z";
+  const char *laplacian_3d  = "-2 - 6*x*z";
+  const char *polynomial_2d = "1 + x^2 - x*y + 3*x*y^2";
+  const char *laplacian_2d  = "-2 - 6*x";
+} // namespace
+
+TEST(ProblemFunctions, PolynomialSolutionIsReproduced)
+{
+  for (int dim : {2, 3})
+    for (Precision precision : {Precision::single, Precision::dual})
+      for (LevelOperatorType op : {LevelOperatorType::cartesian, LevelOperatorType::bp3})
+        for (int k : {2, 3})
+          {
+            SolverParameters p   = user_problem(dim, k, dim == 3 ? 1 : 2, dim == 3 ? polynomial_3d : polynomial_2d,
+                                              dim == 3 ? laplacian_3d : laplacian_2d);
+            p.precision          = precision;
+            p.level_operator     = op;
+            p.relative_tolerance = 1e-13;
+            const RunResult r    = solve(p);
+            ASSERT_TRUE(r.converged) << dim << "D k=" << k;
+            ASSERT_TRUE(r.l2_error.has_value());
+            EXPECT_LT(*r.l2_error / norm_of(p), 1e-10)
+              << dim << "D k=" << k << " " << to_string(op) << " " << to_string(precision);
+            EXPECT_LT(*r.h1_error / norm_of(p), 1e-8) << dim << "D k=" << k;
+          }
+}
+
+TEST(ProblemFunctions, SmoothSolutionConvergesAtRateKPlusOne)
+{
+  struct Case
+  {
+    int                 dim, k;
+    DeformationSettings deformation;
+  };
+  const Case cases[] = {{2, 2, {}}, {3, 1, {}}, {3, 3, {}}, {2, 3, {Deformation::sine, 0.1}}};
+  for (const Case &c : cases)
+    {
+      const std::string u        = c.dim == 3 ? "exp(x)*sin(2*y)*cos(z)" : "exp(x)*sin(2*y)";
+      const std::string f        = c.dim == 3 ? "4*exp(x)*sin(2*y)*cos(z)" : "3*exp(x)*sin(2*y)";
+      double            previous = 0;
+      const int         first    = c.k == 1 ? 2 : 1;
+      for (int level = first; level <= first + 1; ++level)
+        {
+          SolverParameters p = user_problem(c.dim, c.k, level, u, f);
+          p.deformation      = c.deformation;
+          if (c.deformation.type != Deformation::none)
+            {
+              p.level_operator = LevelOperatorType::bp3;
+              p.coarse_cells   = {4, 4, 2};
+            }
+          p.relative_tolerance = 1e-12;
+          const RunResult r    = solve(p);
+          ASSERT_TRUE(r.converged);
+          if (level > first)
+            {
+              const double rate = std::log2(previous / *r.l2_error);
+              EXPECT_NEAR(rate, c.k + 1, 0.35) << c.dim << "D k=" << c.k << " " << to_string(c.deformation.type);
+            }
+          previous = *r.l2_error;
+        }
+    }
+}
+
+TEST(ProblemFunctions, FunctionFormOfTheManufacturedProblem)
+{
+  for (int dim : {2, 3})
+    {
+      SolverParameters builtin;
+      builtin.dim                = dim;
+      builtin.degree             = 3;
+      builtin.refinement_level   = 3; // Gauss k+2 against exact integrals: 1e-12 apart from level 3 on
+      builtin.device             = DeviceChoice::cpu;
+      builtin.verbose            = false;
+      builtin.relative_tolerance = 1e-13;
+      SolverParameters function  = builtin;
+      function.rhs               = RightHandSide::function;
+      function.exact_solution    = dim == 3 ? "sin(pi*x)*sin(pi*y)*sin(pi*z)" : "sin(pi*x)*sin(pi*y)";
+      function.rhs_function      = std::to_string(dim) + "*pi^2*" + function.exact_solution;
+      const RunResult a = solve(builtin), b = solve(function);
+      EXPECT_EQ(a.iterations, b.iterations);
+      EXPECT_NEAR(*b.l2_error, *a.l2_error, 1e-10 * *a.l2_error) << dim << "D";
+      EXPECT_NEAR(*b.h1_error, *a.h1_error, 1e-10 * *a.h1_error) << dim << "D";
+    }
+}
+
+TEST(ProblemFunctions, RightHandSideEqualsDirectQuadrature)
+{
+  // b_i = ∫ f φ_i by a plain loop over cells and Gauss points (no sum factorization), on a
+  // sine-deformed 2D mesh, against assemble_rhs
+  CartesianLevel level;
+  level.dim      = 2;
+  level.degree   = 2;
+  level.cells    = {4, 3, 1};
+  level.cell_end = {4, 3, 1};
+  level.lower    = {-1, 0.5, 0};
+  level.h        = {0.5, 0.25, 1};
+  const DeformationSettings deformation{Deformation::sine, 0.1};
+  ProblemFunctions          problem;
+  problem.rhs = Expression("exp(x) + x*y^3", 2);
+  Vector<double> b;
+  assemble_rhs(level, deformation, problem, LevelOperatorType::bp3, Backend::cpu, b);
+  const std::vector<double> got = b.to_host();
+
+  const std::vector<double> vertices = deformed_vertices(level, deformation);
+  const LagrangeBasis1D     basis(2);
+  const Quadrature1D        q = gauss_quadrature(4); // the rule of assemble_rhs (k+2)
+  std::vector<double>       expected(std::size_t(level.n_dofs()), 0.0);
+  for (index_t cy = 0; cy < 3; ++cy)
+    for (index_t cx = 0; cx < 4; ++cx)
+      for (std::size_t qy = 0; qy < q.size(); ++qy)
+        for (std::size_t qx = 0; qx < q.size(); ++qx)
+          {
+            const double s = q.points[qx], t = q.points[qy];
+            double       x[2] = {0, 0}, J[2][2] = {{0, 0}, {0, 0}};
+            for (int a = 0; a < 4; ++a)
+              {
+                const index_t vi = (cx + (a & 1)) + 5 * (cy + (a >> 1));
+                const double  fx = (a & 1) ? s : 1 - s, fy = (a >> 1) ? t : 1 - t;
+                const double  dx = (a & 1) ? 1 : -1, dy = (a >> 1) ? 1 : -1;
+                for (int r = 0; r < 2; ++r)
+                  {
+                    x[r] += fx * fy * vertices[std::size_t(3 * vi + r)];
+                    J[r][0] += dx * fy * vertices[std::size_t(3 * vi + r)];
+                    J[r][1] += fx * dy * vertices[std::size_t(3 * vi + r)];
+                  }
+              }
+            const double w = q.weights[qx] * q.weights[qy] * (J[0][0] * J[1][1] - J[0][1] * J[1][0]) *
+                             (std::exp(x[0]) + x[0] * std::pow(x[1], 3));
+            for (int j = 0; j <= 2; ++j)
+              for (int i = 0; i <= 2; ++i)
+                {
+                  const index_t gx = cx * 2 + i, gy = cy * 2 + j;
+                  if (gx == 0 || gy == 0 || gx == 8 || gy == 6)
+                    continue;
+                  expected[std::size_t(gx + 9 * gy)] += w * basis.value(unsigned(i), s) * basis.value(unsigned(j), t);
+                }
+          }
+  ASSERT_EQ(got.size(), expected.size());
+  for (std::size_t i = 0; i < got.size(); ++i)
+    EXPECT_NEAR(got[i], expected[i], 1e-13) << i;
+}
