@@ -8,7 +8,7 @@
 # /tmp/tpmg-fuzz) holds the binary, the corpus the run grows (kept for the next run) and the
 # findings. The seed corpus is prm/ and tests/bad_input/. Needs clang++ (or clang++-14) and
 # libFuzzer's runtime (Debian 12: clang-14 libclang-rt-14-dev). The target compiles in seconds
-# from three library sources; it needs a build's generated tpmg/degrees.h (FUZZ_INCLUDE_DIRS).
+# from a few library sources; it needs a build's generated tpmg/degrees.h (FUZZ_INCLUDE_DIRS).
 # Exit codes: 0 no finding, 1 a finding (its reproducer is printed), 2 no compiler or no build.
 # Environment: CXX_FUZZ picks the compiler; FUZZ_JOBS > 1 runs that many fuzzing processes;
 # FUZZ_EXTRA_SOURCES adds sources to the target, FUZZ_INCLUDE_DIRS include directories (a
@@ -30,9 +30,12 @@ fi
 
 mkdir -p "$work/corpus" "$work/findings"
 exe=$work/fuzz_parameters
-# the parameter reader, the declarations of poisson_solver and the smoother rules they check
+# the parameter reader, the declarations of poisson_solver and what their checks call: the
+# smoother rules, the expression parser, the mesh sizes, the coarse level, the deformations
 sources=("$root/tools/fuzz/fuzz_parameters.cc" "$root/src/base/parameters.cc" "$root/src/app/solver_parameters.cc"
-         "$root/src/smoothers/smoother_configuration.cc")
+         "$root/src/smoothers/smoother_configuration.cc" "$root/src/base/expression.cc"
+         "$root/src/discretization/mesh.cc" "$root/src/discretization/geometry.cc"
+         "$root/src/discretization/fe_1d.cc" "$root/src/multigrid/hierarchy.cc")
 # shellcheck disable=SC2206
 sources+=(${FUZZ_EXTRA_SOURCES:-})
 # rebuilt when a source or header is newer than the binary (the headers: include/tpmg, kernels/)

@@ -99,6 +99,10 @@ TEST(Expression, ErrorsNameTheColumn)
   for (int i = 0; i < 30; ++i)
     deep = "x+(" + deep + ")";
   EXPECT_NE(error_of(deep).find("nested too deeply"), std::string::npos);
+  // the parser's own recursion is bounded too
+  EXPECT_NE(error_of(std::string(100000, '(') + "x").find("nested too deeply (more than 64 levels)"),
+            std::string::npos);
+  EXPECT_NE(error_of(std::string(100000, '-') + "x").find("nested too deeply"), std::string::npos);
 }
 
 TEST(Expression, DerivativesMatchFiniteDifferences)

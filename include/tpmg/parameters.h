@@ -27,6 +27,10 @@
 
 namespace tpmg
 {
+  /// s for an error message: control characters as C escapes (\t, \n, \r, else \xNN), so that
+  /// the message stays one line and shows what the input holds.
+  std::string printable(const std::string &s);
+
   class ParameterError : public std::runtime_error
   {
   public:

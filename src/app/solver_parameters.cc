@@ -34,7 +34,6 @@ namespace tpmg
       auto fail = [&](const std::string &path, const std::string &what) {
         throw ParameterError(prm.where(path) + ": " + what);
       };
-      auto is_set = [&](const char *path) { return prm.where(path) != "default"; };
       const struct
       {
         const char        *path;
@@ -50,9 +49,10 @@ namespace tpmg
             }
           catch (const ExpressionError &error)
             {
-              fail(e.path, std::string(e.path).substr(8) + " '" + e.text + "': " + error.what());
+              fail(e.path, std::string(e.path).substr(8) + " '" + printable(e.text) + "': " + error.what());
             }
-      if (is_set("Problem/Right-hand side function") && p.rhs != RightHandSide::function)
+      // (a zero function is what --print-parameters writes: not an error)
+      if (!Expression(p.rhs_function, p.dim).is_zero() && p.rhs != RightHandSide::function)
         fail("Problem/Right-hand side function",
              std::string("a right-hand side function is given, but 'Right-hand side' is ") + to_string(p.rhs) +
                "; set 'Right-hand side = function' to use it");

@@ -217,9 +217,23 @@ namespace tpmg
         ++pos_;
       }
 
+      /// Bounds the recursion of the descent (a fuzzer's "((((…" must not exhaust the stack).
+      struct Nesting
+      {
+        Parser &p;
+        explicit Nesting(Parser &parser) : p(parser)
+        {
+          if (++p.depth_ > max_nesting)
+            p.fail("the expression is nested too deeply (more than " + std::to_string(max_nesting) + " levels)");
+        }
+        ~Nesting() { --p.depth_; }
+      };
+      static constexpr int max_nesting = 64;
+
       Node ternary()
       {
-        Node c = logical_or();
+        const Nesting nesting(*this);
+        Node          c = logical_or();
         if (!accept("?"))
           return c;
         Node a = ternary();
@@ -292,6 +306,7 @@ namespace tpmg
       }
       Node unary()
       {
+        const Nesting nesting(*this);
         if (accept("-"))
           return make(Op::negate, {unary()});
         if (accept("+"))
@@ -424,7 +439,8 @@ namespace tpmg
 
       const std::string &s_;
       int                dim_;
-      std::size_t        pos_ = 0;
+      std::size_t        pos_   = 0;
+      int                depth_ = 0;
     };
 
     /// ∂n/∂x_d.

@@ -26,28 +26,6 @@ namespace tpmg
 
     bool is_control(char c) { return (unsigned char)c < 0x20 || c == 0x7f; }
 
-    /// s for an error message: control characters as C escapes (\t, \n, \r, else \xNN: a NUL
-    /// is \x00), so that the message stays one line and shows what the input holds.
-    std::string printable(const std::string &s)
-    {
-      std::string out;
-      for (char c : s)
-        if (!is_control(c))
-          out += c;
-        else if (c == '\t')
-          out += "\\t";
-        else if (c == '\n')
-          out += "\\n";
-        else if (c == '\r')
-          out += "\\r";
-        else
-          {
-            char hex[8];
-            std::snprintf(hex, sizeof(hex), "\\x%02x", unsigned((unsigned char)c));
-            out += hex;
-          }
-      return out;
-    }
 
     // Trim and collapse runs of blanks to one space, as deal.II does for names.
     std::string normalize(const std::string &s)
@@ -99,6 +77,29 @@ namespace tpmg
       return s.str();
     }
   } // namespace
+
+  /// s for an error message: control characters as C escapes (\t, \n, \r, else \xNN: a NUL
+  /// is \x00), so that the message stays one line and shows what the input holds.
+  std::string printable(const std::string &s)
+  {
+    std::string out;
+    for (char c : s)
+      if (!is_control(c))
+        out += c;
+      else if (c == '\t')
+        out += "\\t";
+      else if (c == '\n')
+        out += "\\n";
+      else if (c == '\r')
+        out += "\\r";
+      else
+        {
+          char hex[8];
+          std::snprintf(hex, sizeof(hex), "\\x%02x", unsigned((unsigned char)c));
+          out += hex;
+        }
+    return out;
+  }
 
   // --------------------------------------------------------------------------- Pattern
 
@@ -215,7 +216,7 @@ namespace tpmg
               return "expected " + description();
             for (const std::string &item : items)
               if (const std::string e = element_->check(item); !e.empty())
-                return "item '" + item + "': " + e;
+                return "item '" + printable(item) + "': " + e;
             return "";
           }
       }
