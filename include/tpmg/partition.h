@@ -1,0 +1,86 @@
+// How the ranks of a distributed run share the mesh hierarchy: a d-dimensional process grid,
+// and on every level one box of cells per rank (CartesianLevel::cell_begin/cell_end).
+//
+// Rules (docs/method.md, "Distribution"):
+//  * The process grid factors the rank count into d factors, chosen so that the boxes of the
+//    finest level have the least surface (the halo each rank exchanges), among the factorings
+//    whose every rank gets at least min_cells_per_rank cells per direction on the finest level.
+//  * A level is distributed when every rank gets at least min_cells_per_rank cells per direction
+//    on it; the box boundaries are chosen on the coarsest distributed level (as even as the cell
+//    counts allow: the first parts get one cell more) and doubled on each finer level, so that a
+//    rank's box on level l+1 is exactly its box on level l refined: the transfers between
+//    distributed levels stay local to the rank.
+//  * A level too small to distribute lives wholly on rank 0 (agglomeration): the coarsest levels
+//    are cheap, and the transfer into the coarsest distributed level gathers to rank 0.
+// All counts and indices are 64-bit: a level may exceed 2^31 nodes when its boxes fit.
+#pragma once
+
+#include <tpmg/mesh.h>
+
+#include <array>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace tpmg
+{
+  /// A rank count that cannot partition the mesh (bad input: exit code 2 on every rank).
+  class PartitionError : public std::invalid_argument
+  {
+  public:
+    using std::invalid_argument::invalid_argument;
+  };
+
+  /// Cells per direction a rank owns at least on a distributed level: a vertex patch spans two
+  /// cells, so that a patch never reaches beyond the neighbouring rank's box.
+  constexpr index_t min_cells_per_rank = 2;
+
+  /// Ranks arranged as a d-dimensional grid, rank = x + ranks_x (y + ranks_y z).
+  struct ProcessGrid
+  {
+    int                dim = 3;
+    std::array<int, 3> ranks{{1, 1, 1}};
+
+    int                size() const { return ranks[0] * ranks[1] * ranks[2]; }
+    std::array<int, 3> coordinates(int rank) const
+    {
+      return {{rank % ranks[0], (rank / ranks[0]) % ranks[1], rank / (ranks[0] * ranks[1])}};
+    }
+    int rank_of(const std::array<int, 3> &c) const { return c[0] + ranks[0] * (c[1] + ranks[1] * c[2]); }
+  };
+
+  /// The cells [begin, end) of part p of `parts` of `cells` cells: the first cells % parts
+  /// parts get one cell more.
+  std::pair<index_t, index_t> split_cells(index_t cells, int parts, int p);
+
+  /// The process grid of n_ranks on the finest level of `levels` (see the rules above); throws
+  /// PartitionError naming the rank count and the largest grid the finest level allows.
+  ProcessGrid make_process_grid(int n_ranks, const std::vector<CartesianLevel> &levels);
+
+  /// Where the boxes of every level of a hierarchy lie on a process grid.
+  class HierarchyPartition
+  {
+  public:
+    HierarchyPartition(const std::vector<CartesianLevel> &levels, const ProcessGrid &grid);
+
+    const ProcessGrid &grid() const { return grid_; }
+    /// Whether level l is split over the grid (else it lives on rank 0).
+    bool distributed(int l) const { return l >= first_distributed_; }
+    /// The coarsest distributed level (levels.size() if none is).
+    int first_distributed_level() const { return first_distributed_; }
+
+    /// Level l as `rank` owns it: cell_begin/cell_end set to its box (empty on ranks other than
+    /// 0 for a level that is not distributed).
+    CartesianLevel owned(int l, int rank) const;
+    /// The box boundaries of level l in direction d: ranks[d] + 1 cell indices, from 0 to cells.
+    std::vector<index_t> boundaries(int l, int d) const;
+    /// The rank that owns cell c of level l.
+    int owner(int l, const std::array<index_t, 3> &c) const;
+
+  private:
+    std::vector<CartesianLevel> levels_;
+    ProcessGrid                 grid_;
+    int                         first_distributed_ = 0;
+  };
+} // namespace tpmg

@@ -1,0 +1,141 @@
+// The process grid and the boxes of each level (include/tpmg/partition.h).
+#include <tpmg/partition.h>
+
+#include <algorithm>
+#include <limits>
+
+namespace tpmg
+{
+  std::pair<index_t, index_t> split_cells(index_t cells, int parts, int p)
+  {
+    if (parts < 1 || p < 0 || p >= parts)
+      throw std::invalid_argument("split_cells: part " + std::to_string(p) + " of " + std::to_string(parts));
+    const index_t base = cells / parts, extra = cells % parts;
+    const index_t begin = p * base + std::min<index_t>(p, extra);
+    return {begin, begin + base + (p < extra ? 1 : 0)};
+  }
+
+  ProcessGrid make_process_grid(int n_ranks, const std::vector<CartesianLevel> &levels)
+  {
+    if (levels.empty())
+      throw std::invalid_argument("make_process_grid: no levels");
+    if (n_ranks < 1)
+      throw PartitionError("the rank count must be positive, not " + std::to_string(n_ranks));
+    const CartesianLevel &fine = levels.back();
+    const int             dim  = fine.dim;
+    ProcessGrid           best;
+    best.dim            = dim;
+    double best_surface = std::numeric_limits<double>::infinity();
+    bool   found        = false;
+    // every ordered factoring n = a b (c)
+    for (int a = 1; a <= n_ranks; ++a)
+      if (n_ranks % a == 0)
+        for (int b = 1; b <= n_ranks / a; ++b)
+          if ((n_ranks / a) % b == 0)
+            {
+              const int c = n_ranks / a / b;
+              if (dim == 2 && c != 1)
+                continue;
+              const std::array<int, 3> r{{a, b, c}};
+              bool                     fits = true;
+              double                   box[3], surface = 0;
+              for (int d = 0; d < dim; ++d)
+                {
+                  fits   = fits && fine.cells[d] >= min_cells_per_rank * r[d];
+                  box[d] = double(fine.cells[d]) / r[d];
+                }
+              if (!fits)
+                continue;
+              // the halo of a box: its faces (2D: edges)
+              for (int d = 0; d < dim; ++d)
+                surface += dim == 3 ? box[(d + 1) % 3] * box[(d + 2) % 3] : box[1 - d];
+              if (surface < best_surface)
+                {
+                  best_surface = surface;
+                  best.ranks   = r;
+                  found        = true;
+                }
+            }
+    if (!found)
+      {
+        index_t most = 1;
+        for (int d = 0; d < dim; ++d)
+          most *= fine.cells[d] / min_cells_per_rank;
+        throw PartitionError(std::to_string(n_ranks) + " ranks cannot partition the finest level (" + fine.describe() +
+                             "): each rank needs at least " + std::to_string(min_cells_per_rank) +
+                             " cells per direction, and the rank count must factor into a grid that allows it (at "
+                             "most " +
+                             std::to_string(most) + " ranks here)");
+      }
+    return best;
+  }
+
+  HierarchyPartition::HierarchyPartition(const std::vector<CartesianLevel> &levels, const ProcessGrid &grid)
+    : levels_(levels), grid_(grid)
+  {
+    if (levels.empty())
+      throw std::invalid_argument("HierarchyPartition: no levels");
+    first_distributed_ = int(levels.size());
+    for (int l = int(levels.size()) - 1; l >= 0; --l)
+      {
+        bool fits = true;
+        for (int d = 0; d < levels[std::size_t(l)].dim; ++d)
+          fits = fits && levels[std::size_t(l)].cells[d] >= min_cells_per_rank * grid.ranks[d];
+        if (!fits)
+          break;
+        first_distributed_ = l;
+      }
+    if (grid.size() > 1 && first_distributed_ == int(levels.size()))
+      throw PartitionError("the finest level is too small for a grid of " + std::to_string(grid.size()) + " ranks");
+  }
+
+  std::vector<index_t> HierarchyPartition::boundaries(int l, int d) const
+  {
+    const CartesianLevel &lev = levels_.at(std::size_t(l));
+    if (d >= lev.dim || !distributed(l))
+      return {0, d < lev.dim ? lev.cells[d] : 1};
+    // split on the coarsest distributed level, doubled on every finer one
+    const CartesianLevel &base  = levels_[std::size_t(first_distributed_)];
+    const int             shift = l - first_distributed_;
+    std::vector<index_t>  b(std::size_t(grid_.ranks[d]) + 1);
+    for (int p = 0; p < grid_.ranks[d]; ++p)
+      b[std::size_t(p)] = split_cells(base.cells[d], grid_.ranks[d], p).first << shift;
+    b.back() = lev.cells[d];
+    return b;
+  }
+
+  CartesianLevel HierarchyPartition::owned(int l, int rank) const
+  {
+    CartesianLevel lev = levels_.at(std::size_t(l));
+    if (rank < 0 || rank >= grid_.size())
+      throw std::invalid_argument("HierarchyPartition::owned: rank " + std::to_string(rank));
+    const auto c = grid_.coordinates(rank);
+    for (int d = 0; d < 3; ++d)
+      {
+        if (!distributed(l))
+          {
+            lev.cell_begin[d] = 0;
+            lev.cell_end[d]   = rank == 0 ? (d < lev.dim ? lev.cells[d] : 1) : 0;
+            continue;
+          }
+        const std::vector<index_t> b = boundaries(l, d);
+        const int                  p = d < lev.dim ? c[std::size_t(d)] : 0;
+        lev.cell_begin[d]            = b[std::size_t(p)];
+        lev.cell_end[d]              = b[std::size_t(p) + 1];
+      }
+    return lev;
+  }
+
+  int HierarchyPartition::owner(int l, const std::array<index_t, 3> &cell) const
+  {
+    if (!distributed(l))
+      return 0;
+    std::array<int, 3> c{{0, 0, 0}};
+    for (int d = 0; d < levels_.at(std::size_t(l)).dim; ++d)
+      {
+        const std::vector<index_t> b = boundaries(l, d);
+        c[std::size_t(d)]            = int(std::upper_bound(b.begin(), b.end(), cell[std::size_t(d)]) - b.begin()) - 1;
+      }
+    return grid_.rank_of(c);
+  }
+} // namespace tpmg

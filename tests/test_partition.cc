@@ -1,0 +1,158 @@
+// The process grid and the boxes of each level (partition.h): every cell owned once, boxes
+// nested from level to level, uneven splits, agglomeration of small levels, refusal of rank
+// counts that cannot partition the mesh, and 64-bit index arithmetic on a level of more than
+// 2^31 nodes (nothing allocated).
+#include <tpmg/partition.h>
+
+#include <gtest/gtest.h>
+
+#include <numeric>
+
+using namespace tpmg;
+
+namespace
+{
+  std::vector<CartesianLevel> hierarchy(int dim, int degree, int level, std::array<int, 3> coarse)
+  {
+    Domain d;
+    d.dim          = dim;
+    d.coarse_cells = coarse;
+    return make_hierarchy(d, degree, level);
+  }
+
+  index_t box_cells(const CartesianLevel &l)
+  {
+    index_t n = 1;
+    for (int d = 0; d < l.dim; ++d)
+      n *= std::max<index_t>(0, l.cell_end[d] - l.cell_begin[d]);
+    return n;
+  }
+} // namespace
+
+TEST(Partition, SplitIsEvenFirstPartsLarger)
+{
+  EXPECT_EQ(split_cells(10, 3, 0), std::make_pair(index_t(0), index_t(4)));
+  EXPECT_EQ(split_cells(10, 3, 1), std::make_pair(index_t(4), index_t(7)));
+  EXPECT_EQ(split_cells(10, 3, 2), std::make_pair(index_t(7), index_t(10)));
+  EXPECT_THROW(split_cells(10, 3, 3), std::invalid_argument);
+}
+
+TEST(Partition, GridMinimizesTheHalo)
+{
+  const auto levels = hierarchy(3, 2, 4, {1, 1, 1}); // 16^3 cells
+  const auto g8     = make_process_grid(8, levels);
+  EXPECT_EQ(g8.ranks, (std::array<int, 3>{{2, 2, 2}}));
+  const auto g2 = make_process_grid(2, levels);
+  EXPECT_EQ(g2.size(), 2);
+  // a long box is cut across its long direction
+  const auto long_box = hierarchy(3, 2, 2, {4, 1, 1}); // 16 x 4 x 4
+  EXPECT_EQ(make_process_grid(4, long_box).ranks, (std::array<int, 3>{{4, 1, 1}}));
+  const auto g6 = make_process_grid(6, hierarchy(2, 3, 3, {3, 2, 1})); // 24 x 16
+  EXPECT_EQ(g6.ranks[0] * g6.ranks[1], 6);
+  EXPECT_EQ(g6.ranks[2], 1);
+}
+
+TEST(Partition, EveryCellOwnedOnceAndBoxesNest)
+{
+  for (int n : {1, 2, 3, 4, 8})
+    for (int dim : {2, 3})
+      {
+        const auto               levels = hierarchy(dim, 3, dim == 3 ? 4 : 6, {3, 1, 1}); // uneven for 2, 4, 8
+        const ProcessGrid        grid   = make_process_grid(n, levels);
+        const HierarchyPartition part(levels, grid);
+        for (int l = 0; l < int(levels.size()); ++l)
+          {
+            index_t total = 0;
+            for (int r = 0; r < n; ++r)
+              {
+                const CartesianLevel box = part.owned(l, r);
+                total += box_cells(box);
+                if (!part.distributed(l) && r > 0)
+                  {
+                    EXPECT_EQ(box_cells(box), 0);
+                  }
+                if (part.distributed(l))
+                  for (int d = 0; d < dim; ++d)
+                    {
+                      EXPECT_GE(box.cell_end[d] - box.cell_begin[d], min_cells_per_rank);
+                    }
+                // the box on the next finer level is this box refined
+                if (l + 1 < int(levels.size()) && part.distributed(l))
+                  {
+                    const CartesianLevel fine = part.owned(l + 1, r);
+                    for (int d = 0; d < dim; ++d)
+                      {
+                        EXPECT_EQ(fine.cell_begin[d], 2 * box.cell_begin[d]);
+                        EXPECT_EQ(fine.cell_end[d], 2 * box.cell_end[d]);
+                      }
+                  }
+                // owner() agrees with the boxes
+                if (box_cells(box) > 0)
+                  {
+                    EXPECT_EQ(part.owner(l, {box.cell_begin[0], box.cell_begin[1], dim == 3 ? box.cell_begin[2] : 0}),
+                              part.distributed(l) ? r : 0);
+                  }
+              }
+            EXPECT_EQ(total, levels[std::size_t(l)].n_cells()) << n << " ranks, " << dim << "D, level " << l;
+          }
+        if (n > 1)
+          {
+            EXPECT_FALSE(part.distributed(0)); // 3 x 1 (x 1) cells: agglomerated
+          }
+        EXPECT_TRUE(part.distributed(int(levels.size()) - 1));
+      }
+}
+
+TEST(Partition, UnevenSplitIsBalancedWithinOneCoarseCell)
+{
+  // 3 ranks in x on 2^6 cells: the coarsest distributed level has at least 2 * 3 cells in x,
+  // 8 (level 3), split 3 : 3 : 2 and doubled on each finer level: 24 : 24 : 16 on level 6
+  const auto  levels = hierarchy(2, 1, 6, {1, 1, 1});
+  ProcessGrid grid;
+  grid.dim   = 2;
+  grid.ranks = {3, 1, 1};
+  const HierarchyPartition part(levels, grid);
+  EXPECT_EQ(part.first_distributed_level(), 3);
+  EXPECT_EQ(part.boundaries(6, 0), (std::vector<index_t>{0, 24, 48, 64}));
+  EXPECT_EQ(part.boundaries(3, 0), (std::vector<index_t>{0, 3, 6, 8}));
+}
+
+TEST(Partition, RankCountsThatCannotPartitionAreRefused)
+{
+  const auto levels = hierarchy(3, 2, 2, {1, 1, 1}); // 4^3 cells: at most 2 x 2 x 2 ranks
+  EXPECT_NO_THROW(make_process_grid(8, levels));
+  try
+    {
+      make_process_grid(16, levels);
+      FAIL() << "16 ranks on 4^3 cells accepted";
+    }
+  catch (const PartitionError &e)
+    {
+      EXPECT_NE(std::string(e.what()).find("16 ranks cannot partition the finest level"), std::string::npos);
+      EXPECT_NE(std::string(e.what()).find("at most 8 ranks here"), std::string::npos) << e.what();
+    }
+  EXPECT_THROW(make_process_grid(7, levels), PartitionError); // 7 is prime and 4 < 2 * 7
+  EXPECT_THROW(make_process_grid(0, levels), PartitionError);
+}
+
+TEST(Partition, IndicesOfALevelBeyond32Bits)
+{
+  // 3D Q2 level 11: 2048^3 cells, 4097^3 ≈ 6.9e10 nodes, on 512 ranks; nothing allocated
+  const auto  levels = hierarchy(3, 2, 11, {1, 1, 1});
+  const auto &fine   = levels.back();
+  EXPECT_GT(fine.n_dofs(), index_t(1) << 36);
+  const ProcessGrid        grid = make_process_grid(512, levels);
+  const HierarchyPartition part(levels, grid);
+  EXPECT_EQ(grid.ranks, (std::array<int, 3>{{8, 8, 8}}));
+  index_t total = 0;
+  for (int r = 0; r < 512; ++r)
+    total += box_cells(part.owned(11, r));
+  EXPECT_EQ(total, fine.n_cells());
+  // the last rank's last node: the last node of the level
+  const CartesianLevel last = part.owned(11, 511);
+  const index_t        i = last.cell_end[0] * 2, j = last.cell_end[1] * 2, k = last.cell_end[2] * 2;
+  EXPECT_EQ(last.dof_index(i, j, k), fine.n_dofs() - 1);
+  EXPECT_EQ(last.dof_index(i, j, k), index_t(4097) * 4097 * 4097 - 1);
+  EXPECT_EQ(part.owner(11, {2047, 2047, 2047}), 511);
+  EXPECT_EQ(part.owner(11, {256, 0, 0}), 1);
+}
