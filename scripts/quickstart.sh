@@ -11,7 +11,7 @@ build=${BUILD_DIR:-build}
 jobs=$(nproc)
 
 packages="cmake g++ make libgtest-dev libeigen3-dev"
-[ "$mode" = test ] && packages="$packages libdeal.ii-dev"
+[ "$mode" = test ] && packages="$packages libdeal.ii-dev libmuparser-dev libopenmpi-dev openmpi-bin"
 missing=""
 for p in $packages; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
