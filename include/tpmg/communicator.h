@@ -26,6 +26,9 @@ namespace tpmg
     /// The largest value over the ranks.
     double max(double value) const;
     void   barrier() const;
+    /// Sends n doubles to rank `dest` and receives n from rank `source` (MPI_Sendrecv; the two
+    /// may differ), tagged `tag`; a rank of -1 means none (nothing sent, or nothing received).
+    void send_receive(const double *send, int dest, double *receive, int source, index_t n, int tag) const;
 
     /// Whether the library was built with MPI.
     static bool with_mpi();

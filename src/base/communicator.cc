@@ -1,6 +1,11 @@
 // tpmg::Communicator over MPI (TPMG_WITH_MPI) or a single rank.
 #include <tpmg/communicator.h>
 
+#include <algorithm>
+#include <limits>
+#include <stdexcept>
+#include <string>
+
 #ifdef TPMG_WITH_MPI
 #include <mpi.h>
 #endif
@@ -52,6 +57,15 @@ namespace tpmg
   }
 
   void Communicator::barrier() const { MPI_Barrier(handle_->comm); }
+
+  void Communicator::send_receive(const double *send, int dest, double *receive, int source, index_t n, int tag) const
+  {
+    if (n > index_t(std::numeric_limits<int>::max()))
+      throw std::invalid_argument("Communicator::send_receive: " + std::to_string(n) +
+                                  " values exceed one MPI message");
+    MPI_Sendrecv(send, int(n), MPI_DOUBLE, dest < 0 ? MPI_PROC_NULL : dest, tag, receive, int(n), MPI_DOUBLE,
+                 source < 0 ? MPI_PROC_NULL : source, tag, handle_->comm, MPI_STATUS_IGNORE);
+  }
   bool Communicator::with_mpi() { return true; }
 
   MpiSession::MpiSession(int &argc, char **&argv)
@@ -82,7 +96,15 @@ namespace tpmg
   index_t      Communicator::sum(index_t value) const { return value; }
   double       Communicator::max(double value) const { return value; }
   void         Communicator::barrier() const {}
-  bool         Communicator::with_mpi() { return false; }
+  void Communicator::send_receive(const double *send, int dest, double *receive, int source, index_t n, int) const
+  {
+    if (dest > 0 || source > 0)
+      throw std::invalid_argument("Communicator::send_receive: rank " + std::to_string(std::max(dest, source)) +
+                                  " of a one-rank run (built without MPI)");
+    if (dest == 0 && source == 0)
+      std::copy(send, send + n, receive);
+  }
+  bool Communicator::with_mpi() { return false; }
 
   MpiSession::MpiSession(int &, char **&) {}
   MpiSession::~MpiSession() = default;
