@@ -6,7 +6,9 @@
 #include <tpmg/solver_parameters.h>
 #include <tpmg/vtu.h>
 
+#include <algorithm>
 #include <array>
+#include <cstdlib>
 #include <cstring>
 #include <iostream>
 #include <string>
@@ -36,11 +38,34 @@ Exit codes: 0 converged, 1 not converged or failed at run time, 2 bad input.
     std::cerr << message << std::endl;
     return 2;
   }
+
+  /// The rank count when started by an MPI launcher (its environment), 1 otherwise. The
+  /// application solves on one rank: several would each run the whole problem.
+  int launcher_ranks(int &rank)
+  {
+    for (const char *size_var : {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_SIZE"})
+      if (const char *v = std::getenv(size_var))
+        {
+          const char *r = std::getenv(std::string(size_var) == "OMPI_COMM_WORLD_SIZE" ? "OMPI_COMM_WORLD_RANK"
+                                      : std::string(size_var) == "PMI_SIZE"           ? "PMI_RANK"
+                                                                                      : "PMIX_RANK");
+          rank          = r ? std::atoi(r) : 0;
+          return std::max(1, std::atoi(v));
+        }
+    return 1;
+  }
 } // namespace
 
 int main(int argc, char **argv)
 {
   using namespace tpmg;
+  if (int rank = 0, ranks = launcher_ranks(rank); ranks > 1)
+    {
+      if (rank == 0)
+        std::cerr << "poisson_solver: started on " << ranks
+                  << " MPI ranks; it solves on one rank (run it without mpirun, or with -np 1)" << std::endl;
+      return 2;
+    }
   ParameterHandler prm;
   declare_parameters(prm);
 
