@@ -4,6 +4,8 @@
 #include <tpmg/geometry.h>
 #include <tpmg/problem.h>
 
+#include <kernels/problem/function_kernels.h>
+
 #include <array>
 #include <cmath>
 #include <stdexcept>
@@ -51,26 +53,18 @@ namespace tpmg
       }
     };
 
-    double det3(const double J[3][3])
+    // det J and J^{-T} g with the inverse the function kernels use (function_kernels.h); in 2D
+    // J[2][2] = 1
+    double det3(const double (&J)[3][3])
     {
-      return J[0][0] * (J[1][1] * J[2][2] - J[1][2] * J[2][1]) - J[0][1] * (J[1][0] * J[2][2] - J[1][2] * J[2][0]) +
-             J[0][2] * (J[1][0] * J[2][1] - J[1][1] * J[2][0]);
+      double inv[3][3];
+      return problem_kernels::invert<3>(J, inv);
     }
 
-    // inverse transpose of J applied to a reference gradient: J^{-T} g
-    void inv_transpose_apply(const double J[3][3], const double *g, double *out)
+    void inv_transpose_apply(const double (&J)[3][3], const double *g, double *out)
     {
-      const double det = det3(J);
-      double       inv[3][3];
-      inv[0][0] = (J[1][1] * J[2][2] - J[1][2] * J[2][1]) / det;
-      inv[0][1] = (J[0][2] * J[2][1] - J[0][1] * J[2][2]) / det;
-      inv[0][2] = (J[0][1] * J[1][2] - J[0][2] * J[1][1]) / det;
-      inv[1][0] = (J[1][2] * J[2][0] - J[1][0] * J[2][2]) / det;
-      inv[1][1] = (J[0][0] * J[2][2] - J[0][2] * J[2][0]) / det;
-      inv[1][2] = (J[0][2] * J[1][0] - J[0][0] * J[1][2]) / det;
-      inv[2][0] = (J[1][0] * J[2][1] - J[1][1] * J[2][0]) / det;
-      inv[2][1] = (J[0][1] * J[2][0] - J[0][0] * J[2][1]) / det;
-      inv[2][2] = (J[0][0] * J[1][1] - J[0][1] * J[1][0]) / det;
+      double inv[3][3];
+      problem_kernels::invert<3>(J, inv);
       for (int r = 0; r < 3; ++r)
         out[r] = inv[0][r] * g[0] + inv[1][r] * g[1] + inv[2][r] * g[2];
     }
