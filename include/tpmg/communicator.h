@@ -5,7 +5,9 @@
 
 #include <tpmg/mesh.h>
 
+#include <cstddef>
 #include <memory>
+#include <vector>
 
 namespace tpmg
 {
@@ -25,13 +27,36 @@ namespace tpmg
     index_t sum(index_t value) const;
     /// The largest value over the ranks.
     double max(double value) const;
-    void   barrier() const;
+    /// Σ over the ranks of each of n values, in place (one reduction for all of them).
+    void    sum(double *values, int n) const;
+    index_t max(index_t value) const;
+    /// Whether `flag` is true on any rank.
+    bool any(bool flag) const;
+    void barrier() const;
     /// Sends n doubles to rank `dest` and receives n from rank `source` (MPI_Sendrecv; the two
     /// may differ), tagged `tag`; a rank of -1 means none (nothing sent, or nothing received).
     void send_receive(const double *send, int dest, double *receive, int source, index_t n, int tag) const;
 
+    /// A buffer sent to or received from a rank.
+    struct Message
+    {
+      int         rank  = 0;
+      void       *data  = nullptr;
+      std::size_t bytes = 0;
+    };
+    /// Posts every receive and every send (tagged `tag`), then waits for all of them. The
+    /// buffers may be device memory only where device_aware_mpi() says so.
+    void exchange(const std::vector<Message> &sends, const std::vector<Message> &receives, int tag) const;
+
+    /// The rank among those of this run on the same host (for the choice of the GPU).
+    int local_rank() const;
+    /// Ends every rank of the run with `code` (MPI_Abort; std::exit without MPI).
+    [[noreturn]] void abort(int code) const;
+
     /// Whether the library was built with MPI.
     static bool with_mpi();
+    /// Whether the MPI library takes CUDA device pointers (a CUDA-aware build, asked at run time).
+    static bool device_aware_mpi();
 
   private:
     struct Handle;

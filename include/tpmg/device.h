@@ -31,6 +31,14 @@ namespace tpmg
   /// Raw device memory (what Vector uses on the cuda backend).
   void *device_allocate(std::size_t bytes);
   void  device_free(void *p) noexcept;
+  /// Page-locked host memory where the CUDA backend is built (fast copies to and from the
+  /// device: the staging buffers of MPI exchanges), ordinary host memory otherwise.
+  void *host_pinned_allocate(std::size_t bytes);
+  void  host_pinned_free(void *p) noexcept;
+  /// Makes device `index` current for this process (CUDA builds; throws for a bad index).
+  void select_cuda_device(int index);
+  /// Number of CUDA devices (0 without CUDA or a device).
+  int cuda_device_count();
   /// Copies between any combination of host and device memory.
   void copy_bytes(void *dst, Backend dst_space, const void *src, Backend src_space, std::size_t bytes);
   /// Sets `bytes` bytes at p, in host or device memory, to zero.

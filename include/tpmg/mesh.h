@@ -22,19 +22,48 @@ namespace tpmg
   };
 
   /// One level of the hierarchy: a uniform Cartesian mesh of a box with Q_k nodes numbered
-  /// lexicographically (x fastest), boundary nodes included. The cells this process owns form
-  /// the box [cell_begin, cell_end) of the global mesh (the whole mesh for now), so a later
-  /// split into one box per MPI rank keeps these data.
+  /// lexicographically (x fastest), boundary nodes included.
+  ///
+  /// A level may also be the part of a whole level that one MPI rank stores (`part`, made by
+  /// HierarchyPartition::stored): its cells are then a box of the whole level's cells,
+  /// [offset, offset + cells) per direction, and every kernel works on it as on a level of its
+  /// own, whose faces it treats as boundary. The cells this rank owns are [cell_begin, cell_end)
+  /// in the level's own coordinates (all of them for a whole level); the functions of the
+  /// coordinates (deformations, the manufactured solution) use the whole level's box through
+  /// global_cells() and origin().
   struct CartesianLevel
   {
     int                    dim    = 3;
     int                    degree = 1;
     int                    level  = 0;
-    std::array<index_t, 3> cells{{1, 1, 1}};      ///< global cells per direction
-    std::array<index_t, 3> cell_begin{{0, 0, 0}}; ///< owned box of cells
+    std::array<index_t, 3> cells{{1, 1, 1}};      ///< cells per direction (of the part, for a part)
+    std::array<index_t, 3> cell_begin{{0, 0, 0}}; ///< owned box of cells, in these coordinates
     std::array<index_t, 3> cell_end{{1, 1, 1}};
-    std::array<double, 3>  lower{{0, 0, 0}};
-    std::array<double, 3>  h{{1, 1, 1}}; ///< cell widths per direction
+    std::array<double, 3>  lower{{0, 0, 0}}; ///< lower corner (of the part, for a part)
+    std::array<double, 3>  h{{1, 1, 1}};     ///< cell widths per direction
+
+    /// A part of a whole level: its first cell in the whole level, the whole level's cells per
+    /// direction and lower corner (unused for a whole level).
+    bool                   part = false;
+    std::array<index_t, 3> offset{{0, 0, 0}};
+    std::array<index_t, 3> whole_cells{{1, 1, 1}};
+    std::array<double, 3>  whole_lower{{0, 0, 0}};
+
+    /// Cells per direction of the whole level.
+    index_t global_cells(int d) const { return part ? whole_cells[std::size_t(d)] : cells[std::size_t(d)]; }
+    /// First cell of this level in the whole level (0 for a whole level).
+    index_t global_offset(int d) const { return part ? offset[std::size_t(d)] : 0; }
+    /// Lower corner of the whole level's box.
+    double origin(int d) const { return part ? whole_lower[std::size_t(d)] : lower[std::size_t(d)]; }
+    /// Extent of the whole level's box in direction d.
+    double extent(int d) const { return h[std::size_t(d)] * double(global_cells(d)); }
+    /// Nodes per direction of the whole level.
+    index_t global_nodes(int d) const { return d < dim ? global_cells(d) * degree + 1 : 1; }
+    /// The whole level this is a part of (itself for a whole level; all cells owned).
+    CartesianLevel whole() const;
+    /// Parity of the offset per direction, bit d: a colour (parity of a vertex or cell index
+    /// per direction) of the whole level is colour ^ offset_parity() in the part's coordinates.
+    int offset_parity() const;
 
     /// Nodes per direction: cells * k + 1.
     index_t nodes(int d) const { return d < dim ? cells[d] * degree + 1 : 1; }

@@ -11,7 +11,13 @@
 //    rank's box on level l+1 is exactly its box on level l refined: the transfers between
 //    distributed levels stay local to the rank.
 //  * A level too small to distribute lives wholly on rank 0 (agglomeration): the coarsest levels
-//    are cheap, and the transfer into the coarsest distributed level gathers to rank 0.
+//    are cheap, and the transfer into the coarsest distributed level gathers to rank 0. With
+//    more than one rank the coarsest level of the multigrid (`coarsest`) always lives on rank 0,
+//    so that the coarse solve sees the whole level.
+//  * A rank stores its box and ghost_cells layers of cells around it where there is a
+//    neighbour (`stored`): the kernels treat the faces of the stored box as boundary, which is
+//    exact for every node the rank owns as long as no cell that touches an owned node has a
+//    node on such a face; two layers guarantee that (docs/method.md, "Distribution").
 // All counts and indices are 64-bit: a level may exceed 2^31 nodes when its boxes fit.
 #pragma once
 
@@ -33,8 +39,12 @@ namespace tpmg
   };
 
   /// Cells per direction a rank owns at least on a distributed level: a vertex patch spans two
-  /// cells, so that a patch never reaches beyond the neighbouring rank's box.
+  /// cells, so that a patch never reaches beyond the neighbouring rank's box, and the ghost
+  /// layers of a rank's stored box lie in its immediate neighbours' boxes.
   constexpr index_t min_cells_per_rank = 2;
+
+  /// Layers of ghost cells a rank stores beyond its box where it has a neighbour.
+  constexpr index_t ghost_cells = 2;
 
   /// Ranks arranged as a d-dimensional grid, rank = x + ranks_x (y + ranks_y z).
   struct ProcessGrid
@@ -62,7 +72,10 @@ namespace tpmg
   class HierarchyPartition
   {
   public:
-    HierarchyPartition(const std::vector<CartesianLevel> &levels, const ProcessGrid &grid);
+    /// `coarsest`: the coarsest level the multigrid uses, never distributed over more than one
+    /// rank; throws PartitionError when no level can be distributed on a grid of more than one
+    /// rank (the finest level too small, or no level above `coarsest`).
+    HierarchyPartition(const std::vector<CartesianLevel> &levels, const ProcessGrid &grid, int coarsest = 0);
 
     const ProcessGrid &grid() const { return grid_; }
     /// Whether level l is split over the grid (else it lives on rank 0).
@@ -73,6 +86,16 @@ namespace tpmg
     /// Level l as `rank` owns it: cell_begin/cell_end set to its box (empty on ranks other than
     /// 0 for a level that is not distributed).
     CartesianLevel owned(int l, int rank) const;
+    /// Level l as `rank` stores it: on a distributed level of a grid of several ranks the part
+    /// (CartesianLevel::part) of its box and ghost_cells layers of cells beyond every face
+    /// with a neighbour, cell_begin/cell_end the owned box in the part's coordinates; otherwise
+    /// the whole level (on rank 0; a level without cells on the others: `stores` is false).
+    CartesianLevel stored(int l, int rank) const;
+    /// Whether `rank` stores cells of level l.
+    bool stores(int l, int rank) const { return distributed(l) || rank == 0; }
+    int  n_levels() const { return int(levels_.size()); }
+    /// The whole level l.
+    const CartesianLevel &level(int l) const { return levels_.at(std::size_t(l)); }
     /// The box boundaries of level l in direction d: ranks[d] + 1 cell indices, from 0 to cells.
     std::vector<index_t> boundaries(int l, int d) const;
     /// The rank that owns cell c of level l.

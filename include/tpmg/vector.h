@@ -7,6 +7,7 @@
 
 #include <atomic>
 #include <cstdlib>
+#include <memory>
 #include <new>
 #include <stdexcept>
 #include <utility>
@@ -33,8 +34,16 @@ namespace tpmg
   inline std::size_t vector_memory_peak() { return internal::vector_bytes_peak.load(); }
   inline void        reset_vector_memory_peak() { internal::vector_bytes_peak = internal::vector_bytes_in_use.load(); }
 
+  class BoxLayout; // box_layout.h
+  /// The values a vector of `layout` holds on this rank, and their backend.
+  index_t layout_size(const BoxLayout &layout);
+  Backend layout_backend(const BoxLayout &layout);
+
   /// Owns n values of Number in host memory (Backend::cpu) or device memory (Backend::cuda);
-  /// move-only. The operations on it are in vector_ops.h.
+  /// move-only. The operations on it are in vector_ops.h. A vector of a level of a distributed
+  /// run has that level's layout (box_layout.h): its values are the nodes this rank stores, and
+  /// reductions count the owned ones and sum over the ranks. A vector without a layout is a
+  /// plain array on this rank.
   template <typename Number>
   class Vector
   {
@@ -43,6 +52,8 @@ namespace tpmg
 
     Vector() = default;
     Vector(index_t n, Backend backend) { reinit(n, backend); }
+    /// The vector of a level's layout (zero).
+    explicit Vector(std::shared_ptr<const BoxLayout> layout) { reinit(std::move(layout)); }
     Vector(const Vector &)            = delete;
     Vector &operator=(const Vector &) = delete;
     Vector(Vector &&o) noexcept { swap(o); }
@@ -53,11 +64,26 @@ namespace tpmg
     }
     ~Vector() { release(); }
 
-    /// Resizes (contents undefined unless `zero`).
+    /// The values of `layout` on its backend (contents undefined unless `zero`).
+    void reinit(std::shared_ptr<const BoxLayout> layout, bool zero = true)
+    {
+      reinit(layout_size(*layout), layout_backend(*layout), zero);
+      layout_ = std::move(layout);
+    }
+    /// The size, backend and layout of v (contents undefined unless `zero`).
+    template <typename Other>
+    void reinit_like(const Vector<Other> &v, bool zero = true)
+    {
+      reinit(v.size(), v.backend(), zero);
+      layout_ = v.layout_ptr();
+    }
+
+    /// Resizes (contents undefined unless `zero`); a new size or backend drops the layout.
     void reinit(index_t n, Backend backend, bool zero = true)
     {
       if (n != size_ || backend != backend_)
         {
+          layout_.reset();
           release();
           backend_ = backend;
           size_    = n;
@@ -83,6 +109,9 @@ namespace tpmg
     index_t       size() const { return size_; }
     Backend       backend() const { return backend_; }
     std::size_t   bytes() const { return std::size_t(size_) * sizeof(Number); }
+    /// The layout of the level the vector belongs to (null for a plain array).
+    const BoxLayout                        *layout() const { return layout_.get(); }
+    const std::shared_ptr<const BoxLayout> &layout_ptr() const { return layout_; }
 
     /// Copies of the values on the host, and back (sizes must match).
     std::vector<Number> to_host() const
@@ -110,6 +139,7 @@ namespace tpmg
       std::swap(data_, o.data_);
       std::swap(size_, o.size_);
       std::swap(backend_, o.backend_);
+      std::swap(layout_, o.layout_);
     }
 
   private:
@@ -134,8 +164,9 @@ namespace tpmg
       size_ = 0;
     }
 
-    Number *data_    = nullptr;
-    index_t size_    = 0;
-    Backend backend_ = Backend::cpu;
+    Number                          *data_    = nullptr;
+    index_t                          size_    = 0;
+    Backend                          backend_ = Backend::cpu;
+    std::shared_ptr<const BoxLayout> layout_;
   };
 } // namespace tpmg

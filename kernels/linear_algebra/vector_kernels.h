@@ -96,6 +96,33 @@ namespace tpmg
       }
     };
 
+    /// Whether entry i of a rank's stored part of a level (nodes per direction `nodes`) is one
+    /// of the nodes it owns, the box [begin, end).
+    struct OwnedNodes
+    {
+      index_t      nodes[3]{1, 1, 1};
+      index_t      begin[3]{0, 0, 0}, end[3]{1, 1, 1};
+      TPMG_HD bool operator()(index_t i) const
+      {
+        const index_t x = i % nodes[0], q = i / nodes[0], y = q % nodes[1], z = q / nodes[1];
+        return x >= begin[0] && x < end[0] && y >= begin[1] && y < end[1] && z >= begin[2] && z < end[2];
+      }
+    };
+
+    /// A reduction term counted on the owned entries only (it is evaluated on every entry, so
+    /// that the updates of AxpyDot reach the ghost copies too).
+    template <class Term>
+    struct Owned
+    {
+      Term           term;
+      OwnedNodes     owned;
+      TPMG_HD double operator()(index_t i) const
+      {
+        const double v = term(i);
+        return owned(i) ? v : 0.0;
+      }
+    };
+
     /// max-free check for non-finite entries: 1 where x_i is NaN or inf
     template <typename N>
     struct NonFinite

@@ -29,6 +29,7 @@ namespace tpmg
       index_t       nodes[3]{1, 1, 1};
       double        lower[3]{0, 0, 0};
       double        h[3]{1, 1, 1};
+      int           parity = 0; ///< the level's offset_parity(): colours are the whole level's
 
       /// The 2^dim vertices of cell c, numbered with bit d = upper side in direction d.
       template <int dim>
@@ -43,14 +44,14 @@ namespace tpmg
           }
       }
 
-      /// Cell c of colour `colour` (bit d: odd coordinate in direction d), from its index i
-      /// among the colour's cells.
+      /// Cell c of colour `colour` (bit d: odd coordinate of the whole level in direction d),
+      /// from its index i among the colour's cells.
       template <int dim>
       TPMG_HD void colour_cell(int colour, index_t i, index_t (&c)[3]) const
       {
         for (int d = 0; d < 3; ++d)
           {
-            const index_t first = d < dim ? (colour >> d) & 1 : 0;
+            const index_t first = d < dim ? ((colour ^ parity) >> d) & 1 : 0;
             const index_t count = d < dim ? (cells[d] - first + 1) / 2 : 1;
             c[d]                = first + 2 * (i % count);
             i /= count;
@@ -80,15 +81,16 @@ namespace tpmg
           m.lower[d] = level.lower[d];
           m.h[d]     = level.h[d];
         }
+      m.parity = level.offset_parity();
       return m;
     }
 
     /// Cells of colour `colour` (see LevelMesh::colour_cell).
-    inline index_t colour_cells(const index_t (&cells)[3], int dim, int colour)
+    inline index_t colour_cells(const LevelMesh &mesh, int dim, int colour)
     {
       index_t n = 1;
       for (int d = 0; d < dim; ++d)
-        n *= (cells[d] - ((colour >> d) & 1) + 1) / 2;
+        n *= (mesh.cells[d] - (((colour ^ mesh.parity) >> d) & 1) + 1) / 2;
       return n;
     }
 
@@ -437,7 +439,8 @@ namespace tpmg
     };
 
     /// The squared L2 error (component 0) or squared H1-seminorm error (component 1) of u_h on
-    /// cell i against u (du: its partial derivatives), for reduce_sum over the cells.
+    /// cell i of the box [box_begin, box_begin + box_cells) (the owned cells) against u (du: its
+    /// partial derivatives), for reduce_sum over the box's cells.
     template <int dim, int k, int nq>
     struct FunctionError
     {
@@ -449,14 +452,15 @@ namespace tpmg
       ExpressionProgram u;     ///< component 0
       ExpressionProgram du[3]; ///< component 1 (du[2] unused in 2D)
       const double     *uh = nullptr;
+      index_t           box_begin[3]{0, 0, 0}, box_cells[3]{1, 1, 1};
 
       // not inlined: CUB's reduction kernels would copy the body into each of their unrolled items
       TPMG_HD TPMG_NOINLINE double operator()(index_t i) const
       {
         index_t c[3];
-        c[0] = i % mesh.cells[0];
-        c[1] = (i / mesh.cells[0]) % mesh.cells[1];
-        c[2] = dim == 3 ? i / (mesh.cells[0] * mesh.cells[1]) : 0;
+        c[0] = box_begin[0] + i % box_cells[0];
+        c[1] = box_begin[1] + (i / box_cells[0]) % box_cells[1];
+        c[2] = dim == 3 ? box_begin[2] + i / (box_cells[0] * box_cells[1]) : 0;
         double v[1 << dim][3];
         mesh.cell_vertices<dim>(c, v);
         double        local[Rule::nz * n * n];

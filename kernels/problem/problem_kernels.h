@@ -71,6 +71,7 @@ namespace tpmg
       index_t                    box_cells[3];   ///< cells of the box per direction
       index_t                    nodes[3];       ///< global nodes per direction
       double                     inv_h[3];       ///< 1 / h_d
+      index_t                    cell_shift[3];  ///< the box's first cell in the whole level (a rank's part)
       double                     arg_scale[3];   ///< π / cells_d: the sine's argument is arg_scale_d (cell_d + ξ)
       double                     freq[3];        ///< π / L_d
       double                     cell_volume;    ///< Π_d h_d
@@ -197,11 +198,11 @@ namespace tpmg
                 const int qx = ctx.thread.x;
                 const int qy = dim == 3 ? int(ctx.thread.y) : 0;
                 // exact solution factors in x (and y in 3D), fixed for this thread
-                const double ax = arg_scale[0] * (double(cell[0]) + points[qx]);
+                const double ax = arg_scale[0] * (double(cell_shift[0] + cell[0]) + points[qx]);
                 const double sx = ::sin(ax), cx = ::cos(ax);
                 if constexpr (dim == 3)
                   {
-                    const double  ay = arg_scale[1] * (double(cell[1]) + points[qy]);
+                    const double  ay = arg_scale[1] * (double(cell_shift[1] + cell[1]) + points[qy]);
                     const double  sy = ::sin(ay), cy = ::cos(ay);
                     const double *Tv  = sh.template array<double>(off_t) + c * t_size;
                     const double *Tdy = sh.template array<double>(off_t + t_bytes) + c * t_size;
@@ -221,7 +222,7 @@ namespace tpmg
                             gy += b * Tdy[i];
                             gz += b * Tdz[i];
                           }
-                        const double az = arg_scale[2] * (double(cell[2]) + points[qz]);
+                        const double az = arg_scale[2] * (double(cell_shift[2] + cell[2]) + points[qz]);
                         const double sz = ::sin(az), cz = ::cos(az);
                         const double ev  = sx * sy * sz - v;
                         const double egx = freq[0] * cx * sy * sz - gx * inv_h[0];
@@ -248,7 +249,7 @@ namespace tpmg
                             gx += Ds[qx * n + x] * s;
                             gy += b * Sd[i];
                           }
-                        const double ay = arg_scale[1] * (double(cell[1]) + points[q]);
+                        const double ay = arg_scale[1] * (double(cell_shift[1] + cell[1]) + points[q]);
                         const double sy = ::sin(ay), cy = ::cos(ay);
                         const double ev  = sx * sy - v;
                         const double egx = freq[0] * cx * sy - gx * inv_h[0];

@@ -90,6 +90,9 @@ namespace tpmg
     return p;
   }
 
-  /// Geometry of color `color` of a level (parity bit d of the color = vertex parity in d).
+  /// Geometry of color `color` of a level (parity bit d of the color = parity in d of the whole
+  /// level's vertex index): the patches around the vertices of the owned cells' closed box
+  /// [cell_begin, cell_end] that are interior vertices (all interior vertices of a whole level;
+  /// on a rank's part also those on its upper faces, whose patches reach into the ghost cells).
   PatchColorGeometry patch_color_geometry(const CartesianLevel &level, int color);
 } // namespace tpmg

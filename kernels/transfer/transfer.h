@@ -27,6 +27,8 @@
 #include <tpmg/fe_1d.h>
 #include <tpmg/mesh.h>
 
+#include <stdexcept>
+
 namespace tpmg
 {
   /// Shared layout of the transfer kernels: two buffers per cell, A of (k+1, m, k+1) and B of
@@ -126,8 +128,9 @@ namespace tpmg
     Number       *dst; ///< fine (prolongation, added to) or coarse (restriction, added to)
     index_t       coarse_nodes[3];
     index_t       fine_nodes[3];
+    index_t       coarse_first[3]; ///< the coarse cell whose refinement starts the fine vector
     index_t       n_coarse_cells;
-    CellGrid      grid; ///< coarse cell coordinates from the cell index
+    CellGrid      grid; ///< coarse cell coordinates (from coarse_first on) from the cell index
 
     static constexpr std::size_t a16(std::size_t b) { return (b + 15) / 16 * 16; }
     static constexpr std::size_t off_b        = a16(std::size_t(L::ca) * cells_per_block * sizeof(Number));
@@ -167,7 +170,8 @@ namespace tpmg
     /// or (a, ·) (2D).
     TPMG_HD TPMG_FORCEINLINE NodeLine<nc> coarse_line(const unsigned (&cc)[3], int a, int cz) const
     {
-      const index_t g[3] = {index_t(k) * cc[0] + a, index_t(k) * cc[1], dim == 3 ? index_t(k) * cc[2] + cz : 0};
+      const index_t g[3] = {index_t(k) * (coarse_first[0] + cc[0]) + a, index_t(k) * (coarse_first[1] + cc[1]),
+                            dim == 3 ? index_t(k) * (coarse_first[2] + cc[2]) + cz : 0};
       return NodeLine<nc>::template along<dim, 1>(coarse_nodes, g);
     }
     TPMG_HD TPMG_FORCEINLINE NodeLine<m> fine_line(const unsigned (&cc)[3], int a, int b) const
@@ -333,6 +337,27 @@ namespace tpmg
     }
   };
 
+  /// The coarse cells [first, first + count) per direction, in the coarse level's coordinates,
+  /// whose refinement is exactly the fine level's cells (the whole levels, or the parts of two
+  /// levels that one rank stores); throws std::invalid_argument where there are none.
+  inline void transfer_cells(const CartesianLevel &coarse, const CartesianLevel &fine, index_t (&first)[3],
+                             index_t (&count)[3])
+  {
+    for (int d = 0; d < 3; ++d)
+      {
+        first[d] = 0;
+        count[d] = 1;
+        if (d >= coarse.dim)
+          continue;
+        const index_t fo = fine.global_offset(d), co = coarse.global_offset(d);
+        first[d] = fo / 2 - co;
+        count[d] = fine.cells[d] / 2;
+        if (fine.global_cells(d) != 2 * coarse.global_cells(d) || fo % 2 != 0 || fine.cells[d] % 2 != 0 ||
+            first[d] < 0 || first[d] + count[d] > coarse.cells[d])
+          throw std::invalid_argument("grid transfer: the fine level does not refine the coarse one's cells once");
+      }
+  }
+
   /// The transfer kernel between two consecutive levels (host side).
   template <int dim, int k, typename Number, bool restriction>
   TransferKernel<dim, k, Number, restriction> make_transfer_kernel(const CartesianLevel &coarse,
@@ -340,13 +365,13 @@ namespace tpmg
   {
     TransferKernel<dim, k, Number, restriction> kern;
     index_t                                     cells[3];
+    transfer_cells(coarse, fine, kern.coarse_first, cells);
     for (int d = 0; d < 3; ++d)
       {
-        cells[d]             = d < dim ? coarse.cells[d] : 1;
         kern.coarse_nodes[d] = coarse.nodes(d);
         kern.fine_nodes[d]   = fine.nodes(d);
       }
-    kern.n_coarse_cells = coarse.n_cells();
+    kern.n_coarse_cells = cells[0] * cells[1] * cells[2];
     kern.grid           = CellGrid(cells, "grid transfer");
     using EO            = EvenOddMatrix<Number, 2 * k + 1, k + 1>;
     using EOt           = EvenOddMatrix<Number, k + 1, 2 * k + 1>;

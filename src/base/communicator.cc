@@ -1,13 +1,20 @@
-// tpmg::Communicator over MPI (TPMG_WITH_MPI) or a single rank.
+// tpmg::Communicator over MPI (TPMG_WITH_MPI) or a single rank. A one-rank communicator (self(),
+// a default-constructed one, or world() of a run without MPI) never calls MPI, so that programs
+// that never start MPI can use it.
 #include <tpmg/communicator.h>
 
 #include <algorithm>
+#include <cstdlib>
+#include <cstring>
 #include <limits>
 #include <stdexcept>
 #include <string>
 
 #ifdef TPMG_WITH_MPI
 #include <mpi.h>
+#if __has_include(<mpi-ext.h>)
+#include <mpi-ext.h> // Open MPI: MPIX_CUDA_AWARE_SUPPORT, MPIX_Query_cuda_support
+#endif
 #endif
 
 namespace tpmg
@@ -17,25 +24,59 @@ namespace tpmg
   {
     MPI_Comm comm;
   };
+#else
+  struct Communicator::Handle
+  {};
+#endif
 
+  namespace
+  {
+    /// The messages of a one-rank exchange: to itself only, matched in order.
+    void exchange_with_self(const std::vector<Communicator::Message> &sends,
+                            const std::vector<Communicator::Message> &receives)
+    {
+      if (sends.size() != receives.size())
+        throw std::invalid_argument("Communicator::exchange: unmatched messages on a one-rank run");
+      for (std::size_t i = 0; i < sends.size(); ++i)
+        {
+          if (sends[i].rank != 0 || receives[i].rank != 0 || sends[i].bytes != receives[i].bytes)
+            throw std::invalid_argument("Communicator::exchange: a message to another rank on a one-rank run");
+          if (sends[i].bytes > 0)
+            std::memcpy(receives[i].data, sends[i].data, sends[i].bytes);
+        }
+    }
+
+#ifdef TPMG_WITH_MPI
+    int message_count(std::size_t bytes)
+    {
+      if (bytes > std::size_t(std::numeric_limits<int>::max()))
+        throw std::invalid_argument("Communicator: a message of " + std::to_string(bytes) +
+                                    " bytes exceeds one MPI message");
+      return int(bytes);
+    }
+#endif
+  } // namespace
+
+  Communicator Communicator::self() { return Communicator(); }
+
+#ifdef TPMG_WITH_MPI
   Communicator Communicator::world()
   {
     Communicator c;
+    int          initialized = 0;
+    MPI_Initialized(&initialized);
+    if (!initialized) // a program that did not start MPI runs on one rank
+      return c;
     c.handle_ = std::make_shared<const Handle>(Handle{MPI_COMM_WORLD});
     MPI_Comm_rank(MPI_COMM_WORLD, &c.rank_);
     MPI_Comm_size(MPI_COMM_WORLD, &c.size_);
     return c;
   }
 
-  Communicator Communicator::self()
-  {
-    Communicator c;
-    c.handle_ = std::make_shared<const Handle>(Handle{MPI_COMM_SELF});
-    return c;
-  }
-
   double Communicator::sum(double value) const
   {
+    if (size_ == 1)
+      return value;
     double r = value;
     MPI_Allreduce(&value, &r, 1, MPI_DOUBLE, MPI_SUM, handle_->comm);
     return r;
@@ -44,29 +85,119 @@ namespace tpmg
   index_t Communicator::sum(index_t value) const
   {
     static_assert(sizeof(index_t) == sizeof(std::int64_t));
+    if (size_ == 1)
+      return value;
     index_t r = value;
     MPI_Allreduce(&value, &r, 1, MPI_INT64_T, MPI_SUM, handle_->comm);
     return r;
   }
 
+  void Communicator::sum(double *values, int n) const
+  {
+    if (size_ > 1 && n > 0)
+      MPI_Allreduce(MPI_IN_PLACE, values, n, MPI_DOUBLE, MPI_SUM, handle_->comm);
+  }
+
   double Communicator::max(double value) const
   {
+    if (size_ == 1)
+      return value;
     double r = value;
     MPI_Allreduce(&value, &r, 1, MPI_DOUBLE, MPI_MAX, handle_->comm);
     return r;
   }
 
-  void Communicator::barrier() const { MPI_Barrier(handle_->comm); }
+  index_t Communicator::max(index_t value) const
+  {
+    if (size_ == 1)
+      return value;
+    index_t r = value;
+    MPI_Allreduce(&value, &r, 1, MPI_INT64_T, MPI_MAX, handle_->comm);
+    return r;
+  }
+
+  bool Communicator::any(bool flag) const
+  {
+    if (size_ == 1)
+      return flag;
+    int in = flag ? 1 : 0, out = 0;
+    MPI_Allreduce(&in, &out, 1, MPI_INT, MPI_LOR, handle_->comm);
+    return out != 0;
+  }
+
+  void Communicator::barrier() const
+  {
+    if (size_ > 1)
+      MPI_Barrier(handle_->comm);
+  }
 
   void Communicator::send_receive(const double *send, int dest, double *receive, int source, index_t n, int tag) const
   {
-    if (n > index_t(std::numeric_limits<int>::max()))
-      throw std::invalid_argument("Communicator::send_receive: " + std::to_string(n) +
-                                  " values exceed one MPI message");
-    MPI_Sendrecv(send, int(n), MPI_DOUBLE, dest < 0 ? MPI_PROC_NULL : dest, tag, receive, int(n), MPI_DOUBLE,
+    if (size_ == 1)
+      {
+        if (dest > 0 || source > 0)
+          throw std::invalid_argument("Communicator::send_receive: rank " + std::to_string(std::max(dest, source)) +
+                                      " of a one-rank run");
+        if (dest == 0 && source == 0)
+          std::copy(send, send + n, receive);
+        return;
+      }
+    const int count = message_count(std::size_t(n) * sizeof(double)) / int(sizeof(double));
+    MPI_Sendrecv(send, count, MPI_DOUBLE, dest < 0 ? MPI_PROC_NULL : dest, tag, receive, count, MPI_DOUBLE,
                  source < 0 ? MPI_PROC_NULL : source, tag, handle_->comm, MPI_STATUS_IGNORE);
   }
+
+  void Communicator::exchange(const std::vector<Message> &sends, const std::vector<Message> &receives, int tag) const
+  {
+    if (size_ == 1)
+      return exchange_with_self(sends, receives);
+    std::vector<MPI_Request> requests;
+    requests.reserve(sends.size() + receives.size());
+    for (const Message &m : receives)
+      {
+        requests.emplace_back();
+        MPI_Irecv(m.data, message_count(m.bytes), MPI_BYTE, m.rank, tag, handle_->comm, &requests.back());
+      }
+    for (const Message &m : sends)
+      {
+        requests.emplace_back();
+        MPI_Isend(m.data, message_count(m.bytes), MPI_BYTE, m.rank, tag, handle_->comm, &requests.back());
+      }
+    MPI_Waitall(int(requests.size()), requests.data(), MPI_STATUSES_IGNORE);
+  }
+
+  int Communicator::local_rank() const
+  {
+    if (size_ == 1)
+      return 0;
+    MPI_Comm node;
+    MPI_Comm_split_type(handle_->comm, MPI_COMM_TYPE_SHARED, rank_, MPI_INFO_NULL, &node);
+    int r = 0;
+    MPI_Comm_rank(node, &r);
+    MPI_Comm_free(&node);
+    return r;
+  }
+
+  void Communicator::abort(int code) const
+  {
+    int initialized = 0, finalized = 0;
+    MPI_Initialized(&initialized);
+    MPI_Finalized(&finalized);
+    if (initialized && !finalized)
+      MPI_Abort(handle_ ? handle_->comm : MPI_COMM_WORLD, code);
+    std::exit(code);
+  }
+
   bool Communicator::with_mpi() { return true; }
+
+  bool Communicator::device_aware_mpi()
+  {
+#if defined(MPIX_CUDA_AWARE_SUPPORT) && MPIX_CUDA_AWARE_SUPPORT
+    return MPIX_Query_cuda_support() == 1;
+#else
+    return false;
+#endif
+  }
 
   MpiSession::MpiSession(int &argc, char **&argv)
   {
@@ -87,14 +218,13 @@ namespace tpmg
       MPI_Finalize();
   }
 #else
-  struct Communicator::Handle
-  {};
-
   Communicator Communicator::world() { return Communicator(); }
-  Communicator Communicator::self() { return Communicator(); }
   double       Communicator::sum(double value) const { return value; }
   index_t      Communicator::sum(index_t value) const { return value; }
+  void         Communicator::sum(double *, int) const {}
   double       Communicator::max(double value) const { return value; }
+  index_t      Communicator::max(index_t value) const { return value; }
+  bool         Communicator::any(bool flag) const { return flag; }
   void         Communicator::barrier() const {}
   void Communicator::send_receive(const double *send, int dest, double *receive, int source, index_t n, int) const
   {
@@ -104,7 +234,14 @@ namespace tpmg
     if (dest == 0 && source == 0)
       std::copy(send, send + n, receive);
   }
+  void Communicator::exchange(const std::vector<Message> &sends, const std::vector<Message> &receives, int) const
+  {
+    exchange_with_self(sends, receives);
+  }
+  int  Communicator::local_rank() const { return 0; }
+  void Communicator::abort(int code) const { std::exit(code); }
   bool Communicator::with_mpi() { return false; }
+  bool Communicator::device_aware_mpi() { return false; }
 
   MpiSession::MpiSession(int &, char **&) {}
   MpiSession::~MpiSession() = default;

@@ -62,6 +62,39 @@ namespace tpmg
 
   void device_free(void *p) noexcept { cudaFree(p); }
 
+  void *host_pinned_allocate(std::size_t bytes)
+  {
+    void *p = nullptr;
+    if (cudaMallocHost(&p, bytes) != cudaSuccess)
+      {
+        cudaGetLastError();
+        throw std::runtime_error("page-locked host allocation of " + std::to_string(bytes / 1048576.0) + " MiB failed");
+      }
+    return p;
+  }
+
+  void host_pinned_free(void *p) noexcept { cudaFreeHost(p); }
+
+  int cuda_device_count()
+  {
+    int n = 0;
+    if (cudaGetDeviceCount(&n) != cudaSuccess)
+      {
+        cudaGetLastError();
+        return 0;
+      }
+    return n;
+  }
+
+  void select_cuda_device(int index)
+  {
+    const int n = cuda_device_count();
+    if (index < 0 || index >= n)
+      throw std::invalid_argument("CUDA device " + std::to_string(index) + " does not exist (" + std::to_string(n) +
+                                  " present)");
+    TPMG_CUDA_CHECK(cudaSetDevice(index));
+  }
+
   void copy_bytes(void *dst, Backend dst_space, const void *src, Backend src_space, std::size_t bytes)
   {
     if (bytes == 0)

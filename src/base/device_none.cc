@@ -1,7 +1,9 @@
 // device.h for builds without the CUDA backend: only host memory exists.
 #include <tpmg/device.h>
 
+#include <cstdlib>
 #include <cstring>
+#include <new>
 #include <stdexcept>
 
 namespace tpmg
@@ -18,6 +20,16 @@ namespace tpmg
   DeviceInfo cuda_device_info() { throw_no_cuda("device information"); }
   void      *device_allocate(std::size_t) { throw_no_cuda("device memory"); }
   void       device_free(void *) noexcept {}
+  void      *host_pinned_allocate(std::size_t bytes)
+  {
+    void *p = std::malloc(bytes > 0 ? bytes : 1);
+    if (!p)
+      throw std::bad_alloc();
+    return p;
+  }
+  void host_pinned_free(void *p) noexcept { std::free(p); }
+  int  cuda_device_count() { return 0; }
+  void select_cuda_device(int) { throw_no_cuda("a CUDA device"); }
 
   void copy_bytes(void *dst, Backend dst_space, const void *src, Backend src_space, std::size_t bytes)
   {

@@ -70,7 +70,8 @@ namespace tpmg
     return best;
   }
 
-  HierarchyPartition::HierarchyPartition(const std::vector<CartesianLevel> &levels, const ProcessGrid &grid)
+  HierarchyPartition::HierarchyPartition(const std::vector<CartesianLevel> &levels, const ProcessGrid &grid,
+                                         int coarsest)
     : levels_(levels), grid_(grid)
   {
     if (levels.empty())
@@ -87,6 +88,15 @@ namespace tpmg
       }
     if (grid.size() > 1 && first_distributed_ == int(levels.size()))
       throw PartitionError("the finest level is too small for a grid of " + std::to_string(grid.size()) + " ranks");
+    if (grid.size() > 1 && first_distributed_ <= coarsest)
+      {
+        // the coarse solve needs the whole coarsest level on one rank
+        first_distributed_ = coarsest + 1;
+        if (first_distributed_ >= int(levels.size()))
+          throw PartitionError("a run on " + std::to_string(grid.size()) +
+                               " ranks needs a level finer than the coarsest (level " + std::to_string(coarsest) +
+                               ") to distribute; raise Mesh/Refinement level");
+      }
   }
 
   std::vector<index_t> HierarchyPartition::boundaries(int l, int d) const
@@ -124,6 +134,30 @@ namespace tpmg
         lev.cell_end[d]              = b[std::size_t(p) + 1];
       }
     return lev;
+  }
+
+  CartesianLevel HierarchyPartition::stored(int l, int rank) const
+  {
+    CartesianLevel lev = owned(l, rank);
+    if (!distributed(l) || grid_.size() == 1)
+      return lev; // the whole level (owned by rank 0 alone where not distributed)
+    CartesianLevel part = lev;
+    part.part           = true;
+    for (std::size_t d = 0; d < 3; ++d)
+      {
+        part.whole_cells[d] = lev.cells[d];
+        part.whole_lower[d] = lev.lower[d];
+        if (int(d) >= lev.dim)
+          continue;
+        const index_t lo   = std::max<index_t>(0, lev.cell_begin[d] - ghost_cells);
+        const index_t hi   = std::min<index_t>(lev.cells[d], lev.cell_end[d] + ghost_cells);
+        part.offset[d]     = lo;
+        part.cells[d]      = hi - lo;
+        part.cell_begin[d] = lev.cell_begin[d] - lo;
+        part.cell_end[d]   = lev.cell_end[d] - lo;
+        part.lower[d]      = lev.lower[d] + double(lo) * lev.h[d];
+      }
+    return part;
   }
 
   int HierarchyPartition::owner(int l, const std::array<index_t, 3> &cell) const

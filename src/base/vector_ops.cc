@@ -1,3 +1,4 @@
+#include <tpmg/box_layout.h>
 #include <tpmg/vector_ops.h>
 
 #include <kernels/linear_algebra/vector_kernels.h>
@@ -16,6 +17,38 @@ namespace tpmg
     {
       if (x.size() != y.size() || x.backend() != y.backend())
         throw std::invalid_argument(std::string(op) + ": vectors differ in size or backend");
+      if (x.layout() && y.layout() && x.layout() != y.layout())
+        throw std::invalid_argument(std::string(op) + ": vectors of different levels' layouts");
+    }
+
+    /// The layout of a reduction: the first operand's that has one (null: a plain array).
+    template <typename N>
+    const BoxLayout *layout_of(const Vector<N> &x, const Vector<N> *y = nullptr)
+    {
+      return x.layout() ? x.layout() : y ? y->layout() : nullptr;
+    }
+
+    /// Σ_i term(i) over the entries this rank owns, summed over the ranks of the layout.
+    template <class Term>
+    double reduce_owned(Backend backend, index_t n, const BoxLayout *layout, const Term &term)
+    {
+      if (!layout)
+        return reduce_sum(backend, n, term);
+      double local = 0;
+      if (layout->owns_all())
+        local = reduce_sum(backend, n, term);
+      else
+        {
+          vector_kernels::OwnedNodes owned;
+          for (int d = 0; d < 3; ++d)
+            {
+              owned.nodes[d] = layout->level().nodes(d);
+              owned.begin[d] = layout->owned().begin[std::size_t(d)];
+              owned.end[d]   = owned.begin[d] + layout->owned().extent[std::size_t(d)];
+            }
+          local = reduce_sum(backend, n, vector_kernels::Owned<Term>{term, owned});
+        }
+      return layout->comm().sum(local);
     }
   } // namespace
 
@@ -44,7 +77,7 @@ namespace tpmg
   double dot(const Vector<N> &x, const Vector<N> &y)
   {
     check_compatible(x, y, "dot");
-    return reduce_sum(x.backend(), x.size(), vector_kernels::DotTerm<N>{x.data(), y.data()});
+    return reduce_owned(x.backend(), x.size(), layout_of(x, &y), vector_kernels::DotTerm<N>{x.data(), y.data()});
   }
 
   template <typename N>
@@ -53,8 +86,8 @@ namespace tpmg
     check_compatible(x, w, "axpy_dot");
     if (v)
       check_compatible(*v, w, "axpy_dot");
-    return reduce_sum(w.backend(), w.size(),
-                      vector_kernels::AxpyDot<N>{a, x.data(), w.data(), v ? v->data() : nullptr});
+    return reduce_owned(w.backend(), w.size(), layout_of(w, &x),
+                        vector_kernels::AxpyDot<N>{a, x.data(), w.data(), v ? v->data() : nullptr});
   }
 
   template <typename N>
@@ -66,7 +99,7 @@ namespace tpmg
   template <typename N>
   index_t count_non_finite(const Vector<N> &x)
   {
-    return index_t(reduce_sum(x.backend(), x.size(), vector_kernels::NonFinite<N>{x.data()}));
+    return index_t(reduce_owned(x.backend(), x.size(), x.layout(), vector_kernels::NonFinite<N>{x.data()}));
   }
 
   template <typename N>

@@ -57,7 +57,7 @@ namespace tpmg
               for (int e = 0; e < dim; ++e)
                 prod *= sin_pi(xi[e]);
               for (int d = 0; d < dim; ++d)
-                y[d] = x[d] + s.amplitude * (level.h[d] * double(level.cells[d])) * prod;
+                y[d] = x[d] + s.amplitude * level.extent(d) * prod;
               break;
             }
           case Deformation::kershaw:
@@ -68,7 +68,7 @@ namespace tpmg
                 {
                   const double t  = xi[d];
                   const double tt = (1.0 - w) * kershaw_left(eps, t) + w * kershaw_right(eps, t);
-                  y[d]            = level.lower[d] + tt * (level.h[d] * double(level.cells[d]));
+                  y[d]            = level.origin(d) + tt * level.extent(d);
                 }
               break;
             }
@@ -107,12 +107,12 @@ namespace tpmg
             if (!(s.amplitude > 0.0 && s.amplitude <= 1.0))
               throw std::invalid_argument("kershaw deformation: epsilon (amplitude) " + std::to_string(s.amplitude) +
                                           " must be in (0, 1] (1 = no deformation)");
-            const bool ok =
-              level.cells[0] % 6 == 0 && level.cells[1] % 2 == 0 && (level.dim == 2 || level.cells[2] % 2 == 0);
+            const bool ok = level.global_cells(0) % 6 == 0 && level.global_cells(1) % 2 == 0 &&
+                            (level.dim == 2 || level.global_cells(2) % 2 == 0);
             if (!ok)
               throw std::invalid_argument(std::string("kershaw deformation needs cells_x % 6 == 0 and even cells_y") +
                                           (level.dim == 3 ? " and cells_z" : "") +
-                                          " so that its kinks lie on cell faces; got " + level.describe());
+                                          " so that its kinks lie on cell faces; got " + level.whole().describe());
             return;
           }
       }
@@ -127,7 +127,7 @@ namespace tpmg
       return x;
     std::array<double, 3> xi{{0, 0, 0}};
     for (int d = 0; d < level.dim; ++d)
-      xi[d] = (x[d] - level.lower[d]) / (level.h[d] * double(level.cells[d]));
+      xi[d] = (x[d] - level.origin(d)) / level.extent(d);
     return deform(level, s, x, xi);
   }
 
@@ -145,8 +145,10 @@ namespace tpmg
             std::array<double, 3> x{{0, 0, 0}}, xi{{0, 0, 0}};
             for (int d = 0; d < level.dim; ++d)
               {
-                xi[d] = double(idx[d]) / double(level.cells[d]); // exact at 0 and 1
-                x[d]  = level.lower[d] + double(idx[d]) * level.h[d];
+                // the whole level's vertex: ξ exact at 0 and 1, x as the whole level has it
+                const index_t i = level.global_offset(d) + idx[d];
+                xi[d]           = double(i) / double(level.global_cells(d));
+                x[d]            = level.origin(d) + double(i) * level.h[d];
               }
             const auto    y = deform(level, s, x, xi);
             const index_t g = ix + nv[0] * (iy + nv[1] * iz);

@@ -29,6 +29,31 @@ namespace tpmg
     return lower[d] + h[d] * (double(cell) + gll[local]);
   }
 
+  CartesianLevel CartesianLevel::whole() const
+  {
+    if (!part)
+      return *this;
+    CartesianLevel w = *this;
+    w.part           = false;
+    for (std::size_t d = 0; d < 3; ++d)
+      {
+        w.cells[d]      = whole_cells[d];
+        w.lower[d]      = whole_lower[d];
+        w.cell_begin[d] = 0;
+        w.cell_end[d]   = whole_cells[d];
+        w.offset[d]     = 0;
+      }
+    return w;
+  }
+
+  int CartesianLevel::offset_parity() const
+  {
+    int p = 0;
+    for (int d = 0; d < dim; ++d)
+      p |= int(global_offset(d) & 1) << d;
+    return p;
+  }
+
   std::string CartesianLevel::describe() const
   {
     std::ostringstream s;
@@ -89,8 +114,10 @@ namespace tpmg
                 lev.lower[d] = 0;
                 lev.h[d]     = 1;
               }
-            lev.cell_begin[d] = 0;
-            lev.cell_end[d]   = lev.cells[d];
+            lev.cell_begin[d]  = 0;
+            lev.cell_end[d]    = lev.cells[d];
+            lev.whole_cells[d] = lev.cells[d];
+            lev.whole_lower[d] = lev.lower[d];
           }
         if (checked_level_dofs(lev.dim, degree, lev.cells) < 0)
           throw std::invalid_argument("level " + std::to_string(l) + " would have more than 2^53 nodes");

@@ -27,10 +27,10 @@ namespace tpmg
     }
 
     /// Argument of the manufactured solution's sine at local coordinate xi of cell `cell`:
-    /// π (x - a)/L = π (cell + xi) / cells.
+    /// π (x - a)/L = π (cell + xi) / cells with the whole level's cell index and count.
     double sine_argument(const CartesianLevel &level, int d, index_t cell, double xi)
     {
-      return pi * (double(cell) + xi) / double(level.cells[d]);
+      return pi * (double(level.global_offset(d) + cell) + xi) / double(level.global_cells(d));
     }
 
     /// The 1D factors of a separable nodal vector, one array per direction (a single 1 for
@@ -122,7 +122,7 @@ namespace tpmg
         s.scale = 0;
         for (int d = 0; d < level.dim; ++d)
           {
-            const double f = pi / (level.h[d] * double(level.cells[d]));
+            const double f = pi / level.extent(d);
             s.scale += f * f;
           }
       }

@@ -105,9 +105,9 @@ namespace tpmg
 
     Manufactured manufactured(const CartesianLevel &lev)
     {
-      Manufactured m{lev.dim, lev.lower, {1, 1, 1}};
+      Manufactured m{lev.dim, {lev.origin(0), lev.origin(1), lev.origin(2)}, {1, 1, 1}};
       for (int d = 0; d < lev.dim; ++d)
-        m.L[d] = lev.h[d] * double(lev.cells[d]);
+        m.L[d] = lev.extent(d);
       return m;
     }
 
@@ -193,12 +193,12 @@ namespace tpmg
     const int                 nq    = int(q.size());
     const int                 nqz = dim == 3 ? nq : 1, nz = dim == 3 ? n : 1;
     double                    l2 = 0, h1 = 0;
-    // per-thread partial sums through a reduction over cells
-    const index_t ncz = dim == 3 ? lev.cells[2] : 1;
+    // per-thread partial sums through a reduction over the owned cells
+    const index_t z0 = dim == 3 ? lev.cell_begin[2] : 0, z1 = dim == 3 ? lev.cell_end[2] : 1;
 #pragma omp parallel for collapse(2) reduction(+ : l2, h1) schedule(static)
-    for (index_t cz = 0; cz < ncz; ++cz)
-      for (index_t cy = 0; cy < lev.cells[1]; ++cy)
-        for (index_t cx = 0; cx < lev.cells[0]; ++cx)
+    for (index_t cz = z0; cz < z1; ++cz)
+      for (index_t cy = lev.cell_begin[1]; cy < lev.cell_end[1]; ++cy)
+        for (index_t cx = lev.cell_begin[0]; cx < lev.cell_end[0]; ++cx)
           {
             CellMap m;
             m.dim = dim;

@@ -46,7 +46,7 @@ namespace tpmg
       for (int colour = 0; colour < (1 << dim); ++colour)
         {
           kern.colour = colour;
-          forall(b.backend(), problem_kernels::colour_cells(kern.mesh.cells, dim, colour), kern);
+          forall(b.backend(), problem_kernels::colour_cells(kern.mesh, dim, colour), kern);
         }
     }
 
@@ -62,7 +62,7 @@ namespace tpmg
         for (int colour = 0; colour < (1 << dim); ++colour)
           {
             kern.colour = colour;
-            forall(b.backend(), problem_kernels::colour_cells(kern.mesh.cells, dim, colour), kern);
+            forall(b.backend(), problem_kernels::colour_cells(kern.mesh, dim, colour), kern);
           }
       };
       if (op == LevelOperatorType::bp5)
@@ -90,11 +90,18 @@ namespace tpmg
       kern.u    = u.program();
       for (int d = 0; d < dim; ++d)
         kern.du[d] = u.derivative(d).program();
+      index_t owned = 1; // the owned cells: each cell of the whole level counted once
+      for (int d = 0; d < 3; ++d)
+        {
+          kern.box_begin[d] = d < dim ? level.cell_begin[d] : 0;
+          kern.box_cells[d] = d < dim ? level.cell_end[d] - level.cell_begin[d] : 1;
+          owned *= kern.box_cells[d];
+        }
       ErrorNorms e;
       kern.component = 0;
-      e.l2           = std::sqrt(std::max(0.0, reduce_sum(u_h.backend(), level.n_cells(), kern)));
+      e.l2           = std::sqrt(std::max(0.0, reduce_sum(u_h.backend(), owned, kern)));
       kern.component = 1;
-      e.h1_semi      = std::sqrt(std::max(0.0, reduce_sum(u_h.backend(), level.n_cells(), kern)));
+      e.h1_semi      = std::sqrt(std::max(0.0, reduce_sum(u_h.backend(), owned, kern)));
       return e;
     }
   } // namespace internal

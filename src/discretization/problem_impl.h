@@ -29,13 +29,14 @@ namespace tpmg
       index_t n_cells = 1;
       for (int d = 0; d < 3; ++d)
         {
-          const bool active = d < dim;
-          kern.box_begin[d] = active ? level.cell_begin[d] : 0;
-          kern.box_cells[d] = active ? level.cell_end[d] - level.cell_begin[d] : 1;
-          kern.nodes[d]     = level.nodes(d);
-          kern.inv_h[d]     = active ? 1.0 / level.h[d] : 0.0;
-          kern.arg_scale[d] = active ? pi / double(level.cells[d]) : 0.0;
-          kern.freq[d]      = active ? pi / (level.h[d] * double(level.cells[d])) : 0.0;
+          const bool active  = d < dim;
+          kern.box_begin[d]  = active ? level.cell_begin[d] : 0;
+          kern.box_cells[d]  = active ? level.cell_end[d] - level.cell_begin[d] : 1;
+          kern.nodes[d]      = level.nodes(d);
+          kern.inv_h[d]      = active ? 1.0 / level.h[d] : 0.0;
+          kern.cell_shift[d] = active ? level.global_offset(d) : 0;
+          kern.arg_scale[d]  = active ? pi / double(level.global_cells(d)) : 0.0;
+          kern.freq[d]       = active ? pi / level.extent(d) : 0.0;
           n_cells *= kern.box_cells[d];
         }
       kern.cell_volume = 1;

@@ -13,9 +13,8 @@ namespace tpmg
   Transfer<dim, k, Number>::Transfer(const CartesianLevel &coarse, const CartesianLevel &fine, Backend backend)
     : coarse_(coarse), fine_(fine), backend_(backend), p1d_(prolongation_matrix_1d(k))
   {
-    for (int d = 0; d < dim; ++d)
-      if (fine.cells[d] != 2 * coarse.cells[d])
-        throw std::invalid_argument("Transfer: the fine level must refine the coarse one once");
+    index_t first[3], count[3];
+    transfer_cells(coarse, fine, first, count); // throws unless the fine level refines the coarse one
   }
 
   template <int dim, int k, typename Number>

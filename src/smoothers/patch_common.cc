@@ -1,5 +1,6 @@
 #include <kernels/smoothers/patch_common.h>
 
+#include <algorithm>
 #include <stdexcept>
 #include <string>
 
@@ -14,10 +15,16 @@ namespace tpmg
         g.nodes[d] = level.nodes(d);
         if (d < level.dim)
           {
-            const int     parity = (color >> d) & 1;
-            const index_t nv     = level.cells[d] - 1; // interior vertices 1..nv
-            g.first_vertex[d]    = parity ? 1 : 2;
-            g.count[d]           = nv >= g.first_vertex[d] ? (nv - g.first_vertex[d]) / 2 + 1 : 0;
+            // the centre vertices of the patches: those of the owned cells' closed box that are
+            // interior vertices of the whole level and of this level (a patch needs its 2 cells)
+            const index_t off   = level.global_offset(d);
+            const index_t first = std::max<index_t>({level.cell_begin[d], 1 - off, 1});
+            const index_t last =
+              std::min<index_t>({level.cell_end[d], level.global_cells(d) - 1 - off, level.cells[d] - 1});
+            // parity of the whole level's vertex index
+            const index_t parity = (color >> d) & 1;
+            g.first_vertex[d]    = first + (((first + off) ^ parity) & 1);
+            g.count[d]           = last >= g.first_vertex[d] ? (last - g.first_vertex[d]) / 2 + 1 : 0;
           }
         else
           {

@@ -1,82 +1,121 @@
-// The summation over shared nodes of the boxes (box_nodes.h) under mpirun (label "mpi"): each
-// rank adds 1 into the nodes of each of its cells; after sum_shared every node of every box
-// holds the number of cells of the whole level that contain it, which is known in closed form
-// (a product over the directions of 2 at an interior vertex, 1 elsewhere). 2D and 3D, k = 1, 3,
-// every level of a hierarchy with uneven splits. Exit code 0 on every rank on success.
-#include <tpmg/box_nodes.h>
+// The layouts of the levels over the ranks of an mpirun (box_layout.h; label "mpi"): every node
+// of a level is owned by one rank; after each rank writes f(global index) into the nodes it
+// owns (and garbage elsewhere), update_ghosts gives every stored node but those on the faces of
+// the stored part the value f; gather collects f on rank 0; scatter gives every stored node f
+// (and adds it with `add`). 2D and 3D, k = 1 and 3, every level of hierarchies with uneven
+// splits, float and double, on the CPU. Exit code 0 on every rank on success.
+#include <tpmg/box_layout.h>
 
+#include <cmath>
 #include <cstdio>
 #include <exception>
 #include <string>
 
 using namespace tpmg;
 
+namespace
+{
+  double f(index_t g) { return 1.0 + double(g % 1000003) * 0.25; }
+
+  /// Whether stored node i of `part` lies on a face it shares with a neighbour's ghost layers.
+  bool on_ghost_face(const CartesianLevel &part, index_t i)
+  {
+    if (!part.part)
+      return false;
+    const index_t c[3] = {i % part.nodes(0), (i / part.nodes(0)) % part.nodes(1), i / (part.nodes(0) * part.nodes(1))};
+    for (int d = 0; d < part.dim; ++d)
+      {
+        if (c[d] == 0 && part.global_offset(d) > 0)
+          return true;
+        if (c[d] == part.nodes(d) - 1 && part.global_offset(d) + part.cells[d] < part.global_cells(d))
+          return true;
+      }
+    return false;
+  }
+} // namespace
+
 int main(int argc, char **argv)
 {
   MpiSession         session(argc, argv);
   const Communicator world    = Communicator::world();
   index_t            failures = 0, checked = 0;
+  auto               fail = [&](const std::string &what) {
+    if (++failures <= 5)
+      std::fprintf(stderr, "rank %d: %s\n", world.rank(), what.c_str());
+  };
   try
     {
       for (int dim : {2, 3})
         for (int k : {1, 3})
           {
             Domain d;
-            d.dim                           = dim;
-            d.coarse_cells                  = {3, 5, 2};
-            const auto               levels = make_hierarchy(d, k, dim == 3 ? 3 : 4);
-            const ProcessGrid        grid   = make_process_grid(world.size(), levels);
-            const HierarchyPartition part(levels, grid);
-            for (int l = 0; l < int(levels.size()); ++l)
+            d.dim                        = dim;
+            d.coarse_cells               = {3, 5, 2};
+            const auto            levels = make_hierarchy(d, k, dim == 3 ? 3 : 4);
+            const HierarchyLayout layouts(levels, world, Backend::cpu, 0);
+            for (int l = 0; l < layouts.n_levels(); ++l)
               {
-                const BoxNodes       box(part, l, world);
-                const CartesianLevel owned = part.owned(l, world.rank());
-                std::vector<double>  v(std::size_t(box.size()), 0.0);
-                const auto          &e = box.extent();
-                // every owned cell adds 1 to its nodes
-                for (index_t cz = owned.cell_begin[2]; cz < owned.cell_end[2]; ++cz)
-                  for (index_t cy = owned.cell_begin[1]; cy < owned.cell_end[1]; ++cy)
-                    for (index_t cx = owned.cell_begin[0]; cx < owned.cell_end[0]; ++cx)
-                      for (int z = 0; z <= (dim == 3 ? k : 0); ++z)
-                        for (int y = 0; y <= k; ++y)
-                          for (int x = 0; x <= k; ++x)
-                            {
-                              const index_t lx = (cx - owned.cell_begin[0]) * k + x;
-                              const index_t ly = (cy - owned.cell_begin[1]) * k + y;
-                              const index_t lz = dim == 3 ? (cz - owned.cell_begin[2]) * k + z : 0;
-                              v[std::size_t(lx + e[0] * (ly + e[1] * lz))] += 1;
-                            }
-                box.sum_shared(v);
-                const CartesianLevel &lev = levels[std::size_t(l)];
-                for (index_t i = 0; i < box.size(); ++i)
-                  {
-                    const index_t g = box.global_index(i);
-                    index_t       n = 1, r = g;
-                    for (int dd = 0; dd < dim; ++dd)
+                const BoxLayout  &layout = *layouts.level(l);
+                const std::string where =
+                  std::to_string(dim) + "D k=" + std::to_string(k) + " level " + std::to_string(l) + ": ";
+                if (world.sum(layout.stores() ? layout.owned().size() : index_t(0)) != levels[l].n_dofs())
+                  fail(where + "the owned nodes do not add up to the level's");
+                auto run = [&](auto zero) {
+                  using Number = decltype(zero);
+                  Vector<Number>      v(layouts.level(l));
+                  std::vector<Number> h(std::size_t(v.size()), Number(-7));
+                  const NodeBox      &o = layout.owned();
+                  for (index_t z = 0; z < o.extent[2]; ++z)
+                    for (index_t y = 0; y < o.extent[1]; ++y)
+                      for (index_t x = 0; x < o.extent[0]; ++x)
+                        {
+                          const index_t i =
+                            (o.begin[0] + x) +
+                            layout.level().nodes(0) * ((o.begin[1] + y) + layout.level().nodes(1) * (o.begin[2] + z));
+                          h[std::size_t(i)] = Number(f(layout.global_index(i)));
+                        }
+                  v.from_host(h);
+                  layout.update_ghosts(v);
+                  h = v.to_host();
+                  for (index_t i = 0; i < v.size(); ++i)
+                    if (!on_ghost_face(layout.level(), i))
                       {
-                        const index_t c = r % lev.nodes(dd);
-                        r /= lev.nodes(dd);
-                        n *= (c % k == 0 && c > 0 && c < lev.nodes(dd) - 1) ? 2 : 1;
+                        ++checked;
+                        if (h[std::size_t(i)] != Number(f(layout.global_index(i))))
+                          fail(where + "ghost node " + std::to_string(layout.global_index(i)) + " holds " +
+                               std::to_string(double(h[std::size_t(i)])));
                       }
-                    ++checked;
-                    if (v[std::size_t(i)] != double(n))
-                      {
-                        if (++failures <= 5)
-                          std::fprintf(stderr, "rank %d: %dD k=%d level %d node %lld: %g cells, expected %lld\n",
-                                       world.rank(), dim, k, l, (long long)g, v[std::size_t(i)], (long long)n);
-                      }
-                  }
+                  Vector<Number> whole;
+                  layout.gather(v, whole);
+                  if (world.rank() == 0)
+                    {
+                      const std::vector<Number> w = whole.to_host();
+                      if (index_t(w.size()) != levels[l].n_dofs())
+                        fail(where + "gather gave " + std::to_string(w.size()) + " values");
+                      for (index_t g = 0; g < index_t(w.size()); ++g)
+                        if (w[std::size_t(g)] != Number(f(g)))
+                          fail(where + "gathered node " + std::to_string(g));
+                    }
+                  Vector<Number> s(layouts.level(l));
+                  layout.scatter(whole, s, false);
+                  layout.scatter(whole, s, true);
+                  const std::vector<Number> sh = s.to_host();
+                  for (index_t i = 0; i < s.size(); ++i)
+                    if (sh[std::size_t(i)] != Number(2 * f(layout.global_index(i))))
+                      fail(where + "scattered node " + std::to_string(layout.global_index(i)));
+                };
+                run(0.0);
+                run(0.0f);
               }
           }
     }
   catch (const std::exception &e)
     {
-      ++failures;
-      std::fprintf(stderr, "rank %d: %s\n", world.rank(), e.what());
+      fail(e.what());
     }
   const index_t all = world.sum(failures), nodes = world.sum(checked);
   if (world.rank() == 0)
-    std::printf("%d ranks: %lld box nodes checked, %s\n", world.size(), (long long)nodes,
-                all == 0 ? "shared sums correct" : "FAILED");
+    std::printf("%d ranks: %lld ghost values checked, %s\n", world.size(), (long long)nodes,
+                all == 0 ? "exchanges correct" : "FAILED");
   return all == 0 ? 0 : 1;
 }

@@ -1,0 +1,136 @@
+// How the vectors of one level lie on the ranks of a run (docs/method.md, "Distribution").
+//
+// On a distributed level a rank stores the part of the level that HierarchyPartition::stored
+// gives: its box of cells and two layers of ghost cells beyond every face with a neighbour. The
+// kernels treat that part as a level of its own, whose faces are boundary; for every node the
+// rank owns this is exact (no cell that touches an owned node has a node on a ghost face), and
+// the nodes the rank does not own get their owners' values from update_ghosts. Node ownership:
+// in each direction a rank owns the nodes [k b, k e) of its cells [b, e), and the last rank of
+// the direction also the boundary node k N; every node of the level has one owner.
+//
+// A vector of the level holds the stored nodes and points to its layout (Vector::layout), so
+// that dot products count each node once (on its owner) and sum over the ranks. A level that is
+// not distributed lives wholly on rank 0 (the others store nothing); on a one-rank run every
+// level is whole, and nothing here costs anything.
+#pragma once
+
+#include <tpmg/communicator.h>
+#include <tpmg/partition.h>
+#include <tpmg/vector.h>
+
+#include <array>
+#include <memory>
+#include <vector>
+
+namespace tpmg
+{
+  /// The nodes [begin, begin + extent) per direction of some array of nodes.
+  struct NodeBox
+  {
+    std::array<index_t, 3> begin{{0, 0, 0}}, extent{{0, 0, 0}};
+    index_t                size() const { return extent[0] * extent[1] * extent[2]; }
+  };
+
+  class BoxLayout
+  {
+  public:
+    /// Level l of `partition` on rank comm.rank(); `comm` spans the partition's ranks.
+    BoxLayout(const HierarchyPartition &partition, int l, const Communicator &comm, Backend backend);
+    /// The whole `level` on this rank alone (no exchanges).
+    BoxLayout(const CartesianLevel &level, Backend backend);
+    ~BoxLayout();
+    BoxLayout(const BoxLayout &)            = delete;
+    BoxLayout &operator=(const BoxLayout &) = delete;
+
+    /// What this rank stores, as a level: the part of a distributed level, else the whole level
+    /// (meaningful only where stores()).
+    const CartesianLevel &level() const { return stored_; }
+    /// The whole level.
+    const CartesianLevel &whole() const { return whole_; }
+    /// Whether this rank stores nodes of the level.
+    bool stores() const { return stores_; }
+    /// Whether the level is split over several ranks (the ghost nodes need exchanges).
+    bool distributed() const { return distributed_; }
+    /// Values a vector of the level holds on this rank (0 where it stores nothing).
+    index_t size() const { return stores_ ? stored_.n_dofs() : 0; }
+    /// The nodes this rank owns, in the stored level's node coordinates.
+    const NodeBox &owned() const { return owned_; }
+    /// Whether this rank owns every node it stores (a whole level).
+    bool owns_all() const { return owned_.size() == size(); }
+    /// The whole level's index of stored node i.
+    index_t global_index(index_t i) const;
+
+    const Communicator &comm() const { return comm_; }
+    Backend             backend() const { return backend_; }
+
+    /// Every stored node that another rank owns (but those on the faces of the stored part, which
+    /// no computation of an owned value reads) gets its owner's value: after a computation that
+    /// is exact on the owned nodes, v is the same on every rank that stores a node.
+    template <typename Number>
+    void update_ghosts(Vector<Number> &v) const;
+
+    /// On rank 0, `whole` (resized to whole().n_dofs()) gets every rank's owned values of v; the
+    /// other ranks send theirs and leave `whole` alone.
+    template <typename Number>
+    void gather(const Vector<Number> &v, Vector<Number> &whole) const;
+    /// Every rank's stored values of `whole`, which rank 0 holds: v = whole there, or v += whole
+    /// with `add` (v must have this layout's size; the other ranks' `whole` is not read).
+    template <typename Number>
+    void scatter(const Vector<Number> &whole, Vector<Number> &v, bool add) const;
+
+    /// The ranks this one exchanges ghost values with, and the values it sends per exchange.
+    int     n_neighbours() const { return int(sends_.size()); }
+    index_t ghost_values_sent() const;
+
+    /// A box of nodes that goes to or comes from `rank`, in the stored level's coordinates.
+    struct Halo
+    {
+      int     rank;
+      NodeBox box;
+    };
+    const std::vector<Halo> &sends() const { return sends_; }
+    const std::vector<Halo> &receives() const { return receives_; }
+
+  private:
+    /// Packs `sends` of array v (nodes per direction `nodes`), exchanges them for `receives`,
+    /// and unpacks these into array w (nodes `w_nodes`), = or += (`add`).
+    template <typename Number>
+    void transfer(const Number *v, const std::array<index_t, 3> &nodes, const std::vector<Halo> &sends, Number *w,
+                  const std::array<index_t, 3> &w_nodes, const std::vector<Halo> &receives, bool add, int tag) const;
+    /// Staging space of the exchanges, grown on demand (bytes; device and host).
+    void *buffer(int which, std::size_t bytes, Backend space) const;
+
+    CartesianLevel    whole_, stored_;
+    bool              stores_ = true, distributed_ = false;
+    NodeBox           owned_;
+    Communicator      comm_;
+    Backend           backend_ = Backend::cpu;
+    std::vector<Halo> sends_, receives_;
+    /// the owned boxes of all ranks in the whole level's coordinates (rank 0 of a distributed
+    /// level: gather), and all ranks' stored boxes (scatter)
+    std::vector<Halo> owned_boxes_, stored_boxes_;
+    struct Buffers;
+    std::unique_ptr<Buffers> buffers_;
+  };
+
+  /// One layout per level of a hierarchy: how a distributed run (or a one-rank run) stores it.
+  class HierarchyLayout
+  {
+  public:
+    /// `levels` = the whole hierarchy 0..L, split over the ranks of `comm` (PartitionError where
+    /// they cannot split it); `coarsest`: the multigrid's coarsest level, which stays whole.
+    HierarchyLayout(const std::vector<CartesianLevel> &levels, const Communicator &comm, Backend backend, int coarsest);
+    /// The whole hierarchy on one rank.
+    HierarchyLayout(const std::vector<CartesianLevel> &levels, Backend backend);
+
+    const std::shared_ptr<const BoxLayout> &level(int l) const { return layouts_.at(std::size_t(l)); }
+    int                                     n_levels() const { return int(layouts_.size()); }
+    const HierarchyPartition               &partition() const { return partition_; }
+    const Communicator                     &comm() const { return comm_; }
+
+  private:
+    HierarchyPartition                            partition_;
+    Communicator                                  comm_;
+    std::vector<std::shared_ptr<const BoxLayout>> layouts_;
+  };
+} // namespace tpmg

@@ -1,0 +1,395 @@
+// The layout of a level's vectors on the ranks and the exchanges between them
+// (include/tpmg/box_layout.h).
+#include <tpmg/box_layout.h>
+
+#include <kernels/linear_algebra/halo.h>
+#include <kernels/linear_algebra/vector_kernels.h>
+#include <kernels/runtime/forall.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+#include <stdexcept>
+#include <string>
+
+namespace tpmg
+{
+  index_t layout_size(const BoxLayout &layout) { return layout.size(); }
+  Backend layout_backend(const BoxLayout &layout) { return layout.backend(); }
+
+  namespace
+  {
+    /// Message tags of the three kinds of exchange.
+    enum Tag : int
+    {
+      ghost_tag   = 7100,
+      gather_tag  = 7101,
+      scatter_tag = 7102
+    };
+
+    /// [a0, a1) ∩ [b0, b1) per direction; an empty box (extent 0) where they miss.
+    NodeBox intersect(const std::array<index_t, 3> &a0, const std::array<index_t, 3> &a1,
+                      const std::array<index_t, 3> &b0, const std::array<index_t, 3> &b1)
+    {
+      NodeBox r;
+      for (std::size_t d = 0; d < 3; ++d)
+        {
+          r.begin[d]  = std::max(a0[d], b0[d]);
+          r.extent[d] = std::max<index_t>(0, std::min(a1[d], b1[d]) - r.begin[d]);
+        }
+      return r;
+    }
+
+    /// Per direction, the whole level's nodes [first, last) of a box of cells [b, e) of a level
+    /// with `cells` cells and degree k: the owned nodes [k b, k e), plus the boundary node k N
+    /// for the box at the upper end.
+    void owned_nodes(const CartesianLevel &box, std::array<index_t, 3> &first, std::array<index_t, 3> &last)
+    {
+      for (std::size_t d = 0; d < 3; ++d)
+        {
+          if (int(d) >= box.dim)
+            {
+              first[d] = 0;
+              last[d]  = 1;
+              continue;
+            }
+          const index_t k = box.degree;
+          first[d]        = k * box.cell_begin[d];
+          last[d]         = box.cell_end[d] > box.cell_begin[d]
+                              ? k * box.cell_end[d] + (box.cell_end[d] == box.cells[d] ? 1 : 0)
+                              : first[d];
+        }
+    }
+
+    /// The whole level's nodes a rank's stored part must hold its owners' values of: the part's
+    /// nodes without those on its faces with a neighbour ([first, last) per direction).
+    void valid_nodes(const CartesianLevel &part, std::array<index_t, 3> &first, std::array<index_t, 3> &last)
+    {
+      for (std::size_t d = 0; d < 3; ++d)
+        {
+          if (int(d) >= part.dim)
+            {
+              first[d] = 0;
+              last[d]  = 1;
+              continue;
+            }
+          const index_t k = part.degree, lo = part.global_offset(int(d)), hi = lo + part.cells[d];
+          first[d] = k * lo + (lo > 0 ? 1 : 0);
+          last[d]  = k * hi + (hi < part.global_cells(int(d)) ? 0 : 1);
+        }
+    }
+
+    /// A box of the whole level's nodes shifted into the coordinates of `part`.
+    NodeBox to_part(const NodeBox &b, const CartesianLevel &part)
+    {
+      NodeBox r = b;
+      for (int d = 0; d < part.dim; ++d)
+        r.begin[std::size_t(d)] -= part.degree * part.global_offset(d);
+      return r;
+    }
+
+    std::array<index_t, 3> node_counts(const CartesianLevel &l) { return {{l.nodes(0), l.nodes(1), l.nodes(2)}}; }
+  } // namespace
+
+  struct BoxLayout::Buffers
+  {
+    struct Space
+    {
+      void       *p     = nullptr;
+      std::size_t bytes = 0;
+      Backend     space = Backend::cpu;
+    };
+    Space space[4]; // device send, device receive, host send, host receive
+    ~Buffers()
+    {
+      for (Space &s : space)
+        release(s);
+    }
+    static void release(Space &s)
+    {
+      if (!s.p)
+        return;
+      if (s.space == Backend::cuda)
+        device_free(s.p);
+      else
+        host_pinned_free(s.p);
+      s.p = nullptr;
+    }
+  };
+
+  BoxLayout::BoxLayout(const CartesianLevel &level, Backend backend)
+    : whole_(level.whole()), stored_(level.whole()), comm_(Communicator::self()), backend_(backend),
+      buffers_(std::make_unique<Buffers>())
+  {
+    owned_.extent = node_counts(stored_);
+  }
+
+  BoxLayout::BoxLayout(const HierarchyPartition &partition, int l, const Communicator &comm, Backend backend)
+    : whole_(partition.level(l)), comm_(comm), backend_(backend), buffers_(std::make_unique<Buffers>())
+  {
+    const ProcessGrid &grid = partition.grid();
+    if (comm.size() != grid.size())
+      throw std::invalid_argument("BoxLayout: " + std::to_string(comm.size()) + " ranks for a grid of " +
+                                  std::to_string(grid.size()));
+    const int rank = comm.rank();
+    stores_        = partition.stores(l, rank);
+    distributed_   = partition.distributed(l) && grid.size() > 1;
+    stored_        = partition.stored(l, rank);
+    if (!stores_)
+      return;
+    if (!distributed_)
+      {
+        owned_.extent = node_counts(stored_);
+        return;
+      }
+    // the owned nodes in the part's coordinates
+    std::array<index_t, 3> o0, o1, v0, v1;
+    owned_nodes(partition.owned(l, rank), o0, o1);
+    owned_.begin = o0;
+    for (std::size_t d = 0; d < 3; ++d)
+      owned_.extent[d] = o1[d] - o0[d];
+    owned_ = to_part(owned_, stored_);
+    valid_nodes(stored_, v0, v1);
+
+    // the immediate neighbours (the ghost layers lie in their boxes: partition.h)
+    const auto c = grid.coordinates(rank);
+    for (int dz = -1; dz <= 1; ++dz)
+      for (int dy = -1; dy <= 1; ++dy)
+        for (int dx = -1; dx <= 1; ++dx)
+          {
+            const std::array<int, 3> delta{{dx, dy, dz}};
+            std::array<int, 3>       q      = c;
+            bool                     inside = !(dx == 0 && dy == 0 && dz == 0);
+            for (std::size_t d = 0; d < 3; ++d)
+              {
+                q[d] += delta[d];
+                inside = inside && q[d] >= 0 && q[d] < grid.ranks[d];
+              }
+            if (!inside)
+              continue;
+            const int              other = grid.rank_of(q);
+            std::array<index_t, 3> p0, p1, w0, w1;
+            owned_nodes(partition.owned(l, other), p0, p1);
+            valid_nodes(partition.stored(l, other), w0, w1);
+            const NodeBox send = intersect(o0, o1, w0, w1), receive = intersect(p0, p1, v0, v1);
+            if (send.size() > 0)
+              sends_.push_back({other, to_part(send, stored_)});
+            if (receive.size() > 0)
+              receives_.push_back({other, to_part(receive, stored_)});
+          }
+    if (sends_.size() > std::size_t(halo_kernels::max_boxes) || receives_.size() > std::size_t(halo_kernels::max_boxes))
+      throw std::logic_error("BoxLayout: more neighbours than a ghost exchange handles");
+    // for the gather to rank 0 and the scatter from it
+    for (int r = 0; r < grid.size(); ++r)
+      {
+        std::array<index_t, 3> p0, p1;
+        owned_nodes(partition.owned(l, r), p0, p1);
+        NodeBox owned_box;
+        owned_box.begin = p0;
+        for (std::size_t d = 0; d < 3; ++d)
+          owned_box.extent[d] = p1[d] - p0[d];
+        owned_boxes_.push_back({r, owned_box});
+        const CartesianLevel part = partition.stored(l, r);
+        NodeBox              stored_box;
+        for (std::size_t d = 0; d < 3; ++d)
+          {
+            stored_box.begin[d]  = int(d) < part.dim ? part.degree * part.global_offset(int(d)) : 0;
+            stored_box.extent[d] = part.nodes(int(d));
+          }
+        stored_boxes_.push_back({r, stored_box});
+      }
+  }
+
+  BoxLayout::~BoxLayout() = default;
+
+  index_t BoxLayout::global_index(index_t i) const
+  {
+    const index_t n0 = stored_.nodes(0), n1 = stored_.nodes(1);
+    const index_t x = i % n0, y = (i / n0) % n1, z = i / (n0 * n1);
+    index_t       g[3] = {x, y, z};
+    for (int d = 0; d < stored_.dim; ++d)
+      g[d] += stored_.degree * stored_.global_offset(d);
+    return g[0] + whole_.nodes(0) * (g[1] + whole_.nodes(1) * g[2]);
+  }
+
+  index_t BoxLayout::ghost_values_sent() const
+  {
+    index_t n = 0;
+    for (const Halo &h : sends_)
+      n += h.box.size();
+    return n;
+  }
+
+  void *BoxLayout::buffer(int which, std::size_t bytes, Backend space) const
+  {
+    Buffers::Space &s = buffers_->space[which];
+    if (bytes > s.bytes || (s.p && s.space != space))
+      {
+        Buffers::release(s);
+        s.bytes = std::max<std::size_t>(bytes, 4096);
+        s.space = space;
+        s.p     = space == Backend::cuda ? device_allocate(s.bytes) : host_pinned_allocate(s.bytes);
+      }
+    return s.p;
+  }
+
+  template <typename Number>
+  void BoxLayout::transfer(const Number *v, const std::array<index_t, 3> &nodes, const std::vector<Halo> &sends,
+                           Number *w, const std::array<index_t, 3> &w_nodes, const std::vector<Halo> &receives,
+                           bool add, int tag) const
+  {
+    // the boxes of one launch (at most max_boxes; gather and scatter take several launches)
+    auto lists = [](const std::vector<Halo> &halos, const std::array<index_t, 3> &n) {
+      std::vector<halo_kernels::BoxList> out;
+      index_t                            first = 0;
+      for (std::size_t i = 0; i < halos.size(); ++i)
+        {
+          if (out.empty() || out.back().count == halo_kernels::max_boxes)
+            {
+              out.emplace_back();
+              for (std::size_t d = 0; d < 3; ++d)
+                out.back().nodes[d] = n[d];
+              out.back().first[0] = first;
+            }
+          halo_kernels::BoxList &b = out.back();
+          for (std::size_t d = 0; d < 3; ++d)
+            {
+              b.begin[b.count][d]  = halos[i].box.begin[d];
+              b.extent[b.count][d] = halos[i].box.extent[d];
+            }
+          first += halos[i].box.size();
+          b.first[++b.count] = first;
+        }
+      return out;
+    };
+    const std::vector<halo_kernels::BoxList> out_lists = lists(sends, nodes), in_lists = lists(receives, w_nodes);
+    const index_t     n_out     = out_lists.empty() ? 0 : out_lists.back().first[out_lists.back().count];
+    const index_t     n_in      = in_lists.empty() ? 0 : in_lists.back().first[in_lists.back().count];
+    const std::size_t out_bytes = std::size_t(n_out) * sizeof(Number), in_bytes = std::size_t(n_in) * sizeof(Number);
+
+    // pack on the backend; through pinned host memory unless MPI takes device pointers
+    const bool staged  = backend_ == Backend::cuda && !Communicator::device_aware_mpi();
+    auto      *packed  = static_cast<Number *>(buffer(0, out_bytes, backend_));
+    auto      *arrived = static_cast<Number *>(buffer(1, in_bytes, backend_));
+    for (const halo_kernels::BoxList &b : out_lists)
+      forall(backend_, b.first[b.count] - b.first[0], halo_kernels::Pack<Number>{b, v, packed + b.first[0]});
+    Number *send_data = packed, *receive_data = arrived;
+    if (staged)
+      {
+        send_data    = static_cast<Number *>(buffer(2, out_bytes, Backend::cpu));
+        receive_data = static_cast<Number *>(buffer(3, in_bytes, Backend::cpu));
+        copy_bytes(send_data, Backend::cpu, packed, backend_, out_bytes); // waits for the packing
+      }
+    else
+      synchronize(backend_);
+    std::vector<Communicator::Message> out, in;
+    {
+      index_t at = 0;
+      for (const Halo &h : sends)
+        {
+          out.push_back({h.rank, send_data + at, std::size_t(h.box.size()) * sizeof(Number)});
+          at += h.box.size();
+        }
+      at = 0;
+      for (const Halo &h : receives)
+        {
+          in.push_back({h.rank, receive_data + at, std::size_t(h.box.size()) * sizeof(Number)});
+          at += h.box.size();
+        }
+    }
+    comm_.exchange(out, in, tag);
+    if (staged)
+      copy_bytes(arrived, backend_, receive_data, Backend::cpu, in_bytes);
+    for (const halo_kernels::BoxList &b : in_lists)
+      forall(backend_, b.first[b.count] - b.first[0], halo_kernels::Unpack<Number>{b, arrived + b.first[0], w, add});
+  }
+
+  template <typename Number>
+  void BoxLayout::update_ghosts(Vector<Number> &v) const
+  {
+    if (!distributed_)
+      return;
+    if (v.size() != size())
+      throw std::invalid_argument("BoxLayout::update_ghosts: a vector of " + std::to_string(v.size()) +
+                                  " values for a layout of " + std::to_string(size()));
+    const auto n = node_counts(stored_);
+    transfer(v.data(), n, sends_, v.data(), n, receives_, false, ghost_tag);
+  }
+
+  template <typename Number>
+  void BoxLayout::gather(const Vector<Number> &v, Vector<Number> &whole) const
+  {
+    if (v.size() != size())
+      throw std::invalid_argument("BoxLayout::gather: vector size does not match the layout");
+    if (!distributed_)
+      {
+        if (stores_)
+          {
+            whole.reinit(v.size(), backend_, false);
+            whole.copy_from(v);
+          }
+        return;
+      }
+    const bool root = comm_.rank() == 0;
+    if (root)
+      whole.reinit(whole_.n_dofs(), backend_, false);
+    std::vector<Halo> sends{{0, owned_}}, receives;
+    if (root)
+      receives = owned_boxes_;
+    transfer(v.data(), node_counts(stored_), sends, root ? whole.data() : nullptr, node_counts(whole_), receives, false,
+             gather_tag);
+  }
+
+  template <typename Number>
+  void BoxLayout::scatter(const Vector<Number> &whole, Vector<Number> &v, bool add) const
+  {
+    if (v.size() != size())
+      throw std::invalid_argument("BoxLayout::scatter: vector size does not match the layout");
+    if (!distributed_)
+      {
+        if (stores_)
+          {
+            if (whole.size() != v.size())
+              throw std::invalid_argument("BoxLayout::scatter: the whole vector does not match the level");
+            if (add)
+              forall(backend_, v.size(), vector_kernels::Axpy<Number>{Number(1), whole.data(), v.data()});
+            else
+              v.copy_from(whole);
+          }
+        return;
+      }
+    const bool root = comm_.rank() == 0;
+    if (root && whole.size() != whole_.n_dofs())
+      throw std::invalid_argument("BoxLayout::scatter: the whole vector does not match the level");
+    NodeBox all;
+    all.extent = node_counts(stored_);
+    std::vector<Halo> sends, receives{{0, all}};
+    if (root)
+      sends = stored_boxes_;
+    transfer(root ? whole.data() : nullptr, node_counts(whole_), sends, v.data(), node_counts(stored_), receives, add,
+             scatter_tag);
+  }
+
+#define TPMG_INSTANTIATE(N)                                                 \
+  template void BoxLayout::update_ghosts<N>(Vector<N> &) const;             \
+  template void BoxLayout::gather<N>(const Vector<N> &, Vector<N> &) const; \
+  template void BoxLayout::scatter<N>(const Vector<N> &, Vector<N> &, bool) const;
+  TPMG_INSTANTIATE(float)
+  TPMG_INSTANTIATE(double)
+#undef TPMG_INSTANTIATE
+
+  HierarchyLayout::HierarchyLayout(const std::vector<CartesianLevel> &levels, const Communicator &comm, Backend backend,
+                                   int coarsest)
+    : partition_(levels, make_process_grid(comm.size(), levels), comm.size() > 1 ? coarsest : 0), comm_(comm)
+  {
+    for (int l = 0; l < int(levels.size()); ++l)
+      layouts_.push_back(std::make_shared<const BoxLayout>(partition_, l, comm, backend));
+  }
+
+  HierarchyLayout::HierarchyLayout(const std::vector<CartesianLevel> &levels, Backend backend)
+    : partition_(levels, make_process_grid(1, levels)), comm_(Communicator::self())
+  {
+    for (const CartesianLevel &l : levels)
+      layouts_.push_back(std::make_shared<const BoxLayout>(l, backend));
+  }
+} // namespace tpmg
