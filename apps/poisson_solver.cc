@@ -1,6 +1,9 @@
 // poisson_solver: solve -Δu = f on a box with Q_k elements, GMRES/CG/FMG with a vertex-patch
 // multigrid V-cycle, on the GPU when one is present. See README.md and docs/interface.md.
+#include <tpmg/communicator.h>
+#include <tpmg/device.h>
 #include <tpmg/parameters.h>
+#include <tpmg/partition.h>
 #include <tpmg/poisson.h>
 #include <tpmg/report.h>
 #include <tpmg/solver_parameters.h>
@@ -11,16 +14,20 @@
 #include <cstdlib>
 #include <cstring>
 #include <iostream>
+#include <ostream>
+#include <streambuf>
 #include <string>
 #include <vector>
 
 namespace
 {
   const char *usage = R"(usage: poisson_solver [FILE.prm] [options]
+       mpirun -np N poisson_solver [FILE.prm] [options]
 
-Solves -Δu = f, u = 0 on the boundary, with Q_k elements on a Cartesian mesh of a box,
-by GMRES (or CG, or full multigrid) with a geometric multigrid V-cycle and vertex-patch
-smoothers, on the GPU when one is present.
+Solves -Δu = f, u = g on the boundary, with Q_k elements on a Cartesian (or deformed) mesh of
+a box, by GMRES (or CG, or full multigrid) with a geometric multigrid V-cycle and vertex-patch
+smoothers, on the GPU when one is present. Under mpirun the mesh is split over the ranks, one
+GPU per rank (ranks share GPUs when there are fewer), with the one-rank result.
 
   FILE.prm                   parameters in deal.II ParameterHandler syntax
                              (without a file, all parameters take their defaults)
@@ -33,39 +40,34 @@ smoothers, on the GPU when one is present.
 Exit codes: 0 converged, 1 not converged or failed at run time, 2 bad input.
 )";
 
+  /// Rank 0 of the run, which alone prints and writes the reports.
+  bool root = true;
+
+  /// Bad input: one line from rank 0, exit code 2 on every rank (every rank finds the same).
   int bad_input(const std::string &message)
   {
-    std::cerr << message << std::endl;
+    if (root)
+      std::cerr << message << std::endl;
     return 2;
   }
 
-  /// The rank count when started by an MPI launcher (its environment), 1 otherwise. The
-  /// application solves on one rank: several would each run the whole problem.
-  int launcher_ranks(int &rank)
+  /// A stream that discards what it gets (the progress log of ranks other than 0).
+  struct NullBuffer : std::streambuf
   {
-    for (const char *size_var : {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_SIZE"})
-      if (const char *v = std::getenv(size_var))
-        {
-          const char *r = std::getenv(std::string(size_var) == "OMPI_COMM_WORLD_SIZE" ? "OMPI_COMM_WORLD_RANK"
-                                      : std::string(size_var) == "PMI_SIZE"           ? "PMI_RANK"
-                                                                                      : "PMIX_RANK");
-          rank          = r ? std::atoi(r) : 0;
-          return std::max(1, std::atoi(v));
-        }
-    return 1;
-  }
+    int overflow(int c) override { return c; }
+  };
 } // namespace
 
 int main(int argc, char **argv)
 {
   using namespace tpmg;
-  if (int rank = 0, ranks = launcher_ranks(rank); ranks > 1)
-    {
-      if (rank == 0)
-        std::cerr << "poisson_solver: started on " << ranks
-                  << " MPI ranks; it solves on one rank (run it without mpirun, or with -np 1)" << std::endl;
-      return 2;
-    }
+  MpiSession         mpi(argc, argv);
+  const Communicator world = Communicator::world();
+  root                     = world.rank() == 0;
+  // one GPU per rank where the host has several, in the order of the ranks on the host
+  if (world.size() > 1 && cuda_compiled())
+    if (const int gpus = cuda_device_count(); gpus > 0)
+      select_cuda_device(world.local_rank() % gpus);
   ParameterHandler prm;
   declare_parameters(prm);
 
@@ -134,9 +136,21 @@ int main(int argc, char **argv)
           if (const std::string why = output_path_problem(path); !why.empty())
             throw ParameterError(label + ": cannot write '" + path + "' (" + why + ")");
       };
-      check_output(params.json_file, json.empty() ? prm.where("Output/JSON file") : "--json " + json);
-      check_output(params.csv_file, prm.where("Output/CSV file"));
-      check_output(params.vtu_file, prm.where("Output/VTU file"));
+      // (on rank 0, which writes the reports and the .pvtu file; the others learn the outcome)
+      std::string output_problem;
+      if (root)
+        try
+          {
+            check_output(params.json_file, json.empty() ? prm.where("Output/JSON file") : "--json " + json);
+            check_output(params.csv_file, prm.where("Output/CSV file"));
+            check_output(params.vtu_file, prm.where("Output/VTU file"));
+          }
+        catch (const ParameterError &e)
+          {
+            output_problem = e.what();
+          }
+      if (world.any(!output_problem.empty()))
+        throw ParameterError(output_problem);
       if (!params.vtu_file.empty())
         {
           std::array<index_t, 3> cells{{1, 1, 1}};
@@ -154,17 +168,36 @@ int main(int argc, char **argv)
       return bad_input(e.what());
     }
 
+  // Errors that every rank finds alike (the partition, the memory check, the parameters) end
+  // every rank with exit code 2; any other error may have happened on one rank only, while the
+  // others wait for it: on several ranks it ends the whole run (MPI_Abort).
+  const bool several = world.size() > 1;
+  auto       fail    = [&](int code, const std::string &message) {
+    if (!several)
+      {
+        std::cerr << message << std::endl;
+        return code;
+      }
+    std::cerr << "rank " << world.rank() << ": " << message << std::endl;
+    world.abort(code);
+  };
   try
     {
-      const RunResult r = run_poisson(params, std::cout);
-      print_report(std::cout, r);
-      if (!params.json_file.empty())
-        write_json_file(params.json_file, r);
-      if (!params.csv_file.empty())
-        write_csv_file(params.csv_file, r);
+      NullBuffer      discard;
+      std::ostream    quiet(&discard);
+      const RunResult r = run_poisson(params, root ? std::cout : quiet, world);
+      if (root)
+        {
+          print_report(std::cout, r);
+          if (!params.json_file.empty())
+            write_json_file(params.json_file, r);
+          if (!params.csv_file.empty())
+            write_csv_file(params.csv_file, r);
+        }
       if (!r.converged)
         {
-          std::cerr << "poisson_solver: not converged: " << r.failure << std::endl;
+          if (root)
+            std::cerr << "poisson_solver: not converged: " << r.failure << std::endl;
           return 1;
         }
       return 0;
@@ -173,17 +206,20 @@ int main(int argc, char **argv)
     {
       return bad_input(e.what());
     }
+  catch (const PartitionError &e)
+    {
+      return bad_input(params.source + ": " + e.what());
+    }
   catch (const OutOfMemoryError &e)
     {
       return bad_input(params.source + ": " + e.what());
     }
   catch (const std::invalid_argument &e)
     {
-      return bad_input(params.source + ": " + e.what());
+      return fail(2, params.source + ": " + e.what());
     }
   catch (const std::exception &e)
     {
-      std::cerr << "poisson_solver: error: " << e.what() << std::endl;
-      return 1;
+      return fail(1, std::string("poisson_solver: error: ") + e.what());
     }
 }

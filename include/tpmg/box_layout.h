@@ -63,9 +63,10 @@ namespace tpmg
     const Communicator &comm() const { return comm_; }
     Backend             backend() const { return backend_; }
 
-    /// Every stored node that another rank owns (but those on the faces of the stored part, which
-    /// no computation of an owned value reads) gets its owner's value: after a computation that
-    /// is exact on the owned nodes, v is the same on every rank that stores a node.
+    /// Every stored node that another rank owns gets its owner's value (but an upper face of the
+    /// stored part that lies on the far side of a neighbour's box of two cells, which no
+    /// computation of an owned value reads): after a computation that is exact on the owned nodes,
+    /// v is the same on every rank that stores a node.
     template <typename Number>
     void update_ghosts(Vector<Number> &v) const;
 

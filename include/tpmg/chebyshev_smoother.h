@@ -64,6 +64,10 @@ namespace tpmg
 
   private:
     void estimate_max_eigenvalue();
+    /// A vector of the operator's level (with its layout where it has one).
+    void make_vector(Vector<Number> &v) const;
+    /// The whole level's numbering of the nodes (the start vectors must not depend on the ranks).
+    NodeNumbering numbering() const;
 
     const LinearOperator<Number> *op_;
     ChebyshevSettings             settings_;

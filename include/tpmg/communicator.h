@@ -14,7 +14,8 @@ namespace tpmg
   class Communicator
   {
   public:
-    /// All ranks of the run (MPI_COMM_WORLD; MPI must be initialized, see MpiSession).
+    /// All ranks of the run: MPI_COMM_WORLD where MPI is initialized (MpiSession), else this
+    /// rank alone.
     static Communicator world();
     /// This rank alone.
     static Communicator self();
@@ -28,7 +29,9 @@ namespace tpmg
     /// The largest value over the ranks.
     double max(double value) const;
     /// Σ over the ranks of each of n values, in place (one reduction for all of them).
-    void    sum(double *values, int n) const;
+    void sum(double *values, int n) const;
+    /// Every rank's n values, in rank order, on every rank (receive: n × size() values).
+    void    all_gather(const double *send, int n, double *receive) const;
     index_t max(index_t value) const;
     /// Whether `flag` is true on any rank.
     bool any(bool flag) const;
@@ -48,8 +51,10 @@ namespace tpmg
     /// buffers may be device memory only where device_aware_mpi() says so.
     void exchange(const std::vector<Message> &sends, const std::vector<Message> &receives, int tag) const;
 
-    /// The rank among those of this run on the same host (for the choice of the GPU).
+    /// The rank among those of this run on the same host (for the choice of the GPU), and how
+    /// many ranks run there.
     int local_rank() const;
+    int local_size() const;
     /// Ends every rank of the run with `code` (MPI_Abort; std::exit without MPI).
     [[noreturn]] void abort(int code) const;
 

@@ -16,6 +16,13 @@ namespace tpmg
     /// dst = A src (dst is resized as needed)
     virtual void    vmult(Vector<Number> &dst, const Vector<Number> &src) const = 0;
     virtual index_t size() const                                                = 0;
+    /// The layout of the level the operator acts on where it is one of a distributed run's
+    /// (its vectors then carry it, box_layout.h); null for an operator on a plain array.
+    virtual const std::shared_ptr<const BoxLayout> &layout() const
+    {
+      static const std::shared_ptr<const BoxLayout> none;
+      return none;
+    }
     /// r = b - A x (r is resized as needed); operators that can fold the subtraction into
     /// their kernel override it (saves the vector pass over A x, b and r)
     virtual void residual(Vector<Number> &r, const Vector<Number> &b, const Vector<Number> &x) const

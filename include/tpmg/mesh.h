@@ -21,6 +21,22 @@ namespace tpmg
     std::array<int, 3>    coarse_cells{{1, 1, 1}}; ///< N0 per direction
   };
 
+  /// The whole level's index of a node of a level or of a rank's part of one, for kernels
+  /// (CartesianLevel::numbering): functions of the node that must not depend on the ranks.
+  struct NodeNumbering
+  {
+    bool    identity = true; ///< a whole level: the index itself
+    index_t nodes[3]{1, 1, 1}, whole_nodes[3]{1, 1, 1}, first[3]{0, 0, 0};
+
+    TPMG_HD index_t operator()(index_t i) const
+    {
+      if (identity)
+        return i;
+      const index_t x = i % nodes[0], q = i / nodes[0], y = q % nodes[1], z = q / nodes[1];
+      return (first[0] + x) + whole_nodes[0] * ((first[1] + y) + whole_nodes[1] * (first[2] + z));
+    }
+  };
+
   /// One level of the hierarchy: a uniform Cartesian mesh of a box with Q_k nodes numbered
   /// lexicographically (x fastest), boundary nodes included.
   ///
@@ -61,6 +77,8 @@ namespace tpmg
     index_t global_nodes(int d) const { return d < dim ? global_cells(d) * degree + 1 : 1; }
     /// The whole level this is a part of (itself for a whole level; all cells owned).
     CartesianLevel whole() const;
+    /// The numbering of its nodes in the whole level.
+    NodeNumbering numbering() const;
     /// Parity of the offset per direction, bit d: a colour (parity of a vertex or cell index
     /// per direction) of the whole level is colour ^ offset_parity() in the part's coordinates.
     int offset_parity() const;

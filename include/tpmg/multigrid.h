@@ -3,6 +3,7 @@
 // multigrid start (Algorithm 2). Arithmetic in `Number` (float or double) on one backend.
 #pragma once
 
+#include <tpmg/box_layout.h>
 #include <tpmg/chebyshev_smoother.h>
 #include <tpmg/geometry.h>
 #include <tpmg/linear_operator.h>
@@ -79,12 +80,22 @@ namespace tpmg
   /// coarsest_level() to the finest, the transfers between them, the coarse solver.
   /// As a LinearOperator, vmult applies one V-cycle from zero: the preconditioner of the outer
   /// solvers (MixedPrecisionPreconditioner for a float cycle in a double solver).
+  ///
+  /// On the ranks of a distributed run (HierarchyLayout) each rank holds its parts of the
+  /// distributed levels and exchanges ghost values after every operator application, smoother
+  /// colour and transfer; the levels that are not distributed, the coarsest among them, live on
+  /// rank 0, and the transfer into the coarsest distributed level gathers to and scatters from
+  /// it. Every rank calls every function; the result is the one-rank result.
   template <int dim, int degree, typename Number>
   class Multigrid final : public LinearOperator<Number>
   {
   public:
-    /// `levels` = the whole hierarchy 0..L; the coarsest level used is coarsest_level(levels).
+    /// `levels` = the whole hierarchy 0..L on this rank alone; the coarsest level used is
+    /// coarsest_level(levels).
     Multigrid(const std::vector<CartesianLevel> &levels, Backend backend, const MultigridSettings &settings,
+              Timers *timers = nullptr);
+    /// The hierarchy as `layouts` distributes it (made with coarsest_level() of its levels).
+    Multigrid(const HierarchyLayout &layouts, Backend backend, const MultigridSettings &settings,
               Timers *timers = nullptr);
     ~Multigrid() override;
 
@@ -92,10 +103,21 @@ namespace tpmg
     /// level 1), else level 0; never above the finest level.
     static int coarsest_level(const std::vector<CartesianLevel> &levels);
 
-    int                           finest_level() const { return finest_; }
-    int                           coarsest_level() const { return coarsest_; }
+    int finest_level() const { return finest_; }
+    int coarsest_level() const { return coarsest_; }
+    /// The operator of a level (on this rank's part; valid where the rank stores the level).
     const LinearOperator<Number> &level_operator(int level) const;
-    const CartesianLevel         &level_mesh(int level) const;
+    /// What this rank stores of a level (the whole level on one rank).
+    const CartesianLevel &level_mesh(int level) const;
+    /// How a level's vectors lie on the ranks.
+    const std::shared_ptr<const BoxLayout> &level_layout(int level) const;
+    /// The smoother of a level above the coarsest (where the rank stores the level).
+    const Smoother<Number> &level_smoother(int level) const;
+    /// b_{l-1} = Pᵀ r_l, and x_l += P x_{l-1}, between level l and the next coarser one: on the
+    /// ranks' parts, or through rank 0 where level l-1 is not distributed (every rank calls them).
+    void restrict_level(int l, Vector<Number> &coarse, const Vector<Number> &fine) const;
+    void prolongate_level(int l, Vector<Number> &fine, const Vector<Number> &coarse) const;
+    const std::shared_ptr<const BoxLayout> &layout() const override { return level_layout(finest_); }
     /// How the coarsest level is solved ("one vertex-patch step" or "dense direct").
     const char *coarse_solver_name() const;
 
@@ -117,17 +139,22 @@ namespace tpmg
     /// Bytes a Multigrid with these arguments would hold (for the memory check before setup).
     static std::size_t estimate_memory_bytes(const std::vector<CartesianLevel> &levels,
                                              const MultigridSettings           &settings);
+    /// Bytes this rank's part of a distributed Multigrid would hold.
+    static std::size_t estimate_memory_bytes(const HierarchyLayout &layouts, const MultigridSettings &settings);
 
   private:
     struct Level;
+    void setup(const HierarchyLayout &layouts);
     /// `x_is_zero`: x = 0 on entry (vmult and the coarser levels of a cycle; not full multigrid)
-    void         vcycle_level(int l, Vector<Number> &x, const Vector<Number> &b, bool x_is_zero) const;
-    void         coarse_solve(Vector<Number> &x, const Vector<Number> &b, bool x_is_zero) const;
+    void vcycle_level(int l, Vector<Number> &x, const Vector<Number> &b, bool x_is_zero) const;
+    void coarse_solve(Vector<Number> &x, const Vector<Number> &b, bool x_is_zero) const;
+
     Level       &lev(int l) { return *levels_[l - coarsest_]; }
     const Level &lev(int l) const { return *levels_[l - coarsest_]; }
 
     Backend                             backend_;
     MultigridSettings                   settings_;
+    Communicator                        comm_;
     Timers                             *timers_;
     int                                 coarsest_ = 0, finest_ = 0;
     std::vector<std::unique_ptr<Level>> levels_;

@@ -51,6 +51,11 @@ namespace tpmg
     std::string    coarse_solver;
     int            coarsest_level = 0;
 
+    int         ranks                   = 1;   ///< MPI ranks of the run
+    std::string process_grid            = "1"; ///< their grid, "2 x 2 x 1"
+    int         first_distributed_level = 0;   ///< coarser levels live on rank 0
+    index_t     max_rank_dofs           = 0;   ///< the most fine-level values one rank stores (ghosts included)
+
     int                 iterations        = 0;
     bool                converged         = false;
     double              relative_residual = 0, average_reduction = 0;
@@ -70,8 +75,13 @@ namespace tpmg
     double dofs_per_second() const { return solve_time_s > 0 ? double(dofs) / solve_time_s : 0.0; }
   };
 
+  class Communicator;
   /// Runs the solver; progress and per-iteration lines go to `log` when verbose.
   RunResult run_poisson(const SolverParameters &params, std::ostream &log);
+  /// Runs the solver on the ranks of `comm` (every rank calls it; the levels are split over
+  /// them, PartitionError where they cannot be); progress goes to `log` on rank 0. The result is
+  /// the same on every rank.
+  RunResult run_poisson(const SolverParameters &params, std::ostream &log, const Communicator &comm);
 
   /// Backend that `params.device` selects on this machine (throws ParameterError if the
   /// GPU was asked for and none is usable).

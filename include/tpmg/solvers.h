@@ -64,12 +64,12 @@ namespace tpmg
         {
           {
             const auto t = time_scope(timers_, outer_level, Component::conversion);
-            r_.reinit(r.size(), backend_, false);
+            r_.reinit_like(r, false);
             convert(r, r_);
           }
           p_.vmult(z_, r_);
           const auto t = time_scope(timers_, outer_level, Component::conversion);
-          z.reinit(r.size(), backend_, false);
+          z.reinit_like(r, false);
           convert(z_, z);
         }
     }
@@ -80,6 +80,15 @@ namespace tpmg
     Timers                *timers_;
     mutable Vector<Number> r_, z_;
   };
+
+  /// A zero vector of v's size, backend and layout.
+  template <typename Number>
+  Vector<Number> like(const Vector<Number> &v)
+  {
+    Vector<Number> r;
+    r.reinit_like(v);
+    return r;
+  }
 
   namespace internal
   {
@@ -148,13 +157,12 @@ namespace tpmg
                    const SolverControl &control, bool left_preconditioning, Timers *timers)
   {
     SolveStats                  s;
-    const Backend               be = b.backend();
-    const int                   m  = std::max(1, control.restart);
-    Vector<double>              r(b.size(), be), w(b.size(), be);
+    const int                   m = std::max(1, control.restart);
+    Vector<double>              r = like(b), w = like(b);
     std::vector<Vector<double>> V, Z; // grown on demand, at most m vectors each
     auto                        basis = [&](std::vector<Vector<double>> &B, int j) -> Vector<double>                        &{
       while (int(B.size()) <= j)
-        B.emplace_back(b.size(), be);
+        B.push_back(like(b));
       return B[j];
     };
     std::vector<double> H(std::size_t(m + 1) * m), cs(m), sn(m), g(m + 1);
@@ -305,8 +313,7 @@ namespace tpmg
                 const SolverControl &control, Timers *timers)
   {
     SolveStats     s;
-    const Backend  be = b.backend();
-    Vector<double> r(b.size(), be), z(b.size(), be), p(b.size(), be), q(b.size(), be);
+    Vector<double> r = like(b), z = like(b), p = like(b), q = like(b);
     double         res = internal::first_residual(A, b, x, r, control, timers);
     s.initial_residual = s.final_residual = res;
     s.history.push_back(res);
@@ -362,8 +369,7 @@ namespace tpmg
                                Vector<double> &x, const SolverControl &control, Timers *timers)
   {
     SolveStats     s;
-    const Backend  be = b.backend();
-    Vector<double> r(b.size(), be), c(b.size(), be);
+    Vector<double> r = like(b), c = like(b);
     const double   bnorm = norm_l2(b);
     double         res   = internal::first_residual(A, b, x, r, control, timers);
     s.initial_residual   = bnorm;

@@ -70,6 +70,13 @@ namespace tpmg
       reinit(layout_size(*layout), layout_backend(*layout), zero);
       layout_ = std::move(layout);
     }
+    /// Marks the values as those of `layout` (the size must be the layout's on this rank).
+    void set_layout(std::shared_ptr<const BoxLayout> layout)
+    {
+      if (layout && (layout_size(*layout) != size_ || layout_backend(*layout) != backend_))
+        throw std::invalid_argument("Vector::set_layout: the vector does not have the layout's size and backend");
+      layout_ = std::move(layout);
+    }
     /// The size, backend and layout of v (contents undefined unless `zero`).
     template <typename Other>
     void reinit_like(const Vector<Other> &v, bool zero = true)

@@ -18,4 +18,14 @@ namespace tpmg
   /// vertices, as the bake-off operators see it). Refuses levels above `max_nodes` nodes.
   void write_vtu(const std::string &filename, const CartesianLevel &level, const std::vector<double> &values,
                  const DeformationSettings &deformation = {}, index_t max_nodes = max_vtu_nodes);
+
+  class BoxLayout;
+  template <typename Number>
+  class Vector;
+  /// The fine-level solution of a run on the ranks of `layout` (every rank calls it): one .vtu
+  /// file where the level is whole; on a distributed level each rank writes its owned cells to
+  /// BASE_RANK.vtu and rank 0 writes BASE.pvtu, which ParaView opens as one mesh (BASE: the
+  /// filename without .vtu or .pvtu). Returns the file to open.
+  std::string write_vtu(const std::string &filename, const BoxLayout &layout, const Vector<double> &values,
+                        const DeformationSettings &deformation = {}, index_t max_nodes = max_vtu_nodes);
 } // namespace tpmg

@@ -27,7 +27,8 @@ namespace tpmg
       const double *vertices = nullptr;
       index_t       cells[3]{1, 1, 1};
       index_t       nodes[3]{1, 1, 1};
-      double        lower[3]{0, 0, 0};
+      double        origin[3]{0, 0, 0}; ///< the whole level's lower corner
+      index_t       offset[3]{0, 0, 0}; ///< the first cell in the whole level (a rank's part)
       double        h[3]{1, 1, 1};
       int           parity = 0; ///< the level's offset_parity(): colours are the whole level's
 
@@ -40,7 +41,7 @@ namespace tpmg
             const index_t g[3] = {c[0] + (a & 1), c[1] + ((a >> 1) & 1), dim == 3 ? c[2] + ((a >> 2) & 1) : 0};
             for (int r = 0; r < 3; ++r)
               v[a][r] = vertices ? vertices[3 * (g[0] + (cells[0] + 1) * (g[1] + (cells[1] + 1) * g[2])) + r]
-                                 : (r < dim ? lower[r] + h[r] * double(g[r]) : 0.0);
+                                 : (r < dim ? origin[r] + h[r] * double(offset[r] + g[r]) : 0.0);
           }
       }
 
@@ -76,10 +77,11 @@ namespace tpmg
       m.vertices = vertices;
       for (int d = 0; d < 3; ++d)
         {
-          m.cells[d] = d < level.dim ? level.cells[d] : 1;
-          m.nodes[d] = level.nodes(d);
-          m.lower[d] = level.lower[d];
-          m.h[d]     = level.h[d];
+          m.cells[d]  = d < level.dim ? level.cells[d] : 1;
+          m.nodes[d]  = level.nodes(d);
+          m.origin[d] = d < level.dim ? level.origin(d) : 0.0;
+          m.offset[d] = d < level.dim ? level.global_offset(d) : 0;
+          m.h[d]      = level.h[d];
         }
       m.parity = level.offset_parity();
       return m;
@@ -164,7 +166,7 @@ namespace tpmg
     }
 
     /// Position x, J^{-1} and det J at reference point ξ of cell c (vertices v): the multilinear
-    /// map on a deformed mesh, the affine x = lower + h (c + ξ), J = diag(h) on the box (most of
+    /// map on a deformed mesh, the affine x = origin + h (offset + c + ξ), J = diag(h) on the box (most of
     /// the work per point on the box otherwise).
     template <int dim>
     TPMG_HD double cell_map(const LevelMesh &mesh, const index_t (&c)[3], const double (&v)[1 << dim][3],
@@ -179,7 +181,7 @@ namespace tpmg
       double det = 1;
       for (int r = 0; r < 3; ++r)
         {
-          x[r] = r < dim ? mesh.lower[r] + mesh.h[r] * (double(c[r]) + xi[r]) : 0.0;
+          x[r] = r < dim ? mesh.origin[r] + mesh.h[r] * (double(mesh.offset[r] + c[r]) + xi[r]) : 0.0;
           for (int d = 0; d < 3; ++d)
             inv[r][d] = r == d && r < dim ? 1.0 / mesh.h[r] : 0.0;
           if (r < dim)

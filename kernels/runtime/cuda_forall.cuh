@@ -26,6 +26,13 @@ namespace tpmg
       __device__ double operator()(index_t i) const { return double(f(i)); }
     };
 
+    template <class F>
+    struct AsDoubleDouble
+    {
+      F                       f;
+      __device__ DoubleDouble operator()(index_t i) const { return DoubleDouble{double(f(i)), 0.0}; }
+    };
+
     /// Grows-only device scratch space for reductions.
     void *reduction_scratch(std::size_t bytes);
     int   forall_grid_limit();
@@ -56,9 +63,29 @@ namespace tpmg
     TPMG_CUDA_CHECK(cudaStreamSynchronize(current_stream()));
     return result;
   }
+
+  template <class F>
+  DoubleDouble reduce_sum_accurate_on_device(index_t n, const F &f)
+  {
+    thrust::counting_iterator<index_t> first(0);
+    std::size_t                        temp_bytes = 0;
+    const internal::AsDoubleDouble<F>  op{f};
+    TPMG_CUDA_CHECK(cub::DeviceReduce::TransformReduce(nullptr, temp_bytes, first, (DoubleDouble *)nullptr, n,
+                                                       DoubleDoublePlus{}, op, DoubleDouble{}, current_stream()));
+    auto         *scratch = static_cast<unsigned char *>(internal::reduction_scratch(temp_bytes + 16));
+    DoubleDouble *d_out   = reinterpret_cast<DoubleDouble *>(scratch);
+    TPMG_CUDA_CHECK(cub::DeviceReduce::TransformReduce(scratch + 16, temp_bytes, first, d_out, n, DoubleDoublePlus{},
+                                                       op, DoubleDouble{}, current_stream()));
+    DoubleDouble result;
+    TPMG_CUDA_CHECK(cudaMemcpyAsync(&result, d_out, sizeof(DoubleDouble), cudaMemcpyDeviceToHost, current_stream()));
+    TPMG_CUDA_CHECK(cudaStreamSynchronize(current_stream()));
+    return result;
+  }
 } // namespace tpmg
 
 #define TPMG_INSTANTIATE_DEVICE_FORALL(...) \
   template void tpmg::forall_on_device<__VA_ARGS__>(tpmg::index_t, const __VA_ARGS__ &);
 #define TPMG_INSTANTIATE_DEVICE_REDUCE(...) \
   template double tpmg::reduce_sum_on_device<__VA_ARGS__>(tpmg::index_t, const __VA_ARGS__ &);
+#define TPMG_INSTANTIATE_DEVICE_REDUCE_ACCURATE(...) \
+  template tpmg::DoubleDouble tpmg::reduce_sum_accurate_on_device<__VA_ARGS__>(tpmg::index_t, const __VA_ARGS__ &);

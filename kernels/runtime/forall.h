@@ -3,8 +3,16 @@
 // kernel on the GPU; reductions use CUB on the GPU.
 #pragma once
 
+#include <kernels/common/double_double.h>
+
 #include <tpmg/config.h>
 #include <tpmg/mesh.h>
+
+#include <vector>
+
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 
 namespace tpmg
 {
@@ -13,6 +21,8 @@ namespace tpmg
   void forall_on_device(index_t n, const F &f);
   template <class F>
   double reduce_sum_on_device(index_t n, const F &f);
+  template <class F>
+  DoubleDouble reduce_sum_accurate_on_device(index_t n, const F &f);
 
   [[noreturn]] void throw_no_cuda(const char *what);
 
@@ -56,6 +66,44 @@ namespace tpmg
 #pragma omp parallel for schedule(static) reduction(+ : sum) if (static_cast<unsigned long long>(n) >= host_parallel_threshold)
     for (index_t i = 0; i < n; ++i)
       sum += f(i);
+    return sum;
+  }
+
+  /// Σ_i f(i) for i in [0, n) in double-double arithmetic (double_double.h): rounded to double,
+  /// the same whatever the split of [0, n) into threads, blocks or ranks, but in the rarest cases.
+  template <class F>
+  DoubleDouble reduce_sum_accurate(Backend backend, index_t n, const F &f)
+  {
+    if (n <= 0)
+      return {};
+    if (backend == Backend::cuda)
+      {
+#ifdef TPMG_WITH_CUDA
+        return reduce_sum_accurate_on_device(n, f);
+#else
+        throw_no_cuda("reduce_sum_accurate");
+#endif
+      }
+    DoubleDouble sum;
+#ifdef _OPENMP
+    if (static_cast<unsigned long long>(n) >= host_parallel_threshold)
+      {
+        std::vector<DoubleDouble> part(static_cast<std::size_t>(omp_get_max_threads()));
+#pragma omp parallel
+        {
+          DoubleDouble s;
+#pragma omp for schedule(static)
+          for (index_t i = 0; i < n; ++i)
+            s = s + double(f(i));
+          part[std::size_t(omp_get_thread_num())] = s;
+        }
+        for (const DoubleDouble &p : part)
+          sum = sum + p;
+        return sum;
+      }
+#endif
+    for (index_t i = 0; i < n; ++i)
+      sum = sum + double(f(i));
     return sum;
   }
 } // namespace tpmg

@@ -61,7 +61,8 @@ namespace tpmg
     };
 
     /// v_i = shift + scale u_i with u_i in [0,1) pseudo-random, and v_i = 0 where mask_i = 0
-    /// (no masking when mask is null).
+    /// (no masking when mask is null). u_i is a function of the whole level's node index, so
+    /// that the ranks of a distributed run fill their parts as one rank fills the level.
     template <typename Number>
     struct HashFill
     {
@@ -69,10 +70,11 @@ namespace tpmg
       Number       *v;
       double        shift, scale;
       std::uint64_t seed;
+      NodeNumbering numbering;
       TPMG_HD void  operator()(index_t i) const
       {
         const bool on = mask == nullptr || mask[i] != Number(0);
-        v[i]          = on ? Number(shift + scale * hash_unit(std::uint64_t(i), seed)) : Number(0);
+        v[i]          = on ? Number(shift + scale * hash_unit(std::uint64_t(numbering(i)), seed)) : Number(0);
       }
     };
 

@@ -129,8 +129,12 @@ namespace tpmg
     index_t       coarse_nodes[3];
     index_t       fine_nodes[3];
     index_t       coarse_first[3]; ///< the coarse cell whose refinement starts the fine vector
-    index_t       n_coarse_cells;
-    CellGrid      grid; ///< coarse cell coordinates (from coarse_first on) from the cell index
+    /// the fine level's boundary nodes per direction, lower and upper (-1: a face towards a
+    /// neighbouring rank's part, read and written like the inside, so that the restriction of
+    /// a rank's part adds what the whole level's does)
+    index_t  fine_lower[3], fine_upper[3];
+    index_t  n_coarse_cells;
+    CellGrid grid; ///< coarse cell coordinates (from coarse_first on) from the cell index
 
     static constexpr std::size_t a16(std::size_t b) { return (b + 15) / 16 * 16; }
     static constexpr std::size_t off_b        = a16(std::size_t(L::ca) * cells_per_block * sizeof(Number));
@@ -178,7 +182,7 @@ namespace tpmg
     {
       const index_t g[3] = {index_t(m) * cc[0] + a, index_t(m) * cc[1] + (dim == 3 ? b : 0),
                             dim == 3 ? index_t(m) * cc[2] : 0};
-      return NodeLine<m>::template along<dim, dim - 1>(fine_nodes, g);
+      return NodeLine<m>::template along<dim, dim - 1>(fine_nodes, g, fine_lower, fine_upper);
     }
 
     template <int phase, class Shared>
@@ -370,6 +374,10 @@ namespace tpmg
       {
         kern.coarse_nodes[d] = coarse.nodes(d);
         kern.fine_nodes[d]   = fine.nodes(d);
+        const bool active    = d < dim;
+        kern.fine_lower[d]   = active && fine.global_offset(d) == 0 ? 0 : -1;
+        kern.fine_upper[d] =
+          active && fine.global_offset(d) + fine.cells[d] == fine.global_cells(d) ? fine.nodes(d) - 1 : -1;
       }
     kern.n_coarse_cells = cells[0] * cells[1] * cells[2];
     kern.grid           = CellGrid(cells, "grid transfer");

@@ -1,3 +1,4 @@
+#include <tpmg/communicator.h>
 #include <tpmg/device.h>
 #include <tpmg/dispatch.h>
 #include <tpmg/poisson.h>
@@ -9,7 +10,7 @@ namespace tpmg
     /// The whole run for one (dim, degree, V-cycle precision): poisson_impl.h, instantiated from
     /// poisson.inst.in for every solver degree.
     template <int dim, int k, typename Number>
-    RunResult run(const SolverParameters &p, Backend backend, std::ostream &log);
+    RunResult run(const SolverParameters &p, Backend backend, std::ostream &log, const Communicator &comm);
   } // namespace internal
 
   Backend select_backend(const SolverParameters &p)
@@ -32,13 +33,18 @@ namespace tpmg
 
   RunResult run_poisson(const SolverParameters &p, std::ostream &log)
   {
+    return run_poisson(p, log, Communicator::self());
+  }
+
+  RunResult run_poisson(const SolverParameters &p, std::ostream &log, const Communicator &comm)
+  {
     const Backend b = select_backend(p);
     return dispatch_dim(p.dim, [&](auto D) {
       constexpr int dim = decltype(D)::value;
       return dispatch_degree<max_solver_degree(dim)>(p.degree, [&](auto K) {
         constexpr int k = decltype(K)::value;
-        return p.precision == Precision::single ? internal::run<dim, k, float>(p, b, log)
-                                                : internal::run<dim, k, double>(p, b, log);
+        return p.precision == Precision::single ? internal::run<dim, k, float>(p, b, log, comm)
+                                                : internal::run<dim, k, double>(p, b, log, comm);
       });
     });
   }

@@ -1,8 +1,10 @@
 // run_poisson for one (dim, degree, V-cycle precision); instantiated from poisson.inst.in.
 #pragma once
 
+#include <tpmg/box_layout.h>
 #include <tpmg/bp_operator.h>
 #include <tpmg/device.h>
+#include <tpmg/distributed_operator.h>
 #include <tpmg/laplace_operator.h>
 #include <tpmg/multigrid.h>
 #include <tpmg/poisson.h>
@@ -47,13 +49,36 @@ namespace tpmg
         }
     }
 
+    /// v as a vector of `layout`'s level (the layout attached where the level is distributed).
+    template <typename Number>
+    void attach(Vector<Number> &v, const std::shared_ptr<const BoxLayout> &layout)
+    {
+      if (layout->distributed())
+        {
+          v.set_layout(layout);
+          layout->update_ghosts(v);
+        }
+    }
+
+    /// Error norms of this rank's owned cells, combined over the ranks.
+    inline ErrorNorms combine(const Communicator &comm, ErrorNorms e)
+    {
+      double sq[2] = {e.l2 * e.l2, e.h1_semi * e.h1_semi};
+      comm.sum(sq, 2);
+      return ErrorNorms{std::sqrt(sq[0]), std::sqrt(sq[1])};
+    }
+
     template <int dim, int k, typename Number>
-    RunResult run(const SolverParameters &p, Backend backend, std::ostream &log)
+    RunResult run(const SolverParameters &p, Backend backend, std::ostream &log, const Communicator &comm)
     {
       RunResult                         res;
-      const bool                        verbose = p.verbose;
+      const bool                        verbose = p.verbose && comm.rank() == 0;
       const std::vector<CartesianLevel> levels  = make_hierarchy(p.domain(), k, p.refinement_level);
-      const CartesianLevel             &fine    = levels.back();
+      const CartesianLevel             &whole   = levels.back();
+      // the levels over the ranks (PartitionError for a rank count that cannot split them)
+      const HierarchyLayout layouts(levels, comm, backend, tpmg::coarsest_level(levels));
+      const auto           &fine_layout = layouts.level(int(levels.size()) - 1);
+      const CartesianLevel &fine        = fine_layout->level(); // this rank's part
 
       MultigridSettings mg;
       mg.smoother = p.smoother;
@@ -85,10 +110,19 @@ namespace tpmg
         q.deformation_amplitude = deformed ? p.deformation.amplitude : 0.0;
         q.relative_tolerance    = p.relative_tolerance;
       }
-      res.dim             = dim;
-      res.degree          = k;
-      res.level           = p.refinement_level;
-      res.dofs            = fine.n_dofs();
+      res.dim    = dim;
+      res.degree = k;
+      res.level  = p.refinement_level;
+      res.dofs   = whole.n_dofs();
+      res.ranks  = comm.size();
+      {
+        const ProcessGrid &g = layouts.partition().grid();
+        res.process_grid     = std::to_string(g.ranks[0]);
+        for (int d = 1; d < dim; ++d)
+          res.process_grid += " x " + std::to_string(g.ranks[d]);
+        res.max_rank_dofs           = comm.max(fine_layout->size());
+        res.first_distributed_level = comm.size() > 1 ? layouts.partition().first_distributed_level() : 0;
+      }
       res.solver          = to_string(p.solver);
       res.precision       = to_string(p.precision);
       res.smoother        = to_string(p.smoother);
@@ -109,38 +143,47 @@ namespace tpmg
       res.device         = backend == Backend::cuda ? cuda_device_info().name : host_description();
       res.coarsest_level = Multigrid<dim, k, Number>::coarsest_level(levels);
 
-      // memory check before anything large is allocated
+      // memory check before anything large is allocated: this rank's part; the ranks that share
+      // a device or a host share its memory
       {
-        const std::size_t n8  = std::size_t(fine.n_dofs()) * sizeof(double);
-        std::size_t       est = Multigrid<dim, k, Number>::estimate_memory_bytes(levels, mg);
+        const std::size_t n8  = std::size_t(fine_layout->size()) * sizeof(double);
+        std::size_t       est = Multigrid<dim, k, Number>::estimate_memory_bytes(layouts, mg);
         est += std::size_t(outer_vectors(p)) * n8;
         est += level_operator_memory_bytes(fine, p.level_operator, p.geometry, sizeof(double)); // the outer operator
         if (!std::is_same_v<Number, double>)
-          est += 2 * std::size_t(fine.n_dofs()) * sizeof(Number);
+          est += 2 * std::size_t(fine_layout->size()) * sizeof(Number);
         if (fmg)
-          for (const auto &l : levels)
-            est += 2 * std::size_t(l.n_dofs()) * sizeof(Number);
+          for (int l = 0; l < layouts.n_levels(); ++l)
+            est += 2 * std::size_t(layouts.level(l)->size()) * sizeof(Number);
         if (p.uses_problem_functions())
           est += 2 * n8; // the boundary interpolant g_h and the right-hand side in double
-        res.memory_estimate_bytes = est;
+        res.memory_estimate_bytes = std::size_t(comm.max(index_t(est)));
+        const int         sharing = comm.local_size();
+        const std::string ranks =
+          comm.size() > 1 ? " per rank (" + std::to_string(sharing) + " ranks share the host)" : "";
         if (backend == Backend::cuda)
           {
-            const DeviceInfo info = cuda_device_info();
-            if (double(est) > 0.97 * double(info.free_bytes))
-              throw OutOfMemoryError("the problem (" + std::to_string(fine.n_dofs()) + " DoFs) needs about " +
-                                     gib(est) + " of GPU memory, but " + info.name + " has " + gib(info.free_bytes) +
+            const DeviceInfo  info   = cuda_device_info();
+            const int         on_gpu = (sharing + cuda_device_count() - 1) / std::max(1, cuda_device_count());
+            const std::size_t share  = info.free_bytes / std::size_t(std::max(1, on_gpu));
+            if (comm.any(double(est) > 0.97 * double(share)))
+              throw OutOfMemoryError("the problem (" + std::to_string(whole.n_dofs()) + " DoFs) needs about " +
+                                     gib(res.memory_estimate_bytes) + " of GPU memory" + ranks + ", but " + info.name +
+                                     " has " + gib(info.free_bytes) +
                                      " free; lower Mesh/Refinement level or Solver/GMRES restart");
           }
         else if (const std::size_t available = host_available_memory();
-                 available > 0 && double(est) > 0.9 * double(available))
-          throw OutOfMemoryError("the problem (" + std::to_string(fine.n_dofs()) + " DoFs) needs about " + gib(est) +
-                                 " of memory, but this machine has " + gib(available) +
-                                 " available; lower Mesh/Refinement level or Solver/GMRES restart");
+                 comm.any(available > 0 && double(est) * sharing > 0.9 * double(available)))
+          throw OutOfMemoryError("the problem (" + std::to_string(whole.n_dofs()) + " DoFs) needs about " +
+                                 gib(res.memory_estimate_bytes) + " of memory" + ranks + ", but this machine has " +
+                                 gib(available) + " available; lower Mesh/Refinement level or Solver/GMRES restart");
       }
       if (verbose)
-        log << "Setting up " << dim << "D Q" << k << ", " << fine.n_dofs() << " DoFs on levels " << res.coarsest_level
-            << ".." << p.refinement_level << ", " << to_string(backend) << " (" << res.device << "), estimated memory "
-            << gib(res.memory_estimate_bytes) << std::endl;
+        log << "Setting up " << dim << "D Q" << k << ", " << whole.n_dofs() << " DoFs on levels " << res.coarsest_level
+            << ".." << p.refinement_level << ", " << to_string(backend) << " (" << res.device << ")"
+            << (comm.size() > 1 ? ", " + std::to_string(comm.size()) + " ranks (" + res.process_grid + ")" : "")
+            << ", estimated memory " << gib(res.memory_estimate_bytes) << (comm.size() > 1 ? " per rank" : "")
+            << std::endl;
 
       // ---------------------------------------------------------------- setup
       // the memory report: the most bytes this run's vectors held at once (setup and solves)
@@ -148,12 +191,16 @@ namespace tpmg
       reset_vector_memory_peak();
       const double                    t_setup0 = wall_seconds();
       Timers                          timers(backend, true);
-      const Multigrid<dim, k, Number> multigrid(levels, backend, mg, &timers);
+      const Multigrid<dim, k, Number> multigrid(layouts, backend, mg, &timers);
       if (verbose)
         log << "  multigrid ready (" << multigrid.coarse_solver_name() << " coarse solver on level "
             << multigrid.coarsest_level() << ")" << std::endl;
-      auto A = make_level_operator<dim, k, double>(fine, backend, p.level_operator, p.deformation, p.geometry);
-      Vector<double>         b, x(fine.n_dofs(), backend);
+      std::unique_ptr<LinearOperator<double>> A =
+        make_level_operator<dim, k, double>(fine, backend, p.level_operator, p.deformation, p.geometry);
+      if (fine_layout->distributed())
+        A = std::make_unique<DistributedOperator<double>>(std::move(A), fine_layout);
+      Vector<double> b, x(fine_layout->size(), backend);
+      attach(x, fine_layout);
       const bool             functions = p.uses_problem_functions();
       const ProblemFunctions problem   = p.rhs != RightHandSide::manufactured && p.conventions == Conventions::standard
                                            ? p.problem_functions()
@@ -168,29 +215,40 @@ namespace tpmg
       };
       {
         synchronize(backend);
+        comm.barrier();
         const double t_rhs0 = wall_seconds();
         assemble(fine, b);
+        attach(b, fine_layout);
         synchronize(backend);
-        res.rhs_time_s = wall_seconds() - t_rhs0;
+        res.rhs_time_s = comm.max(wall_seconds() - t_rhs0);
       }
       std::vector<Vector<Number>> level_rhs;
       if (fmg)
         {
           level_rhs.resize(levels.size());
-          level_rhs.back().reinit(fine.n_dofs(), backend, false);
+          level_rhs.back().reinit_like(b, false);
           convert(b, level_rhs.back());
           for (int l = int(levels.size()) - 2; l >= multigrid.coarsest_level(); --l)
             {
+              const auto &layout = layouts.level(l);
+              if (!layout->stores())
+                continue;
               if (p.conventions == Conventions::standard)
-                assemble(levels[l], level_rhs[l]);
+                {
+                  assemble(layout->level(), level_rhs[l]);
+                  attach(level_rhs[l], layout);
+                }
               else
-                level_rhs[l].reinit(levels[l].n_dofs(), backend, false);
+                {
+                  level_rhs[l].reinit(layout->size(), backend, false);
+                  attach(level_rhs[l], layout);
+                }
             }
           if (p.conventions == Conventions::paper_code)
             multigrid.restrict_to_coarser_levels(level_rhs);
         }
       synchronize(backend);
-      res.setup_time_s  = wall_seconds() - t_setup0;
+      res.setup_time_s  = comm.max(wall_seconds() - t_setup0);
       res.coarse_solver = multigrid.coarse_solver_name();
       if (verbose)
         log << "  setup done in " << std::setprecision(3) << res.setup_time_s << " s" << std::endl;
@@ -216,6 +274,7 @@ namespace tpmg
           x.set_zero();
           timers.reset();
           synchronize(backend);
+          comm.barrier();
           const double t0 = wall_seconds();
           SolveStats   s;
           switch (p.solver)
@@ -231,6 +290,7 @@ namespace tpmg
                   Vector<Number> xn;
                   multigrid.full_multigrid(level_rhs, xn);
                   const auto t = time_scope(&timers, outer_level, Component::conversion);
+                  xn.set_layout(x.layout_ptr());
                   convert(xn, x);
                 }
                 s = defect_correction(*A, precond, b, x, control, &timers);
@@ -240,7 +300,7 @@ namespace tpmg
                 break;
             }
           synchronize(backend);
-          const double t = wall_seconds() - t0;
+          const double t = comm.max(wall_seconds() - t0); // the slowest rank's
           res.solve_times.push_back(t);
           if (rep == 0)
             {
@@ -254,21 +314,23 @@ namespace tpmg
           if (best < 0 || t < best)
             {
               best = t;
-              // breakdown of the fastest repetition
+              // breakdown of the fastest repetition (on several ranks: the slowest rank's time of
+              // each entry)
               res.levels.clear();
               res.breakdown.clear();
               double coarser = 0;
+              auto   seconds = [&](int l, Component c) { return comm.max(timers.seconds(l, c)); };
               for (int l = multigrid.coarsest_level(); l <= p.refinement_level; ++l)
                 {
                   LevelTimes lt;
                   lt.level        = l;
                   lt.dofs         = levels[l].n_dofs();
-                  lt.smoother     = timers.seconds(l, Component::smoother);
-                  lt.matvec       = timers.seconds(l, Component::matvec);
-                  lt.vector       = timers.seconds(l, Component::vector);
-                  lt.restriction  = timers.seconds(l, Component::restriction);
-                  lt.prolongation = timers.seconds(l, Component::prolongation);
-                  lt.coarse_solve = timers.seconds(l, Component::coarse_solve);
+                  lt.smoother     = seconds(l, Component::smoother);
+                  lt.matvec       = seconds(l, Component::matvec);
+                  lt.vector       = seconds(l, Component::vector);
+                  lt.restriction  = seconds(l, Component::restriction);
+                  lt.prolongation = seconds(l, Component::prolongation);
+                  lt.coarse_solve = seconds(l, Component::coarse_solve);
                   if (l < p.refinement_level)
                     coarser += lt.total();
                   res.levels.push_back(lt);
@@ -279,37 +341,38 @@ namespace tpmg
                                      {"finest_transfer", f.restriction + f.prolongation},
                                      {"finest_smoother", f.smoother + f.coarse_solve},
                                      {"finest_vector", f.vector},
-                                     {"outer_matvec", timers.seconds(outer_level, Component::outer_matvec)},
-                                     {"outer_vector", timers.seconds(outer_level, Component::outer_vector)},
-                                     {"conversion", timers.seconds(outer_level, Component::conversion)}};
+                                     {"outer_matvec", seconds(outer_level, Component::outer_matvec)},
+                                     {"outer_vector", seconds(outer_level, Component::outer_vector)},
+                                     {"conversion", seconds(outer_level, Component::conversion)}};
             }
           if (!s.converged)
             break;
         }
       res.solve_time_s = best;
-      res.memory_bytes = vector_memory_peak() - bytes_before;
+      res.memory_bytes = std::size_t(comm.max(index_t(vector_memory_peak() - bytes_before)));
 
       if (!problem.boundary_values.is_zero()) // the solution is u_0 + g_h
         {
           Vector<double> g_h;
           interpolate_boundary_values(fine, p.deformation, problem.boundary_values, backend, g_h);
+          g_h.set_layout(x.layout_ptr());
           axpy(1.0, g_h, x);
         }
       if (problem.exact_solution)
         {
-          const ErrorNorms e = compute_errors(fine, p.deformation, *problem.exact_solution, x);
+          const ErrorNorms e = combine(comm, compute_errors(fine, p.deformation, *problem.exact_solution, x));
           res.l2_error       = e.l2;
           res.h1_error       = e.h1_semi;
         }
       else if (p.rhs == RightHandSide::manufactured && p.conventions == Conventions::standard)
         {
-          const ErrorNorms e =
-            deformed ? compute_errors_deformed(fine, p.deformation, x) : compute_errors<dim, k>(fine, x, k + 3);
-          res.l2_error = e.l2;
-          res.h1_error = e.h1_semi;
+          const ErrorNorms e = combine(comm, deformed ? compute_errors_deformed(fine, p.deformation, x)
+                                                      : compute_errors<dim, k>(fine, x, k + 3));
+          res.l2_error       = e.l2;
+          res.h1_error       = e.h1_semi;
         }
       if (!p.vtu_file.empty())
-        write_vtu(p.vtu_file, fine, x.to_host(), p.deformation);
+        write_vtu(p.vtu_file, *fine_layout, x, p.deformation);
       return res;
     }
   } // namespace internal

@@ -73,6 +73,9 @@ namespace tpmg
         << double(r.memory_bytes) / (1 << 30) << " GiB\n";
     out << "setup " << std::setprecision(3) << r.setup_time_s << " s; coarse solver on level " << r.coarsest_level
         << ": " << r.coarse_solver << (r.converged ? "" : "; NOT CONVERGED: " + r.failure) << "\n";
+    if (r.ranks > 1)
+      out << "ranks: " << r.ranks << " (grid " << r.process_grid << "), levels from " << r.first_distributed_level
+          << " distributed, at most " << r.max_rank_dofs << " fine-level values per rank (ghosts included)\n";
     if (!r.smoother_configuration.empty())
       out << "smoother: " << r.smoother_configuration << "\n";
     if (r.problem.rhs == "function" || r.problem.boundary_values != "0" || !r.problem.exact_solution.empty())
@@ -138,6 +141,10 @@ namespace tpmg
     kv("backend", json_string(r.backend));
     kv("device", json_string(r.device));
     kv("coarsest_level", std::to_string(r.coarsest_level));
+    kv("ranks", std::to_string(r.ranks));
+    kv("process_grid", json_string(r.process_grid));
+    kv("first_distributed_level", std::to_string(r.first_distributed_level));
+    kv("max_rank_dofs", std::to_string(r.max_rank_dofs));
     kv("coarse_solver", json_string(r.coarse_solver));
     kv("iterations", std::to_string(r.iterations));
     kv("converged", r.converged ? "true" : "false");

@@ -1,3 +1,4 @@
+#include <tpmg/box_layout.h>
 #include <tpmg/fe_1d.h>
 #include <tpmg/vtu.h>
 
@@ -94,5 +95,73 @@ namespace tpmg
     out << "</DataArray></PointData>\n</Piece></UnstructuredGrid>\n</VTKFile>\n";
     if (!out)
       throw std::runtime_error("error while writing VTU file '" + filename + "'");
+  }
+
+  std::string write_vtu(const std::string &filename, const BoxLayout &layout, const Vector<double> &values,
+                        const DeformationSettings &deformation, index_t max_nodes)
+  {
+    if (layout.whole().n_dofs() > max_nodes)
+      throw std::runtime_error("VTU output of " + std::to_string(layout.whole().n_dofs()) + " nodes refused (limit " +
+                               std::to_string(max_nodes) + "); use a smaller Mesh/Refinement level");
+    if (!layout.distributed())
+      {
+        if (layout.stores())
+          write_vtu(filename, layout.level(), values.to_host(), deformation, max_nodes);
+        return filename;
+      }
+    // the owned cells as a part of the level, and their nodes' values
+    const CartesianLevel &stored = layout.level();
+    CartesianLevel        piece  = stored;
+    for (int d = 0; d < stored.dim; ++d)
+      {
+        const std::size_t dd = std::size_t(d);
+        piece.offset[dd]     = stored.offset[dd] + stored.cell_begin[dd];
+        piece.cells[dd]      = stored.cell_end[dd] - stored.cell_begin[dd];
+        piece.lower[dd]      = stored.origin(d) + double(piece.offset[dd]) * stored.h[dd];
+        piece.cell_begin[dd] = 0;
+        piece.cell_end[dd]   = piece.cells[dd];
+      }
+    const std::vector<double> all = values.to_host();
+    std::vector<double>       v(std::size_t(piece.n_dofs()));
+    const index_t             k = stored.degree;
+    for (index_t z = 0; z < piece.nodes(2); ++z)
+      for (index_t y = 0; y < piece.nodes(1); ++y)
+        for (index_t x = 0; x < piece.nodes(0); ++x)
+          {
+            const index_t sx = x + k * stored.cell_begin[0], sy = y + k * stored.cell_begin[1];
+            const index_t sz                         = stored.dim == 3 ? z + k * stored.cell_begin[2] : 0;
+            v[std::size_t(piece.dof_index(x, y, z))] = all[std::size_t(stored.dof_index(sx, sy, sz))];
+          }
+    std::string base = filename;
+    for (const std::string ext : {".pvtu", ".vtu"})
+      if (base.size() > ext.size() && base.compare(base.size() - ext.size(), ext.size(), ext) == 0)
+        {
+          base.resize(base.size() - ext.size());
+          break;
+        }
+    auto piece_name = [&](int rank) { return base + "_" + std::to_string(rank) + ".vtu"; };
+    write_vtu(piece_name(layout.comm().rank()), piece, v, deformation, max_nodes);
+    const std::string index = base + ".pvtu";
+    if (layout.comm().rank() == 0)
+      {
+        std::ofstream out(index);
+        if (!out)
+          throw std::runtime_error("cannot write VTU file '" + index + "'");
+        out << "<?xml version=\"1.0\"?>\n<VTKFile type=\"PUnstructuredGrid\" version=\"0.1\" "
+               "byte_order=\"LittleEndian\">\n<PUnstructuredGrid GhostLevel=\"0\">\n"
+            << "<PPoints><PDataArray type=\"Float64\" NumberOfComponents=\"3\"/></PPoints>\n"
+            << "<PPointData Scalars=\"solution\"><PDataArray type=\"Float64\" Name=\"solution\"/></PPointData>\n";
+        for (int r = 0; r < layout.comm().size(); ++r)
+          {
+            std::string name = piece_name(r);
+            if (const auto slash = name.find_last_of('/'); slash != std::string::npos)
+              name = name.substr(slash + 1); // relative to the .pvtu file
+            out << "<Piece Source=\"" << name << "\"/>\n";
+          }
+        out << "</PUnstructuredGrid>\n</VTKFile>\n";
+        if (!out)
+          throw std::runtime_error("error while writing VTU file '" + index + "'");
+      }
+    return index;
   }
 } // namespace tpmg

@@ -61,21 +61,32 @@ namespace tpmg
         }
     }
 
-    /// The whole level's nodes a rank's stored part must hold its owners' values of: the part's
-    /// nodes without those on its faces with a neighbour ([first, last) per direction).
-    void valid_nodes(const CartesianLevel &part, std::array<index_t, 3> &first, std::array<index_t, 3> &last)
+    /// The whole level's nodes [first, last) per direction that a rank's stored part holds its
+    /// owners' values of: all its nodes but an upper face that a rank other than the immediate
+    /// neighbour owns (where that neighbour's box has only the ghost_cells cells the face lies
+    /// beyond). Its other faces belong to the neighbours, whose boxes have at least
+    /// min_cells_per_rank cells.
+    void valid_nodes(const HierarchyPartition &partition, int l, int rank, std::array<index_t, 3> &first,
+                     std::array<index_t, 3> &last)
     {
+      const CartesianLevel part = partition.stored(l, rank);
+      const auto           c    = partition.grid().coordinates(rank);
       for (std::size_t d = 0; d < 3; ++d)
         {
+          first[d] = 0;
+          last[d]  = 1;
           if (int(d) >= part.dim)
-            {
-              first[d] = 0;
-              last[d]  = 1;
-              continue;
-            }
+            continue;
           const index_t k = part.degree, lo = part.global_offset(int(d)), hi = lo + part.cells[d];
-          first[d] = k * lo + (lo > 0 ? 1 : 0);
-          last[d]  = k * hi + (hi < part.global_cells(int(d)) ? 0 : 1);
+          first[d] = k * lo;
+          last[d]  = k * hi + 1;
+          if (hi < part.global_cells(int(d)))
+            {
+              // the upper neighbour's box [b[c + 1], b[c + 2]): its owner if hi lies inside
+              const std::vector<index_t> b = partition.boundaries(l, int(d));
+              if (hi >= b[std::size_t(c[d]) + 2])
+                last[d] = k * hi;
+            }
         }
     }
 
@@ -149,7 +160,7 @@ namespace tpmg
     for (std::size_t d = 0; d < 3; ++d)
       owned_.extent[d] = o1[d] - o0[d];
     owned_ = to_part(owned_, stored_);
-    valid_nodes(stored_, v0, v1);
+    valid_nodes(partition, l, rank, v0, v1);
 
     // the immediate neighbours (the ghost layers lie in their boxes: partition.h)
     const auto c = grid.coordinates(rank);
@@ -170,7 +181,7 @@ namespace tpmg
             const int              other = grid.rank_of(q);
             std::array<index_t, 3> p0, p1, w0, w1;
             owned_nodes(partition.owned(l, other), p0, p1);
-            valid_nodes(partition.stored(l, other), w0, w1);
+            valid_nodes(partition, l, other, w0, w1);
             const NodeBox send = intersect(o0, o1, w0, w1), receive = intersect(p0, p1, v0, v1);
             if (send.size() > 0)
               sends_.push_back({other, to_part(send, stored_)});

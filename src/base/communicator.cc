@@ -9,6 +9,7 @@
 #include <limits>
 #include <stdexcept>
 #include <string>
+#include <utility>
 
 #ifdef TPMG_WITH_MPI
 #include <mpi.h>
@@ -98,6 +99,14 @@ namespace tpmg
       MPI_Allreduce(MPI_IN_PLACE, values, n, MPI_DOUBLE, MPI_SUM, handle_->comm);
   }
 
+  void Communicator::all_gather(const double *send, int n, double *receive) const
+  {
+    if (size_ == 1)
+      std::copy(send, send + n, receive);
+    else
+      MPI_Allgather(send, n, MPI_DOUBLE, receive, n, MPI_DOUBLE, handle_->comm);
+  }
+
   double Communicator::max(double value) const
   {
     if (size_ == 1)
@@ -166,17 +175,23 @@ namespace tpmg
     MPI_Waitall(int(requests.size()), requests.data(), MPI_STATUSES_IGNORE);
   }
 
-  int Communicator::local_rank() const
+  namespace
   {
-    if (size_ == 1)
-      return 0;
-    MPI_Comm node;
-    MPI_Comm_split_type(handle_->comm, MPI_COMM_TYPE_SHARED, rank_, MPI_INFO_NULL, &node);
-    int r = 0;
-    MPI_Comm_rank(node, &r);
-    MPI_Comm_free(&node);
-    return r;
-  }
+    /// This rank's place among the ranks on its host, and their number.
+    std::pair<int, int> host_rank_and_size(MPI_Comm comm, int rank)
+    {
+      MPI_Comm node;
+      MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &node);
+      int r = 0, n = 1;
+      MPI_Comm_rank(node, &r);
+      MPI_Comm_size(node, &n);
+      MPI_Comm_free(&node);
+      return {r, n};
+    }
+  } // namespace
+
+  int Communicator::local_rank() const { return size_ == 1 ? 0 : host_rank_and_size(handle_->comm, rank_).first; }
+  int Communicator::local_size() const { return size_ == 1 ? 1 : host_rank_and_size(handle_->comm, rank_).second; }
 
   void Communicator::abort(int code) const
   {
@@ -222,11 +237,15 @@ namespace tpmg
   double       Communicator::sum(double value) const { return value; }
   index_t      Communicator::sum(index_t value) const { return value; }
   void         Communicator::sum(double *, int) const {}
-  double       Communicator::max(double value) const { return value; }
-  index_t      Communicator::max(index_t value) const { return value; }
-  bool         Communicator::any(bool flag) const { return flag; }
-  void         Communicator::barrier() const {}
-  void Communicator::send_receive(const double *send, int dest, double *receive, int source, index_t n, int) const
+  void         Communicator::all_gather(const double *send, int n, double *receive) const
+  {
+    std::copy(send, send + n, receive);
+  }
+  double  Communicator::max(double value) const { return value; }
+  index_t Communicator::max(index_t value) const { return value; }
+  bool    Communicator::any(bool flag) const { return flag; }
+  void    Communicator::barrier() const {}
+  void    Communicator::send_receive(const double *send, int dest, double *receive, int source, index_t n, int) const
   {
     if (dest > 0 || source > 0)
       throw std::invalid_argument("Communicator::send_receive: rank " + std::to_string(std::max(dest, source)) +
@@ -239,6 +258,7 @@ namespace tpmg
     exchange_with_self(sends, receives);
   }
   int  Communicator::local_rank() const { return 0; }
+  int  Communicator::local_size() const { return 1; }
   void Communicator::abort(int code) const { std::exit(code); }
   bool Communicator::with_mpi() { return false; }
   bool Communicator::device_aware_mpi() { return false; }

@@ -28,27 +28,35 @@ namespace tpmg
       return x.layout() ? x.layout() : y ? y->layout() : nullptr;
     }
 
-    /// Σ_i term(i) over the entries this rank owns, summed over the ranks of the layout.
+    /// Σ_i term(i) over the entries this rank owns, summed over the ranks of the layout, in
+    /// double-double arithmetic (double_double.h): the same result for any split of the level
+    /// over the ranks. The ranks' partial sums are gathered and added in rank order on every rank.
     template <class Term>
     double reduce_owned(Backend backend, index_t n, const BoxLayout *layout, const Term &term)
     {
-      if (!layout)
-        return reduce_sum(backend, n, term);
-      double local = 0;
-      if (layout->owns_all())
-        local = reduce_sum(backend, n, term);
-      else
+      if (!layout || layout->owns_all())
         {
-          vector_kernels::OwnedNodes owned;
-          for (int d = 0; d < 3; ++d)
-            {
-              owned.nodes[d] = layout->level().nodes(d);
-              owned.begin[d] = layout->owned().begin[std::size_t(d)];
-              owned.end[d]   = owned.begin[d] + layout->owned().extent[std::size_t(d)];
-            }
-          local = reduce_sum(backend, n, vector_kernels::Owned<Term>{term, owned});
+          const DoubleDouble local = reduce_sum_accurate(backend, n, term);
+          if (!layout || layout->comm().size() == 1)
+            return local.value();
+          return layout->comm().sum(local.value()); // a level on rank 0 alone: the others have 0
         }
-      return layout->comm().sum(local);
+      vector_kernels::OwnedNodes owned;
+      for (int d = 0; d < 3; ++d)
+        {
+          owned.nodes[d] = layout->level().nodes(d);
+          owned.begin[d] = layout->owned().begin[std::size_t(d)];
+          owned.end[d]   = owned.begin[d] + layout->owned().extent[std::size_t(d)];
+        }
+      const DoubleDouble  local   = reduce_sum_accurate(backend, n, vector_kernels::Owned<Term>{term, owned});
+      const Communicator &comm    = layout->comm();
+      const double        pair[2] = {local.hi, local.lo};
+      std::vector<double> all(2 * std::size_t(comm.size()));
+      comm.all_gather(pair, 2, all.data());
+      DoubleDouble sum;
+      for (int r = 0; r < comm.size(); ++r)
+        sum = sum + DoubleDouble{all[2 * std::size_t(r)], all[2 * std::size_t(r) + 1]};
+      return sum.value();
     }
   } // namespace
 
@@ -99,7 +107,7 @@ namespace tpmg
   template <typename N>
   index_t count_non_finite(const Vector<N> &x)
   {
-    return index_t(reduce_owned(x.backend(), x.size(), x.layout(), vector_kernels::NonFinite<N>{x.data()}));
+    return index_t(reduce_owned(x.backend(), x.size(), x.layout(), vector_kernels::NonFinite<N>{x.data()}) + 0.5);
   }
 
   template <typename N>

@@ -3,16 +3,16 @@
 #include <kernels/runtime/cuda_forall.cuh>
 
 namespace vk = tpmg::vector_kernels;
-#define TPMG_INSTANTIATE(N)                                   \
-  TPMG_INSTANTIATE_DEVICE_FORALL(vk::Axpy<N>)                 \
-  TPMG_INSTANTIATE_DEVICE_FORALL(vk::Sadd<N>)                 \
-  TPMG_INSTANTIATE_DEVICE_REDUCE(vk::DotTerm<N>)              \
-  TPMG_INSTANTIATE_DEVICE_REDUCE(vk::AxpyDot<N>)              \
-  TPMG_INSTANTIATE_DEVICE_REDUCE(vk::NonFinite<N>)            \
-  TPMG_INSTANTIATE_DEVICE_REDUCE(vk::Owned<vk::DotTerm<N>>)   \
-  TPMG_INSTANTIATE_DEVICE_REDUCE(vk::Owned<vk::AxpyDot<N>>)   \
-  TPMG_INSTANTIATE_DEVICE_REDUCE(vk::Owned<vk::NonFinite<N>>) \
-  TPMG_INSTANTIATE_DEVICE_FORALL(vk::Equ<N>)                  \
+#define TPMG_INSTANTIATE(N)                                            \
+  TPMG_INSTANTIATE_DEVICE_FORALL(vk::Axpy<N>)                          \
+  TPMG_INSTANTIATE_DEVICE_FORALL(vk::Sadd<N>)                          \
+  TPMG_INSTANTIATE_DEVICE_REDUCE_ACCURATE(vk::DotTerm<N>)              \
+  TPMG_INSTANTIATE_DEVICE_REDUCE_ACCURATE(vk::AxpyDot<N>)              \
+  TPMG_INSTANTIATE_DEVICE_REDUCE_ACCURATE(vk::NonFinite<N>)            \
+  TPMG_INSTANTIATE_DEVICE_REDUCE_ACCURATE(vk::Owned<vk::DotTerm<N>>)   \
+  TPMG_INSTANTIATE_DEVICE_REDUCE_ACCURATE(vk::Owned<vk::AxpyDot<N>>)   \
+  TPMG_INSTANTIATE_DEVICE_REDUCE_ACCURATE(vk::Owned<vk::NonFinite<N>>) \
+  TPMG_INSTANTIATE_DEVICE_FORALL(vk::Equ<N>)                           \
   TPMG_INSTANTIATE_DEVICE_FORALL(vk::MultiAxpy<N>)
 TPMG_INSTANTIATE(float)
 TPMG_INSTANTIATE(double)

@@ -46,6 +46,19 @@ namespace tpmg
     return w;
   }
 
+  NodeNumbering CartesianLevel::numbering() const
+  {
+    NodeNumbering n;
+    n.identity = !part;
+    for (int d = 0; d < 3; ++d)
+      {
+        n.nodes[d]       = nodes(d);
+        n.whole_nodes[d] = global_nodes(d);
+        n.first[d]       = d < dim ? degree * global_offset(d) : 0;
+      }
+    return n;
+  }
+
   int CartesianLevel::offset_parity() const
   {
     int p = 0;

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <tpmg/bp_operator.h>
+#include <tpmg/distributed_operator.h>
 #include <tpmg/laplace_operator.h>
 #include <tpmg/multigrid.h>
 #include <tpmg/vector_ops.h>
@@ -40,22 +41,47 @@ namespace tpmg
 
   namespace internal
   {
+    /// v as a vector of the level `layout` describes: with the layout where the level is
+    /// distributed (reductions over the ranks), a plain array otherwise.
+    template <typename Number>
+    void reinit_level_vector(Vector<Number> &v, const std::shared_ptr<const BoxLayout> &layout, Backend backend)
+    {
+      if (layout->distributed())
+        v.reinit(layout);
+      else
+        v.reinit(layout->size(), backend);
+    }
+
     template <int dim, int k, typename Number>
     class PatchSmootherAdapter final : public Smoother<Number>
     {
     public:
+      /// `layout`: the level's, where it is distributed (the ghosts are exchanged after every
+      /// colour, as the next colour reads them), else null.
       PatchSmootherAdapter(const CartesianLevel &level, Backend b, const PatchSmootherSettings &s,
-                           const LinearOperator<Number> *op, bool symmetric)
-        : smoother_(level, b, s, op), symmetric_(symmetric)
+                           const LinearOperator<Number> *op, bool symmetric, const BoxLayout *layout)
+        : smoother_(level, b, s, op), symmetric_(symmetric), layout_(layout)
       {}
       void smooth(Vector<Number> &x, const Vector<Number> &b, bool post, bool x_is_zero) const override
       {
-        smoother_.smooth(x, b, post && symmetric_, x_is_zero);
+        const bool reverse = post && symmetric_;
+        if (!layout_)
+          {
+            smoother_.smooth(x, b, reverse, x_is_zero);
+            return;
+          }
+        const int n = smoother_.n_colors();
+        for (int i = 0; i < n; ++i)
+          {
+            smoother_.smooth_color(x, b, smoother_.color_at(reverse ? n - 1 - i : i), x_is_zero && i == 0);
+            layout_->update_ghosts(x);
+          }
       }
 
     private:
       VertexPatchSmoother<dim, k, Number> smoother_;
       bool                                symmetric_;
+      const BoxLayout                    *layout_;
     };
 
     template <typename Number>
@@ -64,15 +90,21 @@ namespace tpmg
     public:
       ChebyshevAdapter(const CartesianLevel &level, Backend b, const ChebyshevSettings &s,
                        const LinearOperator<Number> *op, bool lumped)
-        : smoother_(*op, diagonal(level, b, lumped), s, b)
+        : smoother_(*op, diagonal(level, b, lumped, op->layout()), s, b)
       {}
       void smooth(Vector<Number> &x, const Vector<Number> &b, bool, bool) const override { smoother_.smooth(x, b); }
 
     private:
-      static Vector<Number> diagonal(const CartesianLevel &level, Backend b, bool lumped)
+      static Vector<Number> diagonal(const CartesianLevel &level, Backend b, bool lumped,
+                                     const std::shared_ptr<const BoxLayout> &layout)
       {
         Vector<Number> d;
         laplace_diagonal(level, b, lumped, d);
+        if (layout)
+          {
+            d.set_layout(layout);
+            layout->update_ghosts(d);
+          }
         return d;
       }
       ChebyshevSmoother<Number> smoother_;
@@ -82,11 +114,17 @@ namespace tpmg
   template <int dim, int k, typename Number>
   struct Multigrid<dim, k, Number>::Level
   {
-    CartesianLevel                          mesh;
-    std::unique_ptr<LinearOperator<Number>> op;
+    std::shared_ptr<const BoxLayout>        layout;
+    CartesianLevel                          mesh;               ///< what this rank stores (layout->level())
+    std::unique_ptr<LinearOperator<Number>> op;                 ///< with the ghost exchange where distributed
+    const LinearOperator<Number>           *local_op = nullptr; ///< the stored part's operator alone
     std::unique_ptr<Smoother<Number>>       smoother;
-    Transfer<dim, k, Number>                to_finer; ///< from this level to the next finer one
-    mutable Vector<Number>                  x, b, r;  ///< work vectors (x, b unused on the finest)
+    /// from this level to the next finer one: on the ranks' parts, or on whole levels on rank 0
+    /// where this level is not distributed and the finer one is (`gathers`)
+    Transfer<dim, k, Number> to_finer;
+    bool                     gathers = false;
+    mutable Vector<Number>   x, b, r; ///< work vectors (x, b unused on the finest)
+    mutable Vector<Number>   whole;   ///< rank 0, `gathers`: the finer level as a whole
   };
 
   template <int dim, int k, typename Number>
@@ -100,45 +138,90 @@ namespace tpmg
                                        const MultigridSettings &settings, Timers *timers)
     : backend_(backend), settings_(settings), timers_(timers)
   {
+    setup(HierarchyLayout(levels, backend));
+  }
+
+  template <int dim, int k, typename Number>
+  Multigrid<dim, k, Number>::Multigrid(const HierarchyLayout &layouts, Backend backend,
+                                       const MultigridSettings &settings, Timers *timers)
+    : backend_(backend), settings_(settings), timers_(timers)
+  {
+    setup(layouts);
+  }
+
+  template <int dim, int k, typename Number>
+  void Multigrid<dim, k, Number>::setup(const HierarchyLayout &layouts)
+  {
+    const MultigridSettings    &settings = settings_;
+    const Backend               backend  = backend_;
+    std::vector<CartesianLevel> levels;
+    for (int l = 0; l < layouts.n_levels(); ++l)
+      levels.push_back(layouts.partition().level(l));
+    comm_             = layouts.comm();
     coarsest_         = coarsest_level(levels);
     finest_           = int(levels.size()) - 1;
     const bool lumped = settings.level_operator == LevelOperatorType::bp5;
+    const bool root   = comm_.rank() == 0;
     for (int l = coarsest_; l <= finest_; ++l)
       {
-        auto L  = std::make_unique<Level>();
-        L->mesh = levels[l];
-        L->op   = make_level_operator<dim, k, Number>(levels[l], backend, settings.level_operator, settings.deformation,
-                                                    settings.geometry);
-        PatchSmootherSettings ps = settings.patch;
-        ps.lumped_mass           = lumped;
-        if (settings.smoother == SmootherType::vertex_patch)
+        auto L    = std::make_unique<Level>();
+        L->layout = layouts.level(l);
+        L->mesh   = L->layout->level();
+        if (L->layout->stores())
           {
-            if constexpr (VertexPatchSmoother<dim, k, Number>::supported())
-              L->smoother = std::make_unique<internal::PatchSmootherAdapter<dim, k, Number>>(
-                levels[l], backend, ps, L->op.get(), settings.symmetric);
+            auto raw    = make_level_operator<dim, k, Number>(L->mesh, backend, settings.level_operator,
+                                                           settings.deformation, settings.geometry);
+            L->local_op = raw.get();
+            if (L->layout->distributed())
+              L->op = std::make_unique<DistributedOperator<Number>>(std::move(raw), L->layout);
             else
-              throw std::invalid_argument("the vertex-patch smoother supports degrees up to 8 in 3D");
-          }
-        else if (l > coarsest_)
-          {
-            if (settings.deformation.type != Deformation::none)
-              throw std::invalid_argument("the Chebyshev-Jacobi smoother needs the Cartesian operator diagonal; "
-                                          "use the vertex-patch smoother on deformed meshes");
-            L->smoother = std::make_unique<internal::ChebyshevAdapter<Number>>(levels[l], backend, settings.chebyshev,
-                                                                               L->op.get(), lumped);
+              L->op = std::move(raw);
+            PatchSmootherSettings ps = settings.patch;
+            ps.lumped_mass           = lumped;
+            if (settings.smoother == SmootherType::vertex_patch)
+              {
+                if constexpr (VertexPatchSmoother<dim, k, Number>::supported())
+                  L->smoother = std::make_unique<internal::PatchSmootherAdapter<dim, k, Number>>(
+                    L->mesh, backend, ps, L->local_op, settings.symmetric,
+                    L->layout->distributed() ? L->layout.get() : nullptr);
+                else
+                  throw std::invalid_argument("the vertex-patch smoother supports degrees up to 8 in 3D");
+              }
+            else if (l > coarsest_)
+              {
+                if (settings.deformation.type != Deformation::none)
+                  throw std::invalid_argument("the Chebyshev-Jacobi smoother needs the Cartesian operator diagonal; "
+                                              "use the vertex-patch smoother on deformed meshes");
+                L->smoother = std::make_unique<internal::ChebyshevAdapter<Number>>(L->mesh, backend, settings.chebyshev,
+                                                                                   L->op.get(), lumped);
+              }
+            internal::reinit_level_vector(L->r, L->layout, backend);
+            if (l < finest_)
+              {
+                internal::reinit_level_vector(L->x, L->layout, backend);
+                internal::reinit_level_vector(L->b, L->layout, backend);
+              }
           }
         if (l < finest_)
-          L->to_finer = Transfer<dim, k, Number>(levels[l], levels[l + 1], backend);
-        L->r.reinit(levels[l].n_dofs(), backend);
-        if (l < finest_)
           {
-            L->x.reinit(levels[l].n_dofs(), backend);
-            L->b.reinit(levels[l].n_dofs(), backend);
+            const std::shared_ptr<const BoxLayout> &finer = layouts.level(l + 1);
+            L->gathers                                    = !L->layout->distributed() && finer->distributed();
+            if (L->gathers)
+              {
+                if (root)
+                  {
+                    L->to_finer = Transfer<dim, k, Number>(levels[l], levels[l + 1], backend);
+                    L->whole.reinit(levels[l + 1].n_dofs(), backend);
+                  }
+              }
+            else if (L->layout->stores())
+              L->to_finer = Transfer<dim, k, Number>(L->mesh, finer->level(), backend);
           }
         levels_.push_back(std::move(L));
       }
 
-    // Coarse solver: one vertex-patch step is exact when a single patch covers the level.
+    // Coarse solver (on the rank that stores the coarsest level): one vertex-patch step is exact
+    // when a single patch covers the level.
     const CartesianLevel &c = levels[coarsest_];
     coarse_by_smoother_     = coarse_solve_by_smoother(c, settings);
     if (!coarse_by_smoother_)
@@ -146,7 +229,7 @@ namespace tpmg
         coarse_n_ = c.n_interior_dofs();
         if (const std::string problem = coarse_level_problem(c, settings); !problem.empty())
           throw std::invalid_argument(problem);
-        if (coarse_n_ > 0)
+        if (coarse_n_ > 0 && lev(coarsest_).layout->stores())
           {
             // Assemble A_II column by column with a double-precision CPU copy of the operator.
             auto                     op = make_level_operator<dim, k, double>(c, Backend::cpu, settings.level_operator,
@@ -189,6 +272,20 @@ namespace tpmg
   }
 
   template <int dim, int k, typename Number>
+  const std::shared_ptr<const BoxLayout> &Multigrid<dim, k, Number>::level_layout(int l) const
+  {
+    return lev(l).layout;
+  }
+
+  template <int dim, int k, typename Number>
+  const Smoother<Number> &Multigrid<dim, k, Number>::level_smoother(int l) const
+  {
+    if (!lev(l).smoother)
+      throw std::invalid_argument("Multigrid::level_smoother: level " + std::to_string(l) + " has no smoother here");
+    return *lev(l).smoother;
+  }
+
+  template <int dim, int k, typename Number>
   const char *Multigrid<dim, k, Number>::coarse_solver_name() const
   {
     return coarse_by_smoother_ ? "one vertex-patch step (exact)" : "dense direct";
@@ -197,14 +294,16 @@ namespace tpmg
   template <int dim, int k, typename Number>
   index_t Multigrid<dim, k, Number>::size() const
   {
-    return lev(finest_).mesh.n_dofs();
+    return lev(finest_).layout->size();
   }
 
   template <int dim, int k, typename Number>
   void Multigrid<dim, k, Number>::coarse_solve(Vector<Number> &x, const Vector<Number> &b, bool x_is_zero) const
   {
     const Level &L = lev(coarsest_);
-    const auto   t = time_scope(timers_, coarsest_, Component::coarse_solve);
+    if (!L.layout->stores())
+      return;
+    const auto t = time_scope(timers_, coarsest_, Component::coarse_solve);
     if (coarse_by_smoother_)
       L.smoother->smooth(x, b, false, x_is_zero);
     else if (coarse_n_ > 0)
@@ -219,14 +318,60 @@ namespace tpmg
   }
 
   template <int dim, int k, typename Number>
+  void Multigrid<dim, k, Number>::restrict_level(int l, Vector<Number> &coarse, const Vector<Number> &fine) const
+  {
+    const Level &L = lev(l), &C = lev(l - 1);
+    if (C.gathers)
+      {
+        // the fine level's owned values to rank 0, restricted there on the whole levels
+        L.layout->gather(fine, C.whole);
+        if (C.layout->stores())
+          C.to_finer.restrict_to(coarse, C.whole);
+        return;
+      }
+    if (!C.layout->stores())
+      return;
+    C.to_finer.restrict_to(coarse, fine);
+    if (C.layout->distributed())
+      {
+        coarse.set_layout(C.layout);
+        C.layout->update_ghosts(coarse);
+      }
+  }
+
+  template <int dim, int k, typename Number>
+  void Multigrid<dim, k, Number>::prolongate_level(int l, Vector<Number> &fine, const Vector<Number> &coarse) const
+  {
+    const Level &L = lev(l), &C = lev(l - 1);
+    if (C.gathers)
+      {
+        // prolongated on rank 0 into the whole fine level, each rank's part added from there
+        if (C.layout->stores())
+          {
+            C.whole.set_zero();
+            C.to_finer.prolongate_add(C.whole, coarse);
+          }
+        L.layout->scatter(C.whole, fine, true);
+        return;
+      }
+    if (!L.layout->stores())
+      return;
+    C.to_finer.prolongate_add(fine, coarse);
+    L.layout->update_ghosts(fine);
+  }
+
+  template <int dim, int k, typename Number>
   void Multigrid<dim, k, Number>::vcycle_level(int l, Vector<Number> &x, const Vector<Number> &b, bool x_is_zero) const
   {
+    const Level &L = lev(l);
+    if (!L.layout->stores())
+      return; // a level on rank 0 alone, and so are the coarser ones
     if (l == coarsest_)
       {
         coarse_solve(x, b, x_is_zero);
         return;
       }
-    const Level &L = lev(l), &C = lev(l - 1);
+    const Level &C = lev(l - 1);
     {
       const auto t = time_scope(timers_, l, Component::smoother);
       L.smoother->smooth(x, b, false, x_is_zero);
@@ -237,7 +382,7 @@ namespace tpmg
     }
     {
       const auto t = time_scope(timers_, l, Component::restriction);
-      C.to_finer.restrict_to(C.b, L.r);
+      restrict_level(l, C.b, L.r);
     }
     {
       const auto t = time_scope(timers_, l - 1, Component::vector);
@@ -246,7 +391,7 @@ namespace tpmg
     vcycle_level(l - 1, C.x, C.b, true);
     {
       const auto t = time_scope(timers_, l, Component::prolongation);
-      C.to_finer.prolongate_add(x, C.x);
+      prolongate_level(l, x, C.x);
     }
     {
       const auto t = time_scope(timers_, l, Component::smoother);
@@ -264,6 +409,8 @@ namespace tpmg
   void Multigrid<dim, k, Number>::vmult(Vector<Number> &dst, const Vector<Number> &src) const
   {
     dst.reinit(size(), backend_); // zero: the cycle starts from x = 0
+    if (lev(finest_).layout->distributed())
+      dst.set_layout(lev(finest_).layout);
     vcycle_level(finest_, dst, src, true);
   }
 
@@ -273,14 +420,16 @@ namespace tpmg
     if (int(rhs.size()) <= finest_)
       throw std::invalid_argument("full_multigrid: one right-hand side per level is needed");
     // coarse solve, then prolongate and one V-cycle per level
-    Vector<Number> xc(lev(coarsest_).mesh.n_dofs(), backend_);
+    Vector<Number> xc;
+    internal::reinit_level_vector(xc, lev(coarsest_).layout, backend_);
     coarse_solve(xc, rhs[coarsest_], true);
     for (int l = coarsest_ + 1; l <= finest_; ++l)
       {
-        Vector<Number> xf(lev(l).mesh.n_dofs(), backend_);
+        Vector<Number> xf;
+        internal::reinit_level_vector(xf, lev(l).layout, backend_);
         {
           const auto t = time_scope(timers_, l, Component::prolongation);
-          lev(l - 1).to_finer.prolongate_add(xf, xc);
+          prolongate_level(l, xf, xc);
         }
         vcycle_level(l, xf, rhs[l], false);
         xc = std::move(xf);
@@ -294,8 +443,25 @@ namespace tpmg
     if (int(rhs.size()) != finest_ + 1)
       throw std::invalid_argument("restrict_to_coarser_levels: one vector per level expected");
     for (int l = finest_ - 1; l >= coarsest_; --l)
-      lev(l).to_finer.restrict_to(rhs[l], rhs[l + 1]);
+      restrict_level(l + 1, rhs[l], rhs[l + 1]);
   }
+
+  namespace internal
+  {
+    /// Bytes of one level's data besides the operator: x, b, r (x, b not on the finest), the
+    /// smoother's vectors.
+    inline std::size_t level_vector_bytes(index_t n, bool finest, const MultigridSettings &settings,
+                                          std::size_t number_bytes)
+    {
+      const std::size_t v = std::size_t(n) * number_bytes;
+      std::size_t       b = (finest ? 1 : 3) * v; // x, b, r
+      if (settings.smoother == SmootherType::vertex_patch && settings.patch.kernel != SmootherKernel::fused)
+        b += v; // patch residual
+      if (settings.smoother == SmootherType::chebyshev_jacobi)
+        b += 3 * v; // diagonal, two work vectors
+      return b;
+    }
+  } // namespace internal
 
   template <int dim, int k, typename Number>
   std::size_t Multigrid<dim, k, Number>::estimate_memory_bytes(const std::vector<CartesianLevel> &levels,
@@ -305,16 +471,36 @@ namespace tpmg
     std::size_t b = 0;
     for (int l = c; l <= f; ++l)
       {
-        const std::size_t n = std::size_t(levels[l].n_dofs()) * sizeof(Number);
-        b += (l < f ? 3 : 1) * n; // x, b, r
-        if (settings.smoother == SmootherType::vertex_patch && settings.patch.kernel != SmootherKernel::fused)
-          b += n; // patch residual
-        if (settings.smoother == SmootherType::chebyshev_jacobi)
-          b += 3 * n; // diagonal, two work vectors
+        b += internal::level_vector_bytes(levels[l].n_dofs(), l == f, settings, sizeof(Number));
         b += level_operator_memory_bytes(levels[l], settings.level_operator, settings.geometry, sizeof(Number));
       }
     const std::size_t nc = std::size_t(levels[c].n_interior_dofs());
     if (nc <= std::size_t(settings.coarse_direct_limit))
+      b += nc * nc * sizeof(Number);
+    return b;
+  }
+
+  template <int dim, int k, typename Number>
+  std::size_t Multigrid<dim, k, Number>::estimate_memory_bytes(const HierarchyLayout   &layouts,
+                                                               const MultigridSettings &settings)
+  {
+    std::vector<CartesianLevel> levels;
+    for (int l = 0; l < layouts.n_levels(); ++l)
+      levels.push_back(layouts.partition().level(l));
+    const int   c = coarsest_level(levels), f = int(levels.size()) - 1;
+    std::size_t b = 0;
+    for (int l = c; l <= f; ++l)
+      {
+        const BoxLayout &L = *layouts.level(l);
+        if (!L.stores())
+          continue;
+        b += internal::level_vector_bytes(L.size(), l == f, settings, sizeof(Number));
+        b += level_operator_memory_bytes(L.level(), settings.level_operator, settings.geometry, sizeof(Number));
+        if (l < f && !L.distributed() && layouts.level(l + 1)->distributed())
+          b += std::size_t(levels[l + 1].n_dofs()) * sizeof(Number); // the whole finer level on rank 0
+      }
+    const std::size_t nc = std::size_t(levels[c].n_interior_dofs());
+    if (layouts.level(c)->stores() && nc <= std::size_t(settings.coarse_direct_limit))
       b += nc * nc * sizeof(Number);
     return b;
   }

@@ -1,3 +1,4 @@
+#include <tpmg/box_layout.h>
 #include <tpmg/chebyshev_smoother.h>
 #include <tpmg/fe_1d.h>
 #include <tpmg/vector_ops.h>
@@ -79,18 +80,34 @@ namespace tpmg
       throw std::invalid_argument("ChebyshevSmoother: the diagonal does not fit the operator/backend");
 
     // Inverse diagonal, 0 on the identity (boundary) rows, found with one generic probe.
-    Vector<Number> probe(n, backend), a_probe;
-    forall(backend, n, ck::HashFill<Number>{nullptr, probe.data(), 1.0, 1.0, 1u});
+    Vector<Number> probe, a_probe;
+    make_vector(probe);
+    forall(backend, n, ck::HashFill<Number>{nullptr, probe.data(), 1.0, 1.0, 1u, numbering()});
     op.vmult(a_probe, probe);
-    inverse_diagonal_.reinit(n, backend, false);
+    make_vector(inverse_diagonal_);
     forall(backend, n,
            ck::InverseDiagonal<Number>{diag.data(), probe.data(), a_probe.data(), inverse_diagonal_.data()});
 
-    ax_.reinit(n, backend, false);
-    update_.reinit(n, backend, false);
+    make_vector(ax_);
+    make_vector(update_);
     estimate_max_eigenvalue();
     upper_ = 1.2 * lambda_max_;
     lower_ = lambda_max_ / settings_.smoothing_range;
+  }
+
+  template <typename Number>
+  void ChebyshevSmoother<Number>::make_vector(Vector<Number> &v) const
+  {
+    if (op_->layout())
+      v.reinit(op_->layout());
+    else
+      v.reinit(op_->size(), backend_);
+  }
+
+  template <typename Number>
+  NodeNumbering ChebyshevSmoother<Number>::numbering() const
+  {
+    return op_->layout() ? op_->layout()->level().numbering() : NodeNumbering{};
   }
 
   template <typename Number>
@@ -100,9 +117,12 @@ namespace tpmg
     // vanishes on the identity rows; the CG coefficients give the Lanczos tridiagonal matrix
     // of D^{-1}A whose largest eigenvalue approximates λ_max from below.
     const index_t  n = op_->size();
-    Vector<Number> r(n, backend_), z(n, backend_), p(n, backend_), ap;
-    const Number  *inv = inverse_diagonal_.data();
-    forall(backend_, n, ck::HashFill<Number>{inv, r.data(), -1.0, 2.0, 2u});
+    Vector<Number> r, z, p, ap;
+    make_vector(r);
+    make_vector(z);
+    make_vector(p);
+    const Number *inv = inverse_diagonal_.data();
+    forall(backend_, n, ck::HashFill<Number>{inv, r.data(), -1.0, 2.0, 2u, numbering()});
     forall(backend_, n, ck::JacobiApply<Number>{inv, r.data(), z.data()});
     p.copy_from(z);
 

@@ -1,0 +1,137 @@
+// The whole solver on the ranks of an mpirun against the same solve on one rank (label "mpi"):
+// GMRES (right and left preconditioned), CG, FMG and the V-cycle iteration, 2D and 3D, degrees
+// 1 to 4, the cartesian, bp3 and bp5 level operators, sine and Kershaw meshes, the Chebyshev
+// smoother, a problem given by functions with boundary values, float and double V-cycles, on
+// meshes whose cells do not split evenly over the rank grid. For each, the iteration count must
+// equal the one-rank count, the residual history agree to 1e-10 relative and the L2 error to
+// 1e-12 relative. (On the CPU runner with one thread the distributed solve reproduces the
+// one-rank solve bit for bit; the tolerances are the promise.) Rank 0 also runs the one-rank
+// solve. Exit code 0 on every rank on success.
+#include <tpmg/communicator.h>
+#include <tpmg/parameters.h>
+#include <tpmg/poisson.h>
+#include <tpmg/solver_parameters.h>
+
+#include <cmath>
+#include <cstdio>
+#include <exception>
+#include <sstream>
+#include <string>
+#include <vector>
+
+using namespace tpmg;
+
+namespace
+{
+  struct Case
+  {
+    std::string              name;
+    std::vector<std::string> settings; ///< "Section/Name=value"
+  };
+
+  SolverParameters parameters(const Case &c)
+  {
+    ParameterHandler prm;
+    declare_parameters(prm);
+    for (const std::string &s : c.settings)
+      prm.set_override(s);
+    SolverParameters p = read_parameters(prm);
+    p.device           = DeviceChoice::cpu;
+    p.verbose          = false;
+    return p;
+  }
+} // namespace
+
+int main(int argc, char **argv)
+{
+  MpiSession         session(argc, argv);
+  const Communicator world    = Communicator::world();
+  const bool         root     = world.rank() == 0;
+  int                failures = 0, cases = 0;
+  auto               fail = [&](const std::string &what) {
+    ++failures;
+    std::fprintf(stderr, "rank %d: %s\n", world.rank(), what.c_str());
+  };
+
+  const std::vector<std::string> d3   = {"Dimension=3", "Mesh/Coarse cells=3,2,5", "Mesh/Refinement level=1"};
+  const std::vector<std::string> d2   = {"Dimension=2", "Mesh/Coarse cells=3,5", "Mesh/Refinement level=3"};
+  auto                           with = [](std::vector<std::string> base, std::vector<std::string> more) {
+    base.insert(base.end(), more.begin(), more.end());
+    return base;
+  };
+  const std::vector<Case> all = {
+    {"3D k=2 gmres float", with(d3, {"Polynomial degree=2"})},
+    {"3D k=3 gmres double", with(d3, {"Polynomial degree=3", "Multigrid/Precision=double"})},
+    {"3D k=1 gmres float, single coarse cell",
+     {"Dimension=3", "Polynomial degree=1", "Mesh/Coarse cells=1", "Mesh/Refinement level=4"}},
+    {"2D k=4 gmres float", with(d2, {"Polynomial degree=4"})},
+    {"2D k=2 gmres left", with(d2, {"Polynomial degree=2", "Solver/Preconditioning side=left"})},
+    {"3D k=2 cg double", with(d3, {"Polynomial degree=2", "Solver/Type=cg", "Multigrid/Precision=double"})},
+    {"2D k=3 cg float", with(d2, {"Polynomial degree=3", "Solver/Type=cg"})},
+    {"3D k=2 fmg float", with(d3, {"Polynomial degree=2", "Solver/Type=fmg"})},
+    {"2D k=1 fmg paper conventions", with(d2, {"Polynomial degree=1", "Solver/Type=fmg",
+                                               "Multigrid/Conventions=paper_code", "Problem/Right-hand side=one"})},
+    {"2D k=2 vcycle", with(d2, {"Polynomial degree=2", "Solver/Type=vcycle"})},
+    {"3D k=2 bp3 sine", with(d3, {"Polynomial degree=2", "Multigrid/Level operator=bp3", "Mesh/Deformation=sine",
+                                  "Mesh/Deformation amplitude=0.1"})},
+    {"2D k=3 bp5 sine on the fly",
+     with(d2, {"Polynomial degree=3", "Multigrid/Level operator=bp5", "Mesh/Deformation=sine",
+               "Mesh/Deformation amplitude=0.1", "Multigrid/Geometric factors=on_the_fly"})},
+    {"3D k=2 bp5 kershaw",
+     {"Dimension=3", "Polynomial degree=2", "Mesh/Coarse cells=6,2,2", "Mesh/Refinement level=1",
+      "Multigrid/Level operator=bp5", "Mesh/Deformation=kershaw", "Mesh/Deformation amplitude=0.7",
+      "Solver/Maximum iterations=200"}},
+    {"3D k=2 chebyshev", with(d3, {"Polynomial degree=2", "Multigrid/Smoother=chebyshev_jacobi"})},
+    {"2D k=2 chebyshev cg", with(d2, {"Polynomial degree=2", "Multigrid/Smoother=chebyshev_jacobi", "Solver/Type=cg"})},
+    {"3D k=2 function problem",
+     with(d3, {"Polynomial degree=2", "Problem/Right-hand side=function",
+               "Problem/Right-hand side function=exp(x)*sin(2*y)*cos(z)*(3+2*0)", "Problem/Boundary values=1+x*x-y*z",
+               "Problem/Exact solution=1+x*x-y*z", "Mesh/Box lower=0,-1,0.5", "Mesh/Box upper=2,1,1.5"})},
+    {"2D k=2 separate kernel", with(d2, {"Polynomial degree=2", "Multigrid/Smoother kernel=separate"})},
+    {"3D k=2 global kernel double",
+     with(d3, {"Polynomial degree=2", "Multigrid/Smoother kernel=global", "Multigrid/Precision=double"})},
+  };
+
+  for (const Case &c : all)
+    try
+      {
+        ++cases;
+        const SolverParameters p = parameters(c);
+        std::ostringstream     log;
+        const RunResult        distributed = run_poisson(p, log, world);
+        if (distributed.ranks != world.size())
+          fail(c.name + ": the result says " + std::to_string(distributed.ranks) + " ranks");
+        if (!root)
+          continue;
+        const RunResult one = run_poisson(p, log, Communicator::self());
+        if (!one.converged || !distributed.converged)
+          fail(c.name + ": not converged (one rank: " + one.failure + "; distributed: " + distributed.failure + ")");
+        if (one.iterations != distributed.iterations)
+          fail(c.name + ": " + std::to_string(distributed.iterations) + " iterations on " +
+               std::to_string(world.size()) + " ranks, " + std::to_string(one.iterations) + " on one");
+        double worst = 0;
+        for (std::size_t i = 0; i < std::min(one.history.size(), distributed.history.size()); ++i)
+          worst = std::max(worst, std::fabs(one.history[i] - distributed.history[i]) / one.history[i]);
+        if (one.history.size() != distributed.history.size() || !(worst <= 1e-10))
+          fail(c.name + ": residual histories differ by " + std::to_string(worst) + " relative");
+        if (one.l2_error.has_value() != distributed.l2_error.has_value())
+          fail(c.name + ": an L2 error on one side only");
+        else if (one.l2_error)
+          {
+            const double rel = std::fabs(*one.l2_error - *distributed.l2_error) / *one.l2_error;
+            if (!(rel <= 1e-12))
+              fail(c.name + ": L2 errors " + std::to_string(*one.l2_error) + " and " +
+                   std::to_string(*distributed.l2_error) + " differ by " + std::to_string(rel) + " relative");
+          }
+        std::printf("%-40s %3d its, histories within %.1e, %s\n", c.name.c_str(), distributed.iterations, worst,
+                    distributed.process_grid.c_str());
+      }
+    catch (const std::exception &e)
+      {
+        fail(c.name + ": " + e.what());
+      }
+  const bool ok = !world.any(failures > 0);
+  if (root)
+    std::printf("%d ranks: %d solves against one rank, %s\n", world.size(), cases, ok ? "equal" : "FAILED");
+  return ok ? 0 : 1;
+}
