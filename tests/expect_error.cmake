@@ -1,9 +1,15 @@
-# Runs EXE with ARGS (a ;-list), expects exit code 2 and exactly one line on stderr
-# matching REGEX.
-execute_process(COMMAND ${EXE} ${ARGS} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+# Runs EXE with ARGS (a ;-list), expects exit code CODE (default 2) and exactly one line on
+# stderr matching REGEX. A TIMEOUT (seconds) ends a run that hangs.
+if(NOT DEFINED CODE)
+  set(CODE 2)
+endif()
+if(NOT DEFINED TIMEOUT)
+  set(TIMEOUT 120)
+endif()
+execute_process(COMMAND ${EXE} ${ARGS} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err TIMEOUT ${TIMEOUT})
 string(STRIP "${err}" err)
-if(NOT rc EQUAL 2)
-  message(FATAL_ERROR "exit code ${rc}, expected 2\nstderr: ${err}\nstdout: ${out}")
+if(NOT rc EQUAL CODE)
+  message(FATAL_ERROR "exit code ${rc}, expected ${CODE}\nstderr: ${err}\nstdout: ${out}")
 endif()
 if(err MATCHES "\n")
   message(FATAL_ERROR "the error is not one line:\n${err}")
