@@ -27,6 +27,11 @@
 #   user-problem       Table 7 sizes with the right-hand side, boundary values and exact solution
 #                      given as expressions: setup (rhs_time_s) against the solve
 #   deformed           solves on sine- and Kershaw-deformed meshes
+#   mpi-tests          the solver on 2 and 4 MPI ranks sharing the GPU against one rank (ctest gpu.mpi_*)
+#   sanitizer-mpi      compute-sanitizer under mpirun -np 2: halo exchange, every kernel on the ranks' parts
+#   table7-ranks       the Table 7 solves (mixed) on 1, 2 and 4 ranks sharing the GPU
+#   table7-compare     the Table 7 solves (mixed) of this tree and of another build side by side
+#                      (BUILD_OLD: its build folder, SOURCE_OLD: its source tree, built here if needed)
 #   bank-probe         the shared-memory bank rule for 8-byte words, under Nsight Compute
 #   profile-smoother   Nsight Compute counters of the fused smoother (not kept in the repository)
 #   profile-source     per-instruction Nsight Compute export for tools/sass_stalls.py
@@ -76,7 +81,9 @@ for stage in "$@"; do
       nvidia-smi --query-gpu=name,memory.total,memory.used,clocks.sm,clocks.max.sm --format=csv | tee "$OUT/hardware/nvidia-smi.txt"
       cmake -S . -B "$B" -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 > "$OUT/logs/configure.log" 2>&1 ||
         { tail -30 "$OUT/logs/configure.log"; exit 1; }
-      /usr/bin/time -f "build: %e s" cmake --build "$B" -j 16 --target poisson_solver gpu_tests tpmg_bench bank_probe \
+      targets="poisson_solver gpu_tests tpmg_bench bank_probe"
+      grep -q "tpmg: MPI ON" "$OUT/logs/configure.log" && targets="$targets test_mpi_solver"
+      /usr/bin/time -f "build: %e s" cmake --build "$B" -j 16 --target $targets \
         > "$OUT/logs/build.log" 2>&1 || { grep -E "error" "$OUT/logs/build.log" | head -30; exit 1; }
       tail -1 "$OUT/logs/build.log"
       ;;
@@ -221,6 +228,66 @@ RUNS
       mkdir -p "$OUT/bp"
       $BENCH bp --dim 3 --degrees 2,4,7 --bp 3,5 --precision double --geometry both --deformation sine --dofs 1e5,3e5,1e6,3e6,1e7,3e7,1e8 --groups 3 --runs 5 \
         --csv "$OUT/bp/bpsweep.csv" 2>&1 | tee "$OUT/bp/bpsweep.txt"
+      ;;
+    mpi-tests)
+      mkdir -p "$OUT/checks"
+      (cd "$B" && OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 ctest -R "^gpu[.]mpi" --output-on-failure \
+        -V) > "$OUT/checks/mpi_gpu_tests.log" 2>&1
+      echo "mpi gpu tests: exit $?"; grep -E "ranks:|its, histories|Passed|Failed|rank [0-9]+:" "$OUT/checks/mpi_gpu_tests.log" | head -60
+      ;;
+    sanitizer-mpi)
+      # each rank of mpirun -np 2 (and 3) under compute-sanitizer: the halo kernels and the kernels on
+      # the parts, a 3D solve with the default kernels, the separate kernel and bp5 on a sine mesh
+      mkdir -p "$OUT/checks"; rm -f "$OUT/checks/sanitizer_mpi.txt"
+      for ranks in 2 3; do
+        for args in "" "--set Multigrid/Smoother\ kernel=separate --set Polynomial\ degree=3" \
+          "--set Multigrid/Level\ operator=bp5 --set Mesh/Deformation=sine --set Polynomial\ degree=2"; do
+          eval "set -- $args"
+          for tool in memcheck racecheck synccheck; do
+            mpirun --allow-run-as-root --oversubscribe -np $ranks compute-sanitizer --tool $tool --error-exitcode 3 \
+              $SOLVER prm/default.prm --set "Mesh/Refinement level=3" --set Backend/Device=cuda --set Output/Verbose=false "$@" \
+              < /dev/null > "$OUT/logs/sanitizer.tmp" 2>&1
+            echo "$tool [$ranks ranks $args]: exit $?, $(grep -c -E '^========= (Invalid|Race|Barrier|Error)' "$OUT/logs/sanitizer.tmp") reports, $(grep 'ERROR SUMMARY' "$OUT/logs/sanitizer.tmp" | sort | uniq -c | tr '\n' ' ')" |
+              tee -a "$OUT/checks/sanitizer_mpi.txt"
+            cat "$OUT/logs/sanitizer.tmp" >> "$OUT/logs/sanitizer_mpi_full.log"
+          done
+        done
+      done
+      ;;
+    table7-ranks)
+      # 1, 2 and 4 ranks on the one GPU: the ranks' kernels share it, so this measures the cost of
+      # the exchanges and of the split, not a speed-up
+      mkdir -p "$OUT/table7"; rm -f "$OUT/table7/ranks.txt"
+      echo "# file ranks grid iterations solve_s [3 repetitions] setup_s max_rank_dofs l2_error" | tee "$OUT/table7/ranks.txt"
+      for f in table7_k1_mixed table7_k3_mixed table7_k7_mixed; do
+        for n in 1 2 4; do
+          mpirun --allow-run-as-root --oversubscribe -np $n $SOLVER prm/$f.prm --set Backend/Repetitions=3 \
+            --json "$OUT/logs/ranks_${f}_$n.json" > "$OUT/logs/ranks_${f}_$n.log" 2>&1
+          python3 -c "import json,sys; r=json.load(open(sys.argv[1])); print(sys.argv[2], r['ranks'], r['process_grid'].replace(' ',''), r['iterations'], r['solve_time_s'], r['solve_times_s'], r['setup_time_s'], r['max_rank_dofs'], r['l2_error'])" \
+            "$OUT/logs/ranks_${f}_$n.json" $f | tee -a "$OUT/table7/ranks.txt"
+        done
+      done
+      ;;
+    table7-compare)
+      # this tree's poisson_solver against another's (BUILD_OLD), alternating, best of 3 each
+      OLD=${BUILD_OLD:-build-old}
+      if [ ! -x "$OLD/apps/poisson_solver" ]; then
+        [ -n "${SOURCE_OLD:-}" ] || { echo "table7-compare: set BUILD_OLD to a build or SOURCE_OLD to a source tree"; exit 1; }
+        cmake -S "$SOURCE_OLD" -B "$OLD" -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 > "$OUT/logs/configure_old.log" 2>&1
+        cmake --build "$OLD" -j 16 --target poisson_solver > "$OUT/logs/build_old.log" 2>&1 || { tail -20 "$OUT/logs/build_old.log"; exit 1; }
+      fi
+      mkdir -p "$OUT/table7"; rm -f "$OUT/table7/compare.txt"
+      echo "# file build iterations solve_s [3 repetitions] l2_error" | tee "$OUT/table7/compare.txt"
+      for round in 1 2; do
+        for f in table7_k1_mixed table7_k3_mixed table7_k7_mixed; do
+          for which in old new; do
+            exe=$SOLVER; [ $which = old ] && exe=$OLD/apps/poisson_solver
+            $exe prm/$f.prm --set Backend/Repetitions=3 --json "$OUT/logs/compare_${f}_$which.json" > "$OUT/logs/compare_${f}_$which.log" 2>&1
+            python3 -c "import json,sys; r=json.load(open(sys.argv[1])); print(sys.argv[2], sys.argv[3], r['iterations'], r['solve_time_s'], r['solve_times_s'], r['l2_error'])" \
+              "$OUT/logs/compare_${f}_$which.json" $f $which | tee -a "$OUT/table7/compare.txt"
+          done
+        done
+      done
       ;;
     table7)
       # prm/table7_k{1,3,7}_{mixed,double}.prm as shipped (Kernel optimization = automatic), right
