@@ -258,15 +258,16 @@ RUNS
       # 1, 2 and 4 ranks on the one GPU: the ranks' kernels share it, so this measures the cost of
       # the exchanges and of the split, not a speed-up
       mkdir -p "$OUT/table7"; rm -f "$OUT/table7/ranks.txt"
-      echo "# file ranks grid iterations solve_s [3 repetitions] setup_s max_rank_dofs l2_error" | tee "$OUT/table7/ranks.txt"
+      echo "# file ranks grid iterations solve_s [3 repetitions] setup_s max_rank_dofs l2_error exchange_s exchanges finest_smoother_s" | tee "$OUT/table7/ranks.txt"
       for f in table7_k1_mixed table7_k3_mixed table7_k7_mixed; do
         for n in 1 2 4; do
           mpirun --allow-run-as-root --oversubscribe -np $n $SOLVER prm/$f.prm --set Backend/Repetitions=3 \
             --json "$OUT/logs/ranks_${f}_$n.json" > "$OUT/logs/ranks_${f}_$n.log" 2>&1
-          python3 -c "import json,sys; r=json.load(open(sys.argv[1])); print(sys.argv[2], r['ranks'], r['process_grid'].replace(' ',''), r['iterations'], r['solve_time_s'], r['solve_times_s'], r['setup_time_s'], r['max_rank_dofs'], r['l2_error'])" \
+          python3 -c "import json,sys; r=json.load(open(sys.argv[1])); print(sys.argv[2], r['ranks'], r['process_grid'].replace(' ',''), r['iterations'], r['solve_time_s'], r['solve_times_s'], r['setup_time_s'], r['max_rank_dofs'], r['l2_error'], sum(l['exchange'] for l in r['levels']), sum(l['exchanges'] for l in r['levels']), r['breakdown']['finest_smoother'])" \
             "$OUT/logs/ranks_${f}_$n.json" $f | tee -a "$OUT/table7/ranks.txt"
         done
       done
+      tar czf "$OUT/table7/ranks_logs.tgz" -C "$OUT/logs" $(cd "$OUT/logs" && ls ranks_*)
       ;;
     table7-compare)
       # this tree's poisson_solver against another's (BUILD_OLD), alternating, best of 3 each
@@ -288,6 +289,7 @@ RUNS
           done
         done
       done
+      tar czf "$OUT/table7/compare_logs.tgz" -C "$OUT/logs" $(cd "$OUT/logs" && ls compare_*)
       ;;
     table7)
       # prm/table7_k{1,3,7}_{mixed,double}.prm as shipped (Kernel optimization = automatic), right

@@ -79,6 +79,17 @@ namespace tpmg
     template <typename Number>
     void scatter(const Vector<Number> &whole, Vector<Number> &v, bool add) const;
 
+    /// Wall-clock seconds this rank spent in the exchanges of the level's vectors (packing,
+    /// copies, MPI; the unpacking kernels are queued behind), and their number, since the last
+    /// reset_exchange_times().
+    double exchange_seconds() const { return exchange_seconds_; }
+    long   exchanges() const { return exchanges_; }
+    void   reset_exchange_times() const
+    {
+      exchange_seconds_ = 0;
+      exchanges_        = 0;
+    }
+
     /// The ranks this one exchanges ghost values with, and the values it sends per exchange.
     int     n_neighbours() const { return int(sends_.size()); }
     index_t ghost_values_sent() const;
@@ -112,6 +123,8 @@ namespace tpmg
     std::vector<Halo> owned_boxes_, stored_boxes_;
     struct Buffers;
     std::unique_ptr<Buffers> buffers_;
+    mutable double           exchange_seconds_ = 0;
+    mutable long             exchanges_        = 0;
   };
 
   /// One layout per level of a hierarchy: how a distributed run (or a one-rank run) stores it.

@@ -25,6 +25,11 @@ namespace tpmg
     index_t dofs     = 0;
     double  smoother = 0, matvec = 0, vector = 0, restriction = 0, prolongation = 0, coarse_solve = 0;
     double  total() const { return smoother + matvec + vector + restriction + prolongation + coarse_solve; }
+    /// On several ranks: the part of the above spent in the exchanges of the level's vectors
+    /// (ghost updates, and the gather to and scatter from rank 0 into the coarser level), and
+    /// their number.
+    double exchange  = 0;
+    long   exchanges = 0;
   };
 
   /// The inputs that define the problem (recorded in the JSON report).
@@ -55,6 +60,7 @@ namespace tpmg
     std::string process_grid            = "1"; ///< their grid, "2 x 2 x 1"
     int         first_distributed_level = 0;   ///< coarser levels live on rank 0
     index_t     max_rank_dofs           = 0;   ///< the most fine-level values one rank stores (ghosts included)
+    std::string exchange_path; ///< how ghost values travel between GPUs: "device memory" or "host memory"
 
     int                 iterations        = 0;
     bool                converged         = false;

@@ -102,22 +102,22 @@ namespace tpmg
       l.last_out  = constrained && g[dir] + len - 1 == nodes[dir] - 1;
       return l;
     }
-    /// As along(), with the boundary nodes of direction d at the coordinates lower[d] and upper[d],
-    /// or -1 where that face of the array is no boundary (a face of a rank's stored part of a
-    /// level towards a neighbour: its nodes hold values like any other).
+    /// As along(), where `open` marks faces of the array that are no boundary (a rank's stored
+    /// part of a level towards a neighbour: their nodes hold values like any other): bit 2d the
+    /// lower face of direction d, bit 2d + 1 the upper one.
     template <int dim, int dir>
-    static TPMG_HD TPMG_FORCEINLINE NodeLine along(const index_t *nodes, const index_t (&g)[3],
-                                                   const index_t (&lower)[3], const index_t (&upper)[3])
+    static TPMG_HD TPMG_FORCEINLINE NodeLine along(const index_t *nodes, const index_t (&g)[3], unsigned open)
     {
       static_assert(dir >= 1 && dir < dim, "lines along y, or z in 3D");
       constexpr int fixed = dir == 1 ? 2 : 1;
+      auto          lower = [&](int d) { return g[d] == 0 && !((open >> (2 * d)) & 1u); };
+      auto          upper = [&](int d, index_t last) { return last == nodes[d] - 1 && !((open >> (2 * d + 1)) & 1u); };
       NodeLine      l;
-      l.first  = g[0] + nodes[0] * (g[1] + nodes[1] * g[2]);
-      l.stride = dir == 1 ? nodes[0] : nodes[0] * nodes[1];
-      l.out =
-        g[0] == lower[0] || g[0] == upper[0] || (dim == 3 && (g[fixed] == lower[fixed] || g[fixed] == upper[fixed]));
-      l.first_out = g[dir] == lower[dir];
-      l.last_out  = g[dir] + len - 1 == upper[dir];
+      l.first     = g[0] + nodes[0] * (g[1] + nodes[1] * g[2]);
+      l.stride    = dir == 1 ? nodes[0] : nodes[0] * nodes[1];
+      l.out       = lower(0) || upper(0, g[0]) || (dim == 3 && (lower(fixed) || upper(fixed, g[fixed])));
+      l.first_out = lower(dir);
+      l.last_out  = upper(dir, g[dir] + len - 1);
       return l;
     }
     TPMG_HD TPMG_FORCEINLINE index_t operator()(int j) const

@@ -102,7 +102,10 @@ namespace tpmg
     EvenOddMatrix<Number, k + 1, 2 * k + 1> Pt;
   };
 
-  template <int dim, int k, typename Number, bool restriction>
+  /// `part`: between the parts of two levels that a rank stores (box_layout.h), whose first coarse
+  /// cell may be off the coarse part's origin and whose fine faces may be no boundary; the
+  /// whole-level instantiation does without the offsets and face flags (fewer registers).
+  template <int dim, int k, typename Number, bool restriction, bool part = false>
   struct TransferKernel
   {
     static_assert(dim == 2 || dim == 3, "dimension 2 or 3");
@@ -120,7 +123,7 @@ namespace tpmg
 
     /// runner.h: a __constant__ copy on the GPU, shared by prolongation and restriction
     using Constants    = TransferConstants<k, Number>;
-    using ConstantsTag = TransferKernel<dim, k, Number, false>;
+    using ConstantsTag = TransferKernel<dim, k, Number, false, false>;
     Constants                constants;
     TPMG_HD const Constants &C() const { return tpmg::constants(*this); }
 
@@ -128,13 +131,13 @@ namespace tpmg
     Number       *dst; ///< fine (prolongation, added to) or coarse (restriction, added to)
     index_t       coarse_nodes[3];
     index_t       fine_nodes[3];
-    index_t       coarse_first[3]; ///< the coarse cell whose refinement starts the fine vector
-    /// the fine level's boundary nodes per direction, lower and upper (-1: a face towards a
-    /// neighbouring rank's part, read and written like the inside, so that the restriction of
-    /// a rank's part adds what the whole level's does)
-    index_t  fine_lower[3], fine_upper[3];
+    index_t       coarse_shift[3]; ///< k × the coarse cell whose refinement starts the fine vector
+    /// the faces of the fine level that are no boundary (NodeLine::along): those of a rank's part
+    /// towards a neighbour, read and written like the inside, so that the restriction of a
+    /// rank's part adds what the whole level's does
+    unsigned fine_open;
     index_t  n_coarse_cells;
-    CellGrid grid; ///< coarse cell coordinates (from coarse_first on) from the cell index
+    CellGrid grid; ///< coordinates of the coarse cells of the launch from the cell index
 
     static constexpr std::size_t a16(std::size_t b) { return (b + 15) / 16 * 16; }
     static constexpr std::size_t off_b        = a16(std::size_t(L::ca) * cells_per_block * sizeof(Number));
@@ -174,15 +177,20 @@ namespace tpmg
     /// or (a, ·) (2D).
     TPMG_HD TPMG_FORCEINLINE NodeLine<nc> coarse_line(const unsigned (&cc)[3], int a, int cz) const
     {
-      const index_t g[3] = {index_t(k) * (coarse_first[0] + cc[0]) + a, index_t(k) * (coarse_first[1] + cc[1]),
-                            dim == 3 ? index_t(k) * (coarse_first[2] + cc[2]) + cz : 0};
+      index_t g[3] = {index_t(k) * cc[0] + a, index_t(k) * cc[1], dim == 3 ? index_t(k) * cc[2] + cz : 0};
+      if constexpr (part)
+        for (int d = 0; d < 3; ++d)
+          g[d] += coarse_shift[d];
       return NodeLine<nc>::template along<dim, 1>(coarse_nodes, g);
     }
     TPMG_HD TPMG_FORCEINLINE NodeLine<m> fine_line(const unsigned (&cc)[3], int a, int b) const
     {
       const index_t g[3] = {index_t(m) * cc[0] + a, index_t(m) * cc[1] + (dim == 3 ? b : 0),
                             dim == 3 ? index_t(m) * cc[2] : 0};
-      return NodeLine<m>::template along<dim, dim - 1>(fine_nodes, g, fine_lower, fine_upper);
+      if constexpr (part)
+        return NodeLine<m>::template along<dim, dim - 1>(fine_nodes, g, fine_open);
+      else
+        return NodeLine<m>::template along<dim, dim - 1>(fine_nodes, g);
     }
 
     template <int phase, class Shared>
@@ -362,22 +370,27 @@ namespace tpmg
       }
   }
 
-  /// The transfer kernel between two consecutive levels (host side).
-  template <int dim, int k, typename Number, bool restriction>
-  TransferKernel<dim, k, Number, restriction> make_transfer_kernel(const CartesianLevel &coarse,
-                                                                   const CartesianLevel &fine, const Matrix1D &p1d)
+  /// The transfer kernel between two consecutive levels, or between the parts of them that a rank
+  /// stores (`part`; host side).
+  template <int dim, int k, typename Number, bool restriction, bool part = false>
+  TransferKernel<dim, k, Number, restriction, part>
+  make_transfer_kernel(const CartesianLevel &coarse, const CartesianLevel &fine, const Matrix1D &p1d)
   {
-    TransferKernel<dim, k, Number, restriction> kern;
-    index_t                                     cells[3];
-    transfer_cells(coarse, fine, kern.coarse_first, cells);
+    TransferKernel<dim, k, Number, restriction, part> kern;
+    index_t                                           first[3], cells[3];
+    transfer_cells(coarse, fine, first, cells);
+    if (!part && (coarse.part || fine.part))
+      throw std::invalid_argument("make_transfer_kernel: the parts of levels need the `part` kernel");
+    kern.fine_open = 0;
     for (int d = 0; d < 3; ++d)
       {
         kern.coarse_nodes[d] = coarse.nodes(d);
         kern.fine_nodes[d]   = fine.nodes(d);
-        const bool active    = d < dim;
-        kern.fine_lower[d]   = active && fine.global_offset(d) == 0 ? 0 : -1;
-        kern.fine_upper[d] =
-          active && fine.global_offset(d) + fine.cells[d] == fine.global_cells(d) ? fine.nodes(d) - 1 : -1;
+        kern.coarse_shift[d] = index_t(k) * first[d];
+        if (d < dim && fine.global_offset(d) > 0)
+          kern.fine_open |= 1u << (2 * d);
+        if (d < dim && fine.global_offset(d) + fine.cells[d] < fine.global_cells(d))
+          kern.fine_open |= 2u << (2 * d);
       }
     kern.n_coarse_cells = cells[0] * cells[1] * cells[2];
     kern.grid           = CellGrid(cells, "grid transfer");

@@ -122,6 +122,9 @@ namespace tpmg
           res.process_grid += " x " + std::to_string(g.ranks[d]);
         res.max_rank_dofs           = comm.max(fine_layout->size());
         res.first_distributed_level = comm.size() > 1 ? layouts.partition().first_distributed_level() : 0;
+        if (comm.size() > 1)
+          res.exchange_path =
+            backend == Backend::cpu || Communicator::device_aware_mpi() ? "device memory" : "host memory";
       }
       res.solver          = to_string(p.solver);
       res.precision       = to_string(p.precision);
@@ -273,6 +276,8 @@ namespace tpmg
             control.monitor = nullptr;
           x.set_zero();
           timers.reset();
+          for (int l = 0; l < layouts.n_levels(); ++l)
+            layouts.level(l)->reset_exchange_times();
           synchronize(backend);
           comm.barrier();
           const double t0 = wall_seconds();
@@ -331,6 +336,8 @@ namespace tpmg
                   lt.restriction  = seconds(l, Component::restriction);
                   lt.prolongation = seconds(l, Component::prolongation);
                   lt.coarse_solve = seconds(l, Component::coarse_solve);
+                  lt.exchange     = comm.max(layouts.level(l)->exchange_seconds());
+                  lt.exchanges    = long(comm.max(index_t(layouts.level(l)->exchanges())));
                   if (l < p.refinement_level)
                     coarser += lt.total();
                   res.levels.push_back(lt);

@@ -75,7 +75,8 @@ namespace tpmg
         << ": " << r.coarse_solver << (r.converged ? "" : "; NOT CONVERGED: " + r.failure) << "\n";
     if (r.ranks > 1)
       out << "ranks: " << r.ranks << " (grid " << r.process_grid << "), levels from " << r.first_distributed_level
-          << " distributed, at most " << r.max_rank_dofs << " fine-level values per rank (ghosts included)\n";
+          << " distributed, at most " << r.max_rank_dofs << " fine-level values per rank (ghosts included), "
+          << "exchanges through " << r.exchange_path << "\n";
     if (!r.smoother_configuration.empty())
       out << "smoother: " << r.smoother_configuration << "\n";
     if (r.problem.rhs == "function" || r.problem.boundary_values != "0" || !r.problem.exact_solution.empty())
@@ -91,15 +92,21 @@ namespace tpmg
     for (const auto &[name, t] : r.breakdown)
       out << "  " << std::setw(18) << name << std::setw(12) << std::setprecision(6) << t << std::setw(8)
           << std::setprecision(1) << (total > 0 ? 100 * t / total : 0.0) << "%\n";
+    const bool several = r.ranks > 1;
     out << "\nPer level [s]:\n  " << std::setw(7) << "level" << std::setw(14) << "DoFs" << std::setw(12) << "smoother"
         << std::setw(12) << "matvec" << std::setw(12) << "vector" << std::setw(12) << "restrict" << std::setw(12)
         << "prolongate" << std::setw(12) << "coarse" << std::setw(12) << "total"
-        << "\n";
+        << (several ? "  of which exchanges" : "") << "\n";
     out << std::setprecision(6);
     for (const LevelTimes &l : r.levels)
-      out << "  " << std::setw(7) << l.level << std::setw(14) << l.dofs << std::setw(12) << l.smoother << std::setw(12)
-          << l.matvec << std::setw(12) << l.vector << std::setw(12) << l.restriction << std::setw(12) << l.prolongation
-          << std::setw(12) << l.coarse_solve << std::setw(12) << l.total() << "\n";
+      {
+        out << "  " << std::setw(7) << l.level << std::setw(14) << l.dofs << std::setw(12) << l.smoother
+            << std::setw(12) << l.matvec << std::setw(12) << l.vector << std::setw(12) << l.restriction << std::setw(12)
+            << l.prolongation << std::setw(12) << l.coarse_solve << std::setw(12) << l.total();
+        if (several)
+          out << std::setw(12) << l.exchange << " (" << l.exchanges << ")";
+        out << "\n";
+      }
     out.flags(flags);
   }
 
@@ -145,6 +152,7 @@ namespace tpmg
     kv("process_grid", json_string(r.process_grid));
     kv("first_distributed_level", std::to_string(r.first_distributed_level));
     kv("max_rank_dofs", std::to_string(r.max_rank_dofs));
+    kv("exchange_path", r.exchange_path.empty() ? "null" : json_string(r.exchange_path));
     kv("coarse_solver", json_string(r.coarse_solver));
     kv("iterations", std::to_string(r.iterations));
     kv("converged", r.converged ? "true" : "false");
@@ -179,7 +187,8 @@ namespace tpmg
               ", \"dofs\": " + std::to_string(l.dofs) + ", \"smoother\": " + json_number(l.smoother) +
               ", \"matvec\": " + json_number(l.matvec) + ", \"vector\": " + json_number(l.vector) +
               ", \"restrict\": " + json_number(l.restriction) + ", \"prolongate\": " + json_number(l.prolongation) +
-              ", \"coarse_solve\": " + json_number(l.coarse_solve) + ", \"total\": " + json_number(l.total()) + "}";
+              ", \"coarse_solve\": " + json_number(l.coarse_solve) + ", \"total\": " + json_number(l.total()) +
+              ", \"exchange\": " + json_number(l.exchange) + ", \"exchanges\": " + std::to_string(l.exchanges) + "}";
       }
     kv("levels", lv + "\n  ]", true);
     out << "}\n";

@@ -7,6 +7,7 @@
 #include <kernels/runtime/forall.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdlib>
 #include <cstring>
 #include <stdexcept>
@@ -249,6 +250,7 @@ namespace tpmg
                            Number *w, const std::array<index_t, 3> &w_nodes, const std::vector<Halo> &receives,
                            bool add, int tag) const
   {
+    const auto start = std::chrono::steady_clock::now();
     // the boxes of one launch (at most max_boxes; gather and scatter take several launches)
     auto lists = [](const std::vector<Halo> &halos, const std::array<index_t, 3> &n) {
       std::vector<halo_kernels::BoxList> out;
@@ -313,6 +315,8 @@ namespace tpmg
       copy_bytes(arrived, backend_, receive_data, Backend::cpu, in_bytes);
     for (const halo_kernels::BoxList &b : in_lists)
       forall(backend_, b.first[b.count] - b.first[0], halo_kernels::Unpack<Number>{b, arrived + b.first[0], w, add});
+    exchange_seconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    ++exchanges_;
   }
 
   template <typename Number>

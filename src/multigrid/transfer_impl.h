@@ -6,6 +6,7 @@
 #include <kernels/transfer/transfer.h>
 
 #include <stdexcept>
+#include <type_traits>
 
 namespace tpmg
 {
@@ -22,10 +23,16 @@ namespace tpmg
   {
     if (fine.size() != fine_.n_dofs() || coarse.size() != coarse_.n_dofs())
       throw std::invalid_argument("Transfer::prolongate_add: vector sizes do not match the levels");
-    auto kern = make_transfer_kernel<dim, k, Number, false>(coarse_, fine_, p1d_);
-    kern.src  = coarse.data();
-    kern.dst  = fine.data();
-    launch(backend_, kern, kern.shape());
+    auto run = [&](auto part) {
+      auto kern = make_transfer_kernel<dim, k, Number, false, decltype(part)::value>(coarse_, fine_, p1d_);
+      kern.src  = coarse.data();
+      kern.dst  = fine.data();
+      launch(backend_, kern, kern.shape());
+    };
+    if (coarse_.part || fine_.part)
+      run(std::true_type{});
+    else
+      run(std::false_type{});
   }
 
   template <int dim, int k, typename Number>
@@ -34,9 +41,15 @@ namespace tpmg
     if (fine.size() != fine_.n_dofs())
       throw std::invalid_argument("Transfer::restrict_to: vector size does not match the fine level");
     coarse.reinit(coarse_.n_dofs(), backend_);
-    auto kern = make_transfer_kernel<dim, k, Number, true>(coarse_, fine_, p1d_);
-    kern.src  = fine.data();
-    kern.dst  = coarse.data();
-    launch(backend_, kern, kern.shape());
+    auto run = [&](auto part) {
+      auto kern = make_transfer_kernel<dim, k, Number, true, decltype(part)::value>(coarse_, fine_, p1d_);
+      kern.src  = fine.data();
+      kern.dst  = coarse.data();
+      launch(backend_, kern, kern.shape());
+    };
+    if (coarse_.part || fine_.part)
+      run(std::true_type{});
+    else
+      run(std::false_type{});
   }
 } // namespace tpmg
