@@ -31,6 +31,16 @@ namespace tpmg
     index_t                size() const { return extent[0] * extent[1] * extent[2]; }
   };
 
+  /// Which stored nodes of other ranks an exchange brings up to date: those of the ghost cells
+  /// next to the rank's box (`one`: what the operators, the smoothers and the prolongation read
+  /// to compute the owned values), or all of them (`all`: what the restriction reads, and the
+  /// residual of the global smoother kernel).
+  enum class GhostLayers
+  {
+    one,
+    all
+  };
+
   class BoxLayout
   {
   public:
@@ -63,12 +73,12 @@ namespace tpmg
     const Communicator &comm() const { return comm_; }
     Backend             backend() const { return backend_; }
 
-    /// Every stored node that another rank owns gets its owner's value (but an upper face of the
-    /// stored part that lies on the far side of a neighbour's box of two cells, which no
-    /// computation of an owned value reads): after a computation that is exact on the owned nodes,
-    /// v is the same on every rank that stores a node.
+    /// Every stored node that another rank owns (in the `layers`) gets its owner's value (but an
+    /// upper face of the stored part that lies on the far side of a neighbour's box of two cells,
+    /// which no computation of an owned value reads): after a computation that is exact on the
+    /// owned nodes, v is the same there on every rank that stores a node.
     template <typename Number>
-    void update_ghosts(Vector<Number> &v) const;
+    void update_ghosts(Vector<Number> &v, GhostLayers layers = GhostLayers::all) const;
 
     /// On rank 0, `whole` (resized to whole().n_dofs()) gets every rank's owned values of v; the
     /// other ranks send theirs and leave `whole` alone.
@@ -90,8 +100,9 @@ namespace tpmg
       exchanges_        = 0;
     }
 
-    /// The ranks this one exchanges ghost values with, and the values it sends per exchange.
-    int     n_neighbours() const { return int(sends_.size()); }
+    /// The ranks this one exchanges ghost values with, and the values it sends per exchange of
+    /// all layers.
+    int     n_neighbours() const { return int(sends_[1].size()); }
     index_t ghost_values_sent() const;
 
     /// A box of nodes that goes to or comes from `rank`, in the stored level's coordinates.
@@ -100,8 +111,8 @@ namespace tpmg
       int     rank;
       NodeBox box;
     };
-    const std::vector<Halo> &sends() const { return sends_; }
-    const std::vector<Halo> &receives() const { return receives_; }
+    const std::vector<Halo> &sends(GhostLayers layers) const { return sends_[layers == GhostLayers::all]; }
+    const std::vector<Halo> &receives(GhostLayers layers) const { return receives_[layers == GhostLayers::all]; }
 
   private:
     /// Packs `sends` of array v (nodes per direction `nodes`), exchanges them for `receives`,
@@ -117,7 +128,7 @@ namespace tpmg
     NodeBox           owned_;
     Communicator      comm_;
     Backend           backend_ = Backend::cpu;
-    std::vector<Halo> sends_, receives_;
+    std::vector<Halo> sends_[2], receives_[2]; ///< [GhostLayers::one, GhostLayers::all]
     /// the owned boxes of all ranks in the whole level's coordinates (rank 0 of a distributed
     /// level: gather), and all ranks' stored boxes (scatter)
     std::vector<Halo> owned_boxes_, stored_boxes_;

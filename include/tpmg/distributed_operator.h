@@ -23,17 +23,20 @@ namespace tpmg
         throw std::invalid_argument("DistributedOperator: the operator does not act on the layout's part");
     }
 
+    /// dst = A src, exchanged in the ghost cells next to the rank's box (what the next operator
+    /// application or smoothing step reads); src must be up to date there.
     void vmult(Vector<Number> &dst, const Vector<Number> &src) const override
     {
       op_->vmult(dst, src);
       dst.set_layout(layout_);
-      layout_->update_ghosts(dst);
+      layout_->update_ghosts(dst, GhostLayers::one);
     }
+    /// r = b - A x, exchanged in all ghost layers: the restriction reads them.
     void residual(Vector<Number> &r, const Vector<Number> &b, const Vector<Number> &x) const override
     {
       op_->residual(r, b, x);
       r.set_layout(layout_);
-      layout_->update_ghosts(r);
+      layout_->update_ghosts(r, GhostLayers::all);
     }
     index_t                                 size() const override { return op_->size(); }
     const std::shared_ptr<const BoxLayout> &layout() const override { return layout_; }

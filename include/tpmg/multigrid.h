@@ -115,7 +115,10 @@ namespace tpmg
     const Smoother<Number> &level_smoother(int level) const;
     /// b_{l-1} = Pᵀ r_l, and x_l += P x_{l-1}, between level l and the next coarser one: on the
     /// ranks' parts, or through rank 0 where level l-1 is not distributed (every rank calls them).
-    void restrict_level(int l, Vector<Number> &coarse, const Vector<Number> &fine) const;
+    /// The fine vector must be up to date in all ghost layers; the result is exchanged in `layers`
+    /// (all where it is restricted again).
+    void restrict_level(int l, Vector<Number> &coarse, const Vector<Number> &fine,
+                        GhostLayers layers = GhostLayers::one) const;
     void prolongate_level(int l, Vector<Number> &fine, const Vector<Number> &coarse) const;
     const std::shared_ptr<const BoxLayout> &layout() const override { return level_layout(finest_); }
     /// How the coarsest level is solved ("one vertex-patch step" or "dense direct").

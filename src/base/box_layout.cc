@@ -67,11 +67,14 @@ namespace tpmg
     /// neighbour owns (where that neighbour's box has only the ghost_cells cells the face lies
     /// beyond). Its other faces belong to the neighbours, whose boxes have at least
     /// min_cells_per_rank cells.
-    void valid_nodes(const HierarchyPartition &partition, int l, int rank, std::array<index_t, 3> &first,
+    /// With `one`: only the nodes of the ghost cells next to the rank's box, what a loop over the
+    /// cells or patches that touch its owned nodes reads.
+    void valid_nodes(const HierarchyPartition &partition, int l, int rank, bool one, std::array<index_t, 3> &first,
                      std::array<index_t, 3> &last)
     {
-      const CartesianLevel part = partition.stored(l, rank);
-      const auto           c    = partition.grid().coordinates(rank);
+      const CartesianLevel part  = partition.stored(l, rank);
+      const CartesianLevel owned = partition.owned(l, rank);
+      const auto           c     = partition.grid().coordinates(rank);
       for (std::size_t d = 0; d < 3; ++d)
         {
           first[d] = 0;
@@ -87,6 +90,11 @@ namespace tpmg
               const std::vector<index_t> b = partition.boundaries(l, int(d));
               if (hi >= b[std::size_t(c[d]) + 2])
                 last[d] = k * hi;
+            }
+          if (one)
+            {
+              first[d] = std::max(first[d], k * (owned.cell_begin[d] - 1));
+              last[d]  = std::min(last[d], k * (owned.cell_end[d] + 1) + 1);
             }
         }
     }
@@ -155,41 +163,47 @@ namespace tpmg
         return;
       }
     // the owned nodes in the part's coordinates
-    std::array<index_t, 3> o0, o1, v0, v1;
+    std::array<index_t, 3> o0, o1;
     owned_nodes(partition.owned(l, rank), o0, o1);
     owned_.begin = o0;
     for (std::size_t d = 0; d < 3; ++d)
       owned_.extent[d] = o1[d] - o0[d];
     owned_ = to_part(owned_, stored_);
-    valid_nodes(partition, l, rank, v0, v1);
 
     // the immediate neighbours (the ghost layers lie in their boxes: partition.h)
     const auto c = grid.coordinates(rank);
-    for (int dz = -1; dz <= 1; ++dz)
-      for (int dy = -1; dy <= 1; ++dy)
-        for (int dx = -1; dx <= 1; ++dx)
-          {
-            const std::array<int, 3> delta{{dx, dy, dz}};
-            std::array<int, 3>       q      = c;
-            bool                     inside = !(dx == 0 && dy == 0 && dz == 0);
-            for (std::size_t d = 0; d < 3; ++d)
+    for (int layers : {0, 1}) // GhostLayers::one, GhostLayers::all
+      {
+        const bool             one = layers == 0;
+        std::array<index_t, 3> v0, v1;
+        valid_nodes(partition, l, rank, one, v0, v1);
+        for (int dz = -1; dz <= 1; ++dz)
+          for (int dy = -1; dy <= 1; ++dy)
+            for (int dx = -1; dx <= 1; ++dx)
               {
-                q[d] += delta[d];
-                inside = inside && q[d] >= 0 && q[d] < grid.ranks[d];
+                const std::array<int, 3> delta{{dx, dy, dz}};
+                std::array<int, 3>       q      = c;
+                bool                     inside = !(dx == 0 && dy == 0 && dz == 0);
+                for (std::size_t d = 0; d < 3; ++d)
+                  {
+                    q[d] += delta[d];
+                    inside = inside && q[d] >= 0 && q[d] < grid.ranks[d];
+                  }
+                if (!inside)
+                  continue;
+                const int              other = grid.rank_of(q);
+                std::array<index_t, 3> p0, p1, w0, w1;
+                owned_nodes(partition.owned(l, other), p0, p1);
+                valid_nodes(partition, l, other, one, w0, w1);
+                const NodeBox send = intersect(o0, o1, w0, w1), receive = intersect(p0, p1, v0, v1);
+                if (send.size() > 0)
+                  sends_[layers].push_back({other, to_part(send, stored_)});
+                if (receive.size() > 0)
+                  receives_[layers].push_back({other, to_part(receive, stored_)});
               }
-            if (!inside)
-              continue;
-            const int              other = grid.rank_of(q);
-            std::array<index_t, 3> p0, p1, w0, w1;
-            owned_nodes(partition.owned(l, other), p0, p1);
-            valid_nodes(partition, l, other, w0, w1);
-            const NodeBox send = intersect(o0, o1, w0, w1), receive = intersect(p0, p1, v0, v1);
-            if (send.size() > 0)
-              sends_.push_back({other, to_part(send, stored_)});
-            if (receive.size() > 0)
-              receives_.push_back({other, to_part(receive, stored_)});
-          }
-    if (sends_.size() > std::size_t(halo_kernels::max_boxes) || receives_.size() > std::size_t(halo_kernels::max_boxes))
+      }
+    if (sends_[1].size() > std::size_t(halo_kernels::max_boxes) ||
+        receives_[1].size() > std::size_t(halo_kernels::max_boxes))
       throw std::logic_error("BoxLayout: more neighbours than a ghost exchange handles");
     // for the gather to rank 0 and the scatter from it
     for (int r = 0; r < grid.size(); ++r)
@@ -227,7 +241,7 @@ namespace tpmg
   index_t BoxLayout::ghost_values_sent() const
   {
     index_t n = 0;
-    for (const Halo &h : sends_)
+    for (const Halo &h : sends_[1])
       n += h.box.size();
     return n;
   }
@@ -320,15 +334,16 @@ namespace tpmg
   }
 
   template <typename Number>
-  void BoxLayout::update_ghosts(Vector<Number> &v) const
+  void BoxLayout::update_ghosts(Vector<Number> &v, GhostLayers layers) const
   {
     if (!distributed_)
       return;
     if (v.size() != size())
       throw std::invalid_argument("BoxLayout::update_ghosts: a vector of " + std::to_string(v.size()) +
                                   " values for a layout of " + std::to_string(size()));
-    const auto n = node_counts(stored_);
-    transfer(v.data(), n, sends_, v.data(), n, receives_, false, ghost_tag);
+    const auto n     = node_counts(stored_);
+    const int  which = layers == GhostLayers::all ? 1 : 0;
+    transfer(v.data(), n, sends_[which], v.data(), n, receives_[which], false, ghost_tag);
   }
 
   template <typename Number>
@@ -385,9 +400,9 @@ namespace tpmg
              scatter_tag);
   }
 
-#define TPMG_INSTANTIATE(N)                                                 \
-  template void BoxLayout::update_ghosts<N>(Vector<N> &) const;             \
-  template void BoxLayout::gather<N>(const Vector<N> &, Vector<N> &) const; \
+#define TPMG_INSTANTIATE(N)                                                  \
+  template void BoxLayout::update_ghosts<N>(Vector<N> &, GhostLayers) const; \
+  template void BoxLayout::gather<N>(const Vector<N> &, Vector<N> &) const;  \
   template void BoxLayout::scatter<N>(const Vector<N> &, Vector<N> &, bool) const;
   TPMG_INSTANTIATE(float)
   TPMG_INSTANTIATE(double)

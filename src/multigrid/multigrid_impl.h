@@ -57,10 +57,12 @@ namespace tpmg
     {
     public:
       /// `layout`: the level's, where it is distributed (the ghosts are exchanged after every
-      /// colour, as the next colour reads them), else null.
+      /// colour, as the next colour reads them), else null. The patches read the ghost cells
+      /// next to the rank's box; the `global` kernel's residual of the stored part, all of them.
       PatchSmootherAdapter(const CartesianLevel &level, Backend b, const PatchSmootherSettings &s,
                            const LinearOperator<Number> *op, bool symmetric, const BoxLayout *layout)
-        : smoother_(level, b, s, op), symmetric_(symmetric), layout_(layout)
+        : smoother_(level, b, s, op), symmetric_(symmetric), layout_(layout),
+          layers_(s.kernel == SmootherKernel::global ? GhostLayers::all : GhostLayers::one)
       {}
       void smooth(Vector<Number> &x, const Vector<Number> &b, bool post, bool x_is_zero) const override
       {
@@ -70,11 +72,13 @@ namespace tpmg
             smoother_.smooth(x, b, reverse, x_is_zero);
             return;
           }
+        if (layers_ == GhostLayers::all && !x_is_zero) // x may come up to date in one layer only
+          layout_->update_ghosts(x, GhostLayers::all);
         const int n = smoother_.n_colors();
         for (int i = 0; i < n; ++i)
           {
             smoother_.smooth_color(x, b, smoother_.color_at(reverse ? n - 1 - i : i), x_is_zero && i == 0);
-            layout_->update_ghosts(x);
+            layout_->update_ghosts(x, layers_);
           }
       }
 
@@ -82,6 +86,7 @@ namespace tpmg
       VertexPatchSmoother<dim, k, Number> smoother_;
       bool                                symmetric_;
       const BoxLayout                    *layout_;
+      GhostLayers                         layers_;
     };
 
     template <typename Number>
@@ -318,7 +323,8 @@ namespace tpmg
   }
 
   template <int dim, int k, typename Number>
-  void Multigrid<dim, k, Number>::restrict_level(int l, Vector<Number> &coarse, const Vector<Number> &fine) const
+  void Multigrid<dim, k, Number>::restrict_level(int l, Vector<Number> &coarse, const Vector<Number> &fine,
+                                                 GhostLayers layers) const
   {
     const Level &L = lev(l), &C = lev(l - 1);
     if (C.gathers)
@@ -335,7 +341,7 @@ namespace tpmg
     if (C.layout->distributed())
       {
         coarse.set_layout(C.layout);
-        C.layout->update_ghosts(coarse);
+        C.layout->update_ghosts(coarse, layers);
       }
   }
 
@@ -357,7 +363,7 @@ namespace tpmg
     if (!L.layout->stores())
       return;
     C.to_finer.prolongate_add(fine, coarse);
-    L.layout->update_ghosts(fine);
+    L.layout->update_ghosts(fine, GhostLayers::one);
   }
 
   template <int dim, int k, typename Number>
@@ -443,7 +449,7 @@ namespace tpmg
     if (int(rhs.size()) != finest_ + 1)
       throw std::invalid_argument("restrict_to_coarser_levels: one vector per level expected");
     for (int l = finest_ - 1; l >= coarsest_; --l)
-      restrict_level(l + 1, rhs[l], rhs[l + 1]);
+      restrict_level(l + 1, rhs[l], rhs[l + 1], GhostLayers::all); // restricted again
   }
 
   namespace internal

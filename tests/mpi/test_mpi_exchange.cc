@@ -1,7 +1,8 @@
 // The layouts of the levels over the ranks of an mpirun (box_layout.h; label "mpi"): every node
 // of a level is owned by one rank; after each rank writes f(global index) into the nodes it
-// owns (and garbage elsewhere), update_ghosts gives every stored node the value f (but an upper
-// face of the stored part beyond a neighbour's box of two cells); gather collects f on rank 0; scatter gives every stored node f
+// owns (and garbage elsewhere), update_ghosts gives every stored node the value f, in the ghost
+// cells next to the box and then in all of them (but an upper face of the stored part beyond a
+// neighbour's box of two cells); gather collects f on rank 0; scatter gives every stored node f
 // (and adds it with `add`). 2D and 3D, k = 1 and 3, every level of hierarchies with uneven
 // splits, float and double, on the CPU. Exit code 0 on every rank on success.
 #include <tpmg/box_layout.h>
@@ -39,6 +40,15 @@ namespace
           }
       }
     return false;
+  }
+  /// Whether stored node i of `part` lies in the cells next to the owned ones (or in them).
+  bool next_to_box(const CartesianLevel &part, index_t i)
+  {
+    const index_t c[3] = {i % part.nodes(0), (i / part.nodes(0)) % part.nodes(1), i / (part.nodes(0) * part.nodes(1))};
+    for (int d = 0; d < part.dim; ++d)
+      if (c[d] < part.degree * (part.cell_begin[d] - 1) || c[d] > part.degree * (part.cell_end[d] + 1))
+        return false;
+    return true;
   }
 } // namespace
 
@@ -83,16 +93,21 @@ int main(int argc, char **argv)
                           h[std::size_t(i)] = Number(f(layout.global_index(i)));
                         }
                   v.from_host(h);
-                  layout.update_ghosts(v);
-                  h = v.to_host();
-                  for (index_t i = 0; i < v.size(); ++i)
-                    if (!beyond_neighbour(layouts.partition(), l, layout.level(), i))
-                      {
-                        ++checked;
-                        if (h[std::size_t(i)] != Number(f(layout.global_index(i))))
-                          fail(where + "ghost node " + std::to_string(layout.global_index(i)) + " holds " +
-                               std::to_string(double(h[std::size_t(i)])));
-                      }
+                  // one layer of ghost cells, then all of them
+                  for (GhostLayers layers : {GhostLayers::one, GhostLayers::all})
+                    {
+                      layout.update_ghosts(v, layers);
+                      h = v.to_host();
+                      for (index_t i = 0; i < v.size(); ++i)
+                        if (!beyond_neighbour(layouts.partition(), l, layout.level(), i) &&
+                            (layers == GhostLayers::all || next_to_box(layout.level(), i)))
+                          {
+                            ++checked;
+                            if (h[std::size_t(i)] != Number(f(layout.global_index(i))))
+                              fail(where + "ghost node " + std::to_string(layout.global_index(i)) + " holds " +
+                                   std::to_string(double(h[std::size_t(i)])));
+                          }
+                    }
                   Vector<Number> whole;
                   layout.gather(v, whole);
                   if (world.rank() == 0)
