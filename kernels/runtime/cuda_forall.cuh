@@ -3,6 +3,8 @@
 
 #include <kernels/runtime/forall.h>
 
+#include <algorithm>
+
 #include <tpmg/cuda_check.h>
 
 #include <cub/device/device_reduce.cuh>
@@ -26,12 +28,6 @@ namespace tpmg
       __device__ double operator()(index_t i) const { return double(f(i)); }
     };
 
-    template <class F>
-    struct AsDoubleDouble
-    {
-      F                       f;
-      __device__ DoubleDouble operator()(index_t i) const { return DoubleDouble{double(f(i)), 0.0}; }
-    };
 
     /// Grows-only device scratch space for reductions.
     void *reduction_scratch(std::size_t bytes);
@@ -64,20 +60,68 @@ namespace tpmg
     return result;
   }
 
+  namespace internal
+  {
+    constexpr int accurate_block = 256;
+
+    /// The block's double-double sum of the threads' sums s (in thread order), by thread 0.
+    __device__ inline DoubleDouble block_sum(DoubleDouble s)
+    {
+      __shared__ double hi[accurate_block], lo[accurate_block];
+      const int         t = int(threadIdx.x);
+      hi[t]               = s.hi;
+      lo[t]               = s.lo;
+      __syncthreads();
+      for (int w = accurate_block / 2; w > 0; w /= 2)
+        {
+          if (t < w)
+            {
+              const DoubleDouble a = DoubleDouble{hi[t], lo[t]} + DoubleDouble{hi[t + w], lo[t + w]};
+              hi[t]                = a.hi;
+              lo[t]                = a.lo;
+            }
+          __syncthreads();
+        }
+      return {hi[0], lo[0]};
+    }
+
+    /// Each thread adds the terms of a grid-stride loop to a double-double sum; partial[block]
+    /// gets the block's sum.
+    template <class F>
+    __global__ void __launch_bounds__(accurate_block) accurate_partial_sums(const F f, index_t n, DoubleDouble *partial)
+    {
+      DoubleDouble s;
+      for (index_t i = index_t(blockIdx.x) * accurate_block + threadIdx.x; i < n;
+           i += index_t(gridDim.x) * accurate_block)
+        s = s + double(f(i));
+      const DoubleDouble b = block_sum(s);
+      if (threadIdx.x == 0)
+        partial[blockIdx.x] = b;
+    }
+
+    /// One block: the sum of m partial sums into *out.
+    __global__ void __launch_bounds__(accurate_block)
+      accurate_final_sum(const DoubleDouble *partial, int m, DoubleDouble *out);
+  } // namespace internal
+
+  /// As reduce_sum_on_device in double-double arithmetic: a grid-stride loop of double-double
+  /// sums per thread (each term read once, as forall does), a tree per block, and one block over
+  /// the blocks' sums.
   template <class F>
   DoubleDouble reduce_sum_accurate_on_device(index_t n, const F &f)
   {
-    thrust::counting_iterator<index_t> first(0);
-    std::size_t                        temp_bytes = 0;
-    const internal::AsDoubleDouble<F>  op{f};
-    TPMG_CUDA_CHECK(cub::DeviceReduce::TransformReduce(nullptr, temp_bytes, first, (DoubleDouble *)nullptr, n,
-                                                       DoubleDoublePlus{}, op, DoubleDouble{}, current_stream()));
-    auto         *scratch = static_cast<unsigned char *>(internal::reduction_scratch(temp_bytes + 16));
-    DoubleDouble *d_out   = reinterpret_cast<DoubleDouble *>(scratch);
-    TPMG_CUDA_CHECK(cub::DeviceReduce::TransformReduce(scratch + 16, temp_bytes, first, d_out, n, DoubleDoublePlus{},
-                                                       op, DoubleDouble{}, current_stream()));
+    const index_t blocks =
+      std::min<index_t>((n + internal::accurate_block - 1) / internal::accurate_block, internal::forall_grid_limit());
+    auto *scratch =
+      static_cast<DoubleDouble *>(internal::reduction_scratch(std::size_t(blocks + 1) * sizeof(DoubleDouble)));
+    internal::accurate_partial_sums<<<unsigned(blocks), internal::accurate_block, 0, current_stream()>>>(f, n,
+                                                                                                         scratch + 1);
+    TPMG_CUDA_CHECK(cudaGetLastError());
+    internal::accurate_final_sum<<<1, internal::accurate_block, 0, current_stream()>>>(scratch + 1, int(blocks),
+                                                                                       scratch);
+    TPMG_CUDA_CHECK(cudaGetLastError());
     DoubleDouble result;
-    TPMG_CUDA_CHECK(cudaMemcpyAsync(&result, d_out, sizeof(DoubleDouble), cudaMemcpyDeviceToHost, current_stream()));
+    TPMG_CUDA_CHECK(cudaMemcpyAsync(&result, scratch, sizeof(DoubleDouble), cudaMemcpyDeviceToHost, current_stream()));
     TPMG_CUDA_CHECK(cudaStreamSynchronize(current_stream()));
     return result;
   }

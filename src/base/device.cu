@@ -2,6 +2,8 @@
 #include <tpmg/cuda_check.h>
 #include <tpmg/device.h>
 
+#include <kernels/runtime/cuda_forall.cuh>
+
 #include <cstring>
 #include <sstream>
 
@@ -148,6 +150,17 @@ namespace tpmg
           ptr      = device_allocate(capacity);
         }
       return ptr;
+    }
+
+    __global__ void __launch_bounds__(accurate_block)
+      accurate_final_sum(const DoubleDouble *partial, int m, DoubleDouble *out)
+    {
+      DoubleDouble s;
+      for (int i = int(threadIdx.x); i < m; i += accurate_block)
+        s = s + partial[i];
+      const DoubleDouble b = block_sum(s);
+      if (threadIdx.x == 0)
+        *out = b;
     }
 
     int forall_grid_limit()
