@@ -156,15 +156,23 @@ int main(int argc, char **argv)
         if (device == DeviceChoice::cuda)
           spread = differ(one, run_poisson(p, log, Communicator::self()));
         if (!within)
-          fail(c.name + ": residual histories differ by " + std::to_string(worst) + " relative");
+          {
+            char m[120];
+            std::snprintf(m, sizeof m, ": residual histories differ by %.1e relative", worst);
+            fail(c.name + m);
+          }
         if (one.l2_error.has_value() != distributed.l2_error.has_value())
           fail(c.name + ": an L2 error on one side only");
         else if (one.l2_error)
           {
             const double rel = std::fabs(*one.l2_error - *distributed.l2_error) / *one.l2_error;
             if (!(rel <= l2_tolerance))
-              fail(c.name + ": L2 errors " + std::to_string(*one.l2_error) + " and " +
-                   std::to_string(*distributed.l2_error) + " differ by " + std::to_string(rel) + " relative");
+              {
+                char m[160];
+                std::snprintf(m, sizeof m, ": L2 errors %.6e and %.6e differ by %.1e relative", *one.l2_error,
+                              *distributed.l2_error, rel);
+                fail(c.name + m);
+              }
           }
         std::printf("%-40s %3d its, histories within %.1e (one rank twice: %.1e), %s\n", c.name.c_str(),
                     distributed.iterations, worst, spread, distributed.process_grid.c_str());
