@@ -2,6 +2,7 @@
 // nested from level to level, uneven splits, agglomeration of small levels, refusal of rank
 // counts that cannot partition the mesh, and 64-bit index arithmetic on a level of more than
 // 2^31 nodes (nothing allocated).
+#include <tpmg/box_layout.h>
 #include <tpmg/partition.h>
 
 #include <gtest/gtest.h>
@@ -155,4 +156,55 @@ TEST(Partition, IndicesOfALevelBeyond32Bits)
   EXPECT_EQ(last.dof_index(i, j, k), index_t(4097) * 4097 * 4097 - 1);
   EXPECT_EQ(part.owner(11, {2047, 2047, 2047}), 511);
   EXPECT_EQ(part.owner(11, {256, 0, 0}), 1);
+}
+
+TEST(Partition, HaloPlansOfALevelBeyond32BitIndices)
+{
+  // 3D Q3 on 3 x 5 x 7 coarse cells, level 9: 1536 x 2560 x 3584 cells, about 3.8e11 nodes,
+  // uneven boxes on 512 ranks; the plans of the exchanges (box_layout.h), nothing allocated
+  const auto  levels = hierarchy(3, 3, 9, {3, 5, 7});
+  const int   l      = 9;
+  const auto &fine   = levels.back();
+  EXPECT_GT(fine.n_dofs(), index_t(1) << 38);
+  const HierarchyPartition     part(levels, make_process_grid(512, levels), 0);
+  std::vector<BoxLayout::Plan> plans;
+  index_t                      owned = 0;
+  for (int r = 0; r < 512; ++r)
+    {
+      plans.push_back(BoxLayout::plan(part, l, r));
+      owned += plans.back().owned.size();
+    }
+  EXPECT_EQ(owned, fine.n_dofs()); // every node owned once, counted in 64 bits
+  // what p sends to q is what q receives from p, at the same nodes of the whole level
+  auto global = [&](const BoxLayout::Plan &p, const NodeBox &b) {
+    NodeBox g = b;
+    for (int d = 0; d < 3; ++d)
+      g.begin[std::size_t(d)] += 3 * p.stored.global_offset(d);
+    return g;
+  };
+  index_t messages = 0;
+  for (int layers = 0; layers < 2; ++layers)
+    for (int p = 0; p < 512; ++p)
+      for (const BoxLayout::Halo &s : plans[std::size_t(p)].sends[layers])
+        {
+          const auto &in = plans[std::size_t(s.rank)].receives[layers];
+          const auto  it = std::find_if(in.begin(), in.end(), [&](const BoxLayout::Halo &h) { return h.rank == p; });
+          ASSERT_NE(it, in.end()) << "rank " << p << " sends to " << s.rank << ", which expects nothing";
+          const NodeBox a = global(plans[std::size_t(p)], s.box), b = global(plans[std::size_t(s.rank)], it->box);
+          EXPECT_EQ(a.begin, b.begin);
+          EXPECT_EQ(a.extent, b.extent);
+          for (int d = 0; d < 3; ++d) // inside both stored parts
+            {
+              EXPECT_GE(s.box.begin[std::size_t(d)], 0);
+              EXPECT_LE(s.box.begin[std::size_t(d)] + s.box.extent[std::size_t(d)],
+                        plans[std::size_t(p)].stored.nodes(d));
+            }
+          ++messages;
+        }
+  EXPECT_GT(messages, 2 * 512 * 7); // interior ranks exchange with 26 neighbours
+  // an interior rank's part: its box and two ghost layers, 64-bit node counts
+  const auto            &g   = part.grid();
+  const BoxLayout::Plan &mid = plans[std::size_t(g.rank_of({g.ranks[0] / 2, g.ranks[1] / 2, g.ranks[2] / 2}))];
+  EXPECT_EQ(mid.sends[1].size(), 26u);
+  EXPECT_GT(mid.stored.n_dofs(), index_t(1) << 29);
 }

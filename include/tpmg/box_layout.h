@@ -114,6 +114,18 @@ namespace tpmg
     const std::vector<Halo> &sends(GhostLayers layers) const { return sends_[layers == GhostLayers::all]; }
     const std::vector<Halo> &receives(GhostLayers layers) const { return receives_[layers == GhostLayers::all]; }
 
+    /// What `rank` stores and owns of level l of `partition` and which boxes it exchanges with its
+    /// neighbours, [GhostLayers::one, GhostLayers::all]: what the constructor sets up, computed
+    /// alone (no communicator, nothing allocated; the tests check it on levels too large to
+    /// allocate).
+    struct Plan
+    {
+      CartesianLevel    stored;
+      NodeBox           owned;
+      std::vector<Halo> sends[2], receives[2];
+    };
+    static Plan plan(const HierarchyPartition &partition, int l, int rank);
+
   private:
     /// Packs `sends` of array v (nodes per direction `nodes`), exchanges them for `receives`,
     /// and unpacks these into array w (nodes `w_nodes`), = or += (`add`).

@@ -144,31 +144,25 @@ namespace tpmg
     owned_.extent = node_counts(stored_);
   }
 
-  BoxLayout::BoxLayout(const HierarchyPartition &partition, int l, const Communicator &comm, Backend backend)
-    : whole_(partition.level(l)), comm_(comm), backend_(backend), buffers_(std::make_unique<Buffers>())
+  BoxLayout::Plan BoxLayout::plan(const HierarchyPartition &partition, int l, int rank)
   {
-    const ProcessGrid &grid = partition.grid();
-    if (comm.size() != grid.size())
-      throw std::invalid_argument("BoxLayout: " + std::to_string(comm.size()) + " ranks for a grid of " +
-                                  std::to_string(grid.size()));
-    const int rank = comm.rank();
-    stores_        = partition.stores(l, rank);
-    distributed_   = partition.distributed(l) && grid.size() > 1;
-    stored_        = partition.stored(l, rank);
-    if (!stores_)
-      return;
-    if (!distributed_)
+    Plan                  plan;
+    const ProcessGrid    &grid   = partition.grid();
+    const CartesianLevel &stored = plan.stored = partition.stored(l, rank);
+    if (!partition.distributed(l) || grid.size() == 1)
       {
-        owned_.extent = node_counts(stored_);
-        return;
+        if (partition.stores(l, rank))
+          plan.owned.extent = node_counts(stored);
+        return plan;
       }
+    NodeBox &owned = plan.owned;
     // the owned nodes in the part's coordinates
     std::array<index_t, 3> o0, o1;
     owned_nodes(partition.owned(l, rank), o0, o1);
-    owned_.begin = o0;
+    owned.begin = o0;
     for (std::size_t d = 0; d < 3; ++d)
-      owned_.extent[d] = o1[d] - o0[d];
-    owned_ = to_part(owned_, stored_);
+      owned.extent[d] = o1[d] - o0[d];
+    owned = to_part(owned, stored);
 
     // the immediate neighbours (the ghost layers lie in their boxes: partition.h)
     const auto c = grid.coordinates(rank);
@@ -197,10 +191,38 @@ namespace tpmg
                 valid_nodes(partition, l, other, one, w0, w1);
                 const NodeBox send = intersect(o0, o1, w0, w1), receive = intersect(p0, p1, v0, v1);
                 if (send.size() > 0)
-                  sends_[layers].push_back({other, to_part(send, stored_)});
+                  plan.sends[layers].push_back({other, to_part(send, stored)});
                 if (receive.size() > 0)
-                  receives_[layers].push_back({other, to_part(receive, stored_)});
+                  plan.receives[layers].push_back({other, to_part(receive, stored)});
               }
+      }
+    return plan;
+  }
+
+  BoxLayout::BoxLayout(const HierarchyPartition &partition, int l, const Communicator &comm, Backend backend)
+    : whole_(partition.level(l)), comm_(comm), backend_(backend), buffers_(std::make_unique<Buffers>())
+  {
+    const ProcessGrid &grid = partition.grid();
+    if (comm.size() != grid.size())
+      throw std::invalid_argument("BoxLayout: " + std::to_string(comm.size()) + " ranks for a grid of " +
+                                  std::to_string(grid.size()));
+    const int rank = comm.rank();
+    stores_        = partition.stores(l, rank);
+    distributed_   = partition.distributed(l) && grid.size() > 1;
+    stored_        = partition.stored(l, rank);
+    if (!stores_)
+      return;
+    if (!distributed_)
+      {
+        owned_.extent = node_counts(stored_);
+        return;
+      }
+    Plan p = plan(partition, l, rank);
+    owned_ = p.owned;
+    for (int i = 0; i < 2; ++i)
+      {
+        sends_[i]    = std::move(p.sends[i]);
+        receives_[i] = std::move(p.receives[i]);
       }
     if (sends_[1].size() > std::size_t(halo_kernels::max_boxes) ||
         receives_[1].size() > std::size_t(halo_kernels::max_boxes))
@@ -264,6 +286,8 @@ namespace tpmg
                            Number *w, const std::array<index_t, 3> &w_nodes, const std::vector<Halo> &receives,
                            bool add, int tag) const
   {
+    // the kernels queued before are not the exchange's time (the packing waits for them anyway)
+    synchronize(backend_);
     const auto start = std::chrono::steady_clock::now();
     // the boxes of one launch (at most max_boxes; gather and scatter take several launches)
     auto lists = [](const std::vector<Halo> &halos, const std::array<index_t, 3> &n) {
