@@ -178,6 +178,16 @@ TEST(Multigrid, AllSmootherVariantsAndSolversConverge)
   ASSERT_TRUE(c.converged) << c.failure;
   EXPECT_LE(c.iterations, g.iterations + 3);
   EXPECT_NEAR(*c.l2_error / *g.l2_error, 1.0, 0.01);
+  // classical Gram-Schmidt twice: the same Krylov space, the same steps and residuals
+  {
+    SolverParameters q  = base(2, 3, 6);
+    q.orthogonalization = Orthogonalization::classical;
+    const RunResult cg2 = solve(q);
+    ASSERT_TRUE(cg2.converged) << cg2.failure;
+    EXPECT_EQ(cg2.iterations, g.iterations);
+    for (std::size_t i = 0; i < g.history.size() && i < cg2.history.size(); ++i)
+      EXPECT_NEAR(cg2.history[i], g.history[i], 1e-10 * g.history[0]) << i;
+  }
   // left-preconditioned GMRES
   p.solver          = SolverType::gmres;
   p.post_smoothing  = PostSmoothingOrder::automatic;

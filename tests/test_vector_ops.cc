@@ -61,6 +61,26 @@ namespace
         for (index_t i = 0; i < n; ++i)
           ASSERT_EQ(wh[i], rh[i]) << "w updated once, as axpy does: " << i;
       }
+    // all inner products of a pass in one (multi_dot), and the last projection with the norm
+    for (int count : {0, 1, 7, 8, 9, 17, 19})
+      {
+        std::vector<double> d(std::size_t(count) + 1, -1.0), a(static_cast<std::size_t>(count));
+        multi_dot(v, count, x, d.data());
+        for (int c = 0; c < count; ++c)
+          {
+            const double ref = dot(x, v[std::size_t(c)]);
+            EXPECT_NEAR(d[std::size_t(c)], ref, 1e-12 * std::fabs(ref) + 1e-12) << count << " " << c;
+            a[std::size_t(c)] = 0.5 - 0.125 * c;
+          }
+        EXPECT_EQ(d[std::size_t(count)], -1.0) << "written beyond count";
+        Vector<N>    y = random_vector<N>(n, 5), ref = random_vector<N>(n, 5);
+        const double norm = multi_axpy_norm(a.data(), v, count, y);
+        multi_axpy(a.data(), v, count, ref);
+        EXPECT_NEAR(norm, norm_l2(ref), 1e-12 * norm_l2(ref)) << count;
+        const auto yh = y.to_host(), rh = ref.to_host();
+        for (index_t i = 0; i < n; ++i)
+          ASSERT_EQ(yh[i], rh[i]) << "the same update as multi_axpy: " << count << " " << i;
+      }
     Vector<N> y(n, Backend::cpu);
     equ(N(-3), x, y);
     const auto yh = y.to_host(), xh = x.to_host();
@@ -121,30 +141,34 @@ TEST(VectorOps, MultiAxpyAndEquEqualTheSingleOperations)
 // Unpreconditioned GMRES on diag(1 .. 1e6), 300 unknowns, without restart (270 iterations):
 // the residual GMRES reports (from its Hessenberg matrix) is the true one only while the basis
 // stays orthogonal. Classical Gram-Schmidt in one pass fails here (no convergence within 300
-// iterations, true residual 1.5e-8 where 2.3e-9 is reported); modified Gram-Schmidt holds.
+// iterations, true residual 1.5e-8 where 2.3e-9 is reported); modified Gram-Schmidt and
+// classical Gram-Schmidt applied twice (Solver/Orthogonalization) hold.
 TEST(VectorOps, GmresResidualIsTheTrueResidual)
 {
   const index_t  n = 300;
   const Diagonal A(n);
   const Identity M;
-  for (bool left : {false, true})
-    {
-      const Vector<double> b = random_vector<double>(n, 7);
-      Vector<double>       x(n, Backend::cpu);
-      SolverControl        control;
-      control.relative_tolerance = 1e-10;
-      control.max_iterations     = n;
-      control.restart            = n;
-      const SolveStats s         = gmres(A, M, b, x, control, left, nullptr);
-      ASSERT_TRUE(s.converged) << s.failure;
-      EXPECT_GT(s.iterations, 20); // the test needs a long Krylov basis
-      Vector<double> r(n, Backend::cpu);
-      A.vmult(r, x);
-      sadd(-1.0, 1.0, b, r);
-      const double true_relative = norm_l2(r) / norm_l2(b);
-      EXPECT_LT(true_relative, 2e-10) << (left ? "left" : "right");
-      EXPECT_NEAR(true_relative, s.relative_residual(), 1e-10) << (left ? "left" : "right");
-    }
+  for (Orthogonalization o : {Orthogonalization::modified, Orthogonalization::classical})
+    for (bool left : {false, true})
+      {
+        SCOPED_TRACE(to_string(o));
+        const Vector<double> b = random_vector<double>(n, 7);
+        Vector<double>       x(n, Backend::cpu);
+        SolverControl        control;
+        control.relative_tolerance = 1e-10;
+        control.max_iterations     = n;
+        control.restart            = n;
+        control.orthogonalization  = o;
+        const SolveStats s         = gmres(A, M, b, x, control, left, nullptr);
+        ASSERT_TRUE(s.converged) << s.failure;
+        EXPECT_GT(s.iterations, 20); // the test needs a long Krylov basis
+        Vector<double> r(n, Backend::cpu);
+        A.vmult(r, x);
+        sadd(-1.0, 1.0, b, r);
+        const double true_relative = norm_l2(r) / norm_l2(b);
+        EXPECT_LT(true_relative, 2e-10) << (left ? "left" : "right");
+        EXPECT_NEAR(true_relative, s.relative_residual(), 1e-10) << (left ? "left" : "right");
+      }
 }
 
 // Restarted GMRES: the basis holds the restart length m of vectors (the (m+1)-th of a cycle is
@@ -156,34 +180,37 @@ TEST(VectorOps, RestartedGmresEndsEachCycleOnItsReportedResidual)
   const Diagonal       A(n, 100.0);
   const Identity       M;
   const Vector<double> b = random_vector<double>(n, 3);
-  for (bool left : {false, true})
-    for (int m : {1, 2, 3, 5})
-      {
-        Vector<double> x(n, Backend::cpu);
-        SolverControl  control;
-        control.relative_tolerance = 1e-10;
-        control.max_iterations     = 3000;
-        control.restart            = m;
-        const SolveStats s         = gmres(A, M, b, x, control, left, nullptr);
-        ASSERT_TRUE(s.converged) << s.failure << " m = " << m;
-        Vector<double> r(n, Backend::cpu);
-        A.vmult(r, x);
-        sadd(-1.0, 1.0, b, r);
-        const double true_relative = norm_l2(r) / norm_l2(b);
-        EXPECT_LT(true_relative, 1.01e-10) << "m = " << m << (left ? " left" : " right");
-        EXPECT_NEAR(true_relative, s.relative_residual(), 1e-12) << "m = " << m;
+  for (Orthogonalization o : {Orthogonalization::modified, Orthogonalization::classical})
+    for (bool left : {false, true})
+      for (int m : {1, 2, 3, 5})
+        {
+          SCOPED_TRACE(to_string(o));
+          Vector<double> x(n, Backend::cpu);
+          SolverControl  control;
+          control.relative_tolerance = 1e-10;
+          control.max_iterations     = 3000;
+          control.restart            = m;
+          control.orthogonalization  = o;
+          const SolveStats s         = gmres(A, M, b, x, control, left, nullptr);
+          ASSERT_TRUE(s.converged) << s.failure << " m = " << m;
+          Vector<double> r(n, Backend::cpu);
+          A.vmult(r, x);
+          sadd(-1.0, 1.0, b, r);
+          const double true_relative = norm_l2(r) / norm_l2(b);
+          EXPECT_LT(true_relative, 1.01e-10) << "m = " << m << (left ? " left" : " right");
+          EXPECT_NEAR(true_relative, s.relative_residual(), 1e-12) << "m = " << m;
 
-        // stopped by the iteration limit in the middle of a cycle: x is the cycle's update so far
-        Vector<double> x2(n, Backend::cpu);
-        control.max_iterations = 2 * m + 1;
-        const SolveStats s2    = gmres(A, M, b, x2, control, left, nullptr);
-        EXPECT_FALSE(s2.converged);
-        EXPECT_EQ(s2.iterations, 2 * m + 1);
-        A.vmult(r, x2);
-        sadd(-1.0, 1.0, b, r);
-        EXPECT_NEAR(norm_l2(r) / norm_l2(b), s2.relative_residual(), 1e-9 * (1 + s2.relative_residual()))
-          << "m = " << m;
-      }
+          // stopped by the iteration limit in the middle of a cycle: x is the cycle's update so far
+          Vector<double> x2(n, Backend::cpu);
+          control.max_iterations = 2 * m + 1;
+          const SolveStats s2    = gmres(A, M, b, x2, control, left, nullptr);
+          EXPECT_FALSE(s2.converged);
+          EXPECT_EQ(s2.iterations, 2 * m + 1);
+          A.vmult(r, x2);
+          sadd(-1.0, 1.0, b, r);
+          EXPECT_NEAR(norm_l2(r) / norm_l2(b), s2.relative_residual(), 1e-9 * (1 + s2.relative_residual()))
+            << "m = " << m;
+        }
 }
 
 namespace

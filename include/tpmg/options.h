@@ -46,6 +46,15 @@ namespace tpmg
     right, ///< flexible; the solver sees the true residual
     left
   };
+  /// How GMRES orthogonalizes a new Krylov vector against its basis: `modified` Gram-Schmidt,
+  /// each projection fused with the next inner product (one reduction over the ranks per basis
+  /// vector), or `classical` Gram-Schmidt applied twice, every projection of a pass batched (two
+  /// reductions per iteration, whatever the basis size: for runs on many ranks).
+  enum class Orthogonalization
+  {
+    modified,
+    classical
+  };
   /// `paper_code`: the conventions of the authors' public code (docs/method.md, "Paper
   /// conventions"): b = vector of ones, restricted to the coarser levels, colors odd-first.
   enum class Conventions
@@ -169,6 +178,8 @@ namespace tpmg
   TPMG_ENUM_NAMES(SolverType, 4, {SolverType::gmres, "gmres"}, {SolverType::cg, "cg"}, {SolverType::fmg, "fmg"},
                   {SolverType::vcycle, "vcycle"});
   TPMG_ENUM_NAMES(PreconditioningSide, 2, {PreconditioningSide::right, "right"}, {PreconditioningSide::left, "left"});
+  TPMG_ENUM_NAMES(Orthogonalization, 2, {Orthogonalization::modified, "modified"},
+                  {Orthogonalization::classical, "classical"});
   TPMG_ENUM_NAMES(Conventions, 2, {Conventions::standard, "standard"}, {Conventions::paper_code, "paper_code"});
   TPMG_ENUM_NAMES(PostSmoothingOrder, 3, {PostSmoothingOrder::automatic, "auto"}, {PostSmoothingOrder::same, "same"},
                   {PostSmoothingOrder::reverse, "reverse"});

@@ -52,6 +52,7 @@ namespace tpmg
     int            dim = 0, degree = 0, level = 0;
     index_t        dofs = 0;
     std::string    solver, precision, smoother, smoother_kernel, kernel_optimization, level_operator, backend, device;
+    std::string    orthogonalization;      ///< GMRES's Gram-Schmidt
     std::string    smoother_configuration; ///< the kernels the vertex-patch smoother runs (resolve_smoother)
     std::string    coarse_solver;
     int            coarsest_level = 0;

@@ -33,6 +33,7 @@ namespace tpmg
     int                 max_iterations     = 100;
     int                 gmres_restart      = 30;
     PreconditioningSide preconditioning    = PreconditioningSide::right;
+    Orthogonalization   orthogonalization  = Orthogonalization::modified; ///< of GMRES
 
     Precision             precision = Precision::single;
     SmootherType          smoother  = SmootherType::vertex_patch;

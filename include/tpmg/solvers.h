@@ -24,6 +24,8 @@ namespace tpmg
     double relative_tolerance = 1e-9;
     int    max_iterations     = 100;
     int    restart            = 30; ///< GMRES basis size
+    /// GMRES's Gram-Schmidt (options.h): modified, or classical twice with batched reductions.
+    Orthogonalization orthogonalization = Orthogonalization::modified;
     /// x = 0 on entry (the caller guarantees it): the first residual is b, computed without an
     /// operator application (one fine-level operator and two vector passes per solve).
     bool zero_initial_guess = false;
@@ -234,21 +236,45 @@ namespace tpmg
                 const auto t = time_scope(timers, outer_level, Component::outer_matvec);
                 A.vmult(w, z);
               }
-            {
-              // Modified Gram-Schmidt. (Classical Gram-Schmidt with a second, DGKS pass measured
-              // slower on the H100: with the multigrid preconditioner w = A M⁻¹ v_j lies mostly in
-              // the span of the basis, so the second pass is due; docs/performance/solve.md.)
-              // Each axpy is fused with the dot product after it (axpy_dot), the last one with
-              // ‖w‖²: 4j + 7 vector passes instead of 5j + 8, the same arithmetic.
-              const auto t    = time_scope(timers, outer_level, Component::outer_vector);
-              double     next = dot(w, V[0]);
-              for (int i = 0; i <= j; ++i)
-                {
-                  h(i, j) = next;
-                  next    = axpy_dot(-h(i, j), V[i], w, i < j ? &V[i + 1] : nullptr);
-                }
-              h(j + 1, j) = std::sqrt(next);
-            }
+            if (control.orthogonalization == Orthogonalization::classical)
+              {
+                // Classical Gram-Schmidt, twice (the second pass, DGKS's, is due with the multigrid
+                // preconditioner: w = A M⁻¹ v_j lies mostly in the span of the basis). Each pass
+                // takes all inner products in one reduction over the ranks (multi_dot), the second
+                // projection also ‖w‖: three reductions per iteration, whatever j.
+                const auto          t = time_scope(timers, outer_level, Component::outer_vector);
+                std::vector<double> c(std::size_t(j) + 1), minus(std::size_t(j) + 1);
+                multi_dot(V, j + 1, w, c.data());
+                for (int i = 0; i <= j; ++i)
+                  {
+                    h(i, j)               = c[std::size_t(i)];
+                    minus[std::size_t(i)] = -c[std::size_t(i)];
+                  }
+                multi_axpy(minus.data(), V, j + 1, w);
+                multi_dot(V, j + 1, w, c.data());
+                for (int i = 0; i <= j; ++i)
+                  {
+                    h(i, j) += c[std::size_t(i)];
+                    minus[std::size_t(i)] = -c[std::size_t(i)];
+                  }
+                h(j + 1, j) = multi_axpy_norm(minus.data(), V, j + 1, w);
+              }
+            else
+              {
+                // Modified Gram-Schmidt. (Classical Gram-Schmidt with a second, DGKS pass measured
+                // slower on the H100: more vector passes; docs/performance/solve.md.) Each axpy is
+                // fused with the dot product after it (axpy_dot), the last one with ‖w‖²: 4j + 7
+                // vector passes instead of 5j + 8, the same arithmetic; j + 2 reductions over the
+                // ranks.
+                const auto t    = time_scope(timers, outer_level, Component::outer_vector);
+                double     next = dot(w, V[0]);
+                for (int i = 0; i <= j; ++i)
+                  {
+                    h(i, j) = next;
+                    next    = axpy_dot(-h(i, j), V[i], w, i < j ? &V[i + 1] : nullptr);
+                  }
+                h(j + 1, j) = std::sqrt(next);
+              }
             const double h_next = h(j + 1, j); // v_{j+1} = w / h_next, written below if needed
             // Givens rotations
             for (int i = 0; i < j; ++i)

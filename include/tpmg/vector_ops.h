@@ -30,4 +30,11 @@ namespace tpmg
   /// solution update: j + 2 vector passes instead of 3j).
   template <typename N>
   void multi_axpy(const double *a, const std::vector<Vector<N>> &v, int count, Vector<N> &y);
+  /// multi_axpy, and returns ‖y‖ of the result (its last pass computes the norm).
+  template <typename N>
+  double multi_axpy_norm(const double *a, const std::vector<Vector<N>> &v, int count, Vector<N> &y);
+  /// out[c] = (w, v[c]) for c < count: one pass over w per 8 of the v[c], and one reduction over
+  /// the ranks for all of them (GMRES's classical Gram-Schmidt).
+  template <typename N>
+  void multi_dot(const std::vector<Vector<N>> &v, int count, const Vector<N> &w, double *out);
 } // namespace tpmg

@@ -69,6 +69,37 @@ namespace tpmg
       }
     };
 
+    /// y += Σ_{c < count} a_c v_c, and y_i² of the result: the last pass of a batched
+    /// projection, with the norm of what is left (reduce_sum over i).
+    template <typename N>
+    struct MultiAxpyNorm
+    {
+      MultiAxpy<N>   update;
+      TPMG_HD double operator()(index_t i) const
+      {
+        update(i);
+        const double y = double(update.y[i]);
+        return y * y;
+      }
+    };
+
+    /// The terms w_i v_c,i of the inner products (w, v_c), c < count, for the sums of
+    /// reduce_sum_accurate<multi_vectors> (one pass over w for up to multi_vectors of them).
+    template <typename N>
+    struct MultiDot
+    {
+      const N     *v[multi_vectors];
+      int          count;
+      const N     *w;
+      TPMG_HD void operator()(index_t i, double (&t)[multi_vectors]) const
+      {
+        const double wi = double(w[i]);
+        TPMG_UNROLL
+        for (int c = 0; c < multi_vectors; ++c)
+          t[c] = c < count ? wi * double(v[c][i]) : 0.0;
+      }
+    };
+
     /// x_i y_i, accumulated in double by reduce_sum
     template <typename N>
     struct DotTerm
@@ -120,6 +151,21 @@ namespace tpmg
       {
         const double v = term(i);
         return owned(i) ? v : 0.0;
+      }
+    };
+
+    /// The same for the K terms of a multiple sum.
+    template <class Term, int K>
+    struct OwnedTerms
+    {
+      Term         term;
+      OwnedNodes   owned;
+      TPMG_HD void operator()(index_t i, double (&t)[K]) const
+      {
+        term(i, t);
+        if (!owned(i))
+          for (int c = 0; c < K; ++c)
+            t[c] = 0.0;
       }
     };
 

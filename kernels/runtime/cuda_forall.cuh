@@ -99,6 +99,43 @@ namespace tpmg
         partial[blockIdx.x] = b;
     }
 
+    /// The K sums of a grid-stride loop of terms per thread, per block: partial[block * K + c].
+    template <int K, class F>
+    __global__ void __launch_bounds__(accurate_block)
+      accurate_partial_sums_multi(const F f, index_t n, DoubleDouble *partial)
+    {
+      DoubleDouble s[K];
+      double       t[K];
+      for (index_t i = index_t(blockIdx.x) * accurate_block + threadIdx.x; i < n;
+           i += index_t(gridDim.x) * accurate_block)
+        {
+          f(i, t);
+          for (int c = 0; c < K; ++c)
+            s[c] = s[c] + t[c];
+        }
+      for (int c = 0; c < K; ++c)
+        {
+          const DoubleDouble b = block_sum(s[c]);
+          if (threadIdx.x == 0)
+            partial[blockIdx.x * K + c] = b;
+          __syncthreads(); // block_sum's shared arrays are used again
+        }
+    }
+
+    /// One block per sum: sums[c] = Σ_b partial[b * K + c].
+    template <int K>
+    __global__ void __launch_bounds__(accurate_block)
+      accurate_final_sums_multi(const DoubleDouble *partial, int blocks, DoubleDouble *out)
+    {
+      const int    c = int(blockIdx.x);
+      DoubleDouble s;
+      for (int i = int(threadIdx.x); i < blocks; i += accurate_block)
+        s = s + partial[std::size_t(i) * K + c];
+      const DoubleDouble b = block_sum(s);
+      if (threadIdx.x == 0)
+        out[c] = b;
+    }
+
     /// One block: the sum of m partial sums into *out.
     __global__ void __launch_bounds__(accurate_block)
       accurate_final_sum(const DoubleDouble *partial, int m, DoubleDouble *out);
@@ -125,6 +162,23 @@ namespace tpmg
     TPMG_CUDA_CHECK(cudaStreamSynchronize(current_stream()));
     return result;
   }
+
+  template <int K, class F>
+  void reduce_sum_accurate_on_device(index_t n, const F &f, DoubleDouble (&sums)[K])
+  {
+    const index_t blocks =
+      std::min<index_t>((n + internal::accurate_block - 1) / internal::accurate_block, internal::forall_grid_limit());
+    auto *scratch =
+      static_cast<DoubleDouble *>(internal::reduction_scratch(std::size_t(blocks + 1) * K * sizeof(DoubleDouble)));
+    internal::accurate_partial_sums_multi<K>
+      <<<unsigned(blocks), internal::accurate_block, 0, current_stream()>>>(f, n, scratch + K);
+    TPMG_CUDA_CHECK(cudaGetLastError());
+    internal::accurate_final_sums_multi<K>
+      <<<K, internal::accurate_block, 0, current_stream()>>>(scratch + K, int(blocks), scratch);
+    TPMG_CUDA_CHECK(cudaGetLastError());
+    TPMG_CUDA_CHECK(cudaMemcpyAsync(sums, scratch, K * sizeof(DoubleDouble), cudaMemcpyDeviceToHost, current_stream()));
+    TPMG_CUDA_CHECK(cudaStreamSynchronize(current_stream()));
+  }
 } // namespace tpmg
 
 #define TPMG_INSTANTIATE_DEVICE_FORALL(...) \
@@ -133,3 +187,6 @@ namespace tpmg
   template double tpmg::reduce_sum_on_device<__VA_ARGS__>(tpmg::index_t, const __VA_ARGS__ &);
 #define TPMG_INSTANTIATE_DEVICE_REDUCE_ACCURATE(...) \
   template tpmg::DoubleDouble tpmg::reduce_sum_accurate_on_device<__VA_ARGS__>(tpmg::index_t, const __VA_ARGS__ &);
+#define TPMG_INSTANTIATE_DEVICE_REDUCE_ACCURATE_MULTI(K, ...)                                           \
+  template void tpmg::reduce_sum_accurate_on_device<K, __VA_ARGS__>(tpmg::index_t, const __VA_ARGS__ &, \
+                                                                    tpmg::DoubleDouble(&)[K]);

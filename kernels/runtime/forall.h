@@ -23,6 +23,8 @@ namespace tpmg
   double reduce_sum_on_device(index_t n, const F &f);
   template <class F>
   DoubleDouble reduce_sum_accurate_on_device(index_t n, const F &f);
+  template <int K, class F>
+  void reduce_sum_accurate_on_device(index_t n, const F &f, DoubleDouble (&sums)[K]);
 
   [[noreturn]] void throw_no_cuda(const char *what);
 
@@ -105,5 +107,53 @@ namespace tpmg
     for (index_t i = 0; i < n; ++i)
       sum = sum + double(f(i));
     return sum;
+  }
+
+  /// K sums at once, in one pass: f(i, t) sets the K terms t[c] of item i; sums[c] = Σ_i t[c]
+  /// in double-double arithmetic (as reduce_sum_accurate).
+  template <int K, class F>
+  void reduce_sum_accurate(Backend backend, index_t n, const F &f, DoubleDouble (&sums)[K])
+  {
+    for (DoubleDouble &s : sums)
+      s = DoubleDouble{};
+    if (n <= 0)
+      return;
+    if (backend == Backend::cuda)
+      {
+#ifdef TPMG_WITH_CUDA
+        reduce_sum_accurate_on_device<K>(n, f, sums);
+        return;
+#else
+        throw_no_cuda("reduce_sum_accurate");
+#endif
+      }
+    auto add_range = [&](index_t begin, index_t end, DoubleDouble(&s)[K]) {
+      double t[K];
+      for (index_t i = begin; i < end; ++i)
+        {
+          f(i, t);
+          for (int c = 0; c < K; ++c)
+            s[c] = s[c] + t[c];
+        }
+    };
+#ifdef _OPENMP
+    if (static_cast<unsigned long long>(n) >= host_parallel_threshold)
+      {
+        const int                 threads = omp_get_max_threads();
+        std::vector<DoubleDouble> part(static_cast<std::size_t>(threads) * K);
+#pragma omp parallel
+        {
+          const int    t = omp_get_thread_num(), nt = omp_get_num_threads();
+          DoubleDouble s[K];
+          add_range(n * t / nt, n * (t + 1) / nt, s);
+          for (int c = 0; c < K; ++c)
+            part[std::size_t(t) * K + std::size_t(c)] = s[c];
+        }
+        for (std::size_t i = 0; i < part.size(); ++i)
+          sums[i % K] = sums[i % K] + part[i];
+        return;
+      }
+#endif
+    add_range(0, n, sums);
   }
 } // namespace tpmg

@@ -126,10 +126,11 @@ namespace tpmg
           res.exchange_path =
             backend == Backend::cpu || Communicator::device_aware_mpi() ? "device memory" : "host memory";
       }
-      res.solver          = to_string(p.solver);
-      res.precision       = to_string(p.precision);
-      res.smoother        = to_string(p.smoother);
-      res.smoother_kernel = to_string(p.patch.kernel);
+      res.solver            = to_string(p.solver);
+      res.orthogonalization = to_string(p.orthogonalization);
+      res.precision         = to_string(p.precision);
+      res.smoother          = to_string(p.smoother);
+      res.smoother_kernel   = to_string(p.patch.kernel);
       if (p.smoother == SmootherType::vertex_patch)
         {
           const SmootherConfiguration c = resolve_smoother(
@@ -262,6 +263,7 @@ namespace tpmg
       control.relative_tolerance = p.relative_tolerance;
       control.max_iterations     = p.max_iterations;
       control.restart            = p.gmres_restart;
+      control.orthogonalization  = p.orthogonalization;
       control.zero_initial_guess = p.solver != SolverType::fmg; // x.set_zero() below; fmg starts elsewhere
       double best                = -1;
       for (int rep = 0; rep < p.repetitions; ++rep)

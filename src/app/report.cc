@@ -139,6 +139,7 @@ namespace tpmg
                       ", \"relative_tolerance\": " + json_number(q.relative_tolerance) + "}");
     }
     kv("solver", json_string(r.solver));
+    kv("orthogonalization", json_string(r.orthogonalization));
     kv("precision", json_string(r.precision));
     kv("smoother", json_string(r.smoother));
     kv("smoother_kernel", json_string(r.smoother_kernel));

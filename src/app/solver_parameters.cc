@@ -167,6 +167,9 @@ namespace tpmg
                       "GMRES basis size before a restart (each costs two fine-level double vectors)");
     prm.declare_entry("Preconditioning side", to_string(d.preconditioning), choice<PreconditioningSide>(),
                       "GMRES preconditioning: right (flexible, true residual) or left (preconditioned residual)");
+    prm.declare_entry("Orthogonalization", to_string(d.orthogonalization), choice<Orthogonalization>(),
+                      "GMRES Gram-Schmidt: modified (one reduction over the MPI ranks per basis vector, the faster "
+                      "on one GPU) or classical applied twice (two reductions per iteration: for many ranks)");
     prm.leave_subsection();
     prm.enter_subsection("Multigrid");
     prm.declare_entry("Precision", to_string(d.precision), choice<Precision>(),
@@ -257,6 +260,7 @@ namespace tpmg
     p.max_iterations     = int(prm.get_integer("Solver/Maximum iterations"));
     p.gmres_restart      = int(prm.get_integer("Solver/GMRES restart"));
     p.preconditioning    = get_choice<PreconditioningSide>(prm, "Solver/Preconditioning side");
+    p.orthogonalization  = get_choice<Orthogonalization>(prm, "Solver/Orthogonalization");
 
     p.precision               = get_choice<Precision>(prm, "Multigrid/Precision");
     p.smoother                = get_choice<SmootherType>(prm, "Multigrid/Smoother");

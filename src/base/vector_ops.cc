@@ -28,35 +28,73 @@ namespace tpmg
       return x.layout() ? x.layout() : y ? y->layout() : nullptr;
     }
 
-    /// Σ_i term(i) over the entries this rank owns, summed over the ranks of the layout, in
-    /// double-double arithmetic (double_double.h): the same result for any split of the level
-    /// over the ranks. The ranks' partial sums are gathered and added in rank order on every rank.
-    template <class Term>
-    double reduce_owned(Backend backend, index_t n, const BoxLayout *layout, const Term &term)
+    /// The nodes a rank owns of its stored part, for the kernels.
+    vector_kernels::OwnedNodes owned_nodes(const BoxLayout &layout)
     {
-      if (!layout || layout->owns_all())
-        {
-          const DoubleDouble local = reduce_sum_accurate(backend, n, term);
-          if (!layout || layout->comm().size() == 1)
-            return local.value();
-          return layout->comm().sum(local.value()); // a level on rank 0 alone: the others have 0
-        }
       vector_kernels::OwnedNodes owned;
       for (int d = 0; d < 3; ++d)
         {
-          owned.nodes[d] = layout->level().nodes(d);
-          owned.begin[d] = layout->owned().begin[std::size_t(d)];
-          owned.end[d]   = owned.begin[d] + layout->owned().extent[std::size_t(d)];
+          owned.nodes[d] = layout.level().nodes(d);
+          owned.begin[d] = layout.owned().begin[std::size_t(d)];
+          owned.end[d]   = owned.begin[d] + layout.owned().extent[std::size_t(d)];
         }
-      const DoubleDouble  local   = reduce_sum_accurate(backend, n, vector_kernels::Owned<Term>{term, owned});
-      const Communicator &comm    = layout->comm();
-      const double        pair[2] = {local.hi, local.lo};
-      std::vector<double> all(2 * std::size_t(comm.size()));
-      comm.all_gather(pair, 2, all.data());
-      DoubleDouble sum;
-      for (int r = 0; r < comm.size(); ++r)
-        sum = sum + DoubleDouble{all[2 * std::size_t(r)], all[2 * std::size_t(r) + 1]};
-      return sum.value();
+      return owned;
+    }
+
+    /// Every rank's double-double sums added in rank order, on every rank (one gather for all):
+    /// the result does not depend on how the level is split.
+    void combine_over_ranks(const BoxLayout *layout, std::vector<DoubleDouble> &sums)
+    {
+      if (!layout || layout->comm().size() == 1 || sums.empty())
+        return;
+      const Communicator &comm = layout->comm();
+      const std::size_t   m    = sums.size();
+      std::vector<double> mine(2 * m), all(2 * m * std::size_t(comm.size()));
+      for (std::size_t c = 0; c < m; ++c)
+        {
+          mine[2 * c]     = sums[c].hi;
+          mine[2 * c + 1] = sums[c].lo;
+        }
+      comm.all_gather(mine.data(), int(2 * m), all.data());
+      for (std::size_t c = 0; c < m; ++c)
+        {
+          DoubleDouble s;
+          for (std::size_t r = 0; r < std::size_t(comm.size()); ++r)
+            s = s + DoubleDouble{all[2 * (r * m + c)], all[2 * (r * m + c) + 1]};
+          sums[c] = s;
+        }
+    }
+
+    /// Σ_i term(i) over the entries this rank owns, summed over the ranks of the layout, in
+    /// double-double arithmetic (double_double.h): the same result for any split of the level
+    /// over the ranks.
+    template <class Term>
+    double reduce_owned(Backend backend, index_t n, const BoxLayout *layout, const Term &term)
+    {
+      std::vector<DoubleDouble> sum(1);
+      if (!layout || layout->owns_all()) // (a level on rank 0 alone: the others add nothing)
+        sum[0] = reduce_sum_accurate(backend, n, term);
+      else
+        sum[0] = reduce_sum_accurate(backend, n, vector_kernels::Owned<Term>{term, owned_nodes(*layout)});
+      combine_over_ranks(layout, sum);
+      return sum[0].value();
+    }
+
+    /// The pass of multi_axpy over the vectors [first, first + 8) of v.
+    template <typename N>
+    vector_kernels::MultiAxpy<N> multi_axpy_pass(const double *a, const std::vector<Vector<N>> &v, int count, int first,
+                                                 Vector<N> &y)
+    {
+      vector_kernels::MultiAxpy<N> op{};
+      op.count = std::max(0, std::min(count - first, vector_kernels::multi_vectors));
+      op.y     = y.data();
+      for (int c = 0; c < op.count; ++c)
+        {
+          check_compatible(v[std::size_t(first + c)], y, "multi_axpy");
+          op.a[c] = N(a[first + c]);
+          op.v[c] = v[std::size_t(first + c)].data();
+        }
+      return op;
     }
   } // namespace
 
@@ -121,29 +159,63 @@ namespace tpmg
   void multi_axpy(const double *a, const std::vector<Vector<N>> &v, int count, Vector<N> &y)
   {
     for (int first = 0; first < count; first += vector_kernels::multi_vectors)
-      {
-        vector_kernels::MultiAxpy<N> op{};
-        op.count = std::min(count - first, vector_kernels::multi_vectors);
-        op.y     = y.data();
-        for (int c = 0; c < op.count; ++c)
-          {
-            check_compatible(v[first + c], y, "multi_axpy");
-            op.a[c] = N(a[first + c]);
-            op.v[c] = v[first + c].data();
-          }
-        forall(y.backend(), y.size(), op);
-      }
+      forall(y.backend(), y.size(), multi_axpy_pass(a, v, count, first, y));
   }
 
-#define TPMG_INSTANTIATE(N)                                                           \
-  template void    axpy<N>(N, const Vector<N> &, Vector<N> &);                        \
-  template void    sadd<N>(N, N, const Vector<N> &, Vector<N> &);                     \
-  template double  dot<N>(const Vector<N> &, const Vector<N> &);                      \
-  template double  axpy_dot<N>(N, const Vector<N> &, Vector<N> &, const Vector<N> *); \
-  template double  norm_l2<N>(const Vector<N> &);                                     \
-  template index_t count_non_finite<N>(const Vector<N> &);                            \
-  template void    equ<N>(N, const Vector<N> &, Vector<N> &);                         \
-  template void    multi_axpy<N>(const double *, const std::vector<Vector<N>> &, int, Vector<N> &);
+  template <typename N>
+  double multi_axpy_norm(const double *a, const std::vector<Vector<N>> &v, int count, Vector<N> &y)
+  {
+    const int last = count > 0 ? (count - 1) / vector_kernels::multi_vectors * vector_kernels::multi_vectors : 0;
+    for (int first = 0; first < last; first += vector_kernels::multi_vectors)
+      forall(y.backend(), y.size(), multi_axpy_pass(a, v, count, first, y));
+    return std::sqrt(
+      std::max(0.0, reduce_owned(y.backend(), y.size(), y.layout(),
+                                 vector_kernels::MultiAxpyNorm<N>{multi_axpy_pass(a, v, count, last, y)})));
+  }
+
+  template <typename N>
+  void multi_dot(const std::vector<Vector<N>> &v, int count, const Vector<N> &w, double *out)
+  {
+    constexpr int             K = vector_kernels::multi_vectors;
+    std::vector<DoubleDouble> sums(std::size_t(std::max(count, 0)));
+    for (int first = 0; first < count; first += K)
+      {
+        vector_kernels::MultiDot<N> op{};
+        op.count = std::min(count - first, K);
+        op.w     = w.data();
+        for (int c = 0; c < op.count; ++c)
+          {
+            check_compatible(v[first + c], w, "multi_dot");
+            op.v[c] = v[first + c].data();
+          }
+        DoubleDouble     s[K];
+        const BoxLayout *layout = layout_of(w, &v[first]);
+        if (!layout || layout->owns_all())
+          reduce_sum_accurate<K>(w.backend(), w.size(), op, s);
+        else
+          reduce_sum_accurate<K>(w.backend(), w.size(),
+                                 vector_kernels::OwnedTerms<vector_kernels::MultiDot<N>, K>{op, owned_nodes(*layout)},
+                                 s);
+        for (int c = 0; c < op.count; ++c)
+          sums[std::size_t(first + c)] = s[c];
+      }
+    const BoxLayout *layout = count > 0 ? layout_of(w, &v[0]) : w.layout();
+    combine_over_ranks(layout, sums);
+    for (int c = 0; c < count; ++c)
+      out[c] = sums[std::size_t(c)].value();
+  }
+
+#define TPMG_INSTANTIATE(N)                                                                              \
+  template void    axpy<N>(N, const Vector<N> &, Vector<N> &);                                           \
+  template void    sadd<N>(N, N, const Vector<N> &, Vector<N> &);                                        \
+  template double  dot<N>(const Vector<N> &, const Vector<N> &);                                         \
+  template double  axpy_dot<N>(N, const Vector<N> &, Vector<N> &, const Vector<N> *);                    \
+  template double  norm_l2<N>(const Vector<N> &);                                                        \
+  template index_t count_non_finite<N>(const Vector<N> &);                                               \
+  template void    equ<N>(N, const Vector<N> &, Vector<N> &);                                            \
+  template void    multi_axpy<N>(const double *, const std::vector<Vector<N>> &, int, Vector<N> &);      \
+  template double  multi_axpy_norm<N>(const double *, const std::vector<Vector<N>> &, int, Vector<N> &); \
+  template void    multi_dot<N>(const std::vector<Vector<N>> &, int, const Vector<N> &, double *);
   TPMG_INSTANTIATE(float)
   TPMG_INSTANTIATE(double)
 #undef TPMG_INSTANTIATE
