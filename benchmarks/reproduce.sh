@@ -36,10 +36,10 @@
 #   profile-smoother   Nsight Compute counters of the fused smoother (not kept in the repository)
 #   profile-source     per-instruction Nsight Compute export for tools/sass_stalls.py
 #
-# Outputs go to $OUT (default ./gpu-out), in the topic folders of benchmarks/results/h100/
+# Outputs go to $OUT (default ./gpu-out), in the topic folders of benchmarks/results/<device>/
 # (operator/, transfer/, smoother/, roofline/, bp/, table7/, solve/, checks/, hardware/), logs in
-# $OUT/logs/; copying $OUT's topic folders over benchmarks/results/h100/ updates the reference
-# data. The build folder is build-gpu (BUILD to change). What each file is, and which stage writes
+# $OUT/logs/; copying $OUT's topic folders over benchmarks/results/h100/ (or h200/) updates the
+# reference data. The build folder is build-gpu (BUILD to change). What each file is, and which stage writes
 # it: benchmarks/results/h100/README.md; the analysis: docs/performance/.
 set -uo pipefail
 cd "$(dirname "$0")/.."
