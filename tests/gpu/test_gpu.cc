@@ -533,6 +533,44 @@ TEST(Gpu, AxpyDotUpdatesOnceAndEqualsCpu)
     }
 }
 
+TEST(Gpu, MultiDotAndProjectionEqualCpu)
+{
+  // classical Gram-Schmidt's batched inner products (up to 8 double-double sums per pass) and the
+  // last projection with the norm: the GPU's sums equal the CPU's, the update bit for bit
+  const index_t                    n = 1'000'003;
+  std::mt19937                     gen(9);
+  std::uniform_real_distribution<> u(-1, 1);
+  std::vector<std::vector<double>> v(11, std::vector<double>(n));
+  std::vector<double>              w(n);
+  for (auto &vc : v)
+    for (double &e : vc)
+      e = u(gen);
+  for (double &e : w)
+    e = u(gen);
+  const double        a[11] = {0.5, -0.25, 1, 2, -3, 0.125, 0.75, -1.5, 0.3, -0.7, 0.9};
+  double              dots[2][11], norms[2];
+  std::vector<double> wout[2];
+  for (Backend b : {Backend::cpu, Backend::cuda})
+    {
+      std::vector<Vector<double>> vb;
+      for (const auto &vc : v)
+        {
+          vb.emplace_back(n, b);
+          vb.back().from_host(vc);
+        }
+      Vector<double> wb(n, b);
+      wb.from_host(w);
+      multi_dot(vb, 11, wb, dots[b == Backend::cuda]);
+      norms[b == Backend::cuda] = multi_axpy_norm(a, vb, 11, wb);
+      wout[b == Backend::cuda]  = wb.to_host();
+    }
+  for (int c = 0; c < 11; ++c)
+    EXPECT_NEAR(dots[1][c], dots[0][c], 1e-13 * std::fabs(dots[0][c]) + 1e-13) << c;
+  EXPECT_NEAR(norms[1], norms[0], 1e-13 * norms[0]);
+  for (index_t i = 0; i < n; ++i)
+    ASSERT_NEAR(wout[1][i], wout[0][i], 1e-14 * (1 + std::fabs(wout[0][i]))) << i;
+}
+
 TEST(Gpu, ProblemFunctionsEqualCpu)
 {
   // the right-hand side with lifting, the boundary interpolant and the errors of a problem given

@@ -25,7 +25,11 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <exception>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -184,6 +188,53 @@ int main(int argc, char **argv)
       {
         fail(c.name + ": " + e.what());
       }
+  // the VTU output: on several ranks one piece per rank (its owned cells) and a .pvtu index; the
+  // pieces' sub-cells add up to the whole level's
+  try
+    {
+      Case              c{"vtu", with(d3, {"Polynomial degree=2"})};
+      SolverParameters  p   = parameters(c, device);
+      const std::string dir = "mpi_solver_vtu_" + std::to_string(world.size());
+      if (root)
+        std::filesystem::create_directories(dir);
+      world.barrier();
+      p.vtu_file = dir + "/solution.vtu";
+      std::ostringstream log;
+      const RunResult    r = run_poisson(p, log, world);
+      world.barrier();
+      if (root)
+        {
+          auto count_in = [](const std::string &file, const std::string &key) {
+            std::ifstream in(file);
+            std::string   text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+            long          n = 0;
+            for (std::size_t at = text.find(key); at != std::string::npos; at = text.find(key, at + 1))
+              n += key.back() == '"' ? std::atol(text.c_str() + at + key.size()) : 1;
+            return n;
+          };
+          const long whole_cells = (13 - 1) * (9 - 1) * (21 - 1); // k = 2 sub-cells of 6 x 4 x 10 cells
+          long       cells       = 0;
+          if (world.size() == 1)
+            cells = count_in(p.vtu_file, "NumberOfCells=\"");
+          else
+            {
+              if (count_in(dir + "/solution.pvtu", "<Piece Source=") != world.size())
+                fail("the .pvtu file does not list " + std::to_string(world.size()) + " pieces");
+              for (int q = 0; q < world.size(); ++q)
+                cells += count_in(dir + "/solution_" + std::to_string(q) + ".vtu", "NumberOfCells=\"");
+            }
+          if (cells != whole_cells || !r.converged)
+            fail("VTU output: " + std::to_string(cells) + " sub-cells in the pieces, " + std::to_string(whole_cells) +
+                 " expected");
+          std::printf("VTU output: %ld sub-cells in %d piece(s)\n", cells, world.size());
+          std::filesystem::remove_all(dir);
+        }
+    }
+  catch (const std::exception &e)
+    {
+      fail(std::string("vtu: ") + e.what());
+    }
+
   const bool ok = !world.any(failures > 0);
   if (root)
     std::printf("%d ranks: %d solves against one rank, %s\n", world.size(), cases, ok ? "equal" : "FAILED");
