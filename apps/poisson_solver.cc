@@ -79,7 +79,8 @@ int main(int argc, char **argv)
       const std::string a = argv[i];
       if (a == "--help" || a == "-h")
         {
-          std::cout << usage;
+          if (root)
+            std::cout << usage;
           return 0;
         }
       else if (a == "--print-parameters")
@@ -112,60 +113,62 @@ int main(int argc, char **argv)
         return bad_input("poisson_solver: more than one parameter file given ('" + file + "', '" + a + "')");
     }
 
+  // The input, read on every rank: an error is found alike on every rank (the same file), or on
+  // some ranks only (a file one host cannot read); the ranks agree on it before going on, and
+  // rank 0 reports it.
   SolverParameters params;
+  std::string      input_error;
   try
     {
       if (!file.empty())
         prm.parse_file(file);
       for (const auto &o : overrides)
         prm.set_override(o);
-      if (print_parameters)
+      if (!print_parameters)
         {
-          prm.print(std::cout);
-          return 0;
-        }
-      params        = read_parameters(prm);
-      params.source = file.empty() && overrides.empty() ? "defaults" : file; // run-time errors name the inputs
-      for (const auto &o : overrides)
-        params.source += (params.source.empty() ? "" : " ") + std::string("--set ") + o;
-      if (!json.empty())
-        params.json_file = json;
-      // the outputs can be written: checked before any work
-      auto check_output = [](const std::string &path, const std::string &label) {
-        if (!path.empty())
-          if (const std::string why = output_path_problem(path); !why.empty())
-            throw ParameterError(label + ": cannot write '" + path + "' (" + why + ")");
-      };
-      // (on rank 0, which writes the reports and the .pvtu file; the others learn the outcome)
-      std::string output_problem;
-      if (root)
-        try
-          {
-            check_output(params.json_file, json.empty() ? prm.where("Output/JSON file") : "--json " + json);
-            check_output(params.csv_file, prm.where("Output/CSV file"));
-            check_output(params.vtu_file, prm.where("Output/VTU file"));
-          }
-        catch (const ParameterError &e)
-          {
-            output_problem = e.what();
-          }
-      if (world.any(!output_problem.empty()))
-        throw ParameterError(output_problem);
-      if (!params.vtu_file.empty())
-        {
-          std::array<index_t, 3> cells{{1, 1, 1}};
-          for (int d = 0; d < params.dim; ++d)
-            cells[d] = index_t(params.coarse_cells[d]) << params.refinement_level;
-          const index_t nodes = checked_level_dofs(params.dim, params.degree, cells);
-          if (nodes > max_vtu_nodes)
-            throw ParameterError(prm.where("Output/VTU file") + ": a VTU file of " + std::to_string(nodes) +
-                                 " nodes is refused (at most " + std::to_string(max_vtu_nodes) +
-                                 "); lower Mesh/Refinement level");
+          params        = read_parameters(prm);
+          params.source = file.empty() && overrides.empty() ? "defaults" : file; // run-time errors name the inputs
+          for (const auto &o : overrides)
+            params.source += (params.source.empty() ? "" : " ") + std::string("--set ") + o;
+          if (!json.empty())
+            params.json_file = json;
+          if (!params.vtu_file.empty())
+            {
+              std::array<index_t, 3> cells{{1, 1, 1}};
+              for (int d = 0; d < params.dim; ++d)
+                cells[d] = index_t(params.coarse_cells[d]) << params.refinement_level;
+              const index_t nodes = checked_level_dofs(params.dim, params.degree, cells);
+              if (nodes > max_vtu_nodes)
+                throw ParameterError(prm.where("Output/VTU file") + ": a VTU file of " + std::to_string(nodes) +
+                                     " nodes is refused (at most " + std::to_string(max_vtu_nodes) +
+                                     "); lower Mesh/Refinement level");
+            }
+          // the outputs can be written, checked before any work by rank 0, which writes the
+          // reports and the .pvtu file
+          auto check_output = [](const std::string &path, const std::string &label) {
+            if (!path.empty())
+              if (const std::string why = output_path_problem(path); !why.empty())
+                throw ParameterError(label + ": cannot write '" + path + "' (" + why + ")");
+          };
+          if (root)
+            {
+              check_output(params.json_file, json.empty() ? prm.where("Output/JSON file") : "--json " + json);
+              check_output(params.csv_file, prm.where("Output/CSV file"));
+              check_output(params.vtu_file, prm.where("Output/VTU file"));
+            }
         }
     }
   catch (const ParameterError &e)
     {
-      return bad_input(e.what());
+      input_error = e.what();
+    }
+  if (const std::string error = world.first_error(input_error); !error.empty())
+    return bad_input(error);
+  if (print_parameters)
+    {
+      if (root)
+        prm.print(std::cout);
+      return 0;
     }
 
   // Errors that every rank finds alike (the partition, the memory check, the parameters) end
@@ -217,6 +220,12 @@ int main(int argc, char **argv)
   catch (const std::invalid_argument &e)
     {
       return fail(2, params.source + ": " + e.what());
+    }
+  catch (const CollectiveError &e) // every rank ends here alike
+    {
+      if (root)
+        std::cerr << "poisson_solver: error: " << e.what() << std::endl;
+      return 1;
     }
   catch (const std::exception &e)
     {

@@ -7,10 +7,20 @@
 
 #include <cstddef>
 #include <memory>
+#include <stdexcept>
+#include <string>
 #include <vector>
 
 namespace tpmg
 {
+  /// A run-time failure that every rank of a run throws alike, after the ranks agreed on it
+  /// (Communicator::first_error): each rank may end normally, none waits for another.
+  class CollectiveError : public std::runtime_error
+  {
+  public:
+    using std::runtime_error::runtime_error;
+  };
+
   class Communicator
   {
   public:
@@ -35,7 +45,13 @@ namespace tpmg
     index_t max(index_t value) const;
     /// Whether `flag` is true on any rank.
     bool any(bool flag) const;
-    void barrier() const;
+    /// `text` of rank `root`, on every rank.
+    std::string broadcast(const std::string &text, int root) const;
+    /// After a step that may fail on some ranks only (`mine`: this rank's error message, "" if it
+    /// succeeded): the message of the lowest failing rank, on every rank ("" where none failed).
+    /// Every rank must call it: ranks agree on a failure instead of waiting for the failed ones.
+    std::string first_error(const std::string &mine) const;
+    void        barrier() const;
     /// Sends n doubles to rank `dest` and receives n from rank `source` (MPI_Sendrecv; the two
     /// may differ), tagged `tag`; a rank of -1 means none (nothing sent, or nothing received).
     void send_receive(const double *send, int dest, double *receive, int source, index_t n, int tag) const;

@@ -75,6 +75,10 @@ namespace tpmg
     double extent(int d) const { return h[std::size_t(d)] * double(global_cells(d)); }
     /// Nodes per direction of the whole level.
     index_t global_nodes(int d) const { return d < dim ? global_cells(d) * degree + 1 : 1; }
+    /// The cells this rank computes on, [owned_begin, owned_end) in direction d: the owned box of a
+    /// part, every cell of a whole level.
+    index_t owned_begin(int d) const { return part ? cell_begin[std::size_t(d)] : 0; }
+    index_t owned_end(int d) const { return part ? cell_end[std::size_t(d)] : cells[std::size_t(d)]; }
     /// The whole level this is a part of (itself for a whole level; all cells owned).
     CartesianLevel whole() const;
     /// The numbering of its nodes in the whole level.

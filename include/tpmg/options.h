@@ -48,8 +48,9 @@ namespace tpmg
   };
   /// How GMRES orthogonalizes a new Krylov vector against its basis: `modified` Gram-Schmidt,
   /// each projection fused with the next inner product (one reduction over the ranks per basis
-  /// vector), or `classical` Gram-Schmidt applied twice, every projection of a pass batched (two
-  /// reductions per iteration, whatever the basis size: for runs on many ranks).
+  /// vector), or `classical` Gram-Schmidt applied twice, the inner products of each pass batched
+  /// and the norm taken with the second projection (three reductions per iteration, whatever the
+  /// basis size: for runs on many ranks).
   enum class Orthogonalization
   {
     modified,

@@ -25,7 +25,8 @@ namespace tpmg
   /// The fine-level solution of a run on the ranks of `layout` (every rank calls it): one .vtu
   /// file where the level is whole; on a distributed level each rank writes its owned cells to
   /// BASE_RANK.vtu and rank 0 writes BASE.pvtu, which ParaView opens as one mesh (BASE: the
-  /// filename without .vtu or .pvtu). Returns the file to open.
+  /// filename without .vtu or .pvtu). Returns the file to open; a file that some rank cannot
+  /// write throws CollectiveError on every rank.
   std::string write_vtu(const std::string &filename, const BoxLayout &layout, const Vector<double> &values,
                         const DeformationSettings &deformation = {}, index_t max_nodes = max_vtu_nodes);
 } // namespace tpmg

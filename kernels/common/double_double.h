@@ -4,7 +4,9 @@
 // exact sum within about n 2^-106 of a rounding boundary). So a dot product does not depend on
 // how the vector is split over threads, blocks or MPI ranks, and a distributed run reproduces the
 // one-rank run bit for bit where the kernels are deterministic (the CPU runner on one thread).
-// Only additions: contraction into FMAs cannot change the error-free transformations.
+// On the GPU, nvcc may fuse a term's product into the first addition (an FMA adds the exact
+// product): the sum is then of slightly different terms, the same on every rank and thread, and
+// no less accurate.
 #pragma once
 
 #include <tpmg/config.h>

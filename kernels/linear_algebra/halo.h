@@ -21,7 +21,7 @@ namespace tpmg
       index_t nodes[3]{1, 1, 1};
       index_t begin[max_boxes][3];
       index_t extent[max_boxes][3];
-      index_t first[max_boxes + 1]; ///< first[count] = values in all boxes
+      index_t first[max_boxes + 1]; ///< first[0] = 0, first[count] = values in all boxes
 
       /// The array index of buffer value i.
       TPMG_HD index_t node(index_t i) const

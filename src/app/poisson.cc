@@ -1,6 +1,7 @@
 #include <tpmg/communicator.h>
 #include <tpmg/device.h>
 #include <tpmg/dispatch.h>
+#include <tpmg/parameters.h>
 #include <tpmg/poisson.h>
 
 namespace tpmg
@@ -38,7 +39,22 @@ namespace tpmg
 
   RunResult run_poisson(const SolverParameters &p, std::ostream &log, const Communicator &comm)
   {
-    const Backend b = select_backend(p);
+    // every rank must find a usable backend, and the same one
+    Backend     b = Backend::cpu;
+    std::string why;
+    try
+      {
+        b = select_backend(p);
+      }
+    catch (const ParameterError &e)
+      {
+        why = e.what();
+      }
+    if (const std::string error = comm.first_error(why); !error.empty())
+      throw ParameterError(error);
+    if (comm.any(b == Backend::cuda) && comm.any(b == Backend::cpu))
+      throw ParameterError(p.source + ": Backend/Device = auto found GPUs on some ranks' hosts only; set cpu or "
+                                      "cuda");
     return dispatch_dim(p.dim, [&](auto D) {
       constexpr int dim = decltype(D)::value;
       return dispatch_degree<max_solver_degree(dim)>(p.degree, [&](auto K) {

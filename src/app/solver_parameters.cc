@@ -169,7 +169,7 @@ namespace tpmg
                       "GMRES preconditioning: right (flexible, true residual) or left (preconditioned residual)");
     prm.declare_entry("Orthogonalization", to_string(d.orthogonalization), choice<Orthogonalization>(),
                       "GMRES Gram-Schmidt: modified (one reduction over the MPI ranks per basis vector, the faster "
-                      "on one GPU) or classical applied twice (two reductions per iteration: for many ranks)");
+                      "on one GPU) or classical applied twice (three reductions per iteration: for many ranks)");
     prm.leave_subsection();
     prm.enter_subsection("Multigrid");
     prm.declare_entry("Precision", to_string(d.precision), choice<Precision>(),

@@ -3,10 +3,36 @@
 #include <tpmg/vtu.h>
 
 #include <fstream>
+#include <functional>
 #include <stdexcept>
 
 namespace tpmg
 {
+  namespace
+  {
+    /// The .pvtu index of the pieces piece_name(0 .. ranks-1) of a distributed solution.
+    void write_pvtu(const std::string &index, int ranks, const std::function<std::string(int)> &piece_name)
+    {
+      std::ofstream out(index);
+      if (!out)
+        throw std::runtime_error("cannot write VTU file '" + index + "'");
+      out << "<?xml version=\"1.0\"?>\n<VTKFile type=\"PUnstructuredGrid\" version=\"0.1\" "
+             "byte_order=\"LittleEndian\">\n<PUnstructuredGrid GhostLevel=\"0\">\n"
+          << "<PPoints><PDataArray type=\"Float64\" NumberOfComponents=\"3\"/></PPoints>\n"
+          << "<PPointData Scalars=\"solution\"><PDataArray type=\"Float64\" Name=\"solution\"/></PPointData>\n";
+      for (int r = 0; r < ranks; ++r)
+        {
+          std::string name = piece_name(r);
+          if (const auto slash = name.find_last_of('/'); slash != std::string::npos)
+            name = name.substr(slash + 1); // relative to the .pvtu file
+          out << "<Piece Source=\"" << name << "\"/>\n";
+        }
+      out << "</PUnstructuredGrid>\n</VTKFile>\n";
+      if (!out)
+        throw std::runtime_error("error while writing VTU file '" + index + "'");
+    }
+  } // namespace
+
   void write_vtu(const std::string &filename, const CartesianLevel &lev, const std::vector<double> &values,
                  const DeformationSettings &deformation, index_t max_nodes)
   {
@@ -140,28 +166,23 @@ namespace tpmg
           break;
         }
     auto piece_name = [&](int rank) { return base + "_" + std::to_string(rank) + ".vtu"; };
-    write_vtu(piece_name(layout.comm().rank()), piece, v, deformation, max_nodes);
+    // a rank that cannot write its piece fails the output of every rank (they agree on it, so
+    // that every rank ends alike)
     const std::string index = base + ".pvtu";
-    if (layout.comm().rank() == 0)
+    std::string       why;
+    try
       {
-        std::ofstream out(index);
-        if (!out)
-          throw std::runtime_error("cannot write VTU file '" + index + "'");
-        out << "<?xml version=\"1.0\"?>\n<VTKFile type=\"PUnstructuredGrid\" version=\"0.1\" "
-               "byte_order=\"LittleEndian\">\n<PUnstructuredGrid GhostLevel=\"0\">\n"
-            << "<PPoints><PDataArray type=\"Float64\" NumberOfComponents=\"3\"/></PPoints>\n"
-            << "<PPointData Scalars=\"solution\"><PDataArray type=\"Float64\" Name=\"solution\"/></PPointData>\n";
-        for (int r = 0; r < layout.comm().size(); ++r)
-          {
-            std::string name = piece_name(r);
-            if (const auto slash = name.find_last_of('/'); slash != std::string::npos)
-              name = name.substr(slash + 1); // relative to the .pvtu file
-            out << "<Piece Source=\"" << name << "\"/>\n";
-          }
-        out << "</PUnstructuredGrid>\n</VTKFile>\n";
-        if (!out)
-          throw std::runtime_error("error while writing VTU file '" + index + "'");
+        write_vtu(piece_name(layout.comm().rank()), piece, v, deformation, max_nodes);
+        if (layout.comm().rank() == 0)
+          write_pvtu(index, layout.comm().size(), piece_name);
       }
+    catch (const std::exception &e)
+      {
+        why = "rank " + std::to_string(layout.comm().rank()) + ": " + e.what();
+      }
+    if (const std::string error = layout.comm().first_error(why); !error.empty())
+      throw CollectiveError(error);
     return index;
   }
+
 } // namespace tpmg

@@ -115,9 +115,10 @@ namespace tpmg
   {
     struct Space
     {
-      void       *p     = nullptr;
-      std::size_t bytes = 0;
-      Backend     space = Backend::cpu;
+      void       *p      = nullptr;
+      std::size_t bytes  = 0;
+      Backend     space  = Backend::cpu;
+      bool        pinned = false; ///< page-locked host memory (staging of a GPU's exchanges)
     };
     Space space[4]; // device send, device receive, host send, host receive
     ~Buffers()
@@ -131,8 +132,10 @@ namespace tpmg
         return;
       if (s.space == Backend::cuda)
         device_free(s.p);
-      else
+      else if (s.pinned)
         host_pinned_free(s.p);
+      else
+        std::free(s.p);
       s.p = nullptr;
     }
   };
@@ -270,13 +273,21 @@ namespace tpmg
 
   void *BoxLayout::buffer(int which, std::size_t bytes, Backend space) const
   {
-    Buffers::Space &s = buffers_->space[which];
-    if (bytes > s.bytes || (s.p && s.space != space))
+    // host memory is page-locked only for a GPU's staging (the CPU backend must not need CUDA)
+    const bool      pinned = space == Backend::cpu && backend_ == Backend::cuda;
+    Buffers::Space &s      = buffers_->space[which];
+    if (bytes > s.bytes || (s.p && (s.space != space || s.pinned != pinned)))
       {
         Buffers::release(s);
-        s.bytes = std::max<std::size_t>(bytes, 4096);
-        s.space = space;
-        s.p     = space == Backend::cuda ? device_allocate(s.bytes) : host_pinned_allocate(s.bytes);
+        s.bytes  = std::max<std::size_t>(bytes, 4096);
+        s.space  = space;
+        s.pinned = pinned;
+        if (space == Backend::cuda)
+          s.p = device_allocate(s.bytes);
+        else if (pinned)
+          s.p = host_pinned_allocate(s.bytes);
+        else if (!(s.p = std::malloc(s.bytes)))
+          throw std::bad_alloc();
       }
     return s.p;
   }
@@ -289,41 +300,48 @@ namespace tpmg
     // the kernels queued before are not the exchange's time (the packing waits for them anyway)
     synchronize(backend_);
     const auto start = std::chrono::steady_clock::now();
-    // the boxes of one launch (at most max_boxes; gather and scatter take several launches)
-    auto lists = [](const std::vector<Halo> &halos, const std::array<index_t, 3> &n) {
-      std::vector<halo_kernels::BoxList> out;
-      index_t                            first = 0;
-      for (std::size_t i = 0; i < halos.size(); ++i)
+    // the boxes of one launch, at most max_boxes (gather and scatter take several launches); each
+    // list's offsets count from its own first value, which lies at `base` in the buffer
+    struct Launch
+    {
+      halo_kernels::BoxList boxes;
+      index_t               base = 0;
+    };
+    auto lists = [](const std::vector<Halo> &halos, const std::array<index_t, 3> &n, index_t &total) {
+      std::vector<Launch> out;
+      total = 0;
+      for (const Halo &h : halos)
         {
-          if (out.empty() || out.back().count == halo_kernels::max_boxes)
+          if (out.empty() || out.back().boxes.count == halo_kernels::max_boxes)
             {
               out.emplace_back();
               for (std::size_t d = 0; d < 3; ++d)
-                out.back().nodes[d] = n[d];
-              out.back().first[0] = first;
+                out.back().boxes.nodes[d] = n[d];
+              out.back().boxes.first[0] = 0;
+              out.back().base           = total;
             }
-          halo_kernels::BoxList &b = out.back();
+          halo_kernels::BoxList &b = out.back().boxes;
           for (std::size_t d = 0; d < 3; ++d)
             {
-              b.begin[b.count][d]  = halos[i].box.begin[d];
-              b.extent[b.count][d] = halos[i].box.extent[d];
+              b.begin[b.count][d]  = h.box.begin[d];
+              b.extent[b.count][d] = h.box.extent[d];
             }
-          first += halos[i].box.size();
-          b.first[++b.count] = first;
+          total += h.box.size();
+          b.first[b.count + 1] = b.first[b.count] + h.box.size();
+          ++b.count;
         }
       return out;
     };
-    const std::vector<halo_kernels::BoxList> out_lists = lists(sends, nodes), in_lists = lists(receives, w_nodes);
-    const index_t     n_out     = out_lists.empty() ? 0 : out_lists.back().first[out_lists.back().count];
-    const index_t     n_in      = in_lists.empty() ? 0 : in_lists.back().first[in_lists.back().count];
+    index_t                   n_out = 0, n_in = 0;
+    const std::vector<Launch> out_lists = lists(sends, nodes, n_out), in_lists = lists(receives, w_nodes, n_in);
     const std::size_t out_bytes = std::size_t(n_out) * sizeof(Number), in_bytes = std::size_t(n_in) * sizeof(Number);
 
     // pack on the backend; through pinned host memory unless MPI takes device pointers
     const bool staged  = backend_ == Backend::cuda && !Communicator::device_aware_mpi();
     auto      *packed  = static_cast<Number *>(buffer(0, out_bytes, backend_));
     auto      *arrived = static_cast<Number *>(buffer(1, in_bytes, backend_));
-    for (const halo_kernels::BoxList &b : out_lists)
-      forall(backend_, b.first[b.count] - b.first[0], halo_kernels::Pack<Number>{b, v, packed + b.first[0]});
+    for (const Launch &l : out_lists)
+      forall(backend_, l.boxes.first[l.boxes.count], halo_kernels::Pack<Number>{l.boxes, v, packed + l.base});
     Number *send_data = packed, *receive_data = arrived;
     if (staged)
       {
@@ -351,8 +369,8 @@ namespace tpmg
     comm_.exchange(out, in, tag);
     if (staged)
       copy_bytes(arrived, backend_, receive_data, Backend::cpu, in_bytes);
-    for (const halo_kernels::BoxList &b : in_lists)
-      forall(backend_, b.first[b.count] - b.first[0], halo_kernels::Unpack<Number>{b, arrived + b.first[0], w, add});
+    for (const Launch &l : in_lists)
+      forall(backend_, l.boxes.first[l.boxes.count], halo_kernels::Unpack<Number>{l.boxes, arrived + l.base, w, add});
     exchange_seconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     ++exchanges_;
   }

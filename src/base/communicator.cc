@@ -140,6 +140,27 @@ namespace tpmg
       MPI_Barrier(handle_->comm);
   }
 
+  std::string Communicator::broadcast(const std::string &text, int root) const
+  {
+    if (size_ == 1)
+      return text;
+    long long n = rank_ == root ? (long long)text.size() : 0;
+    MPI_Bcast(&n, 1, MPI_LONG_LONG, root, handle_->comm);
+    std::string out = rank_ == root ? text : std::string(std::size_t(n), ' ');
+    if (n > 0)
+      MPI_Bcast(out.data(), message_count(std::size_t(n)), MPI_CHAR, root, handle_->comm);
+    return out;
+  }
+
+  std::string Communicator::first_error(const std::string &mine) const
+  {
+    if (size_ == 1)
+      return mine;
+    int in = mine.empty() ? size_ : rank_, first = size_;
+    MPI_Allreduce(&in, &first, 1, MPI_INT, MPI_MIN, handle_->comm);
+    return first == size_ ? std::string() : broadcast(mine, first);
+  }
+
   void Communicator::send_receive(const double *send, int dest, double *receive, int source, index_t n, int tag) const
   {
     if (size_ == 1)
@@ -160,6 +181,10 @@ namespace tpmg
   {
     if (size_ == 1)
       return exchange_with_self(sends, receives);
+    for (const Message &m : sends) // every size checked before anything is posted
+      message_count(m.bytes);
+    for (const Message &m : receives)
+      message_count(m.bytes);
     std::vector<MPI_Request> requests;
     requests.reserve(sends.size() + receives.size());
     for (const Message &m : receives)
@@ -241,11 +266,13 @@ namespace tpmg
   {
     std::copy(send, send + n, receive);
   }
-  double  Communicator::max(double value) const { return value; }
-  index_t Communicator::max(index_t value) const { return value; }
-  bool    Communicator::any(bool flag) const { return flag; }
-  void    Communicator::barrier() const {}
-  void    Communicator::send_receive(const double *send, int dest, double *receive, int source, index_t n, int) const
+  double      Communicator::max(double value) const { return value; }
+  index_t     Communicator::max(index_t value) const { return value; }
+  bool        Communicator::any(bool flag) const { return flag; }
+  void        Communicator::barrier() const {}
+  std::string Communicator::broadcast(const std::string &text, int) const { return text; }
+  std::string Communicator::first_error(const std::string &mine) const { return mine; }
+  void Communicator::send_receive(const double *send, int dest, double *receive, int source, index_t n, int) const
   {
     if (dest > 0 || source > 0)
       throw std::invalid_argument("Communicator::send_receive: rank " + std::to_string(std::max(dest, source)) +

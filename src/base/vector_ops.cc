@@ -45,7 +45,8 @@ namespace tpmg
     /// the result does not depend on how the level is split.
     void combine_over_ranks(const BoxLayout *layout, std::vector<DoubleDouble> &sums)
     {
-      if (!layout || layout->comm().size() == 1 || sums.empty())
+      // (a level that is not split lives on one rank: its sums are that rank's alone)
+      if (!layout || !layout->distributed() || sums.empty())
         return;
       const Communicator &comm = layout->comm();
       const std::size_t   m    = sums.size();

@@ -194,11 +194,11 @@ namespace tpmg
     const int                 nqz = dim == 3 ? nq : 1, nz = dim == 3 ? n : 1;
     double                    l2 = 0, h1 = 0;
     // per-thread partial sums through a reduction over the owned cells
-    const index_t z0 = dim == 3 ? lev.cell_begin[2] : 0, z1 = dim == 3 ? lev.cell_end[2] : 1;
+    const index_t z0 = dim == 3 ? lev.owned_begin(2) : 0, z1 = dim == 3 ? lev.owned_end(2) : 1;
 #pragma omp parallel for collapse(2) reduction(+ : l2, h1) schedule(static)
     for (index_t cz = z0; cz < z1; ++cz)
-      for (index_t cy = lev.cell_begin[1]; cy < lev.cell_end[1]; ++cy)
-        for (index_t cx = lev.cell_begin[0]; cx < lev.cell_end[0]; ++cx)
+      for (index_t cy = lev.owned_begin(1); cy < lev.owned_end(1); ++cy)
+        for (index_t cx = lev.owned_begin(0); cx < lev.owned_end(0); ++cx)
           {
             CellMap m;
             m.dim = dim;

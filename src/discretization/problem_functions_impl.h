@@ -93,8 +93,8 @@ namespace tpmg
       index_t owned = 1; // the owned cells: each cell of the whole level counted once
       for (int d = 0; d < 3; ++d)
         {
-          kern.box_begin[d] = d < dim ? level.cell_begin[d] : 0;
-          kern.box_cells[d] = d < dim ? level.cell_end[d] - level.cell_begin[d] : 1;
+          kern.box_begin[d] = d < dim ? level.owned_begin(d) : 0;
+          kern.box_cells[d] = d < dim ? level.owned_end(d) - level.owned_begin(d) : 1;
           owned *= kern.box_cells[d];
         }
       ErrorNorms e;

@@ -30,8 +30,8 @@ namespace tpmg
       for (int d = 0; d < 3; ++d)
         {
           const bool active  = d < dim;
-          kern.box_begin[d]  = active ? level.cell_begin[d] : 0;
-          kern.box_cells[d]  = active ? level.cell_end[d] - level.cell_begin[d] : 1;
+          kern.box_begin[d]  = active ? level.owned_begin(d) : 0;
+          kern.box_cells[d]  = active ? level.owned_end(d) - level.owned_begin(d) : 1;
           kern.nodes[d]      = level.nodes(d);
           kern.inv_h[d]      = active ? 1.0 / level.h[d] : 0.0;
           kern.cell_shift[d] = active ? level.global_offset(d) : 0;

@@ -225,6 +225,9 @@ namespace tpmg
         levels_.push_back(std::move(L));
       }
 
+    if (lev(coarsest_).layout->distributed())
+      throw std::invalid_argument("Multigrid: the coarsest level (" + std::to_string(coarsest_) +
+                                  ") is split over the ranks; make the HierarchyLayout with coarsest_level(levels)");
     // Coarse solver (on the rank that stores the coarsest level): one vertex-patch step is exact
     // when a single patch covers the level.
     const CartesianLevel &c = levels[coarsest_];

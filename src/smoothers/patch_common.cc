@@ -18,9 +18,9 @@ namespace tpmg
             // the centre vertices of the patches: those of the owned cells' closed box that are
             // interior vertices of the whole level and of this level (a patch needs its 2 cells)
             const index_t off   = level.global_offset(d);
-            const index_t first = std::max<index_t>({level.cell_begin[d], 1 - off, 1});
+            const index_t first = std::max<index_t>({level.owned_begin(d), 1 - off, 1});
             const index_t last =
-              std::min<index_t>({level.cell_end[d], level.global_cells(d) - 1 - off, level.cells[d] - 1});
+              std::min<index_t>({level.owned_end(d), level.global_cells(d) - 1 - off, level.cells[d] - 1});
             // parity of the whole level's vertex index
             const index_t parity = (color >> d) & 1;
             g.first_vertex[d]    = first + (((first + off) ^ parity) & 1);
