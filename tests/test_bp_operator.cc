@@ -86,6 +86,16 @@ TEST_P(BPTest, EqualsReferenceAssemblyOnDeformedMeshes)
                 << "on the fly: BP" << int(c.bp) << " " << dd << "D k=" << kk << " deformation " << int(d.type);
               EXPECT_LT(rel_diff(apply_bp<dd, kk, float>(lev, c.bp, d, x, true, 1, GeometryMode::on_the_fly), ref),
                         5e-6);
+              // the Laplacians' diagonal, matrix-free, against the assembled one
+              if (c.bp != BakeOff::bp1)
+                {
+                  BPOperator<dd, kk, double> op(lev, Backend::cpu, c.bp, d);
+                  Vector<double>             diag;
+                  ASSERT_TRUE(op.diagonal(diag));
+                  const Eigen::VectorXd ref_diag = A.diagonal();
+                  EXPECT_LT(rel_diff(diag.to_host(), to_std(ref_diag)), 1e-12)
+                    << "diagonal: BP" << int(c.bp) << " " << dd << "D k=" << kk << " deformation " << int(d.type);
+                }
               // the mass with |J| interpolated from its node values (exact on a multilinear cell)
               if (c.bp == BakeOff::bp1)
                 {

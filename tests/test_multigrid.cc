@@ -248,6 +248,33 @@ TEST(Multigrid, DeformedMeshesWithBP3AndBP5ConvergeAtRateKPlus1)
       }
 }
 
+TEST(Multigrid, ChebyshevSmootherWithTheBPDiagonal)
+{
+  // on an undeformed mesh bp3 is the cartesian operator, and its matrix-free diagonal the 1D one:
+  // the same solve
+  SolverParameters p = base(2, 3, 4);
+  p.smoother         = SmootherType::chebyshev_jacobi;
+  const RunResult c  = solve(p);
+  p.level_operator   = LevelOperatorType::bp3;
+  const RunResult b3 = solve(p);
+  ASSERT_TRUE(c.converged && b3.converged) << c.failure << b3.failure;
+  EXPECT_EQ(b3.iterations, c.iterations);
+  EXPECT_NEAR(*b3.l2_error / *c.l2_error, 1.0, 1e-8);
+  // on sine-deformed meshes, with the deformed operators' own diagonals
+  for (LevelOperatorType op : {LevelOperatorType::bp3, LevelOperatorType::bp5})
+    for (int dim : {2, 3})
+      {
+        SolverParameters q      = base(dim, 2, dim == 2 ? 5 : 3);
+        q.smoother              = SmootherType::chebyshev_jacobi;
+        q.level_operator        = op;
+        q.deformation.type      = Deformation::sine;
+        q.deformation.amplitude = 0.1;
+        const RunResult r       = solve(q);
+        ASSERT_TRUE(r.converged) << to_string(op) << " " << dim << "D: " << r.failure;
+        EXPECT_LE(r.iterations, 25) << to_string(op) << " " << dim << "D";
+      }
+}
+
 TEST(Multigrid, KershawMeshConverges)
 {
   SolverParameters p = base(3, 2, 1);

@@ -61,6 +61,11 @@ namespace tpmg
     /// Quadrature points per direction (k+2 for BP1/BP3, k+1 for BP5).
     int quadrature_points() const { return bp_ == BakeOff::bp5 ? degree + 1 : degree + 2; }
 
+    /// BP3/BP5 (constrained): the diagonal, matrix-free with the operator's quadrature and the
+    /// level's cell maps (kernels/operators/bp_diagonal.h); false for BP1 and the unconstrained
+    /// operator.
+    bool diagonal(Vector<Number> &d) const override;
+
   private:
     void apply(Number *dst, const Number *src) const;
 
@@ -69,6 +74,7 @@ namespace tpmg
     BakeOff             bp_;
     bool                constrained_;
     GeometryMode        mode_;
+    DeformationSettings deformation_;
     Vector<Number>      geometry_;
     Vector<double>      vertices_;
     std::vector<double> B_, D_; ///< 1D interpolation and collocation derivative, row-major

@@ -38,7 +38,16 @@ namespace tpmg
       r.set_layout(layout_);
       layout_->update_ghosts(r, GhostLayers::all);
     }
-    index_t                                 size() const override { return op_->size(); }
+    index_t size() const override { return op_->size(); }
+    /// The part's diagonal, exchanged in all ghost layers.
+    bool diagonal(Vector<Number> &d) const override
+    {
+      if (!op_->diagonal(d))
+        return false;
+      d.set_layout(layout_);
+      layout_->update_ghosts(d, GhostLayers::all);
+      return true;
+    }
     const std::shared_ptr<const BoxLayout> &layout() const override { return layout_; }
     /// The operator on the stored part alone (no exchange).
     const LinearOperator<Number> &local() const { return *op_; }

@@ -26,7 +26,9 @@ namespace tpmg
     /// call")
     void residual(Vector<Number> &r, const Vector<Number> &b, const Vector<Number> &x) const override;
 
-    index_t               size() const override { return level_.n_dofs(); }
+    index_t size() const override { return level_.n_dofs(); }
+    /// The diagonal from the 1D diagonals (chebyshev_smoother.h, laplace_diagonal).
+    bool                  diagonal(Vector<Number> &d) const override;
     const CartesianLevel &level() const { return level_; }
     Backend               backend() const { return backend_; }
 

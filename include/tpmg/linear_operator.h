@@ -23,6 +23,14 @@ namespace tpmg
       static const std::shared_ptr<const BoxLayout> none;
       return none;
     }
+    /// The operator's diagonal (1 on the identity rows of the boundary) into d, resized as needed,
+    /// where the operator knows it without assembly; false otherwise (d untouched). For the
+    /// Jacobi part of the Chebyshev smoother.
+    virtual bool diagonal(Vector<Number> &d) const
+    {
+      (void)d;
+      return false;
+    }
     /// r = b - A x (r is resized as needed); operators that can fold the subtraction into
     /// their kernel override it (saves the vector pass over A x, b and r)
     virtual void residual(Vector<Number> &r, const Vector<Number> &b, const Vector<Number> &x) const

@@ -187,4 +187,25 @@ namespace tpmg
         }
     }
   };
+
+  /// value at the boundary nodes of a level (nodes[d] per direction), the rest unchanged (the
+  /// identity rows of an operator's diagonal).
+  template <typename Number>
+  struct SetBoundaryNodes
+  {
+    index_t      nodes[3];
+    int          dim;
+    Number       value;
+    Number      *v;
+    TPMG_HD void operator()(index_t i) const
+    {
+      const index_t c[3] = {i % nodes[0], (i / nodes[0]) % nodes[1], i / (nodes[0] * nodes[1])};
+      for (int d = 0; d < dim; ++d)
+        if (c[d] == 0 || c[d] == nodes[d] - 1)
+          {
+            v[i] = value;
+            return;
+          }
+    }
+  };
 } // namespace tpmg

@@ -322,9 +322,6 @@ namespace tpmg
                                            "] in " + std::to_string(p.dim) + "D to stay invertible");
     if (p.deformation.type == Deformation::kershaw && p.deformation.amplitude <= 0.0)
       fail("Mesh/Deformation amplitude", "the Kershaw deformation needs epsilon in (0, 1]");
-    if (p.deformation.type != Deformation::none && p.smoother == SmootherType::chebyshev_jacobi)
-      fail("Multigrid/Smoother", "the Chebyshev-Jacobi smoother uses the Cartesian diagonal; use vertex_patch on "
-                                 "deformed meshes");
     if (p.solver == SolverType::cg && !p.symmetric_vcycle() && p.smoother == SmootherType::vertex_patch)
       fail("Multigrid/Post-smoothing order",
            "cg needs a symmetric V-cycle: Post-smoothing order must be reverse or auto");

@@ -89,27 +89,23 @@ namespace tpmg
       GhostLayers                         layers_;
     };
 
+    /// Chebyshev with the level operator's own diagonal (the Cartesian one from 1D diagonals, the
+    /// bake-off operators' matrix-free on any mesh).
     template <typename Number>
     class ChebyshevAdapter final : public Smoother<Number>
     {
     public:
-      ChebyshevAdapter(const CartesianLevel &level, Backend b, const ChebyshevSettings &s,
-                       const LinearOperator<Number> *op, bool lumped)
-        : smoother_(*op, diagonal(level, b, lumped, op->layout()), s, b)
+      ChebyshevAdapter(Backend b, const ChebyshevSettings &s, const LinearOperator<Number> *op)
+        : smoother_(*op, diagonal(*op), s, b)
       {}
       void smooth(Vector<Number> &x, const Vector<Number> &b, bool, bool) const override { smoother_.smooth(x, b); }
 
     private:
-      static Vector<Number> diagonal(const CartesianLevel &level, Backend b, bool lumped,
-                                     const std::shared_ptr<const BoxLayout> &layout)
+      static Vector<Number> diagonal(const LinearOperator<Number> &op)
       {
         Vector<Number> d;
-        laplace_diagonal(level, b, lumped, d);
-        if (layout)
-          {
-            d.set_layout(layout);
-            layout->update_ghosts(d);
-          }
+        if (!op.diagonal(d))
+          throw std::invalid_argument("the Chebyshev-Jacobi smoother needs the level operator's diagonal");
         return d;
       }
       ChebyshevSmoother<Number> smoother_;
@@ -193,13 +189,8 @@ namespace tpmg
                   throw std::invalid_argument("the vertex-patch smoother supports degrees up to 8 in 3D");
               }
             else if (l > coarsest_)
-              {
-                if (settings.deformation.type != Deformation::none)
-                  throw std::invalid_argument("the Chebyshev-Jacobi smoother needs the Cartesian operator diagonal; "
-                                              "use the vertex-patch smoother on deformed meshes");
-                L->smoother = std::make_unique<internal::ChebyshevAdapter<Number>>(L->mesh, backend, settings.chebyshev,
-                                                                                   L->op.get(), lumped);
-              }
+              L->smoother =
+                std::make_unique<internal::ChebyshevAdapter<Number>>(backend, settings.chebyshev, L->op.get());
             internal::reinit_level_vector(L->r, L->layout, backend);
             if (l < finest_)
               {

@@ -3,6 +3,7 @@
 
 #include <tpmg/bp_operator.h>
 #include <tpmg/fe_1d.h>
+#include <tpmg/vector_ops.h>
 
 #include <kernels/operators/bp_operator.h>
 #include <kernels/operators/laplace_cartesian.h>
@@ -30,7 +31,7 @@ namespace tpmg
   template <int dim, int k, typename Number>
   BPOperator<dim, k, Number>::BPOperator(const CartesianLevel &level, Backend backend, BakeOff bp,
                                          const DeformationSettings &deformation, bool constrained, GeometryMode mode)
-    : level_(level), backend_(backend), bp_(bp), constrained_(constrained), mode_(mode)
+    : level_(level), backend_(backend), bp_(bp), constrained_(constrained), mode_(mode), deformation_(deformation)
   {
     if (level.dim != dim || level.degree != k)
       throw std::invalid_argument("BPOperator: level does not match dim/degree");
@@ -166,6 +167,36 @@ namespace tpmg
         CopyBoundaryLines<Number> copy{src, dst, {level_.nodes(0), level_.nodes(1), level_.nodes(2)}, dim};
         forall(backend_, level_.nodes(1) * level_.nodes(2), copy);
       }
+  }
+
+  namespace internal
+  {
+    /// The BP3 (Gauss, k+2 points) or BP5 (Gauss–Lobatto, k+1) Laplacian's diagonal in double.
+    template <int dim, int k, int nq>
+    void bp_laplace_diagonal(const CartesianLevel &level, const Vector<double> &vertices, bool lobatto,
+                             Vector<double> &diag);
+  } // namespace internal
+
+  template <int dim, int k, typename Number>
+  bool BPOperator<dim, k, Number>::diagonal(Vector<Number> &d) const
+  {
+    if (bp_ == BakeOff::bp1 || !constrained_)
+      return false;
+    Vector<double> vertices;
+    if (deformation_.type != Deformation::none)
+      {
+        const std::vector<double> v = deformed_vertices(level_, deformation_);
+        vertices.reinit(index_t(v.size()), backend_, false);
+        vertices.from_host(v);
+      }
+    Vector<double> diag(level_.n_dofs(), backend_);
+    if (bp_ == BakeOff::bp5)
+      internal::bp_laplace_diagonal<dim, k, k + 1>(level_, vertices, true, diag);
+    else
+      internal::bp_laplace_diagonal<dim, k, k + 2>(level_, vertices, false, diag);
+    d.reinit(level_.n_dofs(), backend_, false);
+    convert(diag, d);
+    return true;
   }
 
   template <int dim, int k, typename Number>

@@ -1,6 +1,7 @@
 // Definitions of CartesianLaplaceOperator; instantiated by laplace_operator_<dim>d_<number>.cc.
 #pragma once
 
+#include <tpmg/chebyshev_smoother.h>
 #include <tpmg/laplace_operator.h>
 
 #include <kernels/operators/laplace_cartesian.h>
@@ -54,6 +55,13 @@ namespace tpmg
       }
     dst.reinit(size(), backend_);
     apply_cells(dst.data(), src.data(), Number(1), nullptr);
+  }
+
+  template <int dim, int degree, typename Number>
+  bool CartesianLaplaceOperator<dim, degree, Number>::diagonal(Vector<Number> &d) const
+  {
+    laplace_diagonal(level_, backend_, false, d);
+    return true;
   }
 
   template <int dim, int degree, typename Number>

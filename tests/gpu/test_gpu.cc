@@ -469,6 +469,14 @@ TEST(Gpu, BPOperatorsEqualCpu)
                     (mode == GeometryMode::stored       ? " stored"
                      : mode == GeometryMode::on_the_fly ? " on the fly"
                                                         : " polynomial"));
+                if (bp != BakeOff::bp1 && mode == GeometryMode::stored)
+                  compare_backends<double>(
+                    lev, {std::vector<double>(lev.n_dofs())},
+                    [&](Backend b, std::vector<Vector<double>> &v) {
+                      BPOperator<dd, kk, double> op(lev, b, bp, def, true, mode);
+                      ASSERT_TRUE(op.diagonal(v[0]));
+                    },
+                    "diagonal BP" + std::to_string(int(bp)) + " " + std::to_string(dd) + "D k=" + std::to_string(kk));
                 compare_backends<float>(
                   lev, {std::vector<float>(lev.n_dofs()), random_interior<float>(lev, 12)},
                   [&](Backend b, std::vector<Vector<float>> &v) {

@@ -1,0 +1,120 @@
+// The diagonal of the bake-off Laplacians BP3/BP5 on a (deformed) level, matrix-free:
+//   diag_i = Σ_K Σ_q w_q |J| (J⁻ᵀ ∇̂φ_i) · (J⁻ᵀ ∇̂φ_i) = Σ_K Σ_q Σ_{a,b} G_ab(q) ∂_a φ_i(q) ∂_b φ_i(q),
+// G = w |J| J⁻¹ J⁻ᵀ at the operator's quadrature points (Gauss k+2 for BP3, the k+1 Gauss–Lobatto
+// nodes for BP5), the cell map multilinear through the cell's vertices (the box's, or the deformed
+// ones). With tensor-product basis functions ∂_a φ_i(q) = Π_d Y_ad(q_d, i_d), Y_ad = D where d = a,
+// else B, so each (a, b) term is a sum-factorized contraction of G_ab with the 1D products
+// Y_ad Y_bd, streamed over the quadrature layers. One thread per cell, the cells colour by colour
+// (problem_kernels::LevelMesh), so that the additions need no atomics and do not depend on the
+// backend. Setup work (the Chebyshev–Jacobi smoother on deformed meshes).
+#pragma once
+
+#include <kernels/problem/function_kernels.h>
+
+namespace tpmg
+{
+  namespace operator_kernels
+  {
+    template <int dim, int k, int nq>
+    struct LaplaceDiagonalCells
+    {
+      static constexpr int n      = k + 1;
+      static constexpr int npairs = dim * (dim + 1) / 2;
+      using Rule                  = problem_kernels::CellRule<dim, n, nq>;
+      problem_kernels::LevelMesh mesh;
+      Rule                       rule;
+      int                        colour = 0;
+      double                    *diag   = nullptr; ///< interior rows only
+
+      /// The pair (a, b), a <= b, of index p.
+      static TPMG_HD void pair(int p, int &a, int &b)
+      {
+        a = 0;
+        b = p;
+        while (b >= dim - a)
+          {
+            b -= dim - a;
+            ++a;
+          }
+        b += a;
+      }
+      /// Y_ad Y_bd at (q, i) in direction d.
+      TPMG_HD double factor(int a, int b, int d, int q, int i) const
+      {
+        if (d >= dim)
+          return 1.0;
+        const double ya = a == d ? rule.D(q, i) : rule.B(q, i), yb = b == d ? rule.D(q, i) : rule.B(q, i);
+        return ya * yb;
+      }
+
+      TPMG_HD void operator()(index_t cell) const
+      {
+        index_t c[3];
+        mesh.colour_cell<dim>(colour, cell, c);
+        double v[1 << dim][3];
+        mesh.cell_vertices<dim>(c, v);
+        double acc[Rule::nz * n * n] = {};
+        TPMG_NO_UNROLL
+        for (int qz = 0; qz < Rule::nqz; ++qz)
+          {
+            double t2[npairs][n * n] = {}; // contracted over qx and qy, per pair
+            TPMG_NO_UNROLL
+            for (int qy = 0; qy < nq; ++qy)
+              {
+                double t1[npairs][n] = {}; // contracted over qx
+                TPMG_NO_UNROLL
+                for (int qx = 0; qx < nq; ++qx)
+                  {
+                    double xi[3], x[3], inv[3][3];
+                    rule.point(qx, qy, qz, xi);
+                    const double wdet =
+                      rule.weight(qx, qy, qz) * problem_kernels::cell_map<dim>(mesh, c, v, xi, x, inv);
+                    for (int p = 0; p < npairs; ++p)
+                      {
+                        int a, b;
+                        pair(p, a, b);
+                        double g = 0;
+                        for (int r = 0; r < dim; ++r)
+                          g += inv[a][r] * inv[b][r];
+                        g *= (a == b ? 1.0 : 2.0) * wdet; // G_ab and G_ba
+                        for (int ix = 0; ix < n; ++ix)
+                          t1[p][ix] += factor(a, b, 0, qx, ix) * g;
+                      }
+                  }
+                for (int p = 0; p < npairs; ++p)
+                  {
+                    int a, b;
+                    pair(p, a, b);
+                    for (int iy = 0; iy < n; ++iy)
+                      {
+                        const double f = factor(a, b, 1, qy, iy);
+                        for (int ix = 0; ix < n; ++ix)
+                          t2[p][iy * n + ix] += f * t1[p][ix];
+                      }
+                  }
+              }
+            for (int p = 0; p < npairs; ++p)
+              {
+                int a, b;
+                pair(p, a, b);
+                for (int iz = 0; iz < Rule::nz; ++iz)
+                  {
+                    const double f = factor(a, b, 2, qz, iz);
+                    for (int j = 0; j < n * n; ++j)
+                      acc[iz * n * n + j] += f * t2[p][j];
+                  }
+              }
+          }
+        for (int iz = 0; iz < Rule::nz; ++iz)
+          for (int iy = 0; iy < n; ++iy)
+            for (int ix = 0; ix < n; ++ix)
+              {
+                const index_t g = problem_kernels::interior_node(mesh, dim, c, k, ix, iy, iz);
+                if (g >= 0)
+                  diag[g] += acc[(iz * n + iy) * n + ix];
+              }
+      }
+    };
+
+  } // namespace operator_kernels
+} // namespace tpmg
