@@ -24,6 +24,7 @@ tpmg_instantiate(operators/bp_operator.inst.in DEGREES solver AXES ${dims} ${num
 tpmg_instantiate(operators/bp_diagonal.inst.in DEGREES solver AXES ${dims})
 tpmg_instantiate(multigrid/multigrid.inst.in DEGREES solver AXES ${dims} ${numbers})
 tpmg_instantiate(smoothers/patch_smoother.inst.in DEGREES solver AXES ${dims} ${numbers})
+tpmg_instantiate(smoothers/fitted_patch_solver.inst.in DEGREES solver AXES ${dims} ${numbers})
 tpmg_instantiate(discretization/problem_errors.inst.in DEGREES operator AXES ${dims})
 tpmg_instantiate(discretization/problem_functions.inst.in DEGREES solver AXES ${dims})
 tpmg_instantiate(app/poisson.inst.in DEGREES solver AXES ${dims} ${numbers})
@@ -34,6 +35,7 @@ tpmg_instantiate(operators/bp_kernels.inst.in DEVICE DEGREES solver AXES ${dims}
 tpmg_instantiate(operators/bp_diagonal_kernels.inst.in DEVICE DEGREES solver AXES ${dims})
 tpmg_instantiate(multigrid/transfer_kernels.inst.in DEVICE DEGREES solver AXES ${dims} ${numbers})
 tpmg_instantiate(smoothers/patch_basic_kernels.inst.in DEVICE DEGREES solver AXES ${dims} ${numbers})
+tpmg_instantiate(smoothers/fitted_patch_kernels.inst.in DEVICE DEGREES solver AXES ${dims} ${numbers})
 tpmg_instantiate(smoothers/patch_fiber_kernels.inst.in DEVICE DEGREES solver
                  AXES ${dims} ${numbers} OPTIMIZATION linear_indexing conflict_free boundary LUMPED false true)
 tpmg_instantiate(smoothers/patch_mma_kernels.inst.in DEVICE DEGREES solver MIN_DEGREE 2 AXES DIM 3 ${numbers})

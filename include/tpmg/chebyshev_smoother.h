@@ -46,6 +46,12 @@ namespace tpmg
     /// `op` must outlive the smoother.
     ChebyshevSmoother(const LinearOperator<Number> &op, Vector<Number> diag, const ChebyshevSettings &settings,
                       Backend backend);
+    /// The same with an inner preconditioner P in place of D⁻¹ (symmetric positive definite, zero
+    /// on the identity rows; the additive Schwarz of the fitted patch solves): x <- x + p(PA) P
+    /// (b - A x), λ_max of PA estimated by P-preconditioned CG. `preconditioner` must outlive the
+    /// smoother.
+    ChebyshevSmoother(const LinearOperator<Number> &op, const LinearOperator<Number> &preconditioner,
+                      const ChebyshevSettings &settings, Backend backend);
 
     /// One smoothing step (`degree` operator applications). x and b on the smoother's backend.
     void smooth(Vector<Number> &x, const Vector<Number> &b) const;
@@ -63,18 +69,23 @@ namespace tpmg
     const Vector<Number> &inverse_diagonal() const { return inverse_diagonal_; }
 
   private:
+    void check_settings() const;
+    void finish_setup();
     void estimate_max_eigenvalue();
+    /// z = P r (the inner preconditioner, D⁻¹ where there is none)
+    void precondition(Vector<Number> &z, const Vector<Number> &r) const;
     /// A vector of the operator's level (with its layout where it has one).
     void make_vector(Vector<Number> &v) const;
     /// The whole level's numbering of the nodes (the start vectors must not depend on the ranks).
     NodeNumbering numbering() const;
 
     const LinearOperator<Number> *op_;
+    const LinearOperator<Number> *preconditioner_ = nullptr;
     ChebyshevSettings             settings_;
     Backend                       backend_;
     Vector<Number>                inverse_diagonal_;
     double                        lambda_max_ = 1.0, lower_ = 0.0, upper_ = 1.0;
     int                           cg_steps_ = 0;
-    mutable Vector<Number>        ax_, update_;
+    mutable Vector<Number>        ax_, update_, z_;
   };
 } // namespace tpmg

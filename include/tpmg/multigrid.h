@@ -30,10 +30,20 @@ namespace tpmg
     PatchSmootherSettings patch;
     ChebyshevSettings     chebyshev;
     LevelOperatorType     level_operator = LevelOperatorType::cartesian;
-    /// Mesh deformation (bp3/bp5 level operators only; the smoothers use the Cartesian
-    /// surrogate with the undeformed cell widths).
+    /// Mesh deformation (bp3/bp5 level operators only).
     DeformationSettings deformation;
-    GeometryMode        geometry = GeometryMode::stored; ///< of the bp3/bp5 level operators
+    /// The vertex-patch smoother's patch problems and, for fitted ones, how they smooth (the
+    /// Chebyshev polynomial from `chebyshev`).
+    PatchGeometry   patch_geometry   = PatchGeometry::automatic;
+    FittedSmoothing fitted_smoothing = FittedSmoothing::chebyshev_additive;
+    /// Whether the vertex-patch smoother solves fitted patch problems with these settings.
+    bool fitted_patches() const
+    {
+      return smoother == SmootherType::vertex_patch &&
+             (patch_geometry == PatchGeometry::fitted ||
+              (patch_geometry == PatchGeometry::automatic && deformation.type != Deformation::none));
+    }
+    GeometryMode geometry = GeometryMode::stored; ///< of the bp3/bp5 level operators
     /// Reverse color order in post-smoothing (symmetric V-cycle, for CG).
     bool symmetric = false;
     /// Largest coarse system (interior unknowns) the dense direct coarse solver accepts.

@@ -84,6 +84,24 @@ namespace tpmg
     vertex_patch,
     chebyshev_jacobi
   };
+  /// The patch problems the vertex-patch smoother solves: those of the Cartesian surrogate with
+  /// the undeformed cell widths (the fast fused kernels), or separable surrogates fitted to the
+  /// deformed cells, with residuals of the level operator itself (docs/method.md, "Fitted patch
+  /// solves"); `automatic`: fitted on deformed meshes, Cartesian otherwise.
+  enum class PatchGeometry
+  {
+    automatic,
+    cartesian,
+    fitted
+  };
+  /// How the fitted patch solves make a smoothing step: colour by colour with the level
+  /// operator's residual before each colour (multiplicative Schwarz), or the additive Schwarz
+  /// preconditioner (all patches on one residual) accelerated by a Chebyshev polynomial.
+  enum class FittedSmoothing
+  {
+    multiplicative,
+    chebyshev_additive
+  };
   /// How a vertex-patch smoothing step is split into kernels (docs/kernels.md, "Smoother kernel
   /// variants").
   enum class SmootherKernel
@@ -187,6 +205,10 @@ namespace tpmg
   TPMG_ENUM_NAMES(ColorOrder, 2, {ColorOrder::standard, "standard"}, {ColorOrder::odd_first, "odd_first"});
   TPMG_ENUM_NAMES(SmootherType, 2, {SmootherType::vertex_patch, "vertex_patch"},
                   {SmootherType::chebyshev_jacobi, "chebyshev_jacobi"});
+  TPMG_ENUM_NAMES(PatchGeometry, 3, {PatchGeometry::automatic, "auto"}, {PatchGeometry::cartesian, "cartesian"},
+                  {PatchGeometry::fitted, "fitted"});
+  TPMG_ENUM_NAMES(FittedSmoothing, 2, {FittedSmoothing::multiplicative, "multiplicative"},
+                  {FittedSmoothing::chebyshev_additive, "chebyshev_additive"});
   TPMG_ENUM_NAMES(SmootherKernel, 3, {SmootherKernel::global, "global"}, {SmootherKernel::separate, "separate"},
                   {SmootherKernel::fused, "fused"});
   TPMG_ENUM_NAMES(KernelOptimization, 6, {KernelOptimization::automatic, "automatic"},

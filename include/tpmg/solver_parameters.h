@@ -43,6 +43,9 @@ namespace tpmg
     Conventions           conventions      = Conventions::standard;
     PostSmoothingOrder    post_smoothing   = PostSmoothingOrder::automatic;
     int                   chebyshev_degree = 3;
+    double                chebyshev_range  = 15.0; ///< λ_max / the lower end of the interval
+    PatchGeometry         patch_geometry   = PatchGeometry::automatic;
+    FittedSmoothing       fitted_smoothing = FittedSmoothing::chebyshev_additive;
 
     /// The box and its coarse mesh.
     Domain domain() const

@@ -152,5 +152,23 @@ namespace tpmg
         x[i] += di;
       }
     };
+
+    /// The step with the preconditioned residual z = P (b - A x) given:
+    ///   d = factor1 d + factor2 z,   x += d.
+    template <typename Number>
+    struct ChebyshevUpdate
+    {
+      Number        factor1, factor2;
+      bool          first;
+      const Number *z;
+      Number       *d;
+      Number       *x;
+      TPMG_HD void  operator()(index_t i) const
+      {
+        const Number di = first ? factor2 * z[i] : factor1 * d[i] + factor2 * z[i];
+        d[i]            = di;
+        x[i] += di;
+      }
+    };
   } // namespace chebyshev_kernels
 } // namespace tpmg

@@ -84,15 +84,18 @@ namespace tpmg
       mg.smoother = p.smoother;
       mg.patch    = p.patch;
       // the authors' conventions start with the odd color
-      mg.patch.color_order    = p.conventions == Conventions::paper_code ? ColorOrder::odd_first : ColorOrder::standard;
-      mg.chebyshev.degree     = p.chebyshev_degree;
-      mg.level_operator       = p.level_operator;
-      mg.deformation          = p.deformation;
-      mg.geometry             = p.geometry;
-      const bool deformed     = p.deformation.type != Deformation::none;
-      mg.symmetric            = p.symmetric_vcycle();
-      const bool          fmg = p.solver == SolverType::fmg;
-      const RightHandSide rhs = p.conventions == Conventions::paper_code ? RightHandSide::ones_vector : p.rhs;
+      mg.patch.color_order = p.conventions == Conventions::paper_code ? ColorOrder::odd_first : ColorOrder::standard;
+      mg.chebyshev.degree  = p.chebyshev_degree;
+      mg.chebyshev.smoothing_range = p.chebyshev_range;
+      mg.level_operator            = p.level_operator;
+      mg.deformation               = p.deformation;
+      mg.geometry                  = p.geometry;
+      mg.patch_geometry            = p.patch_geometry;
+      mg.fitted_smoothing          = p.fitted_smoothing;
+      const bool deformed          = p.deformation.type != Deformation::none;
+      mg.symmetric                 = p.symmetric_vcycle();
+      const bool          fmg      = p.solver == SolverType::fmg;
+      const RightHandSide rhs      = p.conventions == Conventions::paper_code ? RightHandSide::ones_vector : p.rhs;
 
       {
         ProblemSummary &q = res.problem;
@@ -131,7 +134,17 @@ namespace tpmg
       res.precision         = to_string(p.precision);
       res.smoother          = to_string(p.smoother);
       res.smoother_kernel   = to_string(p.patch.kernel);
-      if (p.smoother == SmootherType::vertex_patch)
+      if (mg.fitted_patches())
+        {
+          res.smoother_kernel        = to_string(p.fitted_smoothing);
+          res.kernel_optimization    = "fitted patches";
+          res.smoother_configuration = std::string("fitted patch solves, ") + to_string(p.fitted_smoothing) +
+                                       (p.fitted_smoothing == FittedSmoothing::chebyshev_additive
+                                          ? ", Chebyshev degree " + std::to_string(p.chebyshev_degree) + ", range " +
+                                              std::to_string(p.chebyshev_range)
+                                          : std::string());
+        }
+      else if (p.smoother == SmootherType::vertex_patch)
         {
           const SmootherConfiguration c = resolve_smoother(
             p.patch, dim, k, std::is_same_v<Number, float> ? Precision::single : Precision::dual, backend);

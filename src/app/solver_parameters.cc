@@ -92,7 +92,9 @@ namespace tpmg
       const std::vector<CartesianLevel> levels = make_hierarchy(p.domain(), p.degree, std::min(p.refinement_level, 1));
       const CartesianLevel             &coarse = levels[coarsest_level(levels)];
       MultigridSettings                 mg;
-      mg.smoother = p.smoother;
+      mg.smoother       = p.smoother;
+      mg.deformation    = p.deformation;
+      mg.patch_geometry = p.patch_geometry;
       if (const std::string problem = coarse_level_problem(coarse, mg); !problem.empty())
         fail(cells_path, problem);
       if (p.deformation.type == Deformation::none)
@@ -202,6 +204,17 @@ namespace tpmg
       "paper_code: rhs = vector of ones restricted to coarser levels, colors odd-first (reproduces the tables)");
     prm.declare_entry("Chebyshev degree", std::to_string(d.chebyshev_degree), Pattern::integer(1, 30),
                       "Operator applications per Chebyshev smoothing step");
+    prm.declare_entry("Chebyshev smoothing range", std::to_string(d.chebyshev_range).substr(0, 4),
+                      Pattern::real(1.01, 1e6),
+                      "The Chebyshev polynomial damps the interval [lambda_max / range, 1.2 lambda_max] of the "
+                      "preconditioned operator");
+    prm.declare_entry("Patch geometry", to_string(d.patch_geometry), choice<PatchGeometry>(),
+                      "Vertex-patch problems: cartesian (undeformed cell widths, the fast fused kernels) or fitted "
+                      "(separable surrogates fitted to the deformed cells, residuals of the level operator); auto = "
+                      "fitted on deformed meshes");
+    prm.declare_entry("Fitted patch smoothing", to_string(d.fitted_smoothing), choice<FittedSmoothing>(),
+                      "Fitted patches: multiplicative Schwarz (a residual before each color), or additive Schwarz "
+                      "in a Chebyshev polynomial of Chebyshev degree");
     prm.leave_subsection();
     prm.enter_subsection("Backend");
     prm.declare_entry("Device", to_string(d.device), choice<DeviceChoice>(),
@@ -274,6 +287,9 @@ namespace tpmg
     p.post_smoothing          = get_choice<PostSmoothingOrder>(prm, "Multigrid/Post-smoothing order");
     p.conventions             = get_choice<Conventions>(prm, "Multigrid/Conventions");
     p.chebyshev_degree        = int(prm.get_integer("Multigrid/Chebyshev degree"));
+    p.chebyshev_range         = prm.get_double("Multigrid/Chebyshev smoothing range");
+    p.patch_geometry          = get_choice<PatchGeometry>(prm, "Multigrid/Patch geometry");
+    p.fitted_smoothing        = get_choice<FittedSmoothing>(prm, "Multigrid/Fitted patch smoothing");
 
     p.device      = get_choice<DeviceChoice>(prm, "Backend/Device");
     p.repetitions = int(prm.get_integer("Backend/Repetitions"));

@@ -21,7 +21,8 @@ namespace tpmg
     index_t patch_interior = 1; // (2k-1)^dim
     for (int d = 0; d < c.dim; ++d)
       patch_interior *= 2 * c.degree - 1;
-    return settings.smoother == SmootherType::vertex_patch && c.n_patches() == 1 &&
+    // (a fitted surrogate's solve is not the exact one)
+    return settings.smoother == SmootherType::vertex_patch && !settings.fitted_patches() && c.n_patches() == 1 &&
            c.n_interior_dofs() == patch_interior;
   }
 

@@ -3,6 +3,7 @@
 
 #include <tpmg/bp_operator.h>
 #include <tpmg/distributed_operator.h>
+#include <tpmg/fitted_patch_solver.h>
 #include <tpmg/laplace_operator.h>
 #include <tpmg/multigrid.h>
 #include <tpmg/vector_ops.h>
@@ -87,6 +88,60 @@ namespace tpmg
       bool                                symmetric_;
       const BoxLayout                    *layout_;
       GhostLayers                         layers_;
+    };
+
+    /// The vertex-patch Schwarz smoother of the fitted patch solves (tpmg/fitted_patch_solver.h):
+    /// multiplicative, the level operator's residual before each colour, or the additive
+    /// preconditioner inside a Chebyshev polynomial. `op` exchanges the ghosts where the level is
+    /// distributed; a colour's patches read the residual one cell layer beyond the rank's box.
+    template <int dim, int k, typename Number>
+    class FittedSchwarzAdapter final : public Smoother<Number>
+    {
+    public:
+      FittedSchwarzAdapter(const CartesianLevel &level, Backend b, const MultigridSettings &s,
+                           const LinearOperator<Number> *op, const BoxLayout *layout)
+        : solver_(level, b, s.deformation, s.level_operator == LevelOperatorType::bp5), op_(op),
+          symmetric_(s.symmetric), layout_(layout), smoothing_(s.fitted_smoothing)
+      {
+        if (smoothing_ == FittedSmoothing::chebyshev_additive)
+          {
+            additive_  = std::make_unique<AdditiveSchwarz<dim, k, Number>>(solver_, *op);
+            chebyshev_ = std::make_unique<ChebyshevSmoother<Number>>(*op, *additive_, s.chebyshev, b);
+          }
+      }
+      void smooth(Vector<Number> &x, const Vector<Number> &b, bool post, bool x_is_zero) const override
+      {
+        if (chebyshev_)
+          {
+            chebyshev_->smooth(x, b);
+            return;
+          }
+        const bool reverse = post && symmetric_;
+        const int  n       = solver_.n_colors();
+        for (int i = 0; i < n; ++i)
+          {
+            const int c = reverse ? n - 1 - i : i;
+            if (i == 0 && x_is_zero)
+              solver_.solve_color(x, b, c); // the residual is b
+            else
+              {
+                op_->residual(r_, b, x);
+                solver_.solve_color(x, r_, c);
+              }
+            if (layout_)
+              layout_->update_ghosts(x, GhostLayers::one);
+          }
+      }
+
+    private:
+      FittedPatchSolver<dim, k, Number>                solver_;
+      const LinearOperator<Number>                    *op_;
+      bool                                             symmetric_;
+      const BoxLayout                                 *layout_;
+      FittedSmoothing                                  smoothing_;
+      std::unique_ptr<AdditiveSchwarz<dim, k, Number>> additive_;
+      std::unique_ptr<ChebyshevSmoother<Number>>       chebyshev_;
+      mutable Vector<Number>                           r_;
     };
 
     /// Chebyshev with the level operator's own diagonal (the Cartesian one from 1D diagonals, the
@@ -179,7 +234,13 @@ namespace tpmg
               L->op = std::move(raw);
             PatchSmootherSettings ps = settings.patch;
             ps.lumped_mass           = lumped;
-            if (settings.smoother == SmootherType::vertex_patch)
+            if (settings.fitted_patches())
+              {
+                if constexpr (VertexPatchSmoother<dim, k, Number>::supported())
+                  L->smoother = std::make_unique<internal::FittedSchwarzAdapter<dim, k, Number>>(
+                    L->mesh, backend, settings, L->op.get(), L->layout->distributed() ? L->layout.get() : nullptr);
+              }
+            else if (settings.smoother == SmootherType::vertex_patch)
               {
                 if constexpr (VertexPatchSmoother<dim, k, Number>::supported())
                   L->smoother = std::make_unique<internal::PatchSmootherAdapter<dim, k, Number>>(
@@ -461,6 +522,25 @@ namespace tpmg
         b += 3 * v; // diagonal, two work vectors
       return b;
     }
+
+    /// Bytes of a level's fitted patch solves and their Chebyshev vectors (FittedSchwarzAdapter).
+    inline std::size_t fitted_smoother_bytes(const CartesianLevel &level, const MultigridSettings &settings,
+                                             std::size_t number_bytes)
+    {
+      if (!settings.fitted_patches())
+        return 0;
+      const int   ni       = 2 * level.degree - 1;
+      std::size_t vertices = 1;
+      for (int d = 0; d < level.dim; ++d)
+        vertices *= std::size_t(level.cells[d] + 1);
+      std::size_t b = (std::size_t(FittedRatioTable::n) * std::size_t(ni) * std::size_t(ni + 1) +
+                       2 * std::size_t(level.dim) * vertices) *
+                      number_bytes;
+      const std::size_t v = std::size_t(level.n_dofs()) * number_bytes;
+      // Chebyshev: A x, the update, the preconditioned residual; multiplicative: the residual
+      b += settings.fitted_smoothing == FittedSmoothing::chebyshev_additive ? 3 * v : v;
+      return b;
+    }
   } // namespace internal
 
   template <int dim, int k, typename Number>
@@ -472,6 +552,7 @@ namespace tpmg
     for (int l = c; l <= f; ++l)
       {
         b += internal::level_vector_bytes(levels[l].n_dofs(), l == f, settings, sizeof(Number));
+        b += internal::fitted_smoother_bytes(levels[l], settings, sizeof(Number));
         b += level_operator_memory_bytes(levels[l], settings.level_operator, settings.geometry, sizeof(Number));
       }
     const std::size_t nc = std::size_t(levels[c].n_interior_dofs());
@@ -495,6 +576,7 @@ namespace tpmg
         if (!L.stores())
           continue;
         b += internal::level_vector_bytes(L.size(), l == f, settings, sizeof(Number));
+        b += internal::fitted_smoother_bytes(L.level(), settings, sizeof(Number));
         b += level_operator_memory_bytes(L.level(), settings.level_operator, settings.geometry, sizeof(Number));
         if (l < f && !L.distributed() && layouts.level(l + 1)->distributed())
           b += std::size_t(levels[l + 1].n_dofs()) * sizeof(Number); // the whole finer level on rank 0

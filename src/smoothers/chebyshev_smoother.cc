@@ -65,16 +65,32 @@ namespace tpmg
   }
 
   template <typename Number>
+  void ChebyshevSmoother<Number>::check_settings() const
+  {
+    if (settings_.degree < 1)
+      throw std::invalid_argument("ChebyshevSmoother: degree must be at least 1");
+    if (!(settings_.smoothing_range > 1.0))
+      throw std::invalid_argument("ChebyshevSmoother: smoothing range must exceed 1");
+    if (settings_.eigenvalue_iterations < 1)
+      throw std::invalid_argument("ChebyshevSmoother: need at least one eigenvalue iteration");
+  }
+
+  template <typename Number>
+  void ChebyshevSmoother<Number>::finish_setup()
+  {
+    make_vector(ax_);
+    make_vector(update_);
+    estimate_max_eigenvalue();
+    upper_ = 1.2 * lambda_max_;
+    lower_ = lambda_max_ / settings_.smoothing_range;
+  }
+
+  template <typename Number>
   ChebyshevSmoother<Number>::ChebyshevSmoother(const LinearOperator<Number> &op, Vector<Number> diag,
                                                const ChebyshevSettings &settings, Backend backend)
     : op_(&op), settings_(settings), backend_(backend)
   {
-    if (settings.degree < 1)
-      throw std::invalid_argument("ChebyshevSmoother: degree must be at least 1");
-    if (!(settings.smoothing_range > 1.0))
-      throw std::invalid_argument("ChebyshevSmoother: smoothing range must exceed 1");
-    if (settings.eigenvalue_iterations < 1)
-      throw std::invalid_argument("ChebyshevSmoother: need at least one eigenvalue iteration");
+    check_settings();
     const index_t n = op.size();
     if (diag.size() != n || diag.backend() != backend)
       throw std::invalid_argument("ChebyshevSmoother: the diagonal does not fit the operator/backend");
@@ -87,12 +103,29 @@ namespace tpmg
     make_vector(inverse_diagonal_);
     forall(backend, n,
            ck::InverseDiagonal<Number>{diag.data(), probe.data(), a_probe.data(), inverse_diagonal_.data()});
+    finish_setup();
+  }
 
-    make_vector(ax_);
-    make_vector(update_);
-    estimate_max_eigenvalue();
-    upper_ = 1.2 * lambda_max_;
-    lower_ = lambda_max_ / settings_.smoothing_range;
+  template <typename Number>
+  ChebyshevSmoother<Number>::ChebyshevSmoother(const LinearOperator<Number> &op,
+                                               const LinearOperator<Number> &preconditioner,
+                                               const ChebyshevSettings &settings, Backend backend)
+    : op_(&op), preconditioner_(&preconditioner), settings_(settings), backend_(backend)
+  {
+    check_settings();
+    if (preconditioner.size() != op.size())
+      throw std::invalid_argument("ChebyshevSmoother: the preconditioner does not fit the operator");
+    make_vector(z_);
+    finish_setup();
+  }
+
+  template <typename Number>
+  void ChebyshevSmoother<Number>::precondition(Vector<Number> &z, const Vector<Number> &r) const
+  {
+    if (preconditioner_)
+      preconditioner_->vmult(z, r);
+    else
+      forall(backend_, r.size(), ck::JacobiApply<Number>{inverse_diagonal_.data(), r.data(), z.data()});
   }
 
   template <typename Number>
@@ -121,9 +154,9 @@ namespace tpmg
     make_vector(r);
     make_vector(z);
     make_vector(p);
-    const Number *inv = inverse_diagonal_.data();
+    const Number *inv = inverse_diagonal_.data(); // null with an inner preconditioner
     forall(backend_, n, ck::HashFill<Number>{inv, r.data(), -1.0, 2.0, 2u, numbering()});
-    forall(backend_, n, ck::JacobiApply<Number>{inv, r.data(), z.data()});
+    precondition(z, r);
     p.copy_from(z);
 
     double              rz  = dot(r, z);
@@ -138,7 +171,13 @@ namespace tpmg
           if (!(pap > 0) || !(rz > 0))
             break;
           const double alpha = rz / pap;
-          forall(backend_, n, ck::CgResidualUpdate<Number>{Number(alpha), ap.data(), inv, r.data(), z.data()});
+          if (preconditioner_)
+            {
+              axpy(Number(-alpha), ap, r);
+              precondition(z, r);
+            }
+          else
+            forall(backend_, n, ck::CgResidualUpdate<Number>{Number(alpha), ap.data(), inv, r.data(), z.data()});
           const double rz_new = dot(r, z);
           alphas.push_back(alpha);
           betas.push_back(rz_new / rz);
@@ -199,9 +238,18 @@ namespace tpmg
             factor2              = 2.0 * rho_new / delta;
             rho                  = rho_new;
           }
-        forall(backend_, n,
-               ck::ChebyshevStep<Number>{Number(factor1), Number(factor2), step == 0, inverse_diagonal_.data(),
-                                         b.data(), ax_.data(), update_.data(), x.data()});
+        if (preconditioner_)
+          {
+            sadd(Number(-1), Number(1), b, ax_); // the residual
+            preconditioner_->vmult(z_, ax_);
+            forall(backend_, n,
+                   ck::ChebyshevUpdate<Number>{Number(factor1), Number(factor2), step == 0, z_.data(), update_.data(),
+                                               x.data()});
+          }
+        else
+          forall(backend_, n,
+                 ck::ChebyshevStep<Number>{Number(factor1), Number(factor2), step == 0, inverse_diagonal_.data(),
+                                           b.data(), ax_.data(), update_.data(), x.data()});
       }
   }
 

@@ -10,7 +10,8 @@ namespace ck = tpmg::chebyshev_kernels;
   TPMG_INSTANTIATE_DEVICE_FORALL(ck::JacobiApply<N>)       \
   TPMG_INSTANTIATE_DEVICE_FORALL(ck::CgResidualUpdate<N>)  \
   TPMG_INSTANTIATE_DEVICE_FORALL(ck::CgDirectionUpdate<N>) \
-  TPMG_INSTANTIATE_DEVICE_FORALL(ck::ChebyshevStep<N>)
+  TPMG_INSTANTIATE_DEVICE_FORALL(ck::ChebyshevStep<N>)     \
+  TPMG_INSTANTIATE_DEVICE_FORALL(ck::ChebyshevUpdate<N>)
 TPMG_INSTANTIATE(float)
 TPMG_INSTANTIATE(double)
 #undef TPMG_INSTANTIATE

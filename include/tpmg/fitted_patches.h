@@ -1,0 +1,61 @@
+// Geometry-fitted surrogates of the vertex-patch problems on deformed meshes (docs/method.md,
+// "Fitted patch solves"): each patch is replaced by the patch of a Cartesian, non-uniform tensor
+// grid whose cell widths are fitted to the deformed cells, so that its inverse is a fast
+// diagonalization again (kernels/smoothers/patch_fitted.h).
+#pragma once
+
+#include <tpmg/fe_1d.h>
+#include <tpmg/geometry.h>
+#include <tpmg/mesh.h>
+
+#include <array>
+#include <vector>
+
+namespace tpmg
+{
+  /// The two-cell 1D patch matrices ((2k+1)², all nodes) for cell widths a (left) and b (right):
+  /// mass a M̂ ⊕ b M̂ and stiffness K̂/a ⊕ K̂/b from the unit-cell matrices.
+  void two_cell_patch_matrices(int k, bool lumped_mass, double a, double b, Matrix1D &mass, Matrix1D &stiffness);
+
+  /// The generalized eigenpairs K S = M S Λ, Sᵀ M S = I, of the interior blocks of the two-cell
+  /// patch matrices with widths (1, r), for ratios r = 2^(j/steps_per_octave - octaves),
+  /// j = 0..n-1 (r from 2^-octaves to 2^octaves; r = 1 is row j = n/2). A patch with widths
+  /// (a, a r) has the eigenvectors S(1, r)/√a and eigenvalues Λ(1, r)/a².
+  struct FittedRatioTable
+  {
+    static constexpr int octaves = 4, steps_per_octave = 64, n = 2 * octaves * steps_per_octave + 1;
+    int                  k           = 1;
+    bool                 lumped_mass = false;
+    std::vector<double>  eigenvectors; ///< n × ni × ni (row = node, column = mode)
+    std::vector<double>  eigenvalues;  ///< n × ni
+    /// The row of the ratio nearest to r in log scale (clamped to the table's range).
+    static int    row(double r);
+    static double ratio(int row);
+  };
+  FittedRatioTable fitted_ratio_table(int k, bool lumped_mass);
+
+  /// The widths of one patch's surrogate: in direction d, a[d] (left cell) and a[d] ratio(row[d])
+  /// (right cell).
+  struct FittedPatchWidths
+  {
+    std::array<int, 3>    row{{FittedRatioTable::n / 2, FittedRatioTable::n / 2, FittedRatioTable::n / 2}};
+    std::array<double, 3> a{{1, 1, 1}};
+  };
+
+  /// The fitted widths of every cell of `level` (deformed by `s`), dim numbers per cell
+  /// (lexicographic cells): with Ḡ the cell average of G = |J| J⁻¹ J⁻ᵀ, a Cartesian cell of
+  /// widths h has Ḡ_dd = Π_e h_e / h_d², so in 3D h_d = √(Ḡ_ee Ḡ_ff) ({d, e, f} = {x, y, z}); in
+  /// 2D Ḡ fixes the aspect ratio only, and the widths take the cell's area: h_x = √(|K| Ḡ_yy),
+  /// h_y = √(|K| Ḡ_xx). Exact on undeformed cells.
+  std::vector<double> fitted_cell_widths(const CartesianLevel &level, const DeformationSettings &s);
+
+  /// The surrogate widths of the patch around every vertex of `level` ((cells + 1) per direction,
+  /// lexicographic; boundary vertices get the defaults): in direction d the mean fitted width of the
+  /// 2^(dim-1) cells on each side, a and b, with the ratio rounded to the table's nearest, r̃, and
+  /// the left width a√(b/(a r̃)) so that the product of the two widths stays ab.
+  std::vector<FittedPatchWidths> fitted_patch_widths(const CartesianLevel &level, const DeformationSettings &s);
+
+  /// The dense interior matrix of one patch's surrogate (lexicographic, (2k-1)^dim rows): the
+  /// reference the tests compare the fitted patch solve with.
+  std::vector<double> fitted_patch_matrix(int dim, int k, bool lumped_mass, const FittedPatchWidths &w);
+} // namespace tpmg

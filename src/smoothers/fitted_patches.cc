@@ -1,0 +1,168 @@
+#include <tpmg/fitted_patches.h>
+
+#include <Eigen/Dense>
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+
+namespace tpmg
+{
+  void two_cell_patch_matrices(int k, bool lumped_mass, double a, double b, Matrix1D &mass, Matrix1D &stiffness)
+  {
+    const ElementMatrices1D e  = element_matrices_1d(unsigned(k));
+    const Matrix1D         &mc = lumped_mass ? e.lumped_mass : e.mass;
+    const int               np = 2 * k + 1;
+    mass                       = Matrix1D(np, np);
+    stiffness                  = Matrix1D(np, np);
+    for (int c = 0; c < 2; ++c)
+      {
+        const double h = c == 0 ? a : b;
+        for (int i = 0; i <= k; ++i)
+          for (int j = 0; j <= k; ++j)
+            {
+              mass(c * k + i, c * k + j) += h * mc(i, j);
+              stiffness(c * k + i, c * k + j) += e.stiffness(i, j) / h;
+            }
+      }
+  }
+
+  int FittedRatioTable::row(double r)
+  {
+    const double j = std::round((std::log2(r) + octaves) * steps_per_octave);
+    return int(std::clamp(j, 0.0, double(n - 1)));
+  }
+
+  double FittedRatioTable::ratio(int row) { return std::exp2(double(row) / steps_per_octave - octaves); }
+
+  FittedRatioTable fitted_ratio_table(int k, bool lumped_mass)
+  {
+    FittedRatioTable t;
+    t.k           = k;
+    t.lumped_mass = lumped_mass;
+    const int ni  = 2 * k - 1;
+    t.eigenvectors.resize(std::size_t(t.n) * ni * ni);
+    t.eigenvalues.resize(std::size_t(t.n) * ni);
+    for (int j = 0; j < t.n; ++j)
+      {
+        Matrix1D M, K;
+        two_cell_patch_matrices(k, lumped_mass, 1.0, FittedRatioTable::ratio(j), M, K);
+        Eigen::MatrixXd Mi(ni, ni), Ki(ni, ni);
+        for (int a = 0; a < ni; ++a)
+          for (int b = 0; b < ni; ++b)
+            {
+              Mi(a, b) = M(a + 1, b + 1);
+              Ki(a, b) = K(a + 1, b + 1);
+            }
+        Eigen::GeneralizedSelfAdjointEigenSolver<Eigen::MatrixXd> es(Ki, Mi); // Sᵀ M S = I
+        if (es.info() != Eigen::Success)
+          throw std::runtime_error("fitted_ratio_table: generalized eigenproblem failed");
+        for (int a = 0; a < ni; ++a)
+          {
+            t.eigenvalues[std::size_t(j) * ni + a] = es.eigenvalues()(a);
+            for (int i = 0; i < ni; ++i)
+              t.eigenvectors[(std::size_t(j) * ni + i) * ni + a] = es.eigenvectors()(i, a);
+          }
+      }
+    return t;
+  }
+
+  std::vector<double> fitted_cell_widths(const CartesianLevel &level, const DeformationSettings &s)
+  {
+    const int                 dim = level.dim;
+    const Quadrature1D        q   = gauss_quadrature(2);
+    const std::vector<double> g   = geometric_factors(level, s, q, GeometricFactorKind::laplace);
+    const std::vector<double> m   = dim == 2 ? geometric_factors(level, s, q, GeometricFactorKind::mass) : g;
+    const int                 np = dim == 3 ? 8 : 4, ne = dim == 3 ? 6 : 3;
+    const int                 diag[3] = {0, dim == 3 ? 3 : 2, 5}; // xx, yy, zz among the entries
+    const index_t             n       = level.n_cells();
+    std::vector<double>       h(std::size_t(n) * dim);
+    for (index_t c = 0; c < n; ++c)
+      {
+        double G[3] = {0, 0, 0}, volume = 0;
+        for (int p = 0; p < np; ++p)
+          {
+            for (int d = 0; d < dim; ++d)
+              G[d] += g[(std::size_t(c) * ne + diag[d]) * np + p];
+            if (dim == 2)
+              volume += m[std::size_t(c) * np + p];
+          }
+        double *w = h.data() + std::size_t(c) * dim;
+        if (dim == 3)
+          {
+            w[0] = std::sqrt(G[1] * G[2]);
+            w[1] = std::sqrt(G[0] * G[2]);
+            w[2] = std::sqrt(G[0] * G[1]);
+          }
+        else
+          {
+            w[0] = std::sqrt(volume * G[1]);
+            w[1] = std::sqrt(volume * G[0]);
+          }
+      }
+    return h;
+  }
+
+  std::vector<FittedPatchWidths> fitted_patch_widths(const CartesianLevel &level, const DeformationSettings &s)
+  {
+    const int                      dim   = level.dim;
+    const std::vector<double>      h     = fitted_cell_widths(level, s);
+    const index_t                  nc[3] = {level.cells[0], level.cells[1], dim == 3 ? level.cells[2] : 1};
+    const index_t                  nv[3] = {nc[0] + 1, nc[1] + 1, dim == 3 ? nc[2] + 1 : 1};
+    std::vector<FittedPatchWidths> w(std::size_t(nv[0] * nv[1] * nv[2]));
+#pragma omp parallel for schedule(static)
+    for (index_t vz = 0; vz < nv[2]; ++vz)
+      for (index_t vy = 0; vy < nv[1]; ++vy)
+        for (index_t vx = 0; vx < nv[0]; ++vx)
+          {
+            const index_t v[3]     = {vx, vy, vz};
+            bool          interior = true;
+            for (int d = 0; d < dim; ++d)
+              interior = interior && v[d] > 0 && v[d] < nc[d];
+            if (!interior)
+              continue;
+            FittedPatchWidths &p = w[std::size_t(vx + nv[0] * (vy + nv[1] * vz))];
+            for (int d = 0; d < dim; ++d)
+              {
+                double side[2] = {0, 0};
+                for (int cell = 0; cell < (1 << dim); ++cell)
+                  {
+                    index_t c[3] = {0, 0, 0};
+                    for (int e = 0; e < dim; ++e)
+                      c[e] = v[e] - 1 + ((cell >> e) & 1);
+                    side[(cell >> d) & 1] += h[std::size_t(c[0] + nc[0] * (c[1] + nc[1] * c[2])) * dim + d];
+                  }
+                const int    row = FittedRatioTable::row(side[1] / side[0]);
+                const double r   = FittedRatioTable::ratio(row);
+                p.row[d]         = row;
+                p.a[d]           = std::sqrt(side[0] * side[1] / r) / double(1 << (dim - 1));
+              }
+          }
+    return w;
+  }
+
+  std::vector<double> fitted_patch_matrix(int dim, int k, bool lumped_mass, const FittedPatchWidths &w)
+  {
+    const int ni = 2 * k - 1, n = dim == 3 ? ni * ni * ni : ni * ni;
+    Matrix1D  M[3], K[3];
+    for (int d = 0; d < dim; ++d)
+      two_cell_patch_matrices(k, lumped_mass, w.a[d], w.a[d] * FittedRatioTable::ratio(w.row[d]), M[d], K[d]);
+    std::vector<double> A(std::size_t(n) * n, 0.0);
+    for (int I = 0; I < n; ++I)
+      for (int J = 0; J < n; ++J)
+        {
+          const int i[3] = {I % ni, (I / ni) % ni, I / (ni * ni)};
+          const int j[3] = {J % ni, (J / ni) % ni, J / (ni * ni)};
+          double    v    = 0;
+          for (int dir = 0; dir < dim; ++dir)
+            {
+              double t = 1;
+              for (int e = 0; e < dim; ++e)
+                t *= e == dir ? K[e](i[e] + 1, j[e] + 1) : M[e](i[e] + 1, j[e] + 1);
+              v += t;
+            }
+          A[std::size_t(I) * n + J] = v;
+        }
+    return A;
+  }
+} // namespace tpmg

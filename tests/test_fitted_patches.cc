@@ -1,0 +1,173 @@
+// The geometry-fitted patch surrogates (tpmg/fitted_patches.h) and their solves
+// (tpmg/fitted_patch_solver.h) against dense references.
+#include <tpmg/dispatch.h>
+#include <tpmg/fitted_patch_solver.h>
+#include <tpmg/fitted_patches.h>
+#include <tpmg/patch_data.h>
+
+#include <gtest/gtest.h>
+
+#include <Eigen/Dense>
+
+#include <random>
+
+using namespace tpmg;
+
+namespace
+{
+  CartesianLevel level_of(int dim, int k, std::array<index_t, 3> cells, std::array<double, 3> h)
+  {
+    Domain d;
+    d.dim          = dim;
+    d.coarse_cells = {int(cells[0]), int(cells[1]), int(cells[2])};
+    for (int e = 0; e < 3; ++e)
+      d.upper[e] = d.lower[e] + h[e] * double(cells[e]);
+    return make_hierarchy(d, k, 0).back();
+  }
+
+  /// The fitted solve of every colour on a random residual, patch by patch against the dense
+  /// inverse of that patch's surrogate.
+  template <int dim, int k>
+  void expect_solves_equal_dense(const CartesianLevel &lev, const DeformationSettings &def, bool lumped)
+  {
+    FittedPatchSolver<dim, k, double>    solver(lev, Backend::cpu, def, lumped);
+    const std::vector<FittedPatchWidths> widths = fitted_patch_widths(lev, def);
+    std::mt19937                         gen(7);
+    std::uniform_real_distribution<>     u(-1, 1);
+    std::vector<double>                  rh(std::size_t(lev.n_dofs()));
+    for (double &v : rh)
+      v = u(gen);
+    Vector<double> r(lev.n_dofs(), Backend::cpu);
+    r.from_host(rh);
+    const int ni = 2 * k - 1, n = dim == 3 ? ni * ni * ni : ni * ni;
+    int       checked = 0;
+    for (int color = 0; color < (1 << dim); ++color)
+      {
+        Vector<double> x(lev.n_dofs(), Backend::cpu);
+        solver.solve_color(x, r, color);
+        const std::vector<double> xh = x.to_host();
+        // every interior vertex of this colour's parity
+        const index_t nv[3] = {lev.cells[0] + 1, lev.cells[1] + 1, dim == 3 ? lev.cells[2] + 1 : 1};
+        for (index_t vz = (dim == 3); vz < (dim == 3 ? nv[2] - 1 : 1); ++vz)
+          for (index_t vy = 1; vy < nv[1] - 1; ++vy)
+            for (index_t vx = 1; vx < nv[0] - 1; ++vx)
+              {
+                const index_t v[3] = {vx, vy, vz};
+                bool          mine = true;
+                for (int d = 0; d < dim; ++d)
+                  mine = mine && (v[d] & 1) == ((color >> d) & 1);
+                if (!mine)
+                  continue;
+                const FittedPatchWidths  &w = widths[std::size_t(vx + nv[0] * (vy + nv[1] * vz))];
+                const std::vector<double> a = fitted_patch_matrix(dim, k, lumped, w);
+                const Eigen::MatrixXd     A = Eigen::Map<const Eigen::MatrixXd>(a.data(), n, n);
+                Eigen::VectorXd           rl(n), xl(n);
+                for (int I = 0; I < n; ++I)
+                  {
+                    const index_t i[3] = {I % ni, (I / ni) % ni, I / (ni * ni)};
+                    index_t       g[3] = {0, 0, 0};
+                    for (int d = 0; d < dim; ++d)
+                      g[d] = (v[d] - 1) * k + 1 + i[d];
+                    const index_t node = lev.dof_index(g[0], g[1], g[2]);
+                    rl(I)              = rh[std::size_t(node)];
+                    xl(I)              = xh[std::size_t(node)];
+                  }
+                const Eigen::VectorXd ref = A.llt().solve(rl);
+                EXPECT_LT((xl - ref).norm(), 1e-10 * ref.norm())
+                  << dim << "D k=" << k << " patch (" << vx << "," << vy << "," << vz << ")";
+                ++checked;
+              }
+      }
+    EXPECT_GT(checked, 0);
+  }
+} // namespace
+
+TEST(FittedPatches, CellWidthsAreExactOnUndeformedCells)
+{
+  for (int dim : {2, 3})
+    {
+      const CartesianLevel      lev = level_of(dim, 2, {3, 2, 2}, {0.5, 0.25, 2.0});
+      const std::vector<double> h   = fitted_cell_widths(lev, {});
+      for (index_t c = 0; c < lev.n_cells(); ++c)
+        for (int d = 0; d < dim; ++d)
+          EXPECT_NEAR(h[std::size_t(c) * dim + d], lev.h[d], 1e-14) << dim << "D cell " << c;
+      // the patches: ratio 1, widths h, and the surrogate is the Cartesian patch matrix
+      const std::vector<FittedPatchWidths> w = fitted_patch_widths(lev, {});
+      const FittedPatchWidths &p = w[std::size_t(1 + (lev.cells[0] + 1) * (1 + (lev.cells[1] + 1) * (dim == 3)))];
+      std::array<double, 3>    coef{{1, 1, 1}};
+      for (int d = 0; d < dim; ++d)
+        {
+          EXPECT_EQ(p.row[d], FittedRatioTable::n / 2);
+          EXPECT_NEAR(p.a[d], lev.h[d], 1e-14);
+          for (int e = 0; e < dim; ++e)
+            coef[d] *= e == d ? 1.0 / lev.h[e] : lev.h[e];
+        }
+      for (bool lumped : {false, true})
+        {
+          const std::vector<double> fitted = fitted_patch_matrix(dim, 2, lumped, p);
+          const std::vector<double> cart   = patch_interior_matrix(dim, 2, coef, lumped);
+          ASSERT_EQ(fitted.size(), cart.size());
+          for (std::size_t i = 0; i < cart.size(); ++i)
+            EXPECT_NEAR(fitted[i], cart[i], 1e-12 * std::abs(cart[0]));
+        }
+    }
+}
+
+TEST(FittedPatches, RatioTableHoldsTheGeneralizedEigenpairs)
+{
+  for (int k : {1, 3, 8})
+    for (bool lumped : {false, true})
+      {
+        const FittedRatioTable t  = fitted_ratio_table(k, lumped);
+        const int              ni = 2 * k - 1;
+        for (int row : {0, FittedRatioTable::n / 3, FittedRatioTable::n / 2, FittedRatioTable::n - 1})
+          {
+            Matrix1D M, K;
+            two_cell_patch_matrices(k, lumped, 1.0, FittedRatioTable::ratio(row), M, K);
+            Eigen::MatrixXd Mi(ni, ni), Ki(ni, ni), S(ni, ni);
+            for (int a = 0; a < ni; ++a)
+              for (int b = 0; b < ni; ++b)
+                {
+                  Mi(a, b) = M(a + 1, b + 1);
+                  Ki(a, b) = K(a + 1, b + 1);
+                  S(a, b)  = t.eigenvectors[(std::size_t(row) * ni + a) * ni + b];
+                }
+            const Eigen::MatrixXd I = S.transpose() * Mi * S, L = S.transpose() * Ki * S;
+            EXPECT_LT((I - Eigen::MatrixXd::Identity(ni, ni)).norm(), 1e-11) << "k=" << k << " row " << row;
+            for (int a = 0; a < ni; ++a)
+              EXPECT_NEAR(L(a, a), t.eigenvalues[std::size_t(row) * ni + a], 1e-9 * L.norm());
+            EXPECT_LT((L - Eigen::MatrixXd(L.diagonal().asDiagonal())).norm(), 1e-9 * L.norm());
+          }
+        EXPECT_EQ(FittedRatioTable::row(1.0), FittedRatioTable::n / 2);
+        EXPECT_NEAR(FittedRatioTable::ratio(FittedRatioTable::row(1.3)), 1.3, 0.006 * 1.3);
+      }
+}
+
+TEST(FittedPatches, SolveEqualsTheDenseInverseOnDeformedPatches)
+{
+  // sine and Kershaw meshes, 2D and 3D, Gauss and lumped masses
+  const DeformationSettings sine{Deformation::sine, 0.15}, kershaw{Deformation::kershaw, 0.3};
+  expect_solves_equal_dense<2, 3>(level_of(2, 3, {5, 4, 1}, {0.2, 0.25, 1}), sine, false);
+  expect_solves_equal_dense<2, 4>(level_of(2, 4, {6, 4, 1}, {1.0 / 6, 0.25, 1}), kershaw, true);
+  expect_solves_equal_dense<3, 2>(level_of(3, 2, {4, 3, 4}, {0.25, 1.0 / 3, 0.25}), sine, true);
+  expect_solves_equal_dense<3, 3>(level_of(3, 3, {6, 4, 4}, {1.0 / 6, 0.25, 0.25}), kershaw, false);
+}
+
+TEST(FittedPatches, WidthsFollowTheDeformation)
+{
+  // Kershaw ε = 0.3 squeezes the cells of some layers: the fitted widths differ from the box's
+  // and from each other, and their ratios stay inside the table
+  const CartesianLevel                 lev = level_of(3, 2, {6, 4, 4}, {1.0 / 6, 0.25, 0.25});
+  const std::vector<FittedPatchWidths> w   = fitted_patch_widths(lev, {Deformation::kershaw, 0.3});
+  double                               lo = 1e30, hi = 0;
+  for (const FittedPatchWidths &p : w)
+    for (int d = 1; d < 3; ++d)
+      if (p.row[d] != FittedRatioTable::n / 2 || p.a[d] != 1.0)
+        {
+          lo = std::min(lo, p.a[d]);
+          hi = std::max(hi, p.a[d]);
+          EXPECT_GT(p.row[d], 0);
+          EXPECT_LT(p.row[d], FittedRatioTable::n - 1);
+        }
+  EXPECT_GT(hi / lo, 2.0); // ε = 0.3: widths from 0.3 h to (2 - 0.3) h
+}
