@@ -27,6 +27,8 @@
 #   user-problem       Table 7 sizes with the right-hand side, boundary values and exact solution
 #                      given as expressions: setup (rhs_time_s) against the solve
 #   deformed           solves on sine- and Kershaw-deformed meshes
+#   kershaw            CEED BPS5 on Kershaw meshes (prm/kershaw_bps5.prm): iterations for eps = 1, 0.7,
+#                      0.5, 0.3 and k = 1..8; eps = 0.3 across levels; k = 7 at 4.8 M DoFs and the largest
 #   mpi-tests          the solver on 2 and 4 MPI ranks sharing the GPU against one rank (ctest gpu.mpi_*)
 #   sanitizer-mpi      compute-sanitizer under mpirun -np 2: halo exchange, every kernel on the ranks' parts
 #   table7-ranks       the Table 7 solves (mixed) on 1, 2 and 4 ranks sharing the GPU
@@ -345,6 +347,32 @@ RUNS
           > "$OUT/logs/kershaw_$eps.log" 2>&1
         echo "kershaw eps=$eps Q2 level 3 bp3: $(result_line "$OUT/logs/kershaw_$eps.log")" | tee -a "$OUT/solve/kershaw.txt"
       done
+      ;;
+    kershaw)
+      mkdir -p "$OUT/solve"; rm -f "$OUT/solve/kershaw_bps5.txt"
+      K="$OUT/solve/kershaw_bps5.txt"
+      echo "# columns: DoFs, iterations, relative residual, rate, solve [s], DoF/s, L2 error, H1 error, memory" | tee "$K"
+      run() { # label, then --set arguments
+        local label=$1; shift
+        $SOLVER prm/kershaw_bps5.prm "$@" --set Output/Verbose=false > "$OUT/logs/kershaw.log" 2>&1
+        echo "$label: $(result_line "$OUT/logs/kershaw.log")" | tee -a "$K"
+      }
+      # k = 7 at 24^3 cells (4.8 M DoFs) and larger, best of 3 solves
+      for lv in 2 3 4; do
+        run "eps=0.3 k=7 level $lv (best of 3)" --set "Mesh/Refinement level=$lv" --set "Backend/Repetitions=3"
+      done
+      # eps = 0.3 across levels; the sine mesh of amplitude 0.2 (bp3, coarse cells 4)
+      for k in 3 5; do for lv in 1 2 3; do
+        run "eps=0.3 k=$k level $lv" --set "Polynomial degree=$k" --set "Mesh/Refinement level=$lv"
+      done; done
+      for lv in 1 2 3; do
+        run "sine 0.2 bp3 k=3 coarse 4 level $lv" --set "Polynomial degree=3" --set "Mesh/Refinement level=$lv" --set "Mesh/Coarse cells=4" \
+          --set Mesh/Deformation=sine --set "Mesh/Deformation amplitude=0.2" --set "Multigrid/Level operator=bp3"
+      done
+      # iterations for eps = 1, 0.7, 0.5, 0.3 and k = 1..8 at 24^3 cells
+      for eps in 1.0 0.7 0.5 0.3; do for k in 1 2 3 4 5 6 7 8; do
+        run "eps=$eps k=$k level 2" --set "Polynomial degree=$k" --set "Mesh/Deformation amplitude=$eps"
+      done; done
       ;;
     bank-probe)
       mkdir -p "$OUT/hardware"

@@ -375,3 +375,25 @@ TEST(Multigrid, MemoryReportIsThePeakAndTheEstimateCoversIt)
         }
     }
 }
+
+TEST(Multigrid, CoarseSolveByDegreeAboveTheDenseLimit)
+{
+  // 3D Q3 on 6³ coarse cells: 4913 interior unknowns on the coarsest level (above the dense
+  // limit), 125 with Q1. Cartesian: the iterations of the Cartesian V-cycle with a dense coarse
+  // solve stay; Kershaw ε = 0.3 with bp5 (the CEED BPS5 setup) converges in the count.
+  SolverParameters p = base(3, 3, 1);
+  p.coarse_cells     = {6, 6, 6};
+  MultigridSettings mg;
+  const auto        levels = make_hierarchy(p.domain(), 3, 1);
+  EXPECT_TRUE(coarse_solve_by_degree(levels[0], mg));
+  EXPECT_EQ(coarse_level_problem(levels[0], mg), "");
+  const RunResult c = solve(p);
+  ASSERT_TRUE(c.converged) << c.failure;
+  EXPECT_LE(c.iterations, 6);
+  p.level_operator     = LevelOperatorType::bp5;
+  p.deformation        = {Deformation::kershaw, 0.3};
+  p.relative_tolerance = 1e-8;
+  const RunResult k    = solve(p);
+  ASSERT_TRUE(k.converged) << k.failure;
+  EXPECT_LE(k.iterations, 30);
+}

@@ -130,3 +130,87 @@ INSTANTIATE_TEST_SUITE_P(Degrees3D, TransferTest, ::testing::Combine(::testing::
                            return std::to_string(std::get<0>(param_info.param)) + "D_k" +
                                   std::to_string(std::get<1>(param_info.param));
                          });
+
+// The transfer between Q_k and Q_1 on the same cells (the coarse solve by degree): P maps Q_1
+// functions into the Q_k space, so on a Cartesian level the Q_k energy of P u equals the Q_1
+// energy of u (both exact); the restriction is Pᵀ.
+#include <kernels/runtime/forall.h>
+#include <kernels/transfer/degree_transfer.h>
+#include <tpmg/laplace_operator.h>
+#include <tpmg/multigrid.h>
+
+#include <random>
+
+namespace
+{
+  template <int dim, int k>
+  void expect_degree_transfer_is_exact()
+  {
+    Domain d;
+    d.dim                   = dim;
+    d.coarse_cells          = {3, 2, 4};
+    d.upper                 = {1.5, 1.0, 0.5};
+    const CartesianLevel lk = make_hierarchy(d, k, 0).back();
+    const CartesianLevel l1 = linear_level(lk);
+    using namespace transfer_kernels;
+    DegreeTransferShape s;
+    s.dim = dim;
+    s.k   = k;
+    for (int e = 0; e < 3; ++e)
+      {
+        s.nodes[e]    = lk.nodes(e);
+        s.vertices[e] = l1.nodes(e);
+      }
+    const Quadrature1D gll = gauss_lobatto_quadrature(k + 1);
+    for (int i = 0; i <= k; ++i)
+      s.xi[i] = gll.points[i];
+    std::mt19937                     gen(3);
+    std::uniform_real_distribution<> u(-1, 1);
+    auto                             interior_random = [&](const CartesianLevel &l) {
+      std::vector<double> v(std::size_t(l.n_dofs()), 0.0);
+      for (index_t c = 0; c < l.nodes(2); ++c)
+        for (index_t b = 0; b < l.nodes(1); ++b)
+          for (index_t a = 0; a < l.nodes(0); ++a)
+            if (!l.on_boundary(a, b, c))
+              v[std::size_t(l.dof_index(a, b, c))] = u(gen);
+      return v;
+    };
+    auto prolongate = [&](const std::vector<double> &x1) {
+      std::vector<double> xk(std::size_t(lk.n_dofs()), 0.0);
+      forall(Backend::cpu, lk.n_dofs(), ProlongateFromQ1<double>{s, x1.data(), xk.data()});
+      return xk;
+    };
+    auto apply = [](const CartesianLevel &l, const std::vector<double> &x, auto op) {
+      Vector<double> src(l.n_dofs(), Backend::cpu), dst;
+      src.from_host(x);
+      op.vmult(dst, src);
+      return dst.to_host();
+    };
+    auto dot = [](const std::vector<double> &a, const std::vector<double> &b) {
+      return std::inner_product(a.begin(), a.end(), b.begin(), 0.0);
+    };
+    const std::vector<double> x1 = interior_random(l1), y1 = interior_random(l1);
+    const std::vector<double> ak =
+      apply(lk, prolongate(x1), CartesianLaplaceOperator<dim, k, double>(lk, Backend::cpu));
+    const std::vector<double> a1 = apply(l1, x1, CartesianLaplaceOperator<dim, 1, double>(l1, Backend::cpu));
+    EXPECT_NEAR(dot(prolongate(y1), ak), dot(y1, a1), 1e-12 * std::abs(dot(y1, a1))) << dim << "D k=" << k;
+    // restriction = prolongationᵀ
+    const std::vector<double> rk = interior_random(lk);
+    std::vector<double>       r1(std::size_t(l1.n_dofs()), 7.0);
+    forall(Backend::cpu, l1.n_dofs(), RestrictToQ1<double>{s, rk.data(), r1.data()});
+    EXPECT_NEAR(dot(r1, x1), dot(rk, prolongate(x1)), 1e-12 * std::abs(dot(r1, x1))) << dim << "D k=" << k;
+    for (index_t c = 0; c < l1.nodes(2); ++c)
+      for (index_t b = 0; b < l1.nodes(1); ++b)
+        for (index_t a = 0; a < l1.nodes(0); ++a)
+          if (l1.on_boundary(a, b, c))
+            EXPECT_EQ(r1[std::size_t(l1.dof_index(a, b, c))], 0.0);
+  }
+} // namespace
+
+TEST(DegreeTransfer, ProlongationKeepsTheEnergyAndRestrictionIsItsTranspose)
+{
+  expect_degree_transfer_is_exact<2, 2>();
+  expect_degree_transfer_is_exact<2, 5>();
+  expect_degree_transfer_is_exact<3, 3>();
+  expect_degree_transfer_is_exact<3, 7>();
+}

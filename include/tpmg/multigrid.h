@@ -48,6 +48,8 @@ namespace tpmg
     bool symmetric = false;
     /// Largest coarse system (interior unknowns) the dense direct coarse solver accepts.
     index_t coarse_direct_limit = 4096;
+    /// Two-level cycles (smoothing, Q_1 correction, smoothing) of the coarse solve by degree.
+    int coarse_cycles = 2;
   };
 
   /// The coarsest level a Multigrid on `levels` (the whole hierarchy 0..L) uses: level 1 when
@@ -58,6 +60,13 @@ namespace tpmg
   /// Whether the coarse solve on `coarsest` is one vertex-patch step (a single patch covers the
   /// level and the vertex-patch smoother runs).
   bool coarse_solve_by_smoother(const CartesianLevel &coarsest, const MultigridSettings &settings);
+
+  /// Whether the coarsest level is solved by coarsening in degree (its Q_k problem is above the
+  /// dense limit, its Q_1 problem on the same cells within it): `coarse_cycles` two-level cycles
+  /// of the level's smoother and the dense Q_1 solve (p-multigrid to Q_1).
+  bool coarse_solve_by_degree(const CartesianLevel &coarsest, const MultigridSettings &settings);
+  /// `level` with degree 1 (the same cells).
+  CartesianLevel linear_level(const CartesianLevel &level);
 
   /// What keeps the coarse solver from `coarsest` with these settings ("" if nothing does): more
   /// interior unknowns than the dense direct solver accepts.
@@ -171,8 +180,10 @@ namespace tpmg
     Timers                             *timers_;
     int                                 coarsest_ = 0, finest_ = 0;
     std::vector<std::unique_ptr<Level>> levels_;
-    bool                                coarse_by_smoother_ = false;
-    index_t                             coarse_n_           = 0;
-    Vector<Number>                      coarse_inverse_;
+    struct DegreeCoarse; ///< the coarse solve by degree: Q_1 vectors and transfer
+    std::unique_ptr<DegreeCoarse> degree_coarse_;
+    bool                          coarse_by_smoother_ = false;
+    index_t                       coarse_n_           = 0;
+    Vector<Number>                coarse_inverse_;
   };
 } // namespace tpmg

@@ -42,7 +42,7 @@ namespace tpmg
     GeometryMode          geometry         = GeometryMode::stored; ///< bp3/bp5: geometric factors
     Conventions           conventions      = Conventions::standard;
     PostSmoothingOrder    post_smoothing   = PostSmoothingOrder::automatic;
-    int                   chebyshev_degree = 3;
+    int                   chebyshev_degree = 0;    ///< 0: chebyshev_degree_for()
     double                chebyshev_range  = 15.0; ///< λ_max / the lower end of the interval
     PatchGeometry         patch_geometry   = PatchGeometry::automatic;
     FittedSmoothing       fitted_smoothing = FittedSmoothing::chebyshev_additive;

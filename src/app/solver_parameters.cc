@@ -202,8 +202,9 @@ namespace tpmg
     prm.declare_entry(
       "Conventions", to_string(d.conventions), choice<Conventions>(),
       "paper_code: rhs = vector of ones restricted to coarser levels, colors odd-first (reproduces the tables)");
-    prm.declare_entry("Chebyshev degree", std::to_string(d.chebyshev_degree), Pattern::integer(1, 30),
-                      "Operator applications per Chebyshev smoothing step");
+    prm.declare_entry("Chebyshev degree", std::to_string(d.chebyshev_degree), Pattern::integer(0, 30),
+                      "Operator applications per Chebyshev smoothing step; 0 = automatic: 3 with point Jacobi, 4 "
+                      "with the fitted patches");
     prm.declare_entry("Chebyshev smoothing range", std::to_string(d.chebyshev_range).substr(0, 4),
                       Pattern::real(1.01, 1e6),
                       "The Chebyshev polynomial damps the interval [lambda_max / range, 1.2 lambda_max] of the "

@@ -1,6 +1,14 @@
-// Device instantiations of the dense coarse solve.
+// Device instantiations of the coarse solves.
 #include <kernels/linear_algebra/dense_coarse.h>
 #include <kernels/runtime/cuda_forall.cuh>
 
 TPMG_INSTANTIATE_DEVICE_FORALL(tpmg::DenseCoarseSolve<float>)
 TPMG_INSTANTIATE_DEVICE_FORALL(tpmg::DenseCoarseSolve<double>)
+
+// and of the transfer to Q_1 below the coarsest mesh level
+#include <kernels/transfer/degree_transfer.h>
+
+TPMG_INSTANTIATE_DEVICE_FORALL(tpmg::transfer_kernels::ProlongateFromQ1<float>)
+TPMG_INSTANTIATE_DEVICE_FORALL(tpmg::transfer_kernels::ProlongateFromQ1<double>)
+TPMG_INSTANTIATE_DEVICE_FORALL(tpmg::transfer_kernels::RestrictToQ1<float>)
+TPMG_INSTANTIATE_DEVICE_FORALL(tpmg::transfer_kernels::RestrictToQ1<double>)

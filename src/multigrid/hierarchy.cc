@@ -26,12 +26,26 @@ namespace tpmg
            c.n_interior_dofs() == patch_interior;
   }
 
+  CartesianLevel linear_level(const CartesianLevel &c)
+  {
+    CartesianLevel l = c;
+    l.degree         = 1;
+    return l;
+  }
+
+  bool coarse_solve_by_degree(const CartesianLevel &c, const MultigridSettings &settings)
+  {
+    return !coarse_solve_by_smoother(c, settings) && c.n_interior_dofs() > settings.coarse_direct_limit &&
+           c.degree > 1 && linear_level(c).n_interior_dofs() <= settings.coarse_direct_limit;
+  }
+
   std::string coarse_level_problem(const CartesianLevel &c, const MultigridSettings &settings)
   {
-    if (coarse_solve_by_smoother(c, settings) || c.n_interior_dofs() <= settings.coarse_direct_limit)
+    if (coarse_solve_by_smoother(c, settings) || c.n_interior_dofs() <= settings.coarse_direct_limit ||
+        coarse_solve_by_degree(c, settings))
       return "";
-    return "the coarsest level has " + std::to_string(c.n_interior_dofs()) +
-           " interior unknowns; the dense direct coarse solver accepts at most " +
+    return "the coarsest level has " + std::to_string(linear_level(c).n_interior_dofs()) +
+           " interior unknowns even with Q1 elements; the dense direct coarse solver accepts at most " +
            std::to_string(settings.coarse_direct_limit) + " (use fewer Mesh/Coarse cells)";
   }
 } // namespace tpmg

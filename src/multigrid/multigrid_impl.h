@@ -11,6 +11,7 @@
 #include <kernels/common/tensor.h>
 #include <kernels/linear_algebra/dense_coarse.h>
 #include <kernels/runtime/forall.h>
+#include <kernels/transfer/degree_transfer.h>
 #include <src/multigrid/transfer_impl.h>
 
 #include <Eigen/Dense>
@@ -184,6 +185,13 @@ namespace tpmg
   };
 
   template <int dim, int k, typename Number>
+  struct Multigrid<dim, k, Number>::DegreeCoarse
+  {
+    transfer_kernels::DegreeTransferShape shape;
+    mutable Vector<Number>                r1, x1; ///< on the Q_1 nodes of the coarsest cells
+  };
+
+  template <int dim, int k, typename Number>
   int Multigrid<dim, k, Number>::coarsest_level(const std::vector<CartesianLevel> &levels)
   {
     return tpmg::coarsest_level(levels);
@@ -218,6 +226,8 @@ namespace tpmg
     finest_           = int(levels.size()) - 1;
     const bool lumped = settings.level_operator == LevelOperatorType::bp5;
     const bool root   = comm_.rank() == 0;
+    // the coarse solve by degree smooths on the coarsest level too
+    const bool by_degree = coarse_solve_by_degree(levels[coarsest_], settings);
     for (int l = coarsest_; l <= finest_; ++l)
       {
         auto L    = std::make_unique<Level>();
@@ -249,7 +259,7 @@ namespace tpmg
                 else
                   throw std::invalid_argument("the vertex-patch smoother supports degrees up to 8 in 3D");
               }
-            else if (l > coarsest_)
+            else if (l > coarsest_ || by_degree)
               L->smoother =
                 std::make_unique<internal::ChebyshevAdapter<Number>>(backend, settings.chebyshev, L->op.get());
             internal::reinit_level_vector(L->r, L->layout, backend);
@@ -286,17 +296,46 @@ namespace tpmg
     coarse_by_smoother_     = coarse_solve_by_smoother(c, settings);
     if (!coarse_by_smoother_)
       {
-        coarse_n_ = c.n_interior_dofs();
         if (const std::string problem = coarse_level_problem(c, settings); !problem.empty())
           throw std::invalid_argument(problem);
+        // the dense problem: the coarsest level's, or with the coarse solve by degree its Q_1
+        // problem on the same cells (rediscretized: BP3 at degree 1, or the Cartesian operator)
+        const CartesianLevel dense = by_degree ? linear_level(c) : c;
+        coarse_n_                  = dense.n_interior_dofs();
+        if (by_degree && lev(coarsest_).layout->stores())
+          {
+            degree_coarse_ = std::make_unique<DegreeCoarse>();
+            auto &s        = degree_coarse_->shape;
+            s.dim          = dim;
+            s.k            = k;
+            for (int d = 0; d < 3; ++d)
+              {
+                s.nodes[d]    = c.nodes(d);
+                s.vertices[d] = dense.nodes(d);
+              }
+            const Quadrature1D gll = gauss_lobatto_quadrature(k + 1);
+            for (int i = 0; i <= k; ++i)
+              s.xi[i] = gll.points[i];
+            degree_coarse_->r1.reinit(dense.n_dofs(), backend);
+            degree_coarse_->x1.reinit(dense.n_dofs(), backend);
+          }
         if (coarse_n_ > 0 && lev(coarsest_).layout->stores())
           {
             // Assemble A_II column by column with a double-precision CPU copy of the operator.
-            auto                     op = make_level_operator<dim, k, double>(c, Backend::cpu, settings.level_operator,
-                                                          settings.deformation, settings.geometry);
-            DenseCoarseSolve<double> map{nullptr, nullptr, nullptr, coarse_n_, {c.nodes(0), c.nodes(1), c.nodes(2)}};
+            const LevelOperatorType type = by_degree && settings.level_operator == LevelOperatorType::bp5
+                                             ? LevelOperatorType::bp3
+                                             : settings.level_operator;
+            auto op = by_degree ? make_level_operator<dim, 1, double>(dense, Backend::cpu, type, settings.deformation,
+                                                                      settings.geometry)
+                                : make_level_operator<dim, k, double>(dense, Backend::cpu, type, settings.deformation,
+                                                                      settings.geometry);
+            DenseCoarseSolve<double> map{nullptr,
+                                         nullptr,
+                                         nullptr,
+                                         coarse_n_,
+                                         {dense.nodes(0), dense.nodes(1), dense.nodes(2)}};
             Eigen::MatrixXd          A(coarse_n_, coarse_n_);
-            Vector<double>           e(c.n_dofs(), Backend::cpu), Ae;
+            Vector<double>           e(dense.n_dofs(), Backend::cpu), Ae;
             for (index_t j = 0; j < coarse_n_; ++j)
               {
                 e.set_zero();
@@ -348,7 +387,9 @@ namespace tpmg
   template <int dim, int k, typename Number>
   const char *Multigrid<dim, k, Number>::coarse_solver_name() const
   {
-    return coarse_by_smoother_ ? "one vertex-patch step (exact)" : "dense direct";
+    return coarse_by_smoother_ ? "one vertex-patch step (exact)"
+           : degree_coarse_    ? "two-level cycles with the dense direct Q1 solve (p-multigrid)"
+                               : "dense direct";
   }
 
   template <int dim, int k, typename Number>
@@ -366,6 +407,26 @@ namespace tpmg
     const auto t = time_scope(timers_, coarsest_, Component::coarse_solve);
     if (coarse_by_smoother_)
       L.smoother->smooth(x, b, false, x_is_zero);
+    else if (degree_coarse_)
+      {
+        namespace tk                    = transfer_kernels;
+        const DegreeCoarse &D           = *degree_coarse_;
+        const index_t       vertices[3] = {D.shape.vertices[0], D.shape.vertices[1], D.shape.vertices[2]};
+        for (int cycle = 0; cycle < settings_.coarse_cycles; ++cycle)
+          {
+            L.smoother->smooth(x, b, false, x_is_zero && cycle == 0);
+            L.op->residual(L.r, b, x);
+            forall(backend_, D.r1.size(), tk::RestrictToQ1<Number>{D.shape, L.r.data(), D.r1.data()});
+            forall(backend_, coarse_n_,
+                   DenseCoarseSolve<Number>{coarse_inverse_.data(),
+                                            D.r1.data(),
+                                            D.x1.data(),
+                                            coarse_n_,
+                                            {vertices[0], vertices[1], vertices[2]}});
+            forall(backend_, x.size(), tk::ProlongateFromQ1<Number>{D.shape, D.x1.data(), x.data()});
+            L.smoother->smooth(x, b, true, false);
+          }
+      }
     else if (coarse_n_ > 0)
       {
         DenseCoarseSolve<Number> solve{coarse_inverse_.data(),
@@ -523,6 +584,21 @@ namespace tpmg
       return b;
     }
 
+    /// Bytes of the dense coarse solve (of the coarsest level, or of its Q_1 problem with two Q_1
+    /// vectors).
+    inline std::size_t coarse_solver_bytes(const CartesianLevel &c, const MultigridSettings &settings,
+                                           std::size_t number_bytes)
+    {
+      if (coarse_solve_by_degree(c, settings))
+        {
+          const CartesianLevel l1 = linear_level(c);
+          const std::size_t    n1 = std::size_t(l1.n_interior_dofs());
+          return (n1 * n1 + 2 * std::size_t(l1.n_dofs())) * number_bytes;
+        }
+      const std::size_t nc = std::size_t(c.n_interior_dofs());
+      return nc <= std::size_t(settings.coarse_direct_limit) ? nc * nc * number_bytes : 0;
+    }
+
     /// Bytes of a level's fitted patch solves and their Chebyshev vectors (FittedSchwarzAdapter).
     inline std::size_t fitted_smoother_bytes(const CartesianLevel &level, const MultigridSettings &settings,
                                              std::size_t number_bytes)
@@ -555,10 +631,7 @@ namespace tpmg
         b += internal::fitted_smoother_bytes(levels[l], settings, sizeof(Number));
         b += level_operator_memory_bytes(levels[l], settings.level_operator, settings.geometry, sizeof(Number));
       }
-    const std::size_t nc = std::size_t(levels[c].n_interior_dofs());
-    if (nc <= std::size_t(settings.coarse_direct_limit))
-      b += nc * nc * sizeof(Number);
-    return b;
+    return b + internal::coarse_solver_bytes(levels[c], settings, sizeof(Number));
   }
 
   template <int dim, int k, typename Number>
@@ -581,9 +654,8 @@ namespace tpmg
         if (l < f && !L.distributed() && layouts.level(l + 1)->distributed())
           b += std::size_t(levels[l + 1].n_dofs()) * sizeof(Number); // the whole finer level on rank 0
       }
-    const std::size_t nc = std::size_t(levels[c].n_interior_dofs());
-    if (layouts.level(c)->stores() && nc <= std::size_t(settings.coarse_direct_limit))
-      b += nc * nc * sizeof(Number);
+    if (layouts.level(c)->stores())
+      b += internal::coarse_solver_bytes(levels[c], settings, sizeof(Number));
     return b;
   }
 } // namespace tpmg

@@ -3,6 +3,7 @@
 #include <tpmg/chebyshev_smoother.h>
 #include <tpmg/device.h>
 #include <tpmg/dispatch.h>
+#include <tpmg/fitted_patch_solver.h>
 #include <tpmg/laplace_operator.h>
 #include <tpmg/patch_smoother.h>
 #include <tpmg/poisson.h>
@@ -653,4 +654,60 @@ TEST(Gpu, UserProblemMatchesCpu)
         EXPECT_LT(*r[1].l2_error, 1e-10) << dim << "D";
         EXPECT_LT(*r[0].l2_error, 1e-10) << dim << "D";
       }
+}
+
+TEST(Gpu, FittedPatchSolvesAndKershawSolveEqualCpu)
+{
+  // the fitted patch solves of every colour, float and double, on a Kershaw mesh
+  for (int dim : {2, 3})
+    for (int k : {1, 2, 4, 7})
+      dispatch_dim(dim, [&](auto D) {
+        dispatch_degree<8>(k, [&](auto K) {
+          constexpr int dd = decltype(D)::value, kk = decltype(K)::value;
+          if constexpr (kk <= max_solver_degree(dd))
+            {
+              Domain d;
+              d.dim                         = dd;
+              d.coarse_cells                = {6, 4, 4};
+              const auto                lev = make_hierarchy(d, kk, 0).back();
+              const DeformationSettings def{Deformation::kershaw, 0.3};
+              auto                      run = [&](auto number) {
+                using T = decltype(number);
+                compare_backends<T>(
+                  lev, {std::vector<T>(lev.n_dofs()), random_interior<T>(lev, 21)},
+                  [&](Backend b, std::vector<Vector<T>> &v) {
+                    FittedPatchSolver<dd, kk, T> solver(lev, b, def, kk % 2 == 0);
+                    for (int c = 0; c < solver.n_colors(); ++c)
+                      solver.solve_color(v[0], v[1], c);
+                  },
+                  "fitted patch solves " + std::to_string(dd) + "D k=" + std::to_string(kk));
+              };
+              run(double{});
+              run(float{});
+            }
+        });
+      });
+  // the whole Kershaw BPS5 solve with the defaults (fitted patches, Chebyshev, coarse solve by
+  // degree at k = 3): the CPU's iterations and error
+  SolverParameters p;
+  p.dim                = 3;
+  p.degree             = 3;
+  p.refinement_level   = 1;
+  p.coarse_cells       = {6, 6, 6};
+  p.level_operator     = LevelOperatorType::bp5;
+  p.deformation        = {Deformation::kershaw, 0.3};
+  p.relative_tolerance = 1e-8;
+  p.verbose            = false;
+  p.source             = "test";
+  RunResult r[2];
+  for (DeviceChoice dev : {DeviceChoice::cpu, DeviceChoice::cuda})
+    {
+      p.device = dev;
+      std::ostringstream log;
+      r[dev == DeviceChoice::cuda] = run_poisson(p, log);
+      ASSERT_TRUE(r[dev == DeviceChoice::cuda].converged) << r[dev == DeviceChoice::cuda].failure;
+    }
+  EXPECT_NEAR(r[1].iterations, r[0].iterations, 1);
+  EXPECT_NEAR(*r[1].l2_error / *r[0].l2_error, 1.0, 1e-3);
+  EXPECT_EQ(r[1].backend, "cuda");
 }
