@@ -24,7 +24,8 @@ namespace tpmg
   {
     using Shape             = PatchShape<dim, k>;
     static constexpr int ni = Shape::ni, nzi = Shape::nzi, nint = Shape::interior_dofs;
-    static constexpr int P                     = cmax(1, 128 / (ni * ni));
+    /// about 128 threads a block; at most 64 patches (a block's z extent)
+    static constexpr int P                     = cmin(64, cmax(1, 128 / (ni * ni)));
     static constexpr int n_phases              = 1 + 2 * dim;
     static constexpr int max_threads_per_block = ni * ni * P;
 
