@@ -153,17 +153,7 @@ namespace
     const CartesianLevel lk = make_hierarchy(d, k, 0).back();
     const CartesianLevel l1 = linear_level(lk);
     using namespace transfer_kernels;
-    DegreeTransferShape s;
-    s.dim = dim;
-    s.k   = k;
-    for (int e = 0; e < 3; ++e)
-      {
-        s.nodes[e]    = lk.nodes(e);
-        s.vertices[e] = l1.nodes(e);
-      }
-    const Quadrature1D gll = gauss_lobatto_quadrature(k + 1);
-    for (int i = 0; i <= k; ++i)
-      s.xi[i] = gll.points[i];
+    const DegreeTransferShape        s = degree_transfer_shape(lk);
     std::mt19937                     gen(3);
     std::uniform_real_distribution<> u(-1, 1);
     auto                             interior_random = [&](const CartesianLevel &l) {

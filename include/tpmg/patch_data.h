@@ -18,6 +18,12 @@ namespace tpmg
   };
   PatchData1D patch_data_1d(int degree, bool lumped_mass);
 
+  /// Σ_d coef_d (⊗ of the interior blocks ((2k-1)², rows and columns 1..np-2) of mass[e] for e ≠ d
+  /// and stiffness[d]): the dense interior matrix of a separable patch problem (lexicographic).
+  std::vector<double> kronecker_interior_matrix(int dim, int ni, const std::array<const Matrix1D *, 3> &mass,
+                                                const std::array<const Matrix1D *, 3> &stiffness,
+                                                const std::array<double, 3>           &coef);
+
   /// Dense local matrix A_j (interior rows and columns of a patch, lexicographic).
   std::vector<double> patch_interior_matrix(int dim, int degree, const std::array<double, 3> &coef, bool lumped_mass);
 

@@ -304,18 +304,8 @@ namespace tpmg
         coarse_n_                  = dense.n_interior_dofs();
         if (by_degree && lev(coarsest_).layout->stores())
           {
-            degree_coarse_ = std::make_unique<DegreeCoarse>();
-            auto &s        = degree_coarse_->shape;
-            s.dim          = dim;
-            s.k            = k;
-            for (int d = 0; d < 3; ++d)
-              {
-                s.nodes[d]    = c.nodes(d);
-                s.vertices[d] = dense.nodes(d);
-              }
-            const Quadrature1D gll = gauss_lobatto_quadrature(k + 1);
-            for (int i = 0; i <= k; ++i)
-              s.xi[i] = gll.points[i];
+            degree_coarse_        = std::make_unique<DegreeCoarse>();
+            degree_coarse_->shape = transfer_kernels::degree_transfer_shape(c);
             degree_coarse_->r1.reinit(dense.n_dofs(), backend);
             degree_coarse_->x1.reinit(dense.n_dofs(), backend);
           }

@@ -1,4 +1,5 @@
 #include <tpmg/fitted_patches.h>
+#include <tpmg/patch_data.h>
 
 #include <Eigen/Dense>
 
@@ -143,26 +144,9 @@ namespace tpmg
 
   std::vector<double> fitted_patch_matrix(int dim, int k, bool lumped_mass, const FittedPatchWidths &w)
   {
-    const int ni = 2 * k - 1, n = dim == 3 ? ni * ni * ni : ni * ni;
-    Matrix1D  M[3], K[3];
+    Matrix1D M[3], K[3];
     for (int d = 0; d < dim; ++d)
       two_cell_patch_matrices(k, lumped_mass, w.a[d], w.a[d] * FittedRatioTable::ratio(w.row[d]), M[d], K[d]);
-    std::vector<double> A(std::size_t(n) * n, 0.0);
-    for (int I = 0; I < n; ++I)
-      for (int J = 0; J < n; ++J)
-        {
-          const int i[3] = {I % ni, (I / ni) % ni, I / (ni * ni)};
-          const int j[3] = {J % ni, (J / ni) % ni, J / (ni * ni)};
-          double    v    = 0;
-          for (int dir = 0; dir < dim; ++dir)
-            {
-              double t = 1;
-              for (int e = 0; e < dim; ++e)
-                t *= e == dir ? K[e](i[e] + 1, j[e] + 1) : M[e](i[e] + 1, j[e] + 1);
-              v += t;
-            }
-          A[std::size_t(I) * n + J] = v;
-        }
-    return A;
+    return kronecker_interior_matrix(dim, 2 * k - 1, {&M[0], &M[1], &M[2]}, {&K[0], &K[1], &K[2]}, {1.0, 1.0, 1.0});
   }
 } // namespace tpmg

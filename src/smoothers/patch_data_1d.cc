@@ -87,11 +87,11 @@ namespace tpmg
     return d;
   }
 
-  std::vector<double> patch_interior_matrix(int dim, int k, const std::array<double, 3> &coef, bool lumped_mass)
+  std::vector<double> kronecker_interior_matrix(int dim, int ni, const std::array<const Matrix1D *, 3> &mass,
+                                                const std::array<const Matrix1D *, 3> &stiffness,
+                                                const std::array<double, 3>           &coef)
   {
-    const PatchData1D   d  = patch_data_1d(k, lumped_mass);
-    const int           ni = 2 * k - 1;
-    const int           n  = dim == 3 ? ni * ni * ni : ni * ni;
+    const int           n = dim == 3 ? ni * ni * ni : ni * ni;
     std::vector<double> A(std::size_t(n) * n, 0.0);
     for (int I = 0; I < n; ++I)
       for (int J = 0; J < n; ++J)
@@ -103,11 +103,18 @@ namespace tpmg
             {
               double t = coef[dir];
               for (int e = 0; e < dim; ++e)
-                t *= e == dir ? d.stiffness(i[e] + 1, j[e] + 1) : d.mass(i[e] + 1, j[e] + 1);
+                t *= e == dir ? (*stiffness[e])(i[e] + 1, j[e] + 1) : (*mass[e])(i[e] + 1, j[e] + 1);
               v += t;
             }
           A[std::size_t(I) * n + J] = v;
         }
     return A;
+  }
+
+  std::vector<double> patch_interior_matrix(int dim, int k, const std::array<double, 3> &coef, bool lumped_mass)
+  {
+    const PatchData1D d = patch_data_1d(k, lumped_mass);
+    return kronecker_interior_matrix(dim, 2 * k - 1, {&d.mass, &d.mass, &d.mass},
+                                     {&d.stiffness, &d.stiffness, &d.stiffness}, coef);
   }
 } // namespace tpmg
