@@ -358,14 +358,16 @@ RUNS
         $SOLVER prm/kershaw_bps5.prm "$@" --set Output/Verbose=false > "$OUT/logs/kershaw.log" 2>&1
         echo "$label: $(result_line "$OUT/logs/kershaw.log")" | tee -a "$K"
       }
-      # k = 7 at 24^3 cells (4.8 M DoFs) and 48^3 (38 M; 96^3 does not fit with GMRES restart 30), best of 3 solves
+      # k = 7 at 24^3 cells (4.8 M DoFs), 48^3 (38 M) and 96^3 (305 M: fits with GMRES restart 16), best of 3 and 2 solves
       for lv in 2 3; do
         run "eps=0.3 k=7 level $lv (best of 3)" --set "Mesh/Refinement level=$lv" --set "Backend/Repetitions=3"
       done
+      run "eps=0.3 k=7 level 4 restart 16 (best of 2)" --set "Mesh/Refinement level=4" --set "Backend/Repetitions=2" --set "Solver/GMRES restart=16"
       # eps = 0.3 across levels; the sine mesh of amplitude 0.2 (bp3, coarse cells 4)
       for k in 3 7; do for lv in 1 2 3; do
         run "eps=0.3 k=$k level $lv" --set "Polynomial degree=$k" --set "Mesh/Refinement level=$lv"
       done; done
+      run "eps=0.3 k=3 level 4" --set "Polynomial degree=3" --set "Mesh/Refinement level=4"
       for lv in 1 2 3; do
         run "sine 0.2 bp3 k=3 coarse 4 level $lv" --set "Polynomial degree=3" --set "Mesh/Refinement level=$lv" --set "Mesh/Coarse cells=4" \
           --set Mesh/Deformation=sine --set "Mesh/Deformation amplitude=0.2" --set "Multigrid/Level operator=bp3"
@@ -374,6 +376,11 @@ RUNS
       for eps in 1.0 0.7 0.5 0.3; do for k in 1 2 3 4 5 6 7 8; do
         run "eps=$eps k=$k level 2" --set "Polynomial degree=$k" --set "Mesh/Deformation amplitude=$eps"
       done; done
+      # the Chebyshev polynomial of the fitted smoother: degree and range at k = 7 on 48^3 cells
+      for dr in "4 15" "4 100" "6 100" "8 100" "8 300" "12 100"; do set -- $dr
+        run "eps=0.3 k=7 level 3 Chebyshev degree $1 range $2" --set "Mesh/Refinement level=3" \
+          --set "Multigrid/Chebyshev degree=$1" --set "Multigrid/Chebyshev smoothing range=$2"
+      done
       ;;
     bank-probe)
       mkdir -p "$OUT/hardware"

@@ -42,8 +42,8 @@ namespace tpmg
     GeometryMode          geometry         = GeometryMode::stored; ///< bp3/bp5: geometric factors
     Conventions           conventions      = Conventions::standard;
     PostSmoothingOrder    post_smoothing   = PostSmoothingOrder::automatic;
-    int                   chebyshev_degree = 0;    ///< 0: chebyshev_degree_for()
-    double                chebyshev_range  = 15.0; ///< λ_max / the lower end of the interval
+    int                   chebyshev_degree = 0; ///< 0: automatic (set_chebyshev_polynomial)
+    double                chebyshev_range  = 0; ///< λ_max / the lower end of the interval; 0: automatic
     PatchGeometry         patch_geometry   = PatchGeometry::automatic;
     FittedSmoothing       fitted_smoothing = FittedSmoothing::chebyshev_additive;
 

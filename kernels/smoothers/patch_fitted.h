@@ -10,7 +10,7 @@
 //
 // FittedPatchSolve adds Ã⁻¹ applied to the residual r to x on the interior nodes of the patches
 // of one colour (which do not overlap, so the additions need no atomics). Threads (ni, ni) per
-// patch, each walking the third direction; P patches per block. Phases: 0 loads the patch's
+// patch, each walking one direction; P patches per block. Phases: 0 loads the patch's
 // table entries and its residual into shared memory; 1..dim apply Ŝᵀ along x, y(, z) and divide
 // by the eigenvalue sums; dim+1..2dim apply Ŝ along z(, y), x and add to x.
 #pragma once
@@ -101,23 +101,30 @@ namespace tpmg
         }
       else
         {
-          // phases 1..dim: Ŝᵀ along x, y(, z); phases dim+1..2dim: Ŝ along z(, y), x
+          // phases 1..dim: Ŝᵀ along x, y(, z); phases dim+1..2dim: Ŝ along z(, y), x. The thread
+          // owns one index along the contracted direction (tx for x, ty for y and z) and keeps
+          // that row of Ŝ in registers while it walks the direction it does not own (z for x
+          // and y, y for z): one shared load per multiply-add instead of two.
           constexpr int  s       = phase - 1;
           constexpr bool forward = s < dim;
           constexpr int  dir     = forward ? s : 2 * dim - 1 - s;
           const Number  *in      = (s % 2 == 0) ? B1 : B2;
           Number        *out     = (s % 2 == 0) ? B2 : B1;
           const Number  *Sd      = S + dir * ni * ni;
-          for (int z = 0; z < nzi; ++z)
+          constexpr int  stride  = dir == 0 ? 1 : dir == 1 ? ni : ni * ni; // between nodes along dir
+          const int      own     = dir == 0 ? tx : ty;
+          Number         row[ni];
+          for (int j = 0; j < ni; ++j)
+            row[j] = forward ? Sd[j * ni + own] : Sd[own * ni + j];
+          for (int w = 0; w < nzi; ++w)
             {
-              const int i[3] = {tx, ty, z};
-              Number    v    = 0;
+              int i[3] = {tx, ty, w};
+              if (dir == 2)
+                i[1] = w, i[2] = ty;
+              const Number *line = in + idx(i[0], i[1], i[2]) - own * stride; // the node line along dir
+              Number        v    = 0;
               for (int j = 0; j < ni; ++j)
-                {
-                  int src[3] = {tx, ty, z};
-                  src[dir]   = j;
-                  v += (forward ? Sd[j * ni + i[dir]] : Sd[i[dir] * ni + j]) * in[idx(src[0], src[1], src[2])];
-                }
+                v += row[j] * line[j * stride];
               if constexpr (s == dim - 1)
                 {
                   Number lambda = 0;
@@ -126,9 +133,9 @@ namespace tpmg
                   v /= lambda;
                 }
               if constexpr (s == 2 * dim - 1)
-                x[first + geo.offset(tx + 1, ty + 1, z + (dim == 3))] += W[dim] * v;
+                x[first + geo.offset(i[0] + 1, i[1] + 1, i[2] + (dim == 3))] += W[dim] * v;
               else
-                out[idx(tx, ty, z)] = v;
+                out[idx(i[0], i[1], i[2])] = v;
             }
         }
     }

@@ -85,15 +85,12 @@ namespace tpmg
       mg.patch    = p.patch;
       // the authors' conventions start with the odd color
       mg.patch.color_order = p.conventions == Conventions::paper_code ? ColorOrder::odd_first : ColorOrder::standard;
-      mg.chebyshev.smoothing_range = p.chebyshev_range;
-      mg.level_operator            = p.level_operator;
-      mg.deformation               = p.deformation;
-      mg.geometry                  = p.geometry;
-      mg.patch_geometry            = p.patch_geometry;
-      mg.fitted_smoothing          = p.fitted_smoothing;
-      // the automatic degree: measured on Kershaw meshes, the fitted patches' additive Schwarz
-      // needs 4 to keep the iterations within the BPS5 counts (docs/performance/solve.md)
-      mg.chebyshev.degree     = p.chebyshev_degree > 0 ? p.chebyshev_degree : mg.fitted_patches() ? 4 : 3;
+      mg.level_operator    = p.level_operator;
+      mg.deformation       = p.deformation;
+      mg.geometry          = p.geometry;
+      mg.patch_geometry    = p.patch_geometry;
+      mg.fitted_smoothing  = p.fitted_smoothing;
+      set_chebyshev_polynomial(mg, p.chebyshev_degree, p.chebyshev_range);
       const bool deformed     = p.deformation.type != Deformation::none;
       mg.symmetric            = p.symmetric_vcycle();
       const bool          fmg = p.solver == SolverType::fmg;
@@ -147,7 +144,7 @@ namespace tpmg
                                                 std::ostringstream o;
                                                 o << v;
                                                 return o.str();
-                                              }(p.chebyshev_range)
+                                              }(mg.chebyshev.smoothing_range)
                                           : std::string());
         }
       else if (p.smoother == SmootherType::vertex_patch)

@@ -203,12 +203,12 @@ namespace tpmg
       "Conventions", to_string(d.conventions), choice<Conventions>(),
       "paper_code: rhs = vector of ones restricted to coarser levels, colors odd-first (reproduces the tables)");
     prm.declare_entry("Chebyshev degree", std::to_string(d.chebyshev_degree), Pattern::integer(0, 30),
-                      "Operator applications per Chebyshev smoothing step; 0 = automatic: 3 with point Jacobi, 4 "
+                      "Operator applications per Chebyshev smoothing step; 0 = automatic: 3 with point Jacobi, 8 "
                       "with the fitted patches");
     prm.declare_entry("Chebyshev smoothing range", std::to_string(d.chebyshev_range).substr(0, 4),
-                      Pattern::real(1.01, 1e6),
+                      Pattern::real(0, 1e6),
                       "The Chebyshev polynomial damps the interval [lambda_max / range, 1.2 lambda_max] of the "
-                      "preconditioned operator");
+                      "preconditioned operator; 0 = automatic: 15 with point Jacobi, 100 with the fitted patches");
     prm.declare_entry("Patch geometry", to_string(d.patch_geometry), choice<PatchGeometry>(),
                       "Vertex-patch problems: cartesian (undeformed cell widths, the fast fused kernels) or fitted "
                       "(separable surrogates fitted to the deformed cells, residuals of the level operator); auto = "
@@ -339,6 +339,9 @@ namespace tpmg
                                            "] in " + std::to_string(p.dim) + "D to stay invertible");
     if (p.deformation.type == Deformation::kershaw && p.deformation.amplitude <= 0.0)
       fail("Mesh/Deformation amplitude", "the Kershaw deformation needs epsilon in (0, 1]");
+    if (p.chebyshev_range != 0 && p.chebyshev_range < 1.01)
+      fail("Multigrid/Chebyshev smoothing range",
+           "must be 0 (automatic) or at least 1.01, got " + std::to_string(p.chebyshev_range));
     if (p.solver == SolverType::cg && !p.symmetric_vcycle() && p.smoother == SmootherType::vertex_patch)
       fail("Multigrid/Post-smoothing order",
            "cg needs a symmetric V-cycle: Post-smoothing order must be reverse or auto");

@@ -33,6 +33,17 @@ namespace tpmg
     return l;
   }
 
+  void set_chebyshev_polynomial(MultigridSettings &settings, int degree, double smoothing_range)
+  {
+    // Fitted patches: the separable surrogates miss the shear of skewed cells (Kershaw meshes), so
+    // the additive Schwarz operator has a wide spectrum; a wide interval (range 100) with degree 8
+    // keeps Kershaw eps = 0.3 within 12-14 GMRES iterations at k = 7 across levels and is the
+    // fastest measured (docs/performance/solve.md, "Chebyshev polynomial of the fitted smoother").
+    const bool fitted                  = settings.fitted_patches();
+    settings.chebyshev.degree          = degree > 0 ? degree : fitted ? 8 : 3;
+    settings.chebyshev.smoothing_range = smoothing_range > 0 ? smoothing_range : fitted ? 100.0 : 15.0;
+  }
+
   bool coarse_solve_by_degree(const CartesianLevel &c, const MultigridSettings &settings)
   {
     return !coarse_solve_by_smoother(c, settings) && c.n_interior_dofs() > settings.coarse_direct_limit &&
