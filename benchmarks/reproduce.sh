@@ -27,8 +27,10 @@
 #   user-problem       Table 7 sizes with the right-hand side, boundary values and exact solution
 #                      given as expressions: setup (rhs_time_s) against the solve
 #   deformed           solves on sine- and Kershaw-deformed meshes
-#   kershaw            CEED BPS5 on Kershaw meshes (prm/kershaw_bps5.prm): iterations for eps = 1, 0.7,
-#                      0.5, 0.3 and k = 1..8; eps = 0.3 across levels; k = 7 at 4.8 M DoFs and the largest
+#   kershaw            CEED BPS5 on Kershaw meshes (prm/kershaw_bps5.prm): eps = 0.3, k = 7 at 4.8 M, 38 M
+#                      and 305 M DoFs; eps = 0.3 across levels (k = 3 and 7)
+#   kershaw-table      the same: iterations for eps = 1, 0.7, 0.5, 0.3 and k = 1..8; k = 3 at 24 M DoFs;
+#                      the sine mesh across levels; the fitted smoother's Chebyshev degree and range
 #   mpi-tests          the solver on 2 and 4 MPI ranks sharing the GPU against one rank (ctest gpu.mpi_*)
 #   sanitizer-mpi      compute-sanitizer under mpirun -np 2: halo exchange, every kernel on the ranks' parts
 #   table7-ranks       the Table 7 solves (mixed) on 1, 2 and 4 ranks sharing the GPU
@@ -55,6 +57,12 @@ mkdir -p "$OUT/logs"
 
 # the summary line of a poisson_solver log (DoFs, iterations, residual, rate, time, DoF/s, errors, memory)
 result_line() { grep -A1 '^DoFs' "$1" | tail -1; }
+# one prm/kershaw_bps5.prm solve: results file, label, then --set arguments; appends the result line
+kershaw_run() {
+  local file=$1 label=$2; shift 2
+  $SOLVER prm/kershaw_bps5.prm "$@" --set Output/Verbose=false > "$OUT/logs/kershaw.log" 2>&1
+  echo "$label: $(result_line "$OUT/logs/kershaw.log")" | tee -a "$file"
+}
 
 # compute-sanitizer with each tool on one command; appends one line per tool to $1
 sanitize() {
@@ -350,35 +358,35 @@ RUNS
       done
       ;;
     kershaw)
-      mkdir -p "$OUT/solve"; rm -f "$OUT/solve/kershaw_bps5.txt"
-      K="$OUT/solve/kershaw_bps5.txt"
+      # k = 7 at 24^3 cells (4.8 M DoFs), 48^3 (38 M) and 96^3 (305 M: fits with GMRES restart 16), best of 3 and 2
+      # solves; eps = 0.3 across levels (k = 7: levels 1 and the two above)
+      mkdir -p "$OUT/solve"; K="$OUT/solve/kershaw_bps5.txt"
       echo "# columns: DoFs, iterations, relative residual, rate, solve [s], DoF/s, L2 error, H1 error, memory" | tee "$K"
-      run() { # label, then --set arguments
-        local label=$1; shift
-        $SOLVER prm/kershaw_bps5.prm "$@" --set Output/Verbose=false > "$OUT/logs/kershaw.log" 2>&1
-        echo "$label: $(result_line "$OUT/logs/kershaw.log")" | tee -a "$K"
-      }
-      # k = 7 at 24^3 cells (4.8 M DoFs), 48^3 (38 M) and 96^3 (305 M: fits with GMRES restart 16), best of 3 and 2 solves
       for lv in 2 3; do
-        run "eps=0.3 k=7 level $lv (best of 3)" --set "Mesh/Refinement level=$lv" --set "Backend/Repetitions=3"
+        kershaw_run "$K" "eps=0.3 k=7 level $lv (best of 3)" --set "Mesh/Refinement level=$lv" --set "Backend/Repetitions=3"
       done
-      run "eps=0.3 k=7 level 4 restart 16 (best of 2)" --set "Mesh/Refinement level=4" --set "Backend/Repetitions=2" --set "Solver/GMRES restart=16"
-      # eps = 0.3 across levels; the sine mesh of amplitude 0.2 (bp3, coarse cells 4)
-      for k in 3 7; do for lv in 1 2 3; do
-        run "eps=0.3 k=$k level $lv" --set "Polynomial degree=$k" --set "Mesh/Refinement level=$lv"
-      done; done
-      run "eps=0.3 k=3 level 4" --set "Polynomial degree=3" --set "Mesh/Refinement level=4"
+      kershaw_run "$K" "eps=0.3 k=7 level 4 restart 16 (best of 2)" --set "Mesh/Refinement level=4" --set "Backend/Repetitions=2" \
+        --set "Solver/GMRES restart=16"
       for lv in 1 2 3; do
-        run "sine 0.2 bp3 k=3 coarse 4 level $lv" --set "Polynomial degree=3" --set "Mesh/Refinement level=$lv" --set "Mesh/Coarse cells=4" \
-          --set Mesh/Deformation=sine --set "Mesh/Deformation amplitude=0.2" --set "Multigrid/Level operator=bp3"
+        kershaw_run "$K" "eps=0.3 k=3 level $lv" --set "Polynomial degree=3" --set "Mesh/Refinement level=$lv"
       done
-      # iterations for eps = 1, 0.7, 0.5, 0.3 and k = 1..8 at 24^3 cells
+      kershaw_run "$K" "eps=0.3 k=7 level 1" --set "Mesh/Refinement level=1"
+      ;;
+    kershaw-table)
+      # k = 3 on 96^3 cells; the sine mesh of amplitude 0.2 (bp3, coarse cells 4); iterations for eps = 1, 0.7,
+      # 0.5, 0.3 and k = 1..8 at 24^3 cells; the fitted smoother's Chebyshev degree and range at k = 7 on 48^3
+      mkdir -p "$OUT/solve"; K="$OUT/solve/kershaw_table.txt"
+      echo "# columns: DoFs, iterations, relative residual, rate, solve [s], DoF/s, L2 error, H1 error, memory" | tee "$K"
+      kershaw_run "$K" "eps=0.3 k=3 level 4" --set "Polynomial degree=3" --set "Mesh/Refinement level=4"
+      for lv in 1 2 3; do
+        kershaw_run "$K" "sine 0.2 bp3 k=3 coarse 4 level $lv" --set "Polynomial degree=3" --set "Mesh/Refinement level=$lv" \
+          --set "Mesh/Coarse cells=4" --set Mesh/Deformation=sine --set "Mesh/Deformation amplitude=0.2" --set "Multigrid/Level operator=bp3"
+      done
       for eps in 1.0 0.7 0.5 0.3; do for k in 1 2 3 4 5 6 7 8; do
-        run "eps=$eps k=$k level 2" --set "Polynomial degree=$k" --set "Mesh/Deformation amplitude=$eps"
+        kershaw_run "$K" "eps=$eps k=$k level 2" --set "Polynomial degree=$k" --set "Mesh/Deformation amplitude=$eps"
       done; done
-      # the Chebyshev polynomial of the fitted smoother: degree and range at k = 7 on 48^3 cells
       for dr in "4 15" "4 100" "6 100" "8 100" "8 300" "12 100"; do set -- $dr
-        run "eps=0.3 k=7 level 3 Chebyshev degree $1 range $2" --set "Mesh/Refinement level=3" \
+        kershaw_run "$K" "eps=0.3 k=7 level 3 Chebyshev degree $1 range $2" --set "Mesh/Refinement level=3" \
           --set "Multigrid/Chebyshev degree=$1" --set "Multigrid/Chebyshev smoothing range=$2"
       done
       ;;
