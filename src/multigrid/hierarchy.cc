@@ -38,7 +38,7 @@ namespace tpmg
     // Fitted patches: the separable surrogates miss the shear of skewed cells (Kershaw meshes), so
     // the additive Schwarz operator has a wide spectrum; a wide interval (range 100) with degree 8
     // keeps Kershaw eps = 0.3 within 12-14 GMRES iterations at k = 7 across levels and is the
-    // fastest measured (docs/performance/solve.md, "Chebyshev polynomial of the fitted smoother").
+    // fastest measured (docs/performance/solve.md, "Deformed meshes", the Chebyshev interval).
     const bool fitted                  = settings.fitted_patches();
     settings.chebyshev.degree          = degree > 0 ? degree : fitted ? 8 : 3;
     settings.chebyshev.smoothing_range = smoothing_range > 0 ? smoothing_range : fitted ? 100.0 : 15.0;
