@@ -28,9 +28,10 @@
 #                      given as expressions: setup (rhs_time_s) against the solve
 #   deformed           solves on sine- and Kershaw-deformed meshes
 #   kershaw            CEED BPS5 on Kershaw meshes (prm/kershaw_bps5.prm): eps = 0.3, k = 7 at 4.8 M, 38 M
-#                      and 305 M DoFs; eps = 0.3 across levels (k = 3 and 7)
-#   kershaw-table      the same: iterations for eps = 1, 0.7, 0.5, 0.3 and k = 1..8; k = 3 at 24 M DoFs;
-#                      the sine mesh across levels; the fitted smoother's Chebyshev degree and range
+#                      and 305 M DoFs
+#   kershaw-levels     the same, eps = 0.3 across levels: k = 3..7 on levels 1-3, k = 3 on level 4
+#   kershaw-table      the same: iterations for eps = 1, 0.7, 0.5, 0.3 and k = 1..8; the sine mesh across levels
+#   kershaw-scan       the fitted smoother's Chebyshev degree and range across levels (k = 3 and 7)
 #   mpi-tests          the solver on 2 and 4 MPI ranks sharing the GPU against one rank (ctest gpu.mpi_*)
 #   sanitizer-mpi      compute-sanitizer under mpirun -np 2: halo exchange, every kernel on the ranks' parts
 #   table7-ranks       the Table 7 solves (mixed) on 1, 2 and 4 ranks sharing the GPU
@@ -359,7 +360,7 @@ RUNS
       ;;
     kershaw)
       # k = 7 at 24^3 cells (4.8 M DoFs), 48^3 (38 M) and 96^3 (305 M: fits with GMRES restart 16), best of 3 and 2
-      # solves; eps = 0.3 across levels (k = 7: levels 1 and the two above)
+      # solves
       mkdir -p "$OUT/solve"; K="$OUT/solve/kershaw_bps5.txt"
       echo "# columns: DoFs, iterations, relative residual, rate, solve [s], DoF/s, L2 error, H1 error, memory" | tee "$K"
       for lv in 2 3; do
@@ -367,17 +368,21 @@ RUNS
       done
       kershaw_run "$K" "eps=0.3 k=7 level 4 restart 16 (best of 2)" --set "Mesh/Refinement level=4" --set "Backend/Repetitions=2" \
         --set "Solver/GMRES restart=16"
-      for lv in 1 2 3; do
-        kershaw_run "$K" "eps=0.3 k=3 level $lv" --set "Polynomial degree=3" --set "Mesh/Refinement level=$lv"
-      done
-      kershaw_run "$K" "eps=0.3 k=7 level 1" --set "Mesh/Refinement level=1"
+      ;;
+    kershaw-levels)
+      # eps = 0.3 across levels: k = 3..7 on levels 1-3 (6^3 coarse cells: 12^3, 24^3, 48^3 cells), k = 3 on level 4
+      mkdir -p "$OUT/solve"; K="$OUT/solve/kershaw_levels.txt"
+      echo "# columns: DoFs, iterations, relative residual, rate, solve [s], DoF/s, L2 error, H1 error, memory" | tee "$K"
+      for k in 3 4 5 6 7; do for lv in 1 2 3; do
+        kershaw_run "$K" "eps=0.3 k=$k level $lv" --set "Polynomial degree=$k" --set "Mesh/Refinement level=$lv"
+      done; done
+      kershaw_run "$K" "eps=0.3 k=3 level 4" --set "Polynomial degree=3" --set "Mesh/Refinement level=4"
       ;;
     kershaw-table)
-      # k = 3 on 96^3 cells; the sine mesh of amplitude 0.2 (bp3, coarse cells 4); iterations for eps = 1, 0.7,
-      # 0.5, 0.3 and k = 1..8 at 24^3 cells; the fitted smoother's Chebyshev degree and range at k = 7 on 48^3
+      # the sine mesh of amplitude 0.2 (bp3, coarse cells 4) on levels 1-3; iterations for eps = 1, 0.7, 0.5, 0.3
+      # and k = 1..8 at 24^3 cells
       mkdir -p "$OUT/solve"; K="$OUT/solve/kershaw_table.txt"
       echo "# columns: DoFs, iterations, relative residual, rate, solve [s], DoF/s, L2 error, H1 error, memory" | tee "$K"
-      kershaw_run "$K" "eps=0.3 k=3 level 4" --set "Polynomial degree=3" --set "Mesh/Refinement level=4"
       for lv in 1 2 3; do
         kershaw_run "$K" "sine 0.2 bp3 k=3 coarse 4 level $lv" --set "Polynomial degree=3" --set "Mesh/Refinement level=$lv" \
           --set "Mesh/Coarse cells=4" --set Mesh/Deformation=sine --set "Mesh/Deformation amplitude=0.2" --set "Multigrid/Level operator=bp3"
@@ -385,9 +390,17 @@ RUNS
       for eps in 1.0 0.7 0.5 0.3; do for k in 1 2 3 4 5 6 7 8; do
         kershaw_run "$K" "eps=$eps k=$k level 2" --set "Polynomial degree=$k" --set "Mesh/Deformation amplitude=$eps"
       done; done
-      for dr in "4 15" "4 100" "6 100" "8 100" "8 300" "12 100"; do set -- $dr
-        kershaw_run "$K" "eps=0.3 k=7 level 3 Chebyshev degree $1 range $2" --set "Mesh/Refinement level=3" \
-          --set "Multigrid/Chebyshev degree=$1" --set "Multigrid/Chebyshev smoothing range=$2"
+      ;;
+    kershaw-scan)
+      # the fitted smoother's Chebyshev degree and range (the automatic choice: 16, 400) at eps = 0.3: k = 3 on
+      # levels 1-4 and k = 7 on levels 1-3 (single solves; about 9 minutes with the build)
+      mkdir -p "$OUT/solve"; K="$OUT/solve/kershaw_scan.txt"
+      echo "# columns: DoFs, iterations, relative residual, rate, solve [s], DoF/s, L2 error, H1 error, memory" | tee "$K"
+      for dr in "8 100" "14 300" "14 400" "16 300" "16 400" "16 1000"; do set -- $dr
+        for kl in "3 1" "3 2" "3 3" "3 4" "7 1" "7 2" "7 3"; do set -- $1 $2 $kl
+          kershaw_run "$K" "k=$3 L$4 deg $1 range $2" --set "Polynomial degree=$3" --set "Mesh/Refinement level=$4" \
+            --set "Multigrid/Chebyshev degree=$1" --set "Multigrid/Chebyshev smoothing range=$2"
+        done
       done
       ;;
     bank-probe)

@@ -395,14 +395,37 @@ TEST(Multigrid, CoarseSolveByDegreeAboveTheDenseLimit)
   p.relative_tolerance = 1e-8;
   const RunResult k    = solve(p);
   ASSERT_TRUE(k.converged) << k.failure;
-  EXPECT_LE(k.iterations, 12); // 10 measured with the automatic Chebyshev polynomial (degree 8, range 100)
+  EXPECT_LE(k.iterations, 9); // 8 measured with the automatic Chebyshev polynomial (degree 16, range 400)
   // the interval of the point-Jacobi default (range 15) leaves the surrogates' poorly solved
   // modes undamped: more iterations at the same degree
-  p.chebyshev_degree     = 8;
+  p.chebyshev_degree     = 16;
   p.chebyshev_range      = 15;
   const RunResult narrow = solve(p);
   ASSERT_TRUE(narrow.converged) << narrow.failure;
   EXPECT_GT(narrow.iterations, k.iterations);
+}
+
+TEST(Multigrid, KershawIterationsStayFlatAcrossLevels)
+{
+  // CEED BPS5 setup, Kershaw eps = 0.3, Q3 on 12³ and 24³ cells (50,653 and 389,017 DoFs): the
+  // automatic polynomial of the fitted patches keeps the count within one iteration (8 and 8
+  // measured); degree 8 over range 100 lets it grow (10 and 12; the narrower interval's cost is
+  // asserted in CoarseSolveByDegreeAboveTheDenseLimit).
+  SolverParameters p   = base(3, 3, 1);
+  p.coarse_cells       = {6, 6, 6};
+  p.level_operator     = LevelOperatorType::bp5;
+  p.deformation        = {Deformation::kershaw, 0.3};
+  p.relative_tolerance = 1e-8;
+  int its[2]           = {0, 0};
+  for (int l : {1, 2})
+    {
+      p.refinement_level = l;
+      const RunResult r  = solve(p);
+      ASSERT_TRUE(r.converged) << "level " << l << ": " << r.failure;
+      its[l - 1] = r.iterations;
+    }
+  EXPECT_LE(std::abs(its[1] - its[0]), 1) << its[0] << " " << its[1];
+  EXPECT_LE(its[1], 9);
 }
 
 TEST(Multigrid, AutomaticChebyshevPolynomialFollowsTheSmoother)
@@ -411,8 +434,8 @@ TEST(Multigrid, AutomaticChebyshevPolynomialFollowsTheSmoother)
   mg.level_operator = LevelOperatorType::bp5;
   mg.deformation    = {Deformation::kershaw, 0.3};
   set_chebyshev_polynomial(mg, 0, 0); // fitted patches
-  EXPECT_EQ(mg.chebyshev.degree, 8);
-  EXPECT_EQ(mg.chebyshev.smoothing_range, 100.0);
+  EXPECT_EQ(mg.chebyshev.degree, 16);
+  EXPECT_EQ(mg.chebyshev.smoothing_range, 400.0);
   set_chebyshev_polynomial(mg, 5, 20.0); // the user's values stay
   EXPECT_EQ(mg.chebyshev.degree, 5);
   EXPECT_EQ(mg.chebyshev.smoothing_range, 20.0);

@@ -67,7 +67,7 @@ namespace tpmg
   bool coarse_solve_by_degree(const CartesianLevel &coarsest, const MultigridSettings &settings);
   /// Sets settings.chebyshev's degree and smoothing range from the user's values, 0 meaning
   /// automatic (call after the smoother, patch geometry and deformation are set): with fitted
-  /// patches degree 8 and range 100, with point Jacobi degree 3 and range 15.
+  /// patches degree 16 and range 400, with point Jacobi degree 3 and range 15.
   void set_chebyshev_polynomial(MultigridSettings &settings, int degree, double smoothing_range);
   /// `level` with degree 1 (the same cells).
   CartesianLevel linear_level(const CartesianLevel &level);

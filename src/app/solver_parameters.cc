@@ -203,12 +203,12 @@ namespace tpmg
       "Conventions", to_string(d.conventions), choice<Conventions>(),
       "paper_code: rhs = vector of ones restricted to coarser levels, colors odd-first (reproduces the tables)");
     prm.declare_entry("Chebyshev degree", std::to_string(d.chebyshev_degree), Pattern::integer(0, 30),
-                      "Operator applications per Chebyshev smoothing step; 0 = automatic: 3 with point Jacobi, 8 "
+                      "Operator applications per Chebyshev smoothing step; 0 = automatic: 3 with point Jacobi, 16 "
                       "with the fitted patches");
     prm.declare_entry("Chebyshev smoothing range", std::to_string(d.chebyshev_range).substr(0, 4),
                       Pattern::real(0, 1e6),
                       "The Chebyshev polynomial damps the interval [lambda_max / range, 1.2 lambda_max] of the "
-                      "preconditioned operator; 0 = automatic: 15 with point Jacobi, 100 with the fitted patches");
+                      "preconditioned operator; 0 = automatic: 15 with point Jacobi, 400 with the fitted patches");
     prm.declare_entry("Patch geometry", to_string(d.patch_geometry), choice<PatchGeometry>(),
                       "Vertex-patch problems: cartesian (undeformed cell widths, the fast fused kernels) or fitted "
                       "(separable surrogates fitted to the deformed cells, residuals of the level operator); auto = "

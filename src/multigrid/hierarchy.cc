@@ -36,12 +36,15 @@ namespace tpmg
   void set_chebyshev_polynomial(MultigridSettings &settings, int degree, double smoothing_range)
   {
     // Fitted patches: the separable surrogates miss the shear of skewed cells (Kershaw meshes), so
-    // the additive Schwarz operator has a wide spectrum; a wide interval (range 100) with degree 8
-    // keeps Kershaw eps = 0.3 within 12-14 GMRES iterations at k = 7 across levels and is the
-    // fastest measured (docs/performance/solve.md, "Deformed meshes", the Chebyshev interval).
+    // the additive Schwarz operator has small eigenvalues on modes the coarse grid does not reduce
+    // either; the wider the interval, the flatter the counts across levels, and the degree buys
+    // back the rate, at about the same time per solve (iterations x degree stays near constant).
+    // Degree 16 over range 400 keeps Kershaw eps = 0.3 within one iteration across levels 1-3
+    // and the sine mesh at 8 or fewer (docs/performance/solve.md, "Deformed meshes", the
+    // Chebyshev interval).
     const bool fitted                  = settings.fitted_patches();
-    settings.chebyshev.degree          = degree > 0 ? degree : fitted ? 8 : 3;
-    settings.chebyshev.smoothing_range = smoothing_range > 0 ? smoothing_range : fitted ? 100.0 : 15.0;
+    settings.chebyshev.degree          = degree > 0 ? degree : fitted ? 16 : 3;
+    settings.chebyshev.smoothing_range = smoothing_range > 0 ? smoothing_range : fitted ? 400.0 : 15.0;
   }
 
   bool coarse_solve_by_degree(const CartesianLevel &c, const MultigridSettings &settings)
