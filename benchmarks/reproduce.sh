@@ -35,6 +35,11 @@
 #   mpi-tests          the solver on 2 and 4 MPI ranks sharing the GPU against one rank (ctest gpu.mpi_*)
 #   sanitizer-mpi      compute-sanitizer under mpirun -np 2: halo exchange, every kernel on the ranks' parts
 #   table7-ranks       the Table 7 solves (mixed) on 1, 2 and 4 ranks sharing the GPU
+#   scaling            weak and strong scaling on 1, 2 and 4 GPUs of one host (one rank per GPU):
+#                      Table 7 k = 3 and 7, a mid-size k = 3 solve, Kershaw BPS5, k = 7 at 2.9 G DoFs;
+#                      NCCL against the host-staged path, the agglomeration floor, the L2 errors at
+#                      1e-13; bad input and a failure on one rank over NCCL
+#   mpi-gpu-tests      the GPU solver tests over NCCL on 2 and 4 GPUs (ctest gpu.mpi_solver_nccl_*)
 #   table7-compare     the Table 7 solves (mixed) of this tree and of another build side by side
 #                      (BUILD_OLD: its build folder, SOURCE_OLD: its source tree, built here if needed)
 #   bank-probe         the shared-memory bank rule for 8-byte words, under Nsight Compute
@@ -279,6 +284,61 @@ RUNS
         done
       done
       tar czf "$OUT/table7/ranks_logs.tgz" -C "$OUT/logs" $(cd "$OUT/logs" && ls ranks_*)
+      ;;
+    scaling)
+      # one rank per GPU, NCCL exchanges unless a run says otherwise; JSON reports named
+      # <case>_n<GPUs>_<label>.json, summed up by benchmarks/scaling_table.py
+      mkdir -p "$OUT/scaling"; J=$OUT/logs/scaling; mkdir -p "$J"; rm -f "$J"/*.json
+      GPUS=$(nvidia-smi -L | wc -l)
+      export NCCL_NVLS_ENABLE=0
+      scale() { # case GPUs label prm [--set ...]
+        local c=$1 n=$2 label=$3 file=$4; shift 4
+        [ "$n" -le "$GPUS" ] || { echo "$c on $n GPUs: only $GPUS here"; return; }
+        local launch=""; [ "$n" -gt 1 ] && launch="mpirun --allow-run-as-root --bind-to none -np $n -x NCCL_NVLS_ENABLE"
+        timeout 400 $launch $SOLVER "$file" "$@" --set Output/Verbose=false --json "$J/${c}_n${n}_$label.json" \
+          > "$J/${c}_n${n}_$label.log" 2>&1 || echo "$c on $n GPUs ($label): exit $?"
+      }
+      k7=prm/table7_k7_mixed.prm k3=prm/table7_k3_mixed.prm
+      for n in 1 2 4; do
+        cells=(x "2,2,1" "2,2,2" x "4,2,2")
+        scale weak_k7 $n nccl $k7 --set "Mesh/Refinement level=6" --set "Mesh/Coarse cells=${cells[$n]}"
+        scale weak_k3 $n nccl $k3 --set "Mesh/Refinement level=7" --set "Mesh/Coarse cells=${cells[$n]}"
+        scale strong_k7 $n nccl $k7
+        scale strong_k3 $n nccl $k3
+        scale mid_k3 $n nccl $k3 --set "Mesh/Refinement level=6"
+        scale kershaw $n nccl prm/kershaw_bps5.prm --set "Mesh/Refinement level=3" --set Backend/Repetitions=3
+        # the one-GPU answer at a tolerance where rounding no longer hides in the algebraic error
+        scale tol13_k3 $n nccl $k3 --set "Mesh/Refinement level=6" --set "Solver/Relative tolerance=1e-13"
+      done
+      scale largest_k7 4 nccl $k7 --set "Mesh/Refinement level=6" --set "Mesh/Coarse cells=4,4,2"
+      # the host-staged path beside (the transport before NCCL)
+      scale strong_k7 4 host $k7 --set Backend/Exchange=host
+      scale weak_k7 4 host $k7 --set "Mesh/Refinement level=6" --set "Mesh/Coarse cells=4,2,2" --set Backend/Exchange=host
+      scale mid_k3 4 host $k3 --set "Mesh/Refinement level=6" --set Backend/Exchange=host
+      # the agglomeration floor (Backend/Minimum DoFs per rank): every level split, and coarser floors
+      for m in 1 100000 1000000 4000000; do
+        scale mid_k3 4 min$m $k3 --set "Mesh/Refinement level=6" --set "Backend/Minimum DoFs per rank=$m"
+        scale strong_k3 4 min$m $k3 --set "Backend/Minimum DoFs per rank=$m"
+        scale kershaw 4 min$m prm/kershaw_bps5.prm --set "Mesh/Refinement level=3" --set Backend/Repetitions=3 \
+          --set "Backend/Minimum DoFs per rank=$m"
+      done
+      python3 benchmarks/scaling_table.py "$J" | tee "$OUT/scaling/scaling.txt" | column -t
+      # bad input and a failure on one rank over NCCL: the documented exit code on every rank, no hang
+      {
+        timeout 120 mpirun --allow-run-as-root -np 2 -x NCCL_NVLS_ENABLE $SOLVER --set "Mesh/Refinement level=1" \
+          --set Backend/Exchange=nccl > "$J/bad_input.log" 2>&1; echo "bad partition, 2 GPUs, nccl: exit $? (2 expected): $(head -1 "$J/bad_input.log")"
+        mkdir -p "$J/vtu/solution_1.vtu"
+        timeout 120 mpirun --allow-run-as-root -np 2 -x NCCL_NVLS_ENABLE $SOLVER --set "Mesh/Refinement level=2" \
+          --set "Polynomial degree=2" --set Backend/Exchange=nccl --set Output/Verbose=false \
+          --set "Output/VTU file=$J/vtu/solution.vtu" > "$J/failure.log" 2>&1; echo "failure on rank 1, 2 GPUs, nccl: exit $? (1 expected): $(grep error "$J/failure.log" | head -1)"
+        timeout 120 mpirun --allow-run-as-root -np 2 -x NCCL_NVLS_ENABLE $SOLVER --set Backend/Exchange=mpi \
+          > "$J/bad_mpi.log" 2>&1; echo "exchange mpi without a CUDA-aware MPI: exit $? (2 expected): $(head -1 "$J/bad_mpi.log")"
+      } | tee "$OUT/scaling/errors.txt"
+      tar czf "$OUT/scaling/scaling_logs.tgz" -C "$OUT/logs" scaling
+      ;;
+    mpi-gpu-tests)
+      mkdir -p "$OUT/checks"
+      (cd "$B" && NCCL_NVLS_ENABLE=0 ctest -R "gpu.mpi_solver" --output-on-failure) 2>&1 | tee "$OUT/checks/mpi_gpu_tests.log" | tail -15
       ;;
     table7-compare)
       # this tree's poisson_solver against another's (BUILD_OLD), alternating, best of 3 each

@@ -208,3 +208,45 @@ TEST(Partition, HaloPlansOfALevelBeyond32BitIndices)
   EXPECT_EQ(mid.sends[1].size(), 26u);
   EXPECT_GT(mid.stored.n_dofs(), index_t(1) << 29);
 }
+
+TEST(Partition, LevelsWithFewDofsPerRankLiveOnRankZero)
+{
+  // 3D Q2, 2^5 cells per direction on 2 x 2 x 2 ranks: every level from 2 (4^3 cells) has the
+  // cells; with a floor of DoFs per rank the coarser ones stay whole, the finest never does
+  const auto  levels = hierarchy(3, 2, 5, {1, 1, 1});
+  ProcessGrid grid;
+  grid.dim   = 3;
+  grid.ranks = {2, 2, 2};
+  EXPECT_EQ(HierarchyPartition(levels, grid, 0, 0).first_distributed_level(), 2);
+  EXPECT_EQ(HierarchyPartition(levels, grid, 0, 1).first_distributed_level(), 2);
+  // level 3: 17^3 = 4913 DoFs, 614 per rank; level 4: 33^3 = 35937, 4492 per rank
+  EXPECT_EQ(HierarchyPartition(levels, grid, 0, 614).first_distributed_level(), 3);
+  EXPECT_EQ(HierarchyPartition(levels, grid, 0, 615).first_distributed_level(), 4);
+  EXPECT_EQ(HierarchyPartition(levels, grid, 0, 4493).first_distributed_level(), 5);
+  const HierarchyPartition all_whole(levels, grid, 0, index_t(1) << 40);
+  EXPECT_EQ(all_whole.first_distributed_level(), 5); // the finest is split regardless
+  EXPECT_FALSE(all_whole.distributed(4));
+  EXPECT_TRUE(all_whole.distributed(5));
+  // the boxes of the first split level are as even as its cells allow
+  EXPECT_EQ(all_whole.boundaries(5, 0), (std::vector<index_t>{0, 16, 32}));
+}
+
+TEST(Partition, OneRankTakesAMeshOfOneCell)
+{
+  const auto        levels = hierarchy(3, 1, 0, {1, 1, 1});
+  const ProcessGrid grid   = make_process_grid(1, levels);
+  EXPECT_EQ(grid.size(), 1);
+  const HierarchyPartition part(levels, grid);
+  EXPECT_EQ(part.owned(0, 0).cell_end[0], 1);
+  // two ranks cannot split it, and the message says what is wrong with the mesh
+  try
+    {
+      make_process_grid(2, levels);
+      FAIL() << "2 ranks on one cell accepted";
+    }
+  catch (const PartitionError &e)
+    {
+      EXPECT_NE(std::string(e.what()).find("too small to split"), std::string::npos) << e.what();
+      EXPECT_NE(std::string(e.what()).find("raise Mesh/Refinement level"), std::string::npos) << e.what();
+    }
+}

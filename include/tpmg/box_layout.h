@@ -80,6 +80,16 @@ namespace tpmg
     template <typename Number>
     void update_ghosts(Vector<Number> &v, GhostLayers layers = GhostLayers::all) const;
 
+    /// update_ghosts(v, GhostLayers::one) after the vertex patches of one colour changed v (bit d
+    /// of `colour`: the parity of their centres along d, partition.h's patch_centres): only the
+    /// ghost nodes that the colour's patches of another rank wrote and this rank's own patches did
+    /// not travel, as their bounding box per neighbour. Each rank computes the patches centred in
+    /// the closed box of its cells, so a patch on a shared face runs on both sides: across a face
+    /// half the colours need no message. Valid where v was up to date in that layer before the
+    /// colour and the patches write only their interiors.
+    template <typename Number>
+    void update_ghosts_after_colour(Vector<Number> &v, int colour) const;
+
     /// On rank 0, `whole` (resized to whole().n_dofs()) gets every rank's owned values of v; the
     /// other ranks send theirs and leave `whole` alone.
     template <typename Number>
@@ -89,16 +99,13 @@ namespace tpmg
     template <typename Number>
     void scatter(const Vector<Number> &whole, Vector<Number> &v, bool add) const;
 
-    /// Wall-clock seconds this rank spent in the exchanges of the level's vectors (packing,
-    /// copies, MPI; the unpacking kernels are queued behind), and their number, since the last
-    /// reset_exchange_times().
-    double exchange_seconds() const { return exchange_seconds_; }
+    /// Seconds this rank spent in the exchanges of the level's vectors since the last
+    /// reset_exchange_times() (each from the end of the work queued before it to the end of its
+    /// unpacking: packing, copies, the transport; on a GPU measured by events on the stream and
+    /// resolved here), and their number.
+    double exchange_seconds() const;
     long   exchanges() const { return exchanges_; }
-    void   reset_exchange_times() const
-    {
-      exchange_seconds_ = 0;
-      exchanges_        = 0;
-    }
+    void   reset_exchange_times() const;
 
     /// The ranks this one exchanges ghost values with, and the values it sends per exchange of
     /// all layers.
@@ -123,6 +130,8 @@ namespace tpmg
       CartesianLevel    stored;
       NodeBox           owned;
       std::vector<Halo> sends[2], receives[2];
+      /// per colour, the parts of sends[0] and receives[0] that update_ghosts_after_colour moves
+      std::vector<std::vector<Halo>> colour_sends, colour_receives;
     };
     static Plan plan(const HierarchyPartition &partition, int l, int rank);
 
@@ -135,12 +144,13 @@ namespace tpmg
     /// Staging space of the exchanges, grown on demand (bytes; device and host).
     void *buffer(int which, std::size_t bytes, Backend space) const;
 
-    CartesianLevel    whole_, stored_;
-    bool              stores_ = true, distributed_ = false;
-    NodeBox           owned_;
-    Communicator      comm_;
-    Backend           backend_ = Backend::cpu;
-    std::vector<Halo> sends_[2], receives_[2]; ///< [GhostLayers::one, GhostLayers::all]
+    CartesianLevel                 whole_, stored_;
+    bool                           stores_ = true, distributed_ = false;
+    NodeBox                        owned_;
+    Communicator                   comm_;
+    Backend                        backend_ = Backend::cpu;
+    std::vector<Halo>              sends_[2], receives_[2];         ///< [GhostLayers::one, GhostLayers::all]
+    std::vector<std::vector<Halo>> colour_sends_, colour_receives_; ///< Plan's, per colour
     /// the owned boxes of all ranks in the whole level's coordinates (rank 0 of a distributed
     /// level: gather), and all ranks' stored boxes (scatter)
     std::vector<Halo> owned_boxes_, stored_boxes_;
@@ -156,7 +166,9 @@ namespace tpmg
   public:
     /// `levels` = the whole hierarchy 0..L, split over the ranks of `comm` (PartitionError where
     /// they cannot split it); `coarsest`: the multigrid's coarsest level, which stays whole.
-    HierarchyLayout(const std::vector<CartesianLevel> &levels, const Communicator &comm, Backend backend, int coarsest);
+    /// `min_rank_dofs`: HierarchyPartition's (the levels too small to split live on rank 0).
+    HierarchyLayout(const std::vector<CartesianLevel> &levels, const Communicator &comm, Backend backend, int coarsest,
+                    index_t min_rank_dofs = 0);
     /// The whole hierarchy on one rank.
     HierarchyLayout(const std::vector<CartesianLevel> &levels, Backend backend);
 

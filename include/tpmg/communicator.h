@@ -4,6 +4,7 @@
 #pragma once
 
 #include <tpmg/mesh.h>
+#include <tpmg/options.h>
 
 #include <cstddef>
 #include <memory>
@@ -20,6 +21,22 @@ namespace tpmg
   public:
     using std::runtime_error::runtime_error;
   };
+
+  class NcclTransport;
+
+  /// What a run has to move ghost values with.
+  struct ExchangeCapabilities
+  {
+    Backend backend          = Backend::cpu; ///< where the vectors live
+    bool    nccl             = false;        ///< the library was built with NCCL
+    bool    device_aware_mpi = false;        ///< the MPI library takes device pointers
+    bool    gpu_per_rank     = true;         ///< no two ranks of a host share a GPU (NCCL needs it)
+  };
+
+  /// The path `requested` takes (ExchangePath::automatic: nccl, else mpi where the MPI takes
+  /// device pointers, else host; host on the CPU backend). A path the build or the machine lacks
+  /// throws std::invalid_argument with one line saying what is missing.
+  ExchangePath resolve_exchange(ExchangePath requested, const ExchangeCapabilities &can);
 
   class Communicator
   {
@@ -67,6 +84,18 @@ namespace tpmg
     /// buffers may be device memory only where device_aware_mpi() says so.
     void exchange(const std::vector<Message> &sends, const std::vector<Message> &receives, int tag) const;
 
+    /// How BoxLayout moves a GPU's ghost values over these ranks: ExchangePath::host unless
+    /// with_exchange chose another.
+    ExchangePath exchange_path() const { return path_; }
+    /// This communicator with its exchanges over `path` (nccl, mpi or host, as resolve_exchange
+    /// gives it). nccl sets up one NCCL communicator over the ranks on the current GPU: every rank
+    /// must call it (collective); a failure on any rank throws CollectiveError on all of them.
+    Communicator with_exchange(ExchangePath path) const;
+    /// exchange_path() == nccl: the messages (device buffers) as one group of NCCL sends and
+    /// receives, queued on the library's stream behind the work queued before; returns at once.
+    /// A message to this rank itself is a copy on the stream.
+    void exchange_on_stream(const std::vector<Message> &sends, const std::vector<Message> &receives) const;
+
     /// The rank among those of this run on the same host (for the choice of the GPU), and how
     /// many ranks run there.
     int local_rank() const;
@@ -78,15 +107,30 @@ namespace tpmg
     static bool with_mpi();
     /// Whether the MPI library takes CUDA device pointers (a CUDA-aware build, asked at run time).
     static bool device_aware_mpi();
+    /// Whether the library was built with NCCL (TPMG_ENABLE_NCCL).
+    static bool with_nccl();
+    /// What this build and machine offer a run of these ranks on `backend`, with `gpus` GPUs on
+    /// each host (resolve_exchange).
+    ExchangeCapabilities capabilities(Backend backend, int gpus) const;
 
   private:
     struct Handle;
-    std::shared_ptr<const Handle> handle_;
-    int                           rank_ = 0, size_ = 1;
+    std::shared_ptr<const Handle>        handle_;
+    int                                  rank_ = 0, size_ = 1;
+    ExchangePath                         path_ = ExchangePath::host;
+    std::shared_ptr<const NcclTransport> nccl_;
   };
 
-  /// MPI_Init in the constructor (if MPI is present and not yet initialized), MPI_Finalize in
-  /// the destructor: one per program, in main.
+  /// MPI_Init in the constructor, MPI_Finalize in the destructor: one per program, in main. MPI
+  /// starts only where the library has it, nobody started it yet and an MPI launcher started the
+  /// process (launched_by_mpi): a program run on its own is one rank without MPI's start-up
+  /// cost. Each rank then gets its share of the host's cores for OpenMP (the cores it may run on,
+  /// divided among the ranks on the host), unless OMP_NUM_THREADS says otherwise.
+  /// OpenMP threads of one of `ranks_on_host` ranks on a host of `host_cores` cores that may run
+  /// on `available_cores` of them: the host's cores divided among its ranks, no more than it may
+  /// run on, at least one.
+  int threads_per_rank(int available_cores, int host_cores, int ranks_on_host);
+
   class MpiSession
   {
   public:
@@ -94,6 +138,11 @@ namespace tpmg
     ~MpiSession();
     MpiSession(const MpiSession &)            = delete;
     MpiSession &operator=(const MpiSession &) = delete;
+
+    /// Whether the environment shows an MPI launcher (mpirun, mpiexec, srun with PMI or PMIx):
+    /// the variables Open MPI, MPICH, Intel MPI, MVAPICH and Slurm set for the processes they
+    /// start.
+    static bool launched_by_mpi();
 
   private:
     bool finalize_ = false;

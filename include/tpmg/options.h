@@ -28,6 +28,18 @@ namespace tpmg
     cpu,
     cuda
   };
+  /// How the ghost values of a run on several ranks travel (docs/method.md, "Distribution"):
+  /// `nccl` between GPU buffers over NCCL, queued on the library's stream; `mpi` MPI on the
+  /// GPU buffers (an MPI that takes device pointers); `host` MPI on host memory (the vectors'
+  /// own on the CPU backend, page-locked staging buffers on a GPU); `automatic` the fastest the
+  /// build and the machine have, in that order (resolve_exchange, tpmg/communicator.h).
+  enum class ExchangePath
+  {
+    automatic,
+    nccl,
+    mpi,
+    host
+  };
   /// Arithmetic of the V-cycle (the outer solver is always double).
   enum class Precision
   {
@@ -193,6 +205,8 @@ namespace tpmg
   TPMG_ENUM_NAMES(Backend, 2, {Backend::cpu, "cpu"}, {Backend::cuda, "cuda"});
   TPMG_ENUM_NAMES(DeviceChoice, 3, {DeviceChoice::automatic, "auto"}, {DeviceChoice::cpu, "cpu"},
                   {DeviceChoice::cuda, "cuda"});
+  TPMG_ENUM_NAMES(ExchangePath, 4, {ExchangePath::automatic, "auto"}, {ExchangePath::nccl, "nccl"},
+                  {ExchangePath::mpi, "mpi"}, {ExchangePath::host, "host"});
   TPMG_ENUM_NAMES(Precision, 2, {Precision::single, "float"}, {Precision::dual, "double"});
   TPMG_ENUM_NAMES(SolverType, 4, {SolverType::gmres, "gmres"}, {SolverType::cg, "cg"}, {SolverType::fmg, "fmg"},
                   {SolverType::vcycle, "vcycle"});

@@ -6,7 +6,8 @@
 //    finest level have the least surface (the halo each rank exchanges), among the factorings
 //    whose every rank gets at least min_cells_per_rank cells per direction on the finest level.
 //  * A level is distributed when every rank gets at least min_cells_per_rank cells per direction
-//    on it; the box boundaries are chosen on the coarsest distributed level (as even as the cell
+//    on it and, but for the finest level, at least `min_rank_dofs` DoFs (a level whose work is
+//    smaller than the latency of its exchanges runs faster on one rank); the box boundaries are chosen on the coarsest distributed level (as even as the cell
 //    counts allow: the first parts get one cell more) and doubled on each finer level, so that a
 //    rank's box on level l+1 is exactly its box on level l refined: the transfers between
 //    distributed levels stay local to the rank.
@@ -46,6 +47,21 @@ namespace tpmg
   /// Layers of ghost cells a rank stores beyond its box where it has a neighbour.
   constexpr index_t ghost_cells = 2;
 
+  /// The DoFs per rank below which a level other than the finest lives on rank 0, by backend
+  /// (Backend/Minimum DoFs per rank = 0): on a GPU a level's smoothing, residual and transfers
+  /// cost about 19 exchanges of tens of microseconds each, which a level of fewer DoFs per GPU than
+  /// this computes faster alone (docs/performance/scaling.md, "Agglomeration"); on the CPU every
+  /// level that has the cells is split.
+  constexpr index_t automatic_min_rank_dofs(Backend backend) { return backend == Backend::cuda ? 0 : 1; }
+
+  /// The centre vertices [first, last] along direction d (whole-level vertex indices; first >
+  /// last where there are none) of the vertex patches that a level, or a rank's part of it,
+  /// smooths: those of the owned cells' closed box that are interior vertices of the whole level
+  /// and of the stored cells (a patch needs its two cells either side). A patch centred at v
+  /// writes the nodes k (v - 1) + 1 ... k (v + 1) - 1 along d. Colour c runs the centres whose
+  /// parity along d is bit d of c.
+  std::pair<index_t, index_t> patch_centres(const CartesianLevel &level, int d);
+
   /// Ranks arranged as a d-dimensional grid, rank = x + ranks_x (y + ranks_y z).
   struct ProcessGrid
   {
@@ -73,9 +89,12 @@ namespace tpmg
   {
   public:
     /// `coarsest`: the coarsest level the multigrid uses, never distributed over more than one
-    /// rank; throws PartitionError when no level can be distributed on a grid of more than one
-    /// rank (the finest level too small, or no level above `coarsest`).
-    HierarchyPartition(const std::vector<CartesianLevel> &levels, const ProcessGrid &grid, int coarsest = 0);
+    /// rank; `min_rank_dofs`: the DoFs per rank below which a level other than the finest lives
+    /// on rank 0 (0: split every level that has the cells). Throws PartitionError when no level
+    /// can be distributed on a grid of more than one rank (the finest level too small, or no
+    /// level above `coarsest`).
+    HierarchyPartition(const std::vector<CartesianLevel> &levels, const ProcessGrid &grid, int coarsest = 0,
+                       index_t min_rank_dofs = 0);
 
     const ProcessGrid &grid() const { return grid_; }
     /// Whether level l is split over the grid (else it lives on rank 0).

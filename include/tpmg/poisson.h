@@ -61,7 +61,7 @@ namespace tpmg
     std::string process_grid            = "1"; ///< their grid, "2 x 2 x 1"
     int         first_distributed_level = 0;   ///< coarser levels live on rank 0
     index_t     max_rank_dofs           = 0;   ///< the most fine-level values one rank stores (ghosts included)
-    std::string exchange_path; ///< how ghost values travel between GPUs: "device memory" or "host memory"
+    std::string exchange_path; ///< on several ranks, how ghost values travel: "nccl", "mpi" or "host" (ExchangePath)
 
     int                 iterations        = 0;
     bool                converged         = false;

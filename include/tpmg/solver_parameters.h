@@ -86,8 +86,11 @@ namespace tpmg
              (post_smoothing == PostSmoothingOrder::automatic && solver == SolverType::cg);
     }
 
-    DeviceChoice device      = DeviceChoice::automatic;
-    int          repetitions = 1;
+    DeviceChoice device   = DeviceChoice::automatic;
+    ExchangePath exchange = ExchangePath::automatic;
+    /// Backend/Minimum DoFs per rank (0: automatic_min_rank_dofs of the backend)
+    index_t min_rank_dofs = 0;
+    int     repetitions   = 1;
 
     std::string json_file, csv_file, vtu_file;
     bool        verbose = true;

@@ -55,12 +55,26 @@ namespace tpmg
     if (comm.any(b == Backend::cuda) && comm.any(b == Backend::cpu))
       throw ParameterError(p.source + ": Backend/Device = auto found GPUs on some ranks' hosts only; set cpu or "
                                       "cuda");
+    // the exchange path, checked on one rank too (the same file on several ranks must work), set
+    // up where several ranks exchange
+    ExchangePath path = ExchangePath::host;
+    try
+      {
+        path = resolve_exchange(p.exchange, comm.capabilities(b, b == Backend::cuda ? cuda_device_count() : 0));
+      }
+    catch (const std::invalid_argument &e)
+      {
+        why = p.source + ": " + e.what();
+      }
+    if (const std::string error = comm.first_error(why); !error.empty())
+      throw ParameterError(error);
+    const Communicator ranks = comm.size() > 1 ? comm.with_exchange(path) : comm;
     return dispatch_dim(p.dim, [&](auto D) {
       constexpr int dim = decltype(D)::value;
       return dispatch_degree<max_solver_degree(dim)>(p.degree, [&](auto K) {
         constexpr int k = decltype(K)::value;
-        return p.precision == Precision::single ? internal::run<dim, k, float>(p, b, log, comm)
-                                                : internal::run<dim, k, double>(p, b, log, comm);
+        return p.precision == Precision::single ? internal::run<dim, k, float>(p, b, log, ranks)
+                                                : internal::run<dim, k, double>(p, b, log, ranks);
       });
     });
   }

@@ -76,7 +76,8 @@ namespace tpmg
       const std::vector<CartesianLevel> levels  = make_hierarchy(p.domain(), k, p.refinement_level);
       const CartesianLevel             &whole   = levels.back();
       // the levels over the ranks (PartitionError for a rank count that cannot split them)
-      const HierarchyLayout layouts(levels, comm, backend, tpmg::coarsest_level(levels));
+      const HierarchyLayout layouts(levels, comm, backend, tpmg::coarsest_level(levels),
+                                    p.min_rank_dofs > 0 ? p.min_rank_dofs : automatic_min_rank_dofs(backend));
       const auto           &fine_layout = layouts.level(int(levels.size()) - 1);
       const CartesianLevel &fine        = fine_layout->level(); // this rank's part
 
@@ -125,8 +126,7 @@ namespace tpmg
         res.max_rank_dofs           = comm.max(fine_layout->size());
         res.first_distributed_level = comm.size() > 1 ? layouts.partition().first_distributed_level() : 0;
         if (comm.size() > 1)
-          res.exchange_path =
-            backend == Backend::cpu || Communicator::device_aware_mpi() ? "device memory" : "host memory";
+          res.exchange_path = to_string(comm.exchange_path());
       }
       res.solver            = to_string(p.solver);
       res.orthogonalization = to_string(p.orthogonalization);

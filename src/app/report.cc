@@ -76,7 +76,7 @@ namespace tpmg
     if (r.ranks > 1)
       out << "ranks: " << r.ranks << " (grid " << r.process_grid << "), levels from " << r.first_distributed_level
           << " distributed, at most " << r.max_rank_dofs << " fine-level values per rank (ghosts included), "
-          << "exchanges through " << r.exchange_path << "\n";
+          << "exchange path " << r.exchange_path << "\n";
     if (!r.smoother_configuration.empty())
       out << "smoother: " << r.smoother_configuration << "\n";
     if (r.problem.rhs == "function" || r.problem.boundary_values != "0" || !r.problem.exact_solution.empty())

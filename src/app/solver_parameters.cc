@@ -220,6 +220,16 @@ namespace tpmg
     prm.enter_subsection("Backend");
     prm.declare_entry("Device", to_string(d.device), choice<DeviceChoice>(),
                       "auto: the GPU when one is present, else the CPU");
+    prm.declare_entry("Exchange", to_string(d.exchange), choice<ExchangePath>(),
+                      "How ghost values travel between the ranks of a distributed run: nccl (NCCL between GPU "
+                      "buffers), mpi (MPI on GPU buffers: a CUDA-aware MPI), host (MPI on host memory: staged "
+                      "through page-locked buffers on a GPU); auto = the first of these the build and the machine "
+                      "have (host on the CPU backend)");
+    prm.declare_entry("Minimum DoFs per rank", std::to_string(d.min_rank_dofs), Pattern::integer(0, 1L << 40),
+                      "On several ranks, a level coarser than the finest is split over the ranks only where each "
+                      "gets at least this many of its DoFs; smaller levels live on rank 0, which saves their "
+                      "exchanges' latency. 1 = split every level with two cells per rank and direction; 0 = "
+                      "automatic (by backend: measured on GPUs, 1 on the CPU)");
     prm.declare_entry("Repetitions", std::to_string(d.repetitions), Pattern::integer(1, 100),
                       "Solve this many times and report the fastest (timings only)");
     prm.leave_subsection();
@@ -292,8 +302,10 @@ namespace tpmg
     p.patch_geometry          = get_choice<PatchGeometry>(prm, "Multigrid/Patch geometry");
     p.fitted_smoothing        = get_choice<FittedSmoothing>(prm, "Multigrid/Fitted patch smoothing");
 
-    p.device      = get_choice<DeviceChoice>(prm, "Backend/Device");
-    p.repetitions = int(prm.get_integer("Backend/Repetitions"));
+    p.device        = get_choice<DeviceChoice>(prm, "Backend/Device");
+    p.exchange      = get_choice<ExchangePath>(prm, "Backend/Exchange");
+    p.min_rank_dofs = index_t(prm.get_integer("Backend/Minimum DoFs per rank"));
+    p.repetitions   = int(prm.get_integer("Backend/Repetitions"));
 
     p.json_file = prm.get("Output/JSON file");
     p.csv_file  = prm.get("Output/CSV file");

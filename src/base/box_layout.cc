@@ -1,6 +1,7 @@
 // The layout of a level's vectors on the ranks and the exchanges between them
 // (include/tpmg/box_layout.h).
 #include <tpmg/box_layout.h>
+#include <tpmg/device.h>
 
 #include <kernels/linear_algebra/halo.h>
 #include <kernels/linear_algebra/vector_kernels.h>
@@ -10,8 +11,10 @@
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
+#include <limits>
 #include <stdexcept>
 #include <string>
+#include <utility>
 
 namespace tpmg
 {
@@ -20,6 +23,9 @@ namespace tpmg
 
   namespace
   {
+    /// Exchange times of a GPU kept as unresolved event pairs at most (then resolved at once).
+    constexpr std::size_t max_pending_exchange_times = 4096;
+
     /// Message tags of the three kinds of exchange.
     enum Tag : int
     {
@@ -109,6 +115,101 @@ namespace tpmg
     }
 
     std::array<index_t, 3> node_counts(const CartesianLevel &l) { return {{l.nodes(0), l.nodes(1), l.nodes(2)}}; }
+
+    /// A box of `part`'s nodes in the whole level's coordinates.
+    NodeBox to_whole(const NodeBox &b, const CartesianLevel &part)
+    {
+      NodeBox r = b;
+      for (int d = 0; d < part.dim; ++d)
+        r.begin[std::size_t(d)] += part.degree * part.global_offset(d);
+      return r;
+    }
+
+    index_t floor_div(index_t a, index_t b) { return a >= 0 ? a / b : -((-a + b - 1) / b); }
+
+    /// The bounding box of the nodes of `box` (whole-level coordinates) that the patches of colour
+    /// `colour` that `runner` computes write and that `other` does not compute itself (empty box
+    /// where there are none): what `runner` must send `other` after the colour.
+    NodeBox written_by_colour(const NodeBox &box, const CartesianLevel &runner, const CartesianLevel &other, int colour)
+    {
+      const int     dim = runner.dim;
+      const index_t k   = runner.degree;
+      // progressions of centres a, a + 2, ..., b of the colour's parity (empty where a > b)
+      struct Centres
+      {
+        index_t a = 1, b = 0;
+        bool    empty() const { return a > b; }
+      };
+      auto up   = [](index_t v, index_t parity) { return v + ((v ^ parity) & 1); };
+      auto down = [](index_t v, index_t parity) { return v - ((v ^ parity) & 1); };
+      // per direction: the runner's centres whose patch interior meets the box (I) and the
+      // part of them `other` does not run (J: below and above its range)
+      Centres I[3], J[3][2];
+      for (int d = 0; d < dim; ++d)
+        {
+          const std::size_t dd = std::size_t(d);
+          const index_t     p  = (colour >> d) & 1;
+          const index_t     b0 = box.begin[dd], b1 = box.begin[dd] + box.extent[dd];
+          // interior k (v - 1) + 1 ... k (v + 1) - 1 meets [b0, b1)
+          const index_t lo = floor_div(b0 + 1 + k - 1, k) - 1, hi = floor_div(b1 - 2, k) + 1;
+          const auto    r = patch_centres(runner, d), o = patch_centres(other, d);
+          I[d].a = up(std::max<index_t>({lo, r.first, 1}), p);
+          I[d].b = down(std::min(hi, r.second), p);
+          if (o.first > o.second)
+            J[d][0] = I[d];
+          else
+            {
+              J[d][0] = {I[d].a, down(std::min(I[d].b, o.first - 1), p)};
+              J[d][1] = {up(std::max(I[d].a, o.second + 1), p), I[d].b};
+            }
+        }
+      // the nodes a progression's patches write, within the box
+      auto hull = [&](const Centres &c, int d, index_t &first, index_t &last) {
+        const std::size_t dd = std::size_t(d);
+        first                = std::min(first, std::max(box.begin[dd], k * (c.a - 1) + 1));
+        last                 = std::max(last, std::min(box.begin[dd] + box.extent[dd] - 1, k * (c.b + 1) - 1));
+      };
+      std::array<index_t, 3> first{{0, 0, 0}}, last{{0, 0, 0}};
+      bool                   any = false;
+      for (int d = 0; d < dim; ++d)
+        {
+          if (J[d][0].empty() && J[d][1].empty())
+            continue;
+          bool meets = true;
+          for (int e = 0; e < dim; ++e)
+            meets = meets && (e == d || !I[e].empty());
+          if (!meets)
+            continue;
+          // the patches with centres in J along d and in I along the other directions
+          std::array<index_t, 3> f, l;
+          for (int e = 0; e < dim; ++e)
+            {
+              f[std::size_t(e)] = std::numeric_limits<index_t>::max();
+              l[std::size_t(e)] = std::numeric_limits<index_t>::min();
+              if (e != d)
+                hull(I[e], e, f[std::size_t(e)], l[std::size_t(e)]);
+              else
+                for (const Centres &c : J[d])
+                  if (!c.empty())
+                    hull(c, e, f[std::size_t(e)], l[std::size_t(e)]);
+            }
+          for (std::size_t e = 0; e < std::size_t(dim); ++e)
+            {
+              first[e] = any ? std::min(first[e], f[e]) : f[e];
+              last[e]  = any ? std::max(last[e], l[e]) : l[e];
+            }
+          any = true;
+        }
+      NodeBox out;
+      if (!any)
+        return out; // extent 0
+      for (std::size_t d = 0; d < 3; ++d)
+        {
+          out.begin[d]  = int(d) < dim ? first[d] : box.begin[d];
+          out.extent[d] = int(d) < dim ? last[d] - first[d] + 1 : box.extent[d];
+        }
+      return out;
+    }
   } // namespace
 
   struct BoxLayout::Buffers
@@ -121,10 +222,23 @@ namespace tpmg
       bool        pinned = false; ///< page-locked host memory (staging of a GPU's exchanges)
     };
     Space space[4]; // device send, device receive, host send, host receive
+    /// The GPU's exchange times: event pairs around each exchange on the library's stream,
+    /// resolved when the time is asked for (no wait per exchange)
+    std::vector<void *>                    events;
+    std::vector<std::pair<void *, void *>> pending;
+    std::size_t                            used = 0;
+    void                                  *next_event()
+    {
+      if (used == events.size())
+        events.push_back(event_create());
+      return events[used++];
+    }
     ~Buffers()
     {
       for (Space &s : space)
         release(s);
+      for (void *e : events)
+        event_destroy(e);
     }
     static void release(Space &s)
     {
@@ -199,6 +313,26 @@ namespace tpmg
                   plan.receives[layers].push_back({other, to_part(receive, stored)});
               }
       }
+    // the layer-one exchanges after each colour of the vertex patches: what the colour's patches
+    // of one side wrote in the other's ghost cells and the other did not compute itself
+    const int colours = 1 << stored.dim;
+    plan.colour_sends.resize(std::size_t(colours));
+    plan.colour_receives.resize(std::size_t(colours));
+    for (int colour = 0; colour < colours; ++colour)
+      {
+        for (const Halo &h : plan.sends[0])
+          {
+            const NodeBox w = written_by_colour(to_whole(h.box, stored), stored, partition.stored(l, h.rank), colour);
+            if (w.size() > 0)
+              plan.colour_sends[std::size_t(colour)].push_back({h.rank, to_part(w, stored)});
+          }
+        for (const Halo &h : plan.receives[0])
+          {
+            const NodeBox w = written_by_colour(to_whole(h.box, stored), partition.stored(l, h.rank), stored, colour);
+            if (w.size() > 0)
+              plan.colour_receives[std::size_t(colour)].push_back({h.rank, to_part(w, stored)});
+          }
+      }
     return plan;
   }
 
@@ -227,6 +361,8 @@ namespace tpmg
         sends_[i]    = std::move(p.sends[i]);
         receives_[i] = std::move(p.receives[i]);
       }
+    colour_sends_    = std::move(p.colour_sends);
+    colour_receives_ = std::move(p.colour_receives);
     if (sends_[1].size() > std::size_t(halo_kernels::max_boxes) ||
         receives_[1].size() > std::size_t(halo_kernels::max_boxes))
       throw std::logic_error("BoxLayout: more neighbours than a ghost exchange handles");
@@ -263,6 +399,22 @@ namespace tpmg
     return g[0] + whole_.nodes(0) * (g[1] + whole_.nodes(1) * g[2]);
   }
 
+  double BoxLayout::exchange_seconds() const
+  {
+    for (const auto &[start, stop] : buffers_->pending)
+      exchange_seconds_ += event_elapsed_seconds(start, stop);
+    buffers_->pending.clear();
+    buffers_->used = 0;
+    return exchange_seconds_;
+  }
+
+  void BoxLayout::reset_exchange_times() const
+  {
+    exchange_seconds();
+    exchange_seconds_ = 0;
+    exchanges_        = 0;
+  }
+
   index_t BoxLayout::ghost_values_sent() const
   {
     index_t n = 0;
@@ -297,9 +449,17 @@ namespace tpmg
                            Number *w, const std::array<index_t, 3> &w_nodes, const std::vector<Halo> &receives,
                            bool add, int tag) const
   {
-    // the kernels queued before are not the exchange's time (the packing waits for them anyway)
-    synchronize(backend_);
-    const auto start = std::chrono::steady_clock::now();
+    // the time from the end of the work queued before to the unpacking's end: events on the GPU's
+    // stream, the wall clock on the CPU
+    if (sends.empty() && receives.empty()) // (this rank's part of an exchange that skips it)
+      return;
+    const bool gpu = backend_ == Backend::cuda;
+    if (gpu && buffers_->pending.size() >= max_pending_exchange_times)
+      exchange_seconds(); // (waits for the exchange before this one, once in many)
+    const auto start       = std::chrono::steady_clock::now();
+    void      *start_event = nullptr;
+    if (gpu)
+      event_record(start_event = buffers_->next_event());
     // the boxes of one launch, at most max_boxes (gather and scatter take several launches); each
     // list's offsets count from its own first value, which lies at `base` in the buffer
     struct Launch
@@ -336,10 +496,12 @@ namespace tpmg
     const std::vector<Launch> out_lists = lists(sends, nodes, n_out), in_lists = lists(receives, w_nodes, n_in);
     const std::size_t out_bytes = std::size_t(n_out) * sizeof(Number), in_bytes = std::size_t(n_in) * sizeof(Number);
 
-    // pack on the backend; through pinned host memory unless MPI takes device pointers
-    const bool staged  = backend_ == Backend::cuda && !Communicator::device_aware_mpi();
-    auto      *packed  = static_cast<Number *>(buffer(0, out_bytes, backend_));
-    auto      *arrived = static_cast<Number *>(buffer(1, in_bytes, backend_));
+    // pack on the backend; then the path of the communicator (Communicator::exchange_path): NCCL
+    // on the stream (no wait here), MPI on the device buffers, or MPI on page-locked copies
+    const ExchangePath path    = gpu ? comm_.exchange_path() : ExchangePath::host;
+    const bool         staged  = gpu && path == ExchangePath::host;
+    auto              *packed  = static_cast<Number *>(buffer(0, out_bytes, backend_));
+    auto              *arrived = static_cast<Number *>(buffer(1, in_bytes, backend_));
     for (const Launch &l : out_lists)
       forall(backend_, l.boxes.first[l.boxes.count], halo_kernels::Pack<Number>{l.boxes, v, packed + l.base});
     Number *send_data = packed, *receive_data = arrived;
@@ -349,7 +511,7 @@ namespace tpmg
         receive_data = static_cast<Number *>(buffer(3, in_bytes, Backend::cpu));
         copy_bytes(send_data, Backend::cpu, packed, backend_, out_bytes); // waits for the packing
       }
-    else
+    else if (gpu && path == ExchangePath::mpi)
       synchronize(backend_);
     std::vector<Communicator::Message> out, in;
     {
@@ -366,12 +528,22 @@ namespace tpmg
           at += h.box.size();
         }
     }
-    comm_.exchange(out, in, tag);
+    if (gpu && path == ExchangePath::nccl)
+      comm_.exchange_on_stream(out, in);
+    else
+      comm_.exchange(out, in, tag);
     if (staged)
       copy_bytes(arrived, backend_, receive_data, Backend::cpu, in_bytes);
     for (const Launch &l : in_lists)
       forall(backend_, l.boxes.first[l.boxes.count], halo_kernels::Unpack<Number>{l.boxes, arrived + l.base, w, add});
-    exchange_seconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    if (gpu)
+      {
+        void *stop = buffers_->next_event();
+        event_record(stop);
+        buffers_->pending.emplace_back(start_event, stop);
+      }
+    else
+      exchange_seconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     ++exchanges_;
   }
 
@@ -386,6 +558,21 @@ namespace tpmg
     const auto n     = node_counts(stored_);
     const int  which = layers == GhostLayers::all ? 1 : 0;
     transfer(v.data(), n, sends_[which], v.data(), n, receives_[which], false, ghost_tag);
+  }
+
+  template <typename Number>
+  void BoxLayout::update_ghosts_after_colour(Vector<Number> &v, int colour) const
+  {
+    if (!distributed_)
+      return;
+    if (v.size() != size())
+      throw std::invalid_argument("BoxLayout::update_ghosts_after_colour: a vector of " + std::to_string(v.size()) +
+                                  " values for a layout of " + std::to_string(size()));
+    if (colour < 0 || colour >= int(colour_sends_.size()))
+      throw std::invalid_argument("BoxLayout::update_ghosts_after_colour: colour " + std::to_string(colour));
+    const auto n = node_counts(stored_);
+    transfer(v.data(), n, colour_sends_[std::size_t(colour)], v.data(), n, colour_receives_[std::size_t(colour)], false,
+             ghost_tag);
   }
 
   template <typename Number>
@@ -442,17 +629,19 @@ namespace tpmg
              scatter_tag);
   }
 
-#define TPMG_INSTANTIATE(N)                                                  \
-  template void BoxLayout::update_ghosts<N>(Vector<N> &, GhostLayers) const; \
-  template void BoxLayout::gather<N>(const Vector<N> &, Vector<N> &) const;  \
+#define TPMG_INSTANTIATE(N)                                                       \
+  template void BoxLayout::update_ghosts<N>(Vector<N> &, GhostLayers) const;      \
+  template void BoxLayout::update_ghosts_after_colour<N>(Vector<N> &, int) const; \
+  template void BoxLayout::gather<N>(const Vector<N> &, Vector<N> &) const;       \
   template void BoxLayout::scatter<N>(const Vector<N> &, Vector<N> &, bool) const;
   TPMG_INSTANTIATE(float)
   TPMG_INSTANTIATE(double)
 #undef TPMG_INSTANTIATE
 
   HierarchyLayout::HierarchyLayout(const std::vector<CartesianLevel> &levels, const Communicator &comm, Backend backend,
-                                   int coarsest)
-    : partition_(levels, make_process_grid(comm.size(), levels), comm.size() > 1 ? coarsest : 0), comm_(comm)
+                                   int coarsest, index_t min_rank_dofs)
+    : partition_(levels, make_process_grid(comm.size(), levels), comm.size() > 1 ? coarsest : 0, min_rank_dofs),
+      comm_(comm)
   {
     for (int l = 0; l < int(levels.size()); ++l)
       layouts_.push_back(std::make_shared<const BoxLayout>(partition_, l, comm, backend));

@@ -3,12 +3,17 @@
 // that never start MPI can use it.
 #include <tpmg/communicator.h>
 
+#include <src/base/nccl_transport.h>
+
+#include <omp.h>
+
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <limits>
 #include <stdexcept>
 #include <string>
+#include <thread>
 #include <utility>
 
 #ifdef TPMG_WITH_MPI
@@ -59,6 +64,102 @@ namespace tpmg
   } // namespace
 
   Communicator Communicator::self() { return Communicator(); }
+
+  ExchangePath resolve_exchange(ExchangePath requested, const ExchangeCapabilities &can)
+  {
+    const bool gpu = can.backend == Backend::cuda;
+    switch (requested)
+      {
+        case ExchangePath::automatic:
+          if (!gpu)
+            return ExchangePath::host;
+          return can.nccl && can.gpu_per_rank ? ExchangePath::nccl
+                 : can.device_aware_mpi       ? ExchangePath::mpi
+                                              : ExchangePath::host;
+        case ExchangePath::nccl:
+          if (!can.nccl)
+            throw std::invalid_argument("Backend/Exchange = nccl, but this build has no NCCL (configure with "
+                                        "-DTPMG_ENABLE_NCCL=ON where NCCL is installed)");
+          if (!gpu)
+            throw std::invalid_argument("Backend/Exchange = nccl needs the GPU backend, and this run is on the CPU");
+          if (!can.gpu_per_rank)
+            throw std::invalid_argument("Backend/Exchange = nccl needs a GPU per rank, and ranks share the GPUs of "
+                                        "this host (start at most as many ranks per host as it has GPUs, or use "
+                                        "host)");
+          return requested;
+        case ExchangePath::mpi:
+          if (!gpu)
+            throw std::invalid_argument("Backend/Exchange = mpi moves GPU buffers, and this run is on the CPU (use "
+                                        "host or auto)");
+          if (!can.device_aware_mpi)
+            throw std::invalid_argument("Backend/Exchange = mpi needs an MPI that takes GPU memory, and this MPI "
+                                        "library is not CUDA-aware (use nccl or host)");
+          return requested;
+        case ExchangePath::host:
+          return requested;
+      }
+    throw std::invalid_argument("resolve_exchange: unknown path");
+  }
+
+  ExchangeCapabilities Communicator::capabilities(Backend backend, int gpus) const
+  {
+    ExchangeCapabilities c;
+    c.backend          = backend;
+    c.nccl             = with_nccl();
+    c.device_aware_mpi = device_aware_mpi();
+    c.gpu_per_rank     = !any(local_size() > gpus); // alike on every rank
+    return c;
+  }
+
+  bool Communicator::with_nccl() { return NcclTransport::built(); }
+
+  Communicator Communicator::with_exchange(ExchangePath path) const
+  {
+    if (path == ExchangePath::automatic)
+      throw std::invalid_argument("Communicator::with_exchange: resolve the path first (resolve_exchange)");
+    Communicator c = *this;
+    c.path_        = path;
+    c.nccl_.reset();
+    if (path == ExchangePath::nccl && size_ > 1)
+      c.nccl_ = std::make_shared<const NcclTransport>(*this);
+    return c;
+  }
+
+  void Communicator::exchange_on_stream(const std::vector<Message> &sends, const std::vector<Message> &receives) const
+  {
+    if (path_ != ExchangePath::nccl)
+      throw std::logic_error("Communicator::exchange_on_stream: the exchange path is not nccl");
+    NcclTransport::exchange(nccl_.get(), rank_, sends, receives);
+  }
+
+  bool MpiSession::launched_by_mpi()
+  {
+    // Open MPI (mpirun), PMIx launchers, MPICH and Intel MPI (hydra: PMI_RANK), MVAPICH, Slurm's
+    // srun with PMI-2
+    for (const char *v :
+         {"OMPI_COMM_WORLD_SIZE", "PMIX_RANK", "PMI_RANK", "PMI_SIZE", "MV2_COMM_WORLD_SIZE", "MPI_LOCALNRANKS"})
+      if (std::getenv(v))
+        return true;
+    return false;
+  }
+
+  int threads_per_rank(int available_cores, int host_cores, int ranks_on_host)
+  {
+    return std::max(1, std::min(available_cores, host_cores / std::max(1, ranks_on_host)));
+  }
+
+  namespace
+  {
+    /// This rank's share of the host's cores for OpenMP (threads_per_rank); unchanged where
+    /// OMP_NUM_THREADS is set or the process runs alone on its host.
+    void share_host_cores(int ranks_on_host)
+    {
+      if (ranks_on_host <= 1 || std::getenv("OMP_NUM_THREADS"))
+        return;
+      omp_set_num_threads(
+        threads_per_rank(omp_get_num_procs(), int(std::thread::hardware_concurrency()), ranks_on_host));
+    }
+  } // namespace
 
 #ifdef TPMG_WITH_MPI
   Communicator Communicator::world()
@@ -233,7 +334,9 @@ namespace tpmg
   bool Communicator::device_aware_mpi()
   {
 #if defined(MPIX_CUDA_AWARE_SUPPORT) && MPIX_CUDA_AWARE_SUPPORT
-    return MPIX_Query_cuda_support() == 1;
+    int initialized = 0;
+    MPI_Initialized(&initialized);
+    return initialized && MPIX_Query_cuda_support() == 1;
 #else
     return false;
 #endif
@@ -243,11 +346,12 @@ namespace tpmg
   {
     int initialized = 0;
     MPI_Initialized(&initialized);
-    if (!initialized)
+    if (!initialized && launched_by_mpi())
       {
         MPI_Init(&argc, &argv);
         finalize_ = true;
       }
+    share_host_cores(Communicator::world().local_size());
   }
 
   MpiSession::~MpiSession()
@@ -290,7 +394,7 @@ namespace tpmg
   bool Communicator::with_mpi() { return false; }
   bool Communicator::device_aware_mpi() { return false; }
 
-  MpiSession::MpiSession(int &, char **&) {}
+  MpiSession::MpiSession(int &, char **&) { share_host_cores(1); }
   MpiSession::~MpiSession() = default;
 #endif
 } // namespace tpmg

@@ -15,6 +15,14 @@ namespace tpmg
     return {begin, begin + base + (p < extra ? 1 : 0)};
   }
 
+  std::pair<index_t, index_t> patch_centres(const CartesianLevel &level, int d)
+  {
+    const index_t off = level.global_offset(d);
+    return {
+      off + std::max<index_t>({level.owned_begin(d), 1 - off, 1}),
+      off + std::min<index_t>({level.owned_end(d), level.global_cells(d) - 1 - off, level.cells[std::size_t(d)] - 1})};
+  }
+
   ProcessGrid make_process_grid(int n_ranks, const std::vector<CartesianLevel> &levels)
   {
     if (levels.empty())
@@ -24,7 +32,9 @@ namespace tpmg
     const CartesianLevel &fine = levels.back();
     const int             dim  = fine.dim;
     ProcessGrid           best;
-    best.dim            = dim;
+    best.dim = dim;
+    if (n_ranks == 1) // one rank holds the whole mesh, however small
+      return best;
     double best_surface = std::numeric_limits<double>::infinity();
     bool   found        = false;
     // every ordered factoring n = a b (c)
@@ -61,17 +71,23 @@ namespace tpmg
         index_t most = 1;
         for (int d = 0; d < dim; ++d)
           most *= fine.cells[d] / min_cells_per_rank;
+        const std::string need =
+          "each rank needs at least " + std::to_string(min_cells_per_rank) + " cells per direction of its box";
+        if (most < 2)
+          throw PartitionError(std::to_string(n_ranks) + " ranks cannot partition the finest level (" +
+                               fine.describe() + "): it is too small to split, as " + need +
+                               "; raise Mesh/Refinement level or Mesh/Coarse cells, or run on one rank");
         throw PartitionError(std::to_string(n_ranks) + " ranks cannot partition the finest level (" + fine.describe() +
-                             "): each rank needs at least " + std::to_string(min_cells_per_rank) +
-                             " cells per direction, and the rank count must factor into a grid that allows it (at "
-                             "most " +
-                             std::to_string(most) + " ranks here)");
+                             "): " + need + ", and the rank count must factor into a grid of such boxes (at most " +
+                             std::to_string(most) +
+                             " ranks here, if the count factors so); raise Mesh/Refinement "
+                             "level or run on fewer ranks");
       }
     return best;
   }
 
   HierarchyPartition::HierarchyPartition(const std::vector<CartesianLevel> &levels, const ProcessGrid &grid,
-                                         int coarsest)
+                                         int coarsest, index_t min_rank_dofs)
     : levels_(levels), grid_(grid)
   {
     if (levels.empty())
@@ -79,9 +95,10 @@ namespace tpmg
     first_distributed_ = int(levels.size());
     for (int l = int(levels.size()) - 1; l >= 0; --l)
       {
-        bool fits = true;
-        for (int d = 0; d < levels[std::size_t(l)].dim; ++d)
-          fits = fits && levels[std::size_t(l)].cells[d] >= min_cells_per_rank * grid.ranks[d];
+        const CartesianLevel &lev  = levels[std::size_t(l)];
+        bool                  fits = l == int(levels.size()) - 1 || lev.n_dofs() >= min_rank_dofs * grid.size();
+        for (int d = 0; d < lev.dim; ++d)
+          fits = fits && lev.cells[d] >= min_cells_per_rank * grid.ranks[d];
         if (!fits)
           break;
         first_distributed_ = l;

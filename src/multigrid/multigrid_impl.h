@@ -60,7 +60,8 @@ namespace tpmg
     public:
       /// `layout`: the level's, where it is distributed (the ghosts are exchanged after every
       /// colour, as the next colour reads them), else null. The patches read the ghost cells
-      /// next to the rank's box; the `global` kernel's residual of the stored part, all of them.
+      /// next to the rank's box, of which a colour's exchange moves what other ranks' patches
+      /// wrote; the `global` kernel's residual of the stored part reads all of them.
       PatchSmootherAdapter(const CartesianLevel &level, Backend b, const PatchSmootherSettings &s,
                            const LinearOperator<Number> *op, bool symmetric, const BoxLayout *layout)
         : smoother_(level, b, s, op), symmetric_(symmetric), layout_(layout),
@@ -79,8 +80,12 @@ namespace tpmg
         const int n = smoother_.n_colors();
         for (int i = 0; i < n; ++i)
           {
-            smoother_.smooth_color(x, b, smoother_.color_at(reverse ? n - 1 - i : i), x_is_zero && i == 0);
-            layout_->update_ghosts(x, layers_);
+            const int colour = smoother_.color_at(reverse ? n - 1 - i : i);
+            smoother_.smooth_color(x, b, colour, x_is_zero && i == 0);
+            if (layers_ == GhostLayers::one) // only what the colour's patches of other ranks wrote
+              layout_->update_ghosts_after_colour(x, colour);
+            else
+              layout_->update_ghosts(x, layers_);
           }
       }
 
@@ -468,8 +473,10 @@ namespace tpmg
       }
     if (!L.layout->stores())
       return;
+    // no exchange: the fine ghost cells next to the box lie in the coarse ghost cells next to the
+    // coarse box, which the coarse smoothing left up to date (as the fine ones were), and the
+    // prolongation computes every fine node of the part from its coarse cell
     C.to_finer.prolongate_add(fine, coarse);
-    L.layout->update_ghosts(fine, GhostLayers::one);
   }
 
   template <int dim, int k, typename Number>

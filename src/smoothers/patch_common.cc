@@ -1,3 +1,5 @@
+#include <tpmg/partition.h>
+
 #include <kernels/smoothers/patch_common.h>
 
 #include <algorithm>
@@ -15,12 +17,10 @@ namespace tpmg
         g.nodes[d] = level.nodes(d);
         if (d < level.dim)
           {
-            // the centre vertices of the patches: those of the owned cells' closed box that are
-            // interior vertices of the whole level and of this level (a patch needs its 2 cells)
+            // the centre vertices of the patches (partition.h), in this level's vertex indices
             const index_t off   = level.global_offset(d);
-            const index_t first = std::max<index_t>({level.owned_begin(d), 1 - off, 1});
-            const index_t last =
-              std::min<index_t>({level.owned_end(d), level.global_cells(d) - 1 - off, level.cells[d] - 1});
+            const auto    range = patch_centres(level, d);
+            const index_t first = range.first - off, last = range.second - off;
             // parity of the whole level's vertex index
             const index_t parity = (color >> d) & 1;
             g.first_vertex[d]    = first + (((first + off) ^ parity) & 1);

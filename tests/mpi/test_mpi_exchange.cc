@@ -3,7 +3,8 @@
 // owns (and garbage elsewhere), update_ghosts gives every stored node the value f, in the ghost
 // cells next to the box and then in all of them (but an upper face of the stored part beyond a
 // neighbour's box of two cells); gather collects f on rank 0; scatter gives every stored node f
-// (and adds it with `add`). 2D and 3D, k = 1 and 3, every level of hierarchies with uneven
+// (and adds it with `add`); after a colour of vertex patches, update_ghosts_after_colour brings
+// every node next to the box to what the colour's patches wrote there. 2D and 3D, k = 1 and 3, every level of hierarchies with uneven
 // splits, float and double, on the CPU. Exit code 0 on every rank on success.
 #include <tpmg/box_layout.h>
 
@@ -12,6 +13,7 @@
 #include <cstdio>
 #include <exception>
 #include <string>
+#include <tuple>
 
 using namespace tpmg;
 
@@ -108,6 +110,56 @@ int main(int argc, char **argv)
                                    std::to_string(double(h[std::size_t(i)])));
                           }
                     }
+                  // after a colour of vertex patches: every rank writes, from all stored nodes
+                  // up to date, a colour's value into the nodes its patches of that colour
+                  // write; after update_ghosts_after_colour every node next to the box holds
+                  // the colour's value where any patch of the colour writes it, else the old
+                  if (layout.distributed())
+                    for (int colour = 0; colour < (1 << dim); ++colour)
+                      {
+                        auto colour_value          = [&](index_t g) { return Number(f(g) + 1000.0 * (colour + 1)); };
+                        const CartesianLevel &part = layout.level();
+                        // along d: whether node c (part coordinates) lies in the interior of a
+                        // colour patch centred within [first, last] (whole-level vertices)
+                        auto written = [&](const index_t(&c)[3], bool mine) {
+                          for (int e = 0; e < dim; ++e)
+                            {
+                              const index_t p = (colour >> e) & 1, x = c[e] + k * part.global_offset(e);
+                              index_t       first = 1, last = part.global_cells(e) - 1;
+                              if (mine)
+                                std::tie(first, last) = patch_centres(part, e);
+                              bool any = false;
+                              for (index_t vc = std::max(first, x / k - 1); vc <= std::min(last, x / k + 1); ++vc)
+                                any = any || ((vc & 1) == p && k * (vc - 1) < x && x < k * (vc + 1));
+                              if (!any)
+                                return false;
+                            }
+                          return true;
+                        };
+                        std::vector<Number> c0(std::size_t(v.size()));
+                        for (index_t i = 0; i < v.size(); ++i)
+                          {
+                            const index_t c[3] = {i % part.nodes(0), (i / part.nodes(0)) % part.nodes(1),
+                                                  i / (part.nodes(0) * part.nodes(1))};
+                            const index_t g    = layout.global_index(i);
+                            c0[std::size_t(i)] = written(c, true) ? colour_value(g) : Number(f(g));
+                          }
+                        v.from_host(c0);
+                        layout.update_ghosts_after_colour(v, colour);
+                        const std::vector<Number> after = v.to_host();
+                        for (index_t i = 0; i < v.size(); ++i)
+                          if (next_to_box(part, i) && !beyond_neighbour(layouts.partition(), l, part, i))
+                            {
+                              const index_t c[3] = {i % part.nodes(0), (i / part.nodes(0)) % part.nodes(1),
+                                                    i / (part.nodes(0) * part.nodes(1))};
+                              const index_t g    = layout.global_index(i);
+                              ++checked;
+                              if (after[std::size_t(i)] != (written(c, false) ? colour_value(g) : Number(f(g))))
+                                fail(where + "colour " + std::to_string(colour) + ": node " + std::to_string(g) +
+                                     " holds " + std::to_string(double(after[std::size_t(i)])));
+                            }
+                      }
+                  v.from_host(h);
                   Vector<Number> whole;
                   layout.gather(v, whole);
                   if (world.rank() == 0)

@@ -8,6 +8,9 @@
 // one-rank solve bit for bit; the tolerances are the promise.) Rank 0 also runs the one-rank
 // solve. Exit code 0 on every rank on success.
 //
+// `--exchange nccl|mpi|host` picks the distributed solves' exchange path (Backend/Exchange) and
+// checks that it ran.
+//
 // With `--device cuda` the solves run on the GPU (several ranks may share it; label "gpu"): its
 // kernels add with atomics in no fixed order, so that even two one-rank runs differ in the last
 // bits; `--history-tolerance` and `--l2-tolerance` then give the agreement asked for (and
@@ -44,6 +47,9 @@ namespace
     std::vector<std::string> settings; ///< "Section/Name=value"
   };
 
+  /// Backend/Exchange of the distributed solves (--exchange)
+  ExchangePath exchange = ExchangePath::automatic;
+
   SolverParameters parameters(const Case &c, DeviceChoice device)
   {
     ParameterHandler prm;
@@ -52,6 +58,7 @@ namespace
       prm.set_override(s);
     SolverParameters p = read_parameters(prm);
     p.device           = device;
+    p.exchange         = exchange;
     p.verbose          = false;
     return p;
   }
@@ -79,9 +86,20 @@ int main(int argc, char **argv)
         precision = v;
       else if (a == "--history-floor")
         history_floor = std::stod(v);
+      else if (a == "--exchange")
+        exchange = from_string<ExchangePath>(v).value_or(ExchangePath::automatic);
     }
   if (device == DeviceChoice::cuda && world.size() > 1)
     select_cuda_device(world.local_rank() % std::max(1, cuda_device_count()));
+  // NCCL needs a GPU per rank: on a host with fewer GPUs the test says so and is counted as
+  // skipped (exit code 77, ctest's SKIP_RETURN_CODE), not passed
+  if (exchange == ExchangePath::nccl && world.any(world.local_size() > cuda_device_count()))
+    {
+      if (root)
+        std::printf("SKIPPED: --exchange nccl on %d ranks needs a GPU per rank, and this host has %d\n",
+                    world.local_size(), cuda_device_count());
+      return 77;
+    }
   auto fail = [&](const std::string &what) {
     ++failures;
     std::fprintf(stderr, "rank %d: %s\n", world.rank(), what.c_str());
@@ -144,6 +162,8 @@ int main(int argc, char **argv)
         const RunResult        distributed = run_poisson(p, log, world);
         if (distributed.ranks != world.size())
           fail(c.name + ": the result says " + std::to_string(distributed.ranks) + " ranks");
+        if (world.size() > 1 && exchange != ExchangePath::automatic && distributed.exchange_path != to_string(exchange))
+          fail(c.name + ": exchanges through " + distributed.exchange_path + ", not " + to_string(exchange));
         if (!root)
           continue;
         const RunResult one = run_poisson(p, log, Communicator::self());
