@@ -293,6 +293,7 @@ RUNS
       export NCCL_NVLS_ENABLE=0
       scale() { # case GPUs label prm [--set ...]
         local c=$1 n=$2 label=$3 file=$4; shift 4
+        [[ $c =~ ^(${SCALING_CASES:-.*})$ ]] || return 0 # (SCALING_CASES: a regex of the cases to run)
         [ "$n" -le "$GPUS" ] || { echo "$c on $n GPUs: only $GPUS here"; return; }
         local launch=""; [ "$n" -gt 1 ] && launch="mpirun --allow-run-as-root --bind-to none -np $n -x NCCL_NVLS_ENABLE"
         timeout 400 $launch $SOLVER "$file" "$@" --set Output/Verbose=false --json "$J/${c}_n${n}_$label.json" \

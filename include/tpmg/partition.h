@@ -48,11 +48,11 @@ namespace tpmg
   constexpr index_t ghost_cells = 2;
 
   /// The DoFs per rank below which a level other than the finest lives on rank 0, by backend
-  /// (Backend/Minimum DoFs per rank = 0): on a GPU a level's smoothing, residual and transfers
-  /// cost about 19 exchanges of tens of microseconds each, which a level of fewer DoFs per GPU than
-  /// this computes faster alone (docs/performance/scaling.md, "Agglomeration"); on the CPU every
-  /// level that has the cells is split.
-  constexpr index_t automatic_min_rank_dofs(Backend backend) { return backend == Backend::cuda ? 0 : 1; }
+  /// (Backend/Minimum DoFs per rank = 0): on a GPU a split level's V-cycle step costs about 15
+  /// exchanges of about 20 microseconds each over NCCL, more than a level of fewer DoFs per GPU
+  /// than this costs on one GPU (H100, 4 GPUs: docs/performance/scaling.md, "Agglomeration"); on
+  /// the CPU every level that has the cells is split.
+  constexpr index_t automatic_min_rank_dofs(Backend backend) { return backend == Backend::cuda ? 1000000 : 1; }
 
   /// The centre vertices [first, last] along direction d (whole-level vertex indices; first >
   /// last where there are none) of the vertex patches that a level, or a rank's part of it,

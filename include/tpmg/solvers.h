@@ -19,6 +19,36 @@
 namespace tpmg
 {
   /// When a solver stops and what it reports on the way.
+  /// The double vectors the outer solvers work in, kept between solves where
+  /// SolverControl::workspace points here: each is made like the right-hand side on first use
+  /// (contents undefined: every solver writes a vector before it reads it) and kept while the
+  /// size and backend stay, so that repeated solves allocate and clear nothing (a GMRES basis
+  /// of the Table 7 size is 6 GB a vector: its allocation and zero fill would cost as much as
+  /// an iteration's vector work).
+  struct SolverWorkspace
+  {
+    std::vector<Vector<double>> basis;          ///< GMRES: V
+    std::vector<Vector<double>> preconditioned; ///< GMRES (right preconditioning): Z
+    Vector<double>              r, w, p, q;     ///< residual and work vectors
+
+    /// v made like `like` (size, backend, layout), reused where it has the size already.
+    static Vector<double> &prepare(Vector<double> &v, const Vector<double> &like)
+    {
+      if (v.size() != like.size() || v.backend() != like.backend())
+        v.reinit_like(like, false);
+      else
+        v.set_layout(like.layout_ptr());
+      return v;
+    }
+    /// Vector j of `set`, grown on demand.
+    static Vector<double> &at(std::vector<Vector<double>> &set, int j, const Vector<double> &like)
+    {
+      while (int(set.size()) <= j)
+        set.emplace_back();
+      return prepare(set[std::size_t(j)], like);
+    }
+  };
+
   struct SolverControl
   {
     double relative_tolerance = 1e-9;
@@ -31,6 +61,8 @@ namespace tpmg
     bool zero_initial_guess = false;
     /// Called after every iteration with (iteration, residual norm, relative residual).
     std::function<void(int, double, double)> monitor;
+    /// Vectors kept between solves (null: each solve makes its own).
+    SolverWorkspace *workspace = nullptr;
   };
 
   /// How a solve went: iterations, convergence, the residual history.
@@ -158,15 +190,13 @@ namespace tpmg
   SolveStats gmres(const LinearOperator<double> &A, const Precond &M, const Vector<double> &b, Vector<double> &x,
                    const SolverControl &control, bool left_preconditioning, Timers *timers)
   {
-    SolveStats                  s;
-    const int                   m = std::max(1, control.restart);
-    Vector<double>              r = like(b), w = like(b);
-    std::vector<Vector<double>> V, Z; // grown on demand, at most m vectors each
-    auto                        basis = [&](std::vector<Vector<double>> &B, int j) -> Vector<double>                        &{
-      while (int(B.size()) <= j)
-        B.push_back(like(b));
-      return B[j];
-    };
+    SolveStats                   s;
+    const int                    m = std::max(1, control.restart);
+    SolverWorkspace              own;
+    SolverWorkspace             &ws = control.workspace ? *control.workspace : own;
+    Vector<double>              &r = SolverWorkspace::prepare(ws.r, b), &w = SolverWorkspace::prepare(ws.w, b);
+    std::vector<Vector<double>> &V = ws.basis, &Z = ws.preconditioned; // grown on demand, at most m each
+    auto basis = [&](std::vector<Vector<double>> &B, int j) -> Vector<double> & { return SolverWorkspace::at(B, j, b); };
     std::vector<double> H(std::size_t(m + 1) * m), cs(m), sn(m), g(m + 1);
     auto                h = [&](int i, int j) -> double                &{ return H[std::size_t(j) * (m + 1) + i]; };
 
@@ -338,9 +368,12 @@ namespace tpmg
   SolveStats cg(const LinearOperator<double> &A, const Precond &M, const Vector<double> &b, Vector<double> &x,
                 const SolverControl &control, Timers *timers)
   {
-    SolveStats     s;
-    Vector<double> r = like(b), z = like(b), p = like(b), q = like(b);
-    double         res = internal::first_residual(A, b, x, r, control, timers);
+    SolveStats       s;
+    SolverWorkspace  own;
+    SolverWorkspace &ws = control.workspace ? *control.workspace : own;
+    Vector<double>  &r = SolverWorkspace::prepare(ws.r, b), &z = SolverWorkspace::prepare(ws.w, b),
+                   &p = SolverWorkspace::prepare(ws.p, b), &q = SolverWorkspace::prepare(ws.q, b);
+    double res = internal::first_residual(A, b, x, r, control, timers);
     s.initial_residual = s.final_residual = res;
     s.history.push_back(res);
     if (!internal::check_residual(s, res, 0))
@@ -394,9 +427,11 @@ namespace tpmg
   SolveStats defect_correction(const LinearOperator<double> &A, const Precond &M, const Vector<double> &b,
                                Vector<double> &x, const SolverControl &control, Timers *timers)
   {
-    SolveStats     s;
-    Vector<double> r = like(b), c = like(b);
-    const double   bnorm = norm_l2(b);
+    SolveStats       s;
+    SolverWorkspace  own;
+    SolverWorkspace &ws = control.workspace ? *control.workspace : own;
+    Vector<double>  &r = SolverWorkspace::prepare(ws.r, b), &c = SolverWorkspace::prepare(ws.w, b);
+    const double     bnorm = norm_l2(b);
     double         res   = internal::first_residual(A, b, x, r, control, timers);
     s.initial_residual   = bnorm;
     s.final_residual     = res;

@@ -23,14 +23,16 @@ namespace tpmg
       index_t extent[max_boxes][3];
       index_t first[max_boxes + 1]; ///< first[0] = 0, first[count] = values in all boxes
 
-      /// The array index of buffer value i.
+      /// The array index of buffer value i. Within a box in 32 bits (a box holds fewer than 2^32
+      /// values: BoxLayout checks): two 32-bit divisions, where 64-bit ones cost several times
+      /// as many instructions per value on a GPU.
       TPMG_HD index_t node(index_t i) const
       {
         int b = 0;
         while (b + 1 < count && i >= first[b + 1])
           ++b;
-        const index_t r = i - first[b], x = r % extent[b][0], q = r / extent[b][0];
-        const index_t y = q % extent[b][1], z = q / extent[b][1];
+        const unsigned r = unsigned(i - first[b]), ex = unsigned(extent[b][0]), ey = unsigned(extent[b][1]);
+        const unsigned q = r / ex, x = r - q * ex, z = q / ey, y = q - z * ey;
         return (begin[b][0] + x) + nodes[0] * ((begin[b][1] + y) + nodes[1] * (begin[b][2] + z));
       }
     };

@@ -480,6 +480,9 @@ namespace tpmg
               out.back().boxes.first[0] = 0;
               out.back().base           = total;
             }
+          if (h.box.size() >= (index_t(1) << 32))
+            throw std::length_error("BoxLayout: a box of " + std::to_string(h.box.size()) +
+                                    " ghost values to exchange (at most 2^32 - 1 per message)");
           halo_kernels::BoxList &b = out.back().boxes;
           for (std::size_t d = 0; d < 3; ++d)
             {
