@@ -39,7 +39,9 @@
 #                      Table 7 k = 3 and 7, a mid-size k = 3 solve, Kershaw BPS5, k = 7 at 2.9 G DoFs;
 #                      NCCL against the host-staged path, the agglomeration floor, the L2 errors at
 #                      1e-13; bad input and a failure on one rank over NCCL
-#   mpi-gpu-tests      the GPU solver tests over NCCL on 2 and 4 GPUs (ctest gpu.mpi_solver_nccl_*)
+#   mpi-gpu-tests      the GPU solver tests on several ranks (ctest gpu.mpi_solver_*: host staging
+#                      and, with a GPU per rank, NCCL)
+#   sanitizer-nccl     compute-sanitizer memcheck and racecheck on two ranks exchanging over NCCL
 #   table7-compare     the Table 7 solves (mixed) of this tree and of another build side by side
 #                      (BUILD_OLD: its build folder, SOURCE_OLD: its source tree, built here if needed)
 #   bank-probe         the shared-memory bank rule for 8-byte words, under Nsight Compute
@@ -270,6 +272,22 @@ RUNS
         done
       done
       ;;
+    sanitizer-nccl)
+      # two ranks on two GPUs exchanging over NCCL, each under compute-sanitizer: the halo kernels,
+      # the colour exchanges and the transport on the stream (default kernels; separate kernel)
+      mkdir -p "$OUT/checks"; rm -f "$OUT/checks/sanitizer_nccl.txt"
+      for args in "" "--set Multigrid/Smoother\ kernel=separate --set Polynomial\ degree=3"; do
+        eval "set -- $args"
+        for tool in memcheck racecheck; do
+          NCCL_NVLS_ENABLE=0 mpirun --allow-run-as-root -np 2 -x NCCL_NVLS_ENABLE compute-sanitizer --tool $tool --error-exitcode 3 \
+            $SOLVER prm/default.prm --set "Mesh/Refinement level=3" --set Backend/Device=cuda --set Backend/Exchange=nccl \
+            --set Output/Verbose=false "$@" < /dev/null > "$OUT/logs/sanitizer.tmp" 2>&1
+          echo "$tool [2 GPUs, nccl $args]: exit $?, $(grep -c -E '^========= (Invalid|Race|Barrier|Error)' "$OUT/logs/sanitizer.tmp") reports, $(grep 'ERROR SUMMARY' "$OUT/logs/sanitizer.tmp" | sort | uniq -c | tr '\n' ' ')" |
+            tee -a "$OUT/checks/sanitizer_nccl.txt"
+          cat "$OUT/logs/sanitizer.tmp" >> "$OUT/logs/sanitizer_nccl_full.log"
+        done
+      done
+      ;;
     table7-ranks)
       # 1, 2 and 4 ranks on the one GPU: the ranks' kernels share it, so this measures the cost of
       # the exchanges and of the split, not a speed-up
@@ -323,7 +341,7 @@ RUNS
         scale kershaw 4 min$m prm/kershaw_bps5.prm --set "Mesh/Refinement level=3" --set Backend/Repetitions=3 \
           --set "Backend/Minimum DoFs per rank=$m"
       done
-      python3 benchmarks/scaling_table.py "$J" | tee "$OUT/scaling/scaling.txt" | column -t
+      python3 benchmarks/scaling_table.py "$J" | tee "$OUT/scaling/scaling.txt" | (column -t 2>/dev/null || cat)
       # bad input and a failure on one rank over NCCL: the documented exit code on every rank, no hang
       {
         timeout 120 mpirun --allow-run-as-root -np 2 -x NCCL_NVLS_ENABLE $SOLVER --set "Mesh/Refinement level=1" \

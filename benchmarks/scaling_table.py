@@ -6,7 +6,8 @@
 One row per report: case, GPUs, exchange path, iterations, solve time (fastest repetition),
 speed-up and efficiency against the same case's one-GPU run (strong cases: time ratio; weak
 cases, named weak*: one-GPU time over this time), the exchanges' seconds and count summed over
-the levels, the first distributed level, the L2 error and its relative difference from one GPU's.
+the levels, the seconds the most-waiting rank spent in the reductions over the ranks, the first
+distributed level, the L2 error and its relative difference from one GPU's.
 """
 import json
 import os
@@ -32,7 +33,7 @@ def main():
     runs = load(sys.argv[1])
     one = {case: r for case, n, label, r in runs if n == 1}
     print("# case GPUs label exchange_path DoFs iterations solve_s speedup efficiency exchange_s exchanges "
-          "first_split_level l2_error l2_vs_one_gpu")
+          "reduction_wait_s first_split_level l2_error l2_vs_one_gpu")
     for case, n, label, r in runs:
         base = one.get(case)
         t = r["solve_time_s"]
@@ -46,7 +47,8 @@ def main():
         ex = sum(l["exchange"] for l in r["levels"])
         nex = sum(l["exchanges"] for l in r["levels"])
         print(f"{case} {n} {label} {r['exchange_path'] or '-'} {r['dofs']} {r['iterations']} {t:.4f} "
-              f"{speedup:.2f} {eff:.2f} {ex:.4f} {nex} {r['first_distributed_level']} "
+              f"{speedup:.2f} {eff:.2f} {ex:.4f} {nex} {r.get('reduction_wait_s', 0):.4f} "
+              f"{r['first_distributed_level']} "
               f"{r['l2_error'] if r['l2_error'] is not None else 'null'} {l2diff:.1e}")
 
 

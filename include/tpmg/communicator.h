@@ -58,8 +58,11 @@ namespace tpmg
     /// Σ over the ranks of each of n values, in place (one reduction for all of them).
     void sum(double *values, int n) const;
     /// Every rank's n values, in rank order, on every rank (receive: n × size() values).
-    void    all_gather(const double *send, int n, double *receive) const;
-    index_t max(index_t value) const;
+    void all_gather(const double *send, int n, double *receive) const;
+    /// Wall-clock seconds this process has spent in all_gather on several ranks (the solvers'
+    /// reductions): mostly waiting for the slowest rank to arrive.
+    static double all_gather_seconds();
+    index_t       max(index_t value) const;
     /// Whether `flag` is true on any rank.
     bool any(bool flag) const;
     /// `text` of rank `root`, on every rank.

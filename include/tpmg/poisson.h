@@ -62,6 +62,9 @@ namespace tpmg
     int         first_distributed_level = 0;   ///< coarser levels live on rank 0
     index_t     max_rank_dofs           = 0;   ///< the most fine-level values one rank stores (ghosts included)
     std::string exchange_path; ///< on several ranks, how ghost values travel: "nccl", "mpi" or "host" (ExchangePath)
+    /// on several ranks, the fastest solve's seconds in the reductions over the ranks (host wall
+    /// clock, the rank that waited longest: the others' lead on the slowest rank)
+    double reduction_wait_s = 0;
 
     int                 iterations        = 0;
     bool                converged         = false;

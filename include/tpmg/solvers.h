@@ -196,7 +196,9 @@ namespace tpmg
     SolverWorkspace             &ws = control.workspace ? *control.workspace : own;
     Vector<double>              &r = SolverWorkspace::prepare(ws.r, b), &w = SolverWorkspace::prepare(ws.w, b);
     std::vector<Vector<double>> &V = ws.basis, &Z = ws.preconditioned; // grown on demand, at most m each
-    auto basis = [&](std::vector<Vector<double>> &B, int j) -> Vector<double> & { return SolverWorkspace::at(B, j, b); };
+    auto                         basis = [&](std::vector<Vector<double>> &B, int j) -> Vector<double>                         &{
+      return SolverWorkspace::at(B, j, b);
+    };
     std::vector<double> H(std::size_t(m + 1) * m), cs(m), sn(m), g(m + 1);
     auto                h = [&](int i, int j) -> double                &{ return H[std::size_t(j) * (m + 1) + i]; };
 
@@ -373,7 +375,7 @@ namespace tpmg
     SolverWorkspace &ws = control.workspace ? *control.workspace : own;
     Vector<double>  &r = SolverWorkspace::prepare(ws.r, b), &z = SolverWorkspace::prepare(ws.w, b),
                    &p = SolverWorkspace::prepare(ws.p, b), &q = SolverWorkspace::prepare(ws.q, b);
-    double res = internal::first_residual(A, b, x, r, control, timers);
+    double res         = internal::first_residual(A, b, x, r, control, timers);
     s.initial_residual = s.final_residual = res;
     s.history.push_back(res);
     if (!internal::check_residual(s, res, 0))
@@ -432,9 +434,9 @@ namespace tpmg
     SolverWorkspace &ws = control.workspace ? *control.workspace : own;
     Vector<double>  &r = SolverWorkspace::prepare(ws.r, b), &c = SolverWorkspace::prepare(ws.w, b);
     const double     bnorm = norm_l2(b);
-    double         res   = internal::first_residual(A, b, x, r, control, timers);
-    s.initial_residual   = bnorm;
-    s.final_residual     = res;
+    double           res   = internal::first_residual(A, b, x, r, control, timers);
+    s.initial_residual     = bnorm;
+    s.final_residual       = res;
     s.history.push_back(res);
     if (!internal::check_residual(s, res, 0))
       return s;

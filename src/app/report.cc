@@ -154,6 +154,7 @@ namespace tpmg
     kv("first_distributed_level", std::to_string(r.first_distributed_level));
     kv("max_rank_dofs", std::to_string(r.max_rank_dofs));
     kv("exchange_path", r.exchange_path.empty() ? "null" : json_string(r.exchange_path));
+    kv("reduction_wait_s", json_number(r.reduction_wait_s));
     kv("coarse_solver", json_string(r.coarse_solver));
     kv("iterations", std::to_string(r.iterations));
     kv("converged", r.converged ? "true" : "false");

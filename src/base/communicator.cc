@@ -8,6 +8,7 @@
 #include <omp.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdlib>
 #include <cstring>
 #include <limits>
@@ -200,12 +201,23 @@ namespace tpmg
       MPI_Allreduce(MPI_IN_PLACE, values, n, MPI_DOUBLE, MPI_SUM, handle_->comm);
   }
 
+  namespace
+  {
+    double all_gather_wall = 0; // Communicator::all_gather_seconds
+  }                             // namespace
+
+  double Communicator::all_gather_seconds() { return all_gather_wall; }
+
   void Communicator::all_gather(const double *send, int n, double *receive) const
   {
     if (size_ == 1)
-      std::copy(send, send + n, receive);
-    else
-      MPI_Allgather(send, n, MPI_DOUBLE, receive, n, MPI_DOUBLE, handle_->comm);
+      {
+        std::copy(send, send + n, receive);
+        return;
+      }
+    const auto start = std::chrono::steady_clock::now();
+    MPI_Allgather(send, n, MPI_DOUBLE, receive, n, MPI_DOUBLE, handle_->comm);
+    all_gather_wall += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   }
 
   double Communicator::max(double value) const
@@ -370,6 +382,7 @@ namespace tpmg
   {
     std::copy(send, send + n, receive);
   }
+  double      Communicator::all_gather_seconds() { return 0; }
   double      Communicator::max(double value) const { return value; }
   index_t     Communicator::max(index_t value) const { return value; }
   bool        Communicator::any(bool flag) const { return flag; }
