@@ -136,6 +136,10 @@ namespace tpmg
     static Plan plan(const HierarchyPartition &partition, int l, int rank);
 
   private:
+    /// The ghost exchange of v in place with these boxes (`what` names the caller in errors).
+    template <typename Number>
+    void exchange_ghosts(Vector<Number> &v, const std::vector<Halo> &sends, const std::vector<Halo> &receives,
+                         const char *what) const;
     /// Packs `sends` of array v (nodes per direction `nodes`), exchanges them for `receives`,
     /// and unpacks these into array w (nodes `w_nodes`), = or += (`add`).
     template <typename Number>

@@ -124,16 +124,16 @@ namespace tpmg
     std::shared_ptr<const NcclTransport> nccl_;
   };
 
-  /// MPI_Init in the constructor, MPI_Finalize in the destructor: one per program, in main. MPI
-  /// starts only where the library has it, nobody started it yet and an MPI launcher started the
-  /// process (launched_by_mpi): a program run on its own is one rank without MPI's start-up
-  /// cost. Each rank then gets its share of the host's cores for OpenMP (the cores it may run on,
-  /// divided among the ranks on the host), unless OMP_NUM_THREADS says otherwise.
   /// OpenMP threads of one of `ranks_on_host` ranks on a host of `host_cores` cores that may run
   /// on `available_cores` of them: the host's cores divided among its ranks, no more than it may
   /// run on, at least one.
   int threads_per_rank(int available_cores, int host_cores, int ranks_on_host);
 
+  /// MPI_Init in the constructor, MPI_Finalize in the destructor: one per program, in main. MPI
+  /// starts only where the library has it, nobody started it yet and an MPI launcher started the
+  /// process (launched_by_mpi): a program run on its own is one rank without MPI's start-up
+  /// cost. Each rank then gets its share of the host's cores for OpenMP (threads_per_rank),
+  /// unless OMP_NUM_THREADS says otherwise.
   class MpiSession
   {
   public:

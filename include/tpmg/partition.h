@@ -7,7 +7,8 @@
 //    whose every rank gets at least min_cells_per_rank cells per direction on the finest level.
 //  * A level is distributed when every rank gets at least min_cells_per_rank cells per direction
 //    on it and, but for the finest level, at least `min_rank_dofs` DoFs (a level whose work is
-//    smaller than the latency of its exchanges runs faster on one rank); the box boundaries are chosen on the coarsest distributed level (as even as the cell
+//    smaller than the latency of its exchanges runs faster on one rank); the box boundaries are
+//    chosen on the coarsest distributed level (as even as the cell
 //    counts allow: the first parts get one cell more) and doubled on each finer level, so that a
 //    rank's box on level l+1 is exactly its box on level l refined: the transfers between
 //    distributed levels stay local to the rank.

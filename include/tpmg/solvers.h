@@ -10,6 +10,7 @@
 #include <tpmg/vector.h>
 #include <tpmg/vector_ops.h>
 
+#include <algorithm>
 #include <cmath>
 #include <functional>
 #include <sstream>
@@ -18,7 +19,6 @@
 
 namespace tpmg
 {
-  /// When a solver stops and what it reports on the way.
   /// The double vectors the outer solvers work in, kept between solves where
   /// SolverControl::workspace points here: each is made like the right-hand side on first use
   /// (contents undefined: every solver writes a vector before it reads it) and kept while the
@@ -47,8 +47,29 @@ namespace tpmg
         set.emplace_back();
       return prepare(set[std::size_t(j)], like);
     }
+    /// Makes now every vector a solve of `solver` uses on vectors like `like` (gmres: the basis
+    /// of `restart` vectors, and as many preconditioned ones with right preconditioning), so
+    /// that the solves allocate nothing.
+    void reserve(const Vector<double> &like, SolverType solver, int restart, bool right_preconditioning)
+    {
+      prepare(r, like);
+      prepare(w, like);
+      if (solver == SolverType::gmres)
+        for (int j = 0; j < std::max(1, restart); ++j)
+          {
+            at(basis, j, like);
+            if (right_preconditioning)
+              at(preconditioned, j, like);
+          }
+      if (solver == SolverType::cg)
+        {
+          prepare(p, like);
+          prepare(q, like);
+        }
+    }
   };
 
+  /// When a solver stops and what it reports on the way.
   struct SolverControl
   {
     double relative_tolerance = 1e-9;
@@ -114,15 +135,6 @@ namespace tpmg
     Timers                *timers_;
     mutable Vector<Number> r_, z_;
   };
-
-  /// A zero vector of v's size, backend and layout.
-  template <typename Number>
-  Vector<Number> like(const Vector<Number> &v)
-  {
-    Vector<Number> r;
-    r.reinit_like(v);
-    return r;
-  }
 
   namespace internal
   {

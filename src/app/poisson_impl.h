@@ -267,22 +267,9 @@ namespace tpmg
           if (p.conventions == Conventions::paper_code)
             multigrid.restrict_to_coarser_levels(level_rhs);
         }
-      // the outer solver's vectors, made once here and kept by the solves (SolverWorkspace)
+      // the outer solver's vectors, made once here and kept by the solves
       SolverWorkspace workspace;
-      SolverWorkspace::prepare(workspace.r, b);
-      SolverWorkspace::prepare(workspace.w, b);
-      if (p.solver == SolverType::gmres)
-        for (int j = 0; j < std::max(1, p.gmres_restart); ++j)
-          {
-            SolverWorkspace::at(workspace.basis, j, b);
-            if (p.preconditioning == PreconditioningSide::right)
-              SolverWorkspace::at(workspace.preconditioned, j, b);
-          }
-      if (p.solver == SolverType::cg)
-        {
-          SolverWorkspace::prepare(workspace.p, b);
-          SolverWorkspace::prepare(workspace.q, b);
-        }
+      workspace.reserve(b, p.solver, p.gmres_restart, p.preconditioning == PreconditioningSide::right);
       synchronize(backend);
       res.setup_time_s  = comm.max(wall_seconds() - t_setup0);
       res.coarse_solver = multigrid.coarse_solver_name();

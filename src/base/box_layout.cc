@@ -105,25 +105,19 @@ namespace tpmg
         }
     }
 
-    /// A box of the whole level's nodes shifted into the coordinates of `part`.
-    NodeBox to_part(const NodeBox &b, const CartesianLevel &part)
+    /// A box of the whole level's nodes shifted into the coordinates of `part` (sign -1), or one
+    /// of `part`'s nodes into the whole level's (sign +1).
+    NodeBox shifted(const NodeBox &b, const CartesianLevel &part, int sign)
     {
       NodeBox r = b;
       for (int d = 0; d < part.dim; ++d)
-        r.begin[std::size_t(d)] -= part.degree * part.global_offset(d);
+        r.begin[std::size_t(d)] += sign * part.degree * part.global_offset(d);
       return r;
     }
+    NodeBox to_part(const NodeBox &b, const CartesianLevel &part) { return shifted(b, part, -1); }
+    NodeBox to_whole(const NodeBox &b, const CartesianLevel &part) { return shifted(b, part, +1); }
 
     std::array<index_t, 3> node_counts(const CartesianLevel &l) { return {{l.nodes(0), l.nodes(1), l.nodes(2)}}; }
-
-    /// A box of `part`'s nodes in the whole level's coordinates.
-    NodeBox to_whole(const NodeBox &b, const CartesianLevel &part)
-    {
-      NodeBox r = b;
-      for (int d = 0; d < part.dim; ++d)
-        r.begin[std::size_t(d)] += part.degree * part.global_offset(d);
-      return r;
-    }
 
     index_t floor_div(index_t a, index_t b) { return a >= 0 ? a / b : -((-a + b - 1) / b); }
 
@@ -318,20 +312,23 @@ namespace tpmg
     const int colours = 1 << stored.dim;
     plan.colour_sends.resize(std::size_t(colours));
     plan.colour_receives.resize(std::size_t(colours));
+    // (sending: this rank's patches against the neighbour's; receiving: the other way round)
+    auto restrict_to_colour = [&](const std::vector<Halo> &halos, bool sending, int colour) {
+      std::vector<Halo> out;
+      for (const Halo &h : halos)
+        {
+          const CartesianLevel other = partition.stored(l, h.rank);
+          const NodeBox        w =
+            written_by_colour(to_whole(h.box, stored), sending ? stored : other, sending ? other : stored, colour);
+          if (w.size() > 0)
+            out.push_back({h.rank, to_part(w, stored)});
+        }
+      return out;
+    };
     for (int colour = 0; colour < colours; ++colour)
       {
-        for (const Halo &h : plan.sends[0])
-          {
-            const NodeBox w = written_by_colour(to_whole(h.box, stored), stored, partition.stored(l, h.rank), colour);
-            if (w.size() > 0)
-              plan.colour_sends[std::size_t(colour)].push_back({h.rank, to_part(w, stored)});
-          }
-        for (const Halo &h : plan.receives[0])
-          {
-            const NodeBox w = written_by_colour(to_whole(h.box, stored), partition.stored(l, h.rank), stored, colour);
-            if (w.size() > 0)
-              plan.colour_receives[std::size_t(colour)].push_back({h.rank, to_part(w, stored)});
-          }
+        plan.colour_sends[std::size_t(colour)]    = restrict_to_colour(plan.sends[0], true, colour);
+        plan.colour_receives[std::size_t(colour)] = restrict_to_colour(plan.receives[0], false, colour);
       }
     return plan;
   }
@@ -551,16 +548,23 @@ namespace tpmg
   }
 
   template <typename Number>
+  void BoxLayout::exchange_ghosts(Vector<Number> &v, const std::vector<Halo> &sends, const std::vector<Halo> &receives,
+                                  const char *what) const
+  {
+    if (v.size() != size())
+      throw std::invalid_argument(std::string("BoxLayout::") + what + ": a vector of " + std::to_string(v.size()) +
+                                  " values for a layout of " + std::to_string(size()));
+    const auto n = node_counts(stored_);
+    transfer(v.data(), n, sends, v.data(), n, receives, false, ghost_tag);
+  }
+
+  template <typename Number>
   void BoxLayout::update_ghosts(Vector<Number> &v, GhostLayers layers) const
   {
     if (!distributed_)
       return;
-    if (v.size() != size())
-      throw std::invalid_argument("BoxLayout::update_ghosts: a vector of " + std::to_string(v.size()) +
-                                  " values for a layout of " + std::to_string(size()));
-    const auto n     = node_counts(stored_);
-    const int  which = layers == GhostLayers::all ? 1 : 0;
-    transfer(v.data(), n, sends_[which], v.data(), n, receives_[which], false, ghost_tag);
+    const int which = layers == GhostLayers::all ? 1 : 0;
+    exchange_ghosts(v, sends_[which], receives_[which], "update_ghosts");
   }
 
   template <typename Number>
@@ -568,14 +572,10 @@ namespace tpmg
   {
     if (!distributed_)
       return;
-    if (v.size() != size())
-      throw std::invalid_argument("BoxLayout::update_ghosts_after_colour: a vector of " + std::to_string(v.size()) +
-                                  " values for a layout of " + std::to_string(size()));
     if (colour < 0 || colour >= int(colour_sends_.size()))
       throw std::invalid_argument("BoxLayout::update_ghosts_after_colour: colour " + std::to_string(colour));
-    const auto n = node_counts(stored_);
-    transfer(v.data(), n, colour_sends_[std::size_t(colour)], v.data(), n, colour_receives_[std::size_t(colour)], false,
-             ghost_tag);
+    exchange_ghosts(v, colour_sends_[std::size_t(colour)], colour_receives_[std::size_t(colour)],
+                    "update_ghosts_after_colour");
   }
 
   template <typename Number>
