@@ -39,6 +39,9 @@
 #                      Table 7 k = 3 and 7, a mid-size k = 3 solve, Kershaw BPS5, k = 7 at 2.9 G DoFs;
 #                      NCCL against the host-staged path, the agglomeration floor, the L2 errors at
 #                      1e-13; bad input and a failure on one rank over NCCL
+#   overlap            the smoother colours' exchanges beside the inner patches against after the
+#                      colour (Backend/Overlap exchanges), 4 GPUs, strong and weak k = 3 and 7,
+#                      alternating, two rounds
 #   mpi-gpu-tests      the GPU solver tests on several ranks (ctest gpu.mpi_solver_*: host staging
 #                      and, with a GPU per rank, NCCL)
 #   sanitizer-nccl     compute-sanitizer memcheck and racecheck on two ranks exchanging over NCCL
@@ -91,6 +94,19 @@ smoother_case() { # k precision
   echo smoother --dim 3 --degrees "$1" --precision "$2" --kernel fused --optimization linear_indexing --dofs 5e7 --groups 1 --runs 1
 }
 
+# one solve on n GPUs, one rank per GPU, NCCL unless the --set arguments say otherwise: case GPUs
+# label prm [--set ...]; the JSON report in $J/<case>_n<GPUs>_<label>.json
+export NCCL_NVLS_ENABLE=0
+scale() {
+  local c=$1 n=$2 label=$3 file=$4; shift 4
+  [[ $c =~ ^(${SCALING_CASES:-.*})$ ]] || return 0 # (SCALING_CASES: a regex of the cases to run)
+  local gpus; gpus=$(nvidia-smi -L | wc -l)
+  [ "$n" -le "$gpus" ] || { echo "$c on $n GPUs: only $gpus here"; return; }
+  local launch=""; [ "$n" -gt 1 ] && launch="mpirun --allow-run-as-root --bind-to none -np $n -x NCCL_NVLS_ENABLE"
+  timeout 400 $launch $SOLVER "$file" "$@" --set Output/Verbose=false --json "$J/${c}_n${n}_$label.json" \
+    > "$J/${c}_n${n}_$label.log" 2>&1 || echo "$c on $n GPUs ($label): exit $?"
+}
+
 for stage in "$@"; do
   echo "== $stage"
   case "$stage" in
@@ -99,9 +115,9 @@ for stage in "$@"; do
       nvidia-smi --query-gpu=name,memory.total,memory.used,clocks.sm,clocks.max.sm --format=csv | tee "$OUT/hardware/nvidia-smi.txt"
       cmake -S . -B "$B" -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 > "$OUT/logs/configure.log" 2>&1 ||
         { tail -30 "$OUT/logs/configure.log"; exit 1; }
-      targets="poisson_solver gpu_tests tpmg_bench bank_probe"
+      targets=${BUILD_TARGETS:-poisson_solver gpu_tests tpmg_bench bank_probe} # (BUILD_TARGETS: fewer)
       grep -q "tpmg: MPI ON" "$OUT/logs/configure.log" && targets="$targets test_mpi_solver"
-      /usr/bin/time -f "build: %e s" cmake --build "$B" -j 16 --target $targets \
+      /usr/bin/time -f "build: %e s" cmake --build "$B" -j "$(nproc)" --target $targets \
         > "$OUT/logs/build.log" 2>&1 || { grep -E "error" "$OUT/logs/build.log" | head -30; exit 1; }
       tail -1 "$OUT/logs/build.log"
       ;;
@@ -310,16 +326,6 @@ RUNS
       # one rank per GPU, NCCL exchanges unless a run says otherwise; JSON reports named
       # <case>_n<GPUs>_<label>.json, summed up by benchmarks/scaling_table.py
       mkdir -p "$OUT/scaling"; J=$OUT/logs/scaling; mkdir -p "$J"; rm -f "$J"/*.json
-      GPUS=$(nvidia-smi -L | wc -l)
-      export NCCL_NVLS_ENABLE=0
-      scale() { # case GPUs label prm [--set ...]
-        local c=$1 n=$2 label=$3 file=$4; shift 4
-        [[ $c =~ ^(${SCALING_CASES:-.*})$ ]] || return 0 # (SCALING_CASES: a regex of the cases to run)
-        [ "$n" -le "$GPUS" ] || { echo "$c on $n GPUs: only $GPUS here"; return; }
-        local launch=""; [ "$n" -gt 1 ] && launch="mpirun --allow-run-as-root --bind-to none -np $n -x NCCL_NVLS_ENABLE"
-        timeout 400 $launch $SOLVER "$file" "$@" --set Output/Verbose=false --json "$J/${c}_n${n}_$label.json" \
-          > "$J/${c}_n${n}_$label.log" 2>&1 || echo "$c on $n GPUs ($label): exit $?"
-      }
       k7=prm/table7_k7_mixed.prm k3=prm/table7_k3_mixed.prm
       for n in 1 2 4; do
         cells=(x "2,2,1" "2,2,2" x "4,2,2")
@@ -333,6 +339,11 @@ RUNS
         scale tol13_k3 $n nccl $k3 --set "Mesh/Refinement level=6" --set "Solver/Relative tolerance=1e-13"
       done
       scale largest_k7 4 nccl $k7 --set "Mesh/Refinement level=6" --set "Mesh/Coarse cells=4,4,2"
+      # each colour's exchange after the colour instead of beside its inner patches
+      scale strong_k7 4 sequential $k7 --set "Backend/Overlap exchanges=false"
+      scale weak_k7 4 sequential $k7 --set "Mesh/Refinement level=6" --set "Mesh/Coarse cells=4,2,2" \
+        --set "Backend/Overlap exchanges=false"
+      scale strong_k3 4 sequential $k3 --set "Backend/Overlap exchanges=false"
       # the host-staged path beside (the transport before NCCL)
       scale strong_k7 4 host $k7 --set Backend/Exchange=host
       scale weak_k7 4 host $k7 --set "Mesh/Refinement level=6" --set "Mesh/Coarse cells=4,2,2" --set Backend/Exchange=host
@@ -357,6 +368,31 @@ RUNS
           > "$J/bad_mpi.log" 2>&1; echo "exchange mpi without a CUDA-aware MPI: exit $? (2 expected): $(head -1 "$J/bad_mpi.log")"
       } | tee "$OUT/scaling/errors.txt"
       tar czf "$OUT/scaling/scaling_logs.tgz" -C "$OUT/logs" scaling
+      ;;
+    overlap)
+      # Backend/Overlap exchanges on and off side by side on 4 GPUs, alternating, two rounds
+      mkdir -p "$OUT/scaling"; J=$OUT/logs/overlap; mkdir -p "$J"; rm -f "$J"/*.json
+      k7=prm/table7_k7_mixed.prm k3=prm/table7_k3_mixed.prm
+      for round in 1 2; do
+        for on in true false; do
+          o=(--set "Backend/Overlap exchanges=$on")
+          scale strong_k7 4 "${on}_$round" $k7 "${o[@]}"
+          scale strong_k3 4 "${on}_$round" $k3 "${o[@]}"
+          scale weak_k7 4 "${on}_$round" $k7 --set "Mesh/Refinement level=6" --set "Mesh/Coarse cells=4,2,2" "${o[@]}"
+          scale weak_k3 4 "${on}_$round" $k3 --set "Mesh/Refinement level=7" --set "Mesh/Coarse cells=4,2,2" "${o[@]}"
+          scale mid_k3 4 "${on}_$round" $k3 --set "Mesh/Refinement level=6" "${o[@]}"
+        done
+      done
+      python3 - "$J" <<'PY' | tee "$OUT/scaling/overlap.txt"
+import glob, json, os, re, sys
+print("# case overlap round iterations solve_s finest_smoother_s coarser_levels_s exchange_s l2_error")
+for f in sorted(glob.glob(os.path.join(sys.argv[1], "*.json"))):
+    case, on, rnd = re.fullmatch(r"(.+)_n4_(true|false)_(\d)\.json", os.path.basename(f)).groups()
+    r = json.load(open(f)); b = r["breakdown"]
+    print(case, on, rnd, r["iterations"], f"{r['solve_time_s']:.4f}", f"{b.get('finest_smoother', 0):.4f}",
+          f"{b.get('coarser_levels', 0):.4f}", f"{sum(l['exchange'] for l in r['levels']):.4f}", r["l2_error"])
+PY
+      tar czf "$OUT/scaling/overlap_logs.tgz" -C "$OUT/logs" overlap
       ;;
     mpi-gpu-tests)
       mkdir -p "$OUT/checks"

@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include <numeric>
+#include <tuple>
 
 using namespace tpmg;
 
@@ -249,4 +250,88 @@ TEST(Partition, OneRankTakesAMeshOfOneCell)
       EXPECT_NE(std::string(e.what()).find("too small to split"), std::string::npos) << e.what();
       EXPECT_NE(std::string(e.what()).find("raise Mesh/Refinement level"), std::string::npos) << e.what();
     }
+}
+
+TEST(Partition, OverlappedPatchesStayClearOfTheColourExchange)
+{
+  // split_patch_centres: near and inner cover a part's patch centres once, and no inner patch of
+  // a colour writes a node that colour's exchange sends or reads one it receives (the exchange
+  // runs beside the inner patches, BoxLayout::start_update_ghosts_after_colour)
+  struct Case
+  {
+    int                dim, degree, level, ranks;
+    std::array<int, 3> coarse;
+  };
+  int overlapped = 0;
+  for (const Case &c : {Case{2, 3, 4, 2, {1, 1, 1}}, Case{2, 2, 3, 6, {3, 2, 1}}, Case{3, 2, 3, 4, {2, 2, 1}},
+                        Case{3, 1, 3, 8, {1, 1, 1}}, Case{3, 3, 2, 27, {3, 3, 3}}, Case{3, 2, 3, 3, {3, 1, 1}}})
+    {
+      const auto               levels = hierarchy(c.dim, c.degree, c.level, c.coarse);
+      const HierarchyPartition part(levels, make_process_grid(c.ranks, levels), 0);
+      for (int l = 0; l < int(levels.size()); ++l)
+        if (part.distributed(l))
+          for (int r = 0; r < c.ranks; ++r)
+            {
+              SCOPED_TRACE("dim " + std::to_string(c.dim) + " k " + std::to_string(c.degree) + " ranks " +
+                           std::to_string(c.ranks) + " level " + std::to_string(l) + " rank " + std::to_string(r));
+              const BoxLayout::Plan plan  = BoxLayout::plan(part, l, r);
+              const CartesianLevel &lev   = plan.stored;
+              const CentreSplit     split = split_patch_centres(lev);
+              const index_t         k     = c.degree;
+              CentreBox             all;
+              for (int d = 0; d < c.dim; ++d)
+                std::tie(all.first[std::size_t(d)], all.last[std::size_t(d)]) = patch_centres(lev, d);
+              auto inside = [](const CentreBox &b, const std::array<index_t, 3> &v) {
+                for (std::size_t d = 0; d < 3; ++d)
+                  if (v[d] < b.first[d] || v[d] > b.last[d])
+                    return false;
+                return true;
+              };
+              // nodes [lo, hi] along each direction against a halo box, in stored coordinates
+              auto meets = [&](const std::array<index_t, 3> &lo, const std::array<index_t, 3> &hi, const NodeBox &b) {
+                for (std::size_t d = 0; d < std::size_t(c.dim); ++d)
+                  if (hi[d] < b.begin[d] || lo[d] >= b.begin[d] + b.extent[d])
+                    return false;
+                return true;
+              };
+              const bool shared_face = !plan.sends[0].empty();
+              EXPECT_EQ(split.near.empty(), !shared_face);
+              if (overlap_pays(split))
+                ++overlapped;
+              index_t covered = 0;
+              for (index_t z = all.first[2]; z <= all.last[2]; ++z)
+                for (index_t y = all.first[1]; y <= all.last[1]; ++y)
+                  for (index_t x = all.first[0]; x <= all.last[0]; ++x)
+                    {
+                      const std::array<index_t, 3> v{{x, y, z}};
+                      int                          in = inside(split.inner, v) ? 1 : 0;
+                      for (const CentreBox &b : split.near)
+                        in += inside(b, v) ? 1 : 0;
+                      ASSERT_EQ(in, 1) << "centre " << x << "," << y << "," << z;
+                      ++covered;
+                      if (!inside(split.inner, v))
+                        continue;
+                      int                    colour = 0;
+                      std::array<index_t, 3> lo{{0, 0, 0}}, hi{{0, 0, 0}};
+                      for (int d = 0; d < c.dim; ++d)
+                        {
+                          const std::size_t D = std::size_t(d);
+                          colour |= int(v[D] & 1) << d;
+                          lo[D] = k * (v[D] - 1 - lev.global_offset(d)); // the patch reads lo ... hi
+                          hi[D] = k * (v[D] + 1 - lev.global_offset(d)); // and writes inside
+                        }
+                      std::array<index_t, 3> wlo = lo, whi = hi;
+                      for (int d = 0; d < c.dim; ++d)
+                        ++wlo[std::size_t(d)], --whi[std::size_t(d)];
+                      for (const BoxLayout::Halo &h : plan.colour_sends[std::size_t(colour)])
+                        ASSERT_FALSE(meets(wlo, whi, h.box)) << "inner centre " << x << "," << y << "," << z
+                                                             << " writes what colour " << colour << " sends";
+                      for (const BoxLayout::Halo &h : plan.colour_receives[std::size_t(colour)])
+                        ASSERT_FALSE(meets(lo, hi, h.box)) << "inner centre " << x << "," << y << "," << z
+                                                           << " reads what colour " << colour << " receives";
+                    }
+              EXPECT_EQ(covered, all.count());
+            }
+    }
+  EXPECT_GT(overlapped, 0); // the large boxes of the finer levels overlap
 }

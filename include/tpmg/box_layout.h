@@ -90,6 +90,15 @@ namespace tpmg
     template <typename Number>
     void update_ghosts_after_colour(Vector<Number> &v, int colour) const;
 
+    /// update_ghosts_after_colour(v, colour) on a second stream (side_stream_create), after the
+    /// work queued so far: work queued next on the library's stream runs beside the exchange,
+    /// until finish_ghost_update() makes the stream wait for it. That work must neither write
+    /// what the colour's exchange sends nor read what it receives (split_patch_centres). On the
+    /// CPU backend the exchange happens here.
+    template <typename Number>
+    void start_update_ghosts_after_colour(Vector<Number> &v, int colour) const;
+    void finish_ghost_update() const;
+
     /// On rank 0, `whole` (resized to whole().n_dofs()) gets every rank's owned values of v; the
     /// other ranks send theirs and leave `whole` alone.
     template <typename Number>

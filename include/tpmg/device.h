@@ -55,4 +55,27 @@ namespace tpmg
   void  event_record(void *e);
   /// Waits for `stop`, returns the seconds between the two events.
   double event_elapsed_seconds(void *start, void *stop);
+  /// Work queued on the library's stream from now on waits until event `e` has happened.
+  void event_wait(void *e);
+
+  /// A second stream for transfers that overlap the library's stream (ghost exchanges beside the
+  /// smoother's interior patches): non-blocking, at the device's highest priority, so that its
+  /// small packing and NCCL kernels get the next free multiprocessors.
+  void *side_stream_create();
+  void  side_stream_destroy(void *s) noexcept;
+
+  /// Makes `stream` the library's stream of this thread for the object's lifetime: every kernel,
+  /// copy, event and NCCL call the library queues goes there. On the CPU backend (null stream)
+  /// nothing changes.
+  class ScopedStream
+  {
+  public:
+    explicit ScopedStream(void *stream);
+    ~ScopedStream();
+    ScopedStream(const ScopedStream &)            = delete;
+    ScopedStream &operator=(const ScopedStream &) = delete;
+
+  private:
+    void *previous_;
+  };
 } // namespace tpmg

@@ -63,6 +63,34 @@ namespace tpmg
   /// parity along d is bit d of c.
   std::pair<index_t, index_t> patch_centres(const CartesianLevel &level, int d);
 
+  /// A box of patch centres: whole-level vertex indices first[d] ... last[d] along each
+  /// direction (empty where first > last in a direction; directions >= dim hold 1 ... 1).
+  struct CentreBox
+  {
+    std::array<index_t, 3> first{{1, 1, 1}}, last{{1, 1, 1}};
+    index_t                count() const;
+  };
+
+  /// The patch centres of a rank's part split for a smoother colour whose ghost exchange runs
+  /// beside the colour's other patches: `near` (disjoint boxes) holds the centres within one
+  /// vertex of a face shared with another rank, `inner` the rest. A centre v of `inner` lies at
+  /// least two vertices inside every shared face, so its patch writes no node the colour's
+  /// exchange sends (those of the cell layer next to the face) and reads none it receives (the
+  /// ghost cells): the exchange may start once `near` is smoothed and run while `inner` is.
+  /// Without a shared face, `near` is empty.
+  struct CentreSplit
+  {
+    std::vector<CentreBox> near;
+    CentreBox              inner;
+  };
+  CentreSplit split_patch_centres(const CartesianLevel &level);
+
+  /// Whether a colour's exchange is worth overlapping with the `inner` patches: there is an
+  /// exchange (`near` not empty) and `inner` holds at least half the centres, so that its
+  /// launch hides the exchange and the extra launches of the `near` boxes stay few against it
+  /// (small levels, whose exchanges are latency, keep one launch per colour).
+  bool overlap_pays(const CentreSplit &split);
+
   /// Ranks arranged as a d-dimensional grid, rank = x + ranks_x (y + ranks_y z).
   struct ProcessGrid
   {

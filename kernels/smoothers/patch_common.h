@@ -95,4 +95,7 @@ namespace tpmg
   /// [cell_begin, cell_end] that are interior vertices (all interior vertices of a whole level;
   /// on a rank's part also those on its upper faces, whose patches reach into the ghost cells).
   PatchColorGeometry patch_color_geometry(const CartesianLevel &level, int color);
+  struct CentreBox;
+  /// The same for the patches of the colour centred in `part` (partition.h's split_patch_centres).
+  PatchColorGeometry patch_color_geometry(const CartesianLevel &level, int color, const CentreBox &part);
 } // namespace tpmg

@@ -221,7 +221,10 @@ namespace tpmg
     std::vector<void *>                    events;
     std::vector<std::pair<void *, void *>> pending;
     std::size_t                            used = 0;
-    void                                  *next_event()
+    /// the second stream of overlapped exchanges, the events that start and end them there
+    void *side = nullptr, *ready = nullptr, *done = nullptr;
+    bool  in_flight = false;
+    void *next_event()
     {
       if (used == events.size())
         events.push_back(event_create());
@@ -233,6 +236,12 @@ namespace tpmg
         release(s);
       for (void *e : events)
         event_destroy(e);
+      if (side)
+        {
+          event_destroy(ready);
+          event_destroy(done);
+          side_stream_destroy(side);
+        }
     }
     static void release(Space &s)
     {
@@ -579,6 +588,44 @@ namespace tpmg
   }
 
   template <typename Number>
+  void BoxLayout::start_update_ghosts_after_colour(Vector<Number> &v, int colour) const
+  {
+    if (backend_ != Backend::cuda || !distributed_)
+      {
+        update_ghosts_after_colour(v, colour);
+        return;
+      }
+    if (colour >= 0 && colour < int(colour_sends_.size()) && colour_sends_[std::size_t(colour)].empty() &&
+        colour_receives_[std::size_t(colour)].empty())
+      return;
+    Buffers &b = *buffers_;
+    if (b.in_flight)
+      throw std::logic_error("BoxLayout: an overlapped ghost exchange started before the last one finished");
+    if (!b.side)
+      {
+        b.ready = event_create();
+        b.done  = event_create();
+        b.side  = side_stream_create();
+      }
+    event_record(b.ready);
+    {
+      ScopedStream on_side(b.side);
+      event_wait(b.ready);
+      update_ghosts_after_colour(v, colour);
+      event_record(b.done);
+    }
+    b.in_flight = true;
+  }
+
+  void BoxLayout::finish_ghost_update() const
+  {
+    if (!buffers_->in_flight)
+      return;
+    event_wait(buffers_->done);
+    buffers_->in_flight = false;
+  }
+
+  template <typename Number>
   void BoxLayout::gather(const Vector<Number> &v, Vector<Number> &whole) const
   {
     if (v.size() != size())
@@ -632,10 +679,11 @@ namespace tpmg
              scatter_tag);
   }
 
-#define TPMG_INSTANTIATE(N)                                                       \
-  template void BoxLayout::update_ghosts<N>(Vector<N> &, GhostLayers) const;      \
-  template void BoxLayout::update_ghosts_after_colour<N>(Vector<N> &, int) const; \
-  template void BoxLayout::gather<N>(const Vector<N> &, Vector<N> &) const;       \
+#define TPMG_INSTANTIATE(N)                                                             \
+  template void BoxLayout::update_ghosts<N>(Vector<N> &, GhostLayers) const;            \
+  template void BoxLayout::update_ghosts_after_colour<N>(Vector<N> &, int) const;       \
+  template void BoxLayout::start_update_ghosts_after_colour<N>(Vector<N> &, int) const; \
+  template void BoxLayout::gather<N>(const Vector<N> &, Vector<N> &) const;             \
   template void BoxLayout::scatter<N>(const Vector<N> &, Vector<N> &, bool) const;
   TPMG_INSTANTIATE(float)
   TPMG_INSTANTIATE(double)

@@ -18,7 +18,35 @@ namespace tpmg
     throw std::runtime_error(s.str());
   }
 
-  cudaStream_t current_stream() { return cudaStreamPerThread; }
+  namespace
+  {
+    /// The library's stream on this thread: the per-thread default stream unless a ScopedStream
+    /// says otherwise.
+    thread_local cudaStream_t library_stream = cudaStreamPerThread;
+  } // namespace
+
+  cudaStream_t current_stream() { return library_stream; }
+
+  ScopedStream::ScopedStream(void *stream) : previous_(library_stream)
+  {
+    if (stream)
+      library_stream = static_cast<cudaStream_t>(stream);
+  }
+  ScopedStream::~ScopedStream() { library_stream = static_cast<cudaStream_t>(previous_); }
+
+  void *side_stream_create()
+  {
+    int least = 0, greatest = 0;
+    TPMG_CUDA_CHECK(cudaDeviceGetStreamPriorityRange(&least, &greatest));
+    cudaStream_t s = nullptr;
+    TPMG_CUDA_CHECK(cudaStreamCreateWithPriority(&s, cudaStreamNonBlocking, greatest));
+    return s;
+  }
+  void side_stream_destroy(void *s) noexcept
+  {
+    if (s)
+      cudaStreamDestroy(static_cast<cudaStream_t>(s));
+  }
 
   bool cuda_device_available()
   {
@@ -186,6 +214,7 @@ namespace tpmg
   }
   void   event_destroy(void *e) noexcept { cudaEventDestroy(static_cast<cudaEvent_t>(e)); }
   void   event_record(void *e) { TPMG_CUDA_CHECK(cudaEventRecord(static_cast<cudaEvent_t>(e), current_stream())); }
+  void   event_wait(void *e) { TPMG_CUDA_CHECK(cudaStreamWaitEvent(current_stream(), static_cast<cudaEvent_t>(e), 0)); }
   double event_elapsed_seconds(void *start, void *stop)
   {
     TPMG_CUDA_CHECK(cudaEventSynchronize(static_cast<cudaEvent_t>(stop)));

@@ -55,4 +55,9 @@ namespace tpmg
   void   event_destroy(void *) noexcept {}
   void   event_record(void *) { throw_no_cuda("CUDA events"); }
   double event_elapsed_seconds(void *, void *) { throw_no_cuda("CUDA events"); }
+  void   event_wait(void *) { throw_no_cuda("CUDA events"); }
+  void  *side_stream_create() { throw_no_cuda("CUDA streams"); }
+  void   side_stream_destroy(void *) noexcept {}
+  ScopedStream::ScopedStream(void *stream) : previous_(stream) {}
+  ScopedStream::~ScopedStream() = default;
 } // namespace tpmg

@@ -23,6 +23,60 @@ namespace tpmg
       off + std::min<index_t>({level.owned_end(d), level.global_cells(d) - 1 - off, level.cells[std::size_t(d)] - 1})};
   }
 
+  index_t CentreBox::count() const
+  {
+    index_t n = 1;
+    for (std::size_t d = 0; d < 3; ++d)
+      n *= std::max<index_t>(last[d] - first[d] + 1, 0);
+    return n;
+  }
+
+  CentreSplit split_patch_centres(const CartesianLevel &level)
+  {
+    CentreBox all;
+    for (int d = 0; d < level.dim; ++d)
+      {
+        const auto range          = patch_centres(level, d);
+        all.first[std::size_t(d)] = range.first;
+        all.last[std::size_t(d)]  = range.second;
+      }
+    // peel off, direction by direction, the centres within one vertex of a shared face; what
+    // is left of `inner` bounds the later directions' slabs, so the boxes are disjoint
+    CentreSplit split;
+    split.inner = all;
+    for (int d = 0; d < level.dim; ++d)
+      {
+        const std::size_t D     = std::size_t(d);
+        const index_t     lower = level.global_offset(d) + level.owned_begin(d); // faces' vertices
+        const index_t     upper = level.global_offset(d) + level.owned_end(d);
+        if (lower > 0 && split.inner.first[D] <= std::min(split.inner.last[D], lower + 1))
+          {
+            CentreBox slab       = split.inner;
+            slab.last[D]         = std::min(split.inner.last[D], lower + 1);
+            split.inner.first[D] = slab.last[D] + 1;
+            if (slab.count() > 0)
+              split.near.push_back(slab);
+          }
+        if (upper < level.global_cells(d) && std::max(split.inner.first[D], upper - 1) <= split.inner.last[D])
+          {
+            CentreBox slab      = split.inner;
+            slab.first[D]       = std::max(split.inner.first[D], upper - 1);
+            split.inner.last[D] = slab.first[D] - 1;
+            if (slab.count() > 0)
+              split.near.push_back(slab);
+          }
+      }
+    return split;
+  }
+
+  bool overlap_pays(const CentreSplit &split)
+  {
+    index_t near = 0;
+    for (const CentreBox &b : split.near)
+      near += b.count();
+    return near > 0 && split.inner.count() >= near;
+  }
+
   ProcessGrid make_process_grid(int n_ranks, const std::vector<CartesianLevel> &levels)
   {
     if (levels.empty())

@@ -6,6 +6,7 @@
 #include <tpmg/fitted_patch_solver.h>
 #include <tpmg/laplace_operator.h>
 #include <tpmg/multigrid.h>
+#include <tpmg/partition.h>
 #include <tpmg/vector_ops.h>
 
 #include <kernels/common/tensor.h>
@@ -61,12 +62,21 @@ namespace tpmg
       /// `layout`: the level's, where it is distributed (the ghosts are exchanged after every
       /// colour, as the next colour reads them), else null. The patches read the ghost cells
       /// next to the rank's box, of which a colour's exchange moves what other ranks' patches
-      /// wrote; the `global` kernel's residual of the stored part reads all of them.
+      /// wrote; the `global` kernel's residual of the stored part reads all of them. `overlap`:
+      /// the colour's patches near the shared faces first, then its exchange beside the others
+      /// (split_patch_centres), where overlap_pays says so.
       PatchSmootherAdapter(const CartesianLevel &level, Backend b, const PatchSmootherSettings &s,
-                           const LinearOperator<Number> *op, bool symmetric, const BoxLayout *layout)
+                           const LinearOperator<Number> *op, bool symmetric, const BoxLayout *layout, bool overlap)
         : smoother_(level, b, s, op), symmetric_(symmetric), layout_(layout),
           layers_(s.kernel == SmootherKernel::global ? GhostLayers::all : GhostLayers::one)
-      {}
+      {
+        if (layout_ && overlap && layers_ == GhostLayers::one)
+          {
+            CentreSplit split = split_patch_centres(level);
+            if (overlap_pays(split))
+              split_ = std::make_unique<CentreSplit>(std::move(split));
+          }
+      }
       void smooth(Vector<Number> &x, const Vector<Number> &b, bool post, bool x_is_zero) const override
       {
         const bool reverse = post && symmetric_;
@@ -80,8 +90,18 @@ namespace tpmg
         const int n = smoother_.n_colors();
         for (int i = 0; i < n; ++i)
           {
-            const int colour = smoother_.color_at(reverse ? n - 1 - i : i);
-            smoother_.smooth_color(x, b, colour, x_is_zero && i == 0);
+            const int  colour = smoother_.color_at(reverse ? n - 1 - i : i);
+            const bool zero   = x_is_zero && i == 0;
+            if (split_)
+              {
+                for (const CentreBox &part : split_->near)
+                  smoother_.smooth_color(x, b, colour, zero, &part);
+                layout_->start_update_ghosts_after_colour(x, colour);
+                smoother_.smooth_color(x, b, colour, zero, &split_->inner);
+                layout_->finish_ghost_update();
+                continue;
+              }
+            smoother_.smooth_color(x, b, colour, zero);
             if (layers_ == GhostLayers::one) // only what the colour's patches of other ranks wrote
               layout_->update_ghosts_after_colour(x, colour);
             else
@@ -94,6 +114,7 @@ namespace tpmg
       bool                                symmetric_;
       const BoxLayout                    *layout_;
       GhostLayers                         layers_;
+      std::unique_ptr<CentreSplit>        split_; ///< where the exchanges overlap the inner patches
     };
 
     /// The vertex-patch Schwarz smoother of the fitted patch solves (tpmg/fitted_patch_solver.h):
@@ -260,7 +281,7 @@ namespace tpmg
                 if constexpr (VertexPatchSmoother<dim, k, Number>::supported())
                   L->smoother = std::make_unique<internal::PatchSmootherAdapter<dim, k, Number>>(
                     L->mesh, backend, ps, L->local_op, settings.symmetric,
-                    L->layout->distributed() ? L->layout.get() : nullptr);
+                    L->layout->distributed() ? L->layout.get() : nullptr, settings.overlap_exchanges);
                 else
                   throw std::invalid_argument("the vertex-patch smoother supports degrees up to 8 in 3D");
               }

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <tpmg/laplace_operator.h>
+#include <tpmg/partition.h>
 #include <tpmg/patch_smoother.h>
 #include <tpmg/vector_ops.h>
 
@@ -208,9 +209,10 @@ namespace tpmg
 
   template <int dim, int k, typename Number>
   void VertexPatchSmoother<dim, k, Number>::smooth_color(Vector<Number> &x, const Vector<Number> &b, int color,
-                                                         bool x_is_zero) const
+                                                         bool x_is_zero, const CentreBox *part) const
   {
-    const PatchColorGeometry geo = patch_color_geometry(level_, color);
+    const PatchColorGeometry geo =
+      part ? patch_color_geometry(level_, color, *part) : patch_color_geometry(level_, color);
     if (geo.n_patches == 0)
       return;
     auto global_residual = [&] {
