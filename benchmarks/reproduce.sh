@@ -40,8 +40,8 @@
 #                      NCCL against the host-staged path, the agglomeration floor, the L2 errors at
 #                      1e-13; bad input and a failure on one rank over NCCL
 #   overlap            the smoother colours' exchanges beside the inner patches against after the
-#                      colour (Backend/Overlap exchanges), 4 GPUs, strong and weak k = 3 and 7,
-#                      alternating, two rounds
+#                      colour (Backend/Overlap exchanges = auto, never, always), 4 GPUs, strong and
+#                      weak k = 3 and 7, k = 3 at 7.2 M DoFs, alternating, two rounds (OVERLAP_ROUNDS)
 #   mpi-gpu-tests      the GPU solver tests on several ranks (ctest gpu.mpi_solver_*: host staging
 #                      and, with a GPU per rank, NCCL)
 #   sanitizer-nccl     compute-sanitizer memcheck and racecheck on two ranks exchanging over NCCL
@@ -300,6 +300,7 @@ RUNS
         for tool in memcheck "memcheck --report-api-errors no" racecheck synccheck; do
           NCCL_NVLS_ENABLE=0 mpirun --allow-run-as-root -np 2 -x NCCL_NVLS_ENABLE compute-sanitizer --tool $tool --error-exitcode 3 \
             $SOLVER prm/default.prm --set "Mesh/Refinement level=3" --set Backend/Device=cuda --set Backend/Exchange=nccl \
+            --set "Backend/Overlap exchanges=always" \
             --set Output/Verbose=false "$@" < /dev/null > "$OUT/logs/sanitizer.tmp" 2>&1
           echo "$tool [2 GPUs, nccl $args]: exit $?, $(grep -c -E '^========= (Invalid|Race|Barrier|Error)' "$OUT/logs/sanitizer.tmp") reports, $(grep -c '^========= Program hit' "$OUT/logs/sanitizer.tmp") API errors ($(grep -A8 '^========= Program hit' "$OUT/logs/sanitizer.tmp" | grep -c 'in libnccl') frames in libnccl), $(grep 'SUMMARY' "$OUT/logs/sanitizer.tmp" | sort | uniq -c | tr '\n' ' ')" |
             tee -a "$OUT/checks/sanitizer_nccl.txt"
@@ -340,10 +341,10 @@ RUNS
       done
       scale largest_k7 4 nccl $k7 --set "Mesh/Refinement level=6" --set "Mesh/Coarse cells=4,4,2"
       # each colour's exchange after the colour instead of beside its inner patches
-      scale strong_k7 4 sequential $k7 --set "Backend/Overlap exchanges=false"
+      scale strong_k7 4 sequential $k7 --set "Backend/Overlap exchanges=never"
       scale weak_k7 4 sequential $k7 --set "Mesh/Refinement level=6" --set "Mesh/Coarse cells=4,2,2" \
-        --set "Backend/Overlap exchanges=false"
-      scale strong_k3 4 sequential $k3 --set "Backend/Overlap exchanges=false"
+        --set "Backend/Overlap exchanges=never"
+      scale strong_k3 4 sequential $k3 --set "Backend/Overlap exchanges=never"
       # the host-staged path beside (the transport before NCCL)
       scale strong_k7 4 host $k7 --set Backend/Exchange=host
       scale weak_k7 4 host $k7 --set "Mesh/Refinement level=6" --set "Mesh/Coarse cells=4,2,2" --set Backend/Exchange=host
@@ -370,11 +371,11 @@ RUNS
       tar czf "$OUT/scaling/scaling_logs.tgz" -C "$OUT/logs" scaling
       ;;
     overlap)
-      # Backend/Overlap exchanges on and off side by side on 4 GPUs, alternating, two rounds
+      # Backend/Overlap exchanges = auto, never and always side by side on 4 GPUs, alternating
       mkdir -p "$OUT/scaling"; J=$OUT/logs/overlap; mkdir -p "$J"; rm -f "$J"/*.json
       k7=prm/table7_k7_mixed.prm k3=prm/table7_k3_mixed.prm
-      for round in 1 2; do
-        for on in true false; do
+      for round in ${OVERLAP_ROUNDS:-1 2}; do
+        for on in auto never always; do
           o=(--set "Backend/Overlap exchanges=$on")
           scale strong_k7 4 "${on}_$round" $k7 "${o[@]}"
           scale strong_k3 4 "${on}_$round" $k3 "${o[@]}"
@@ -387,7 +388,7 @@ RUNS
 import glob, json, os, re, sys
 print("# case overlap round iterations solve_s finest_smoother_s coarser_levels_s exchange_s l2_error")
 for f in sorted(glob.glob(os.path.join(sys.argv[1], "*.json"))):
-    case, on, rnd = re.fullmatch(r"(.+)_n4_(true|false)_(\d)\.json", os.path.basename(f)).groups()
+    case, on, rnd = re.fullmatch(r"(.+)_n4_(auto|never|always)_(\d)\.json", os.path.basename(f)).groups()
     r = json.load(open(f)); b = r["breakdown"]
     print(case, on, rnd, r["iterations"], f"{r['solve_time_s']:.4f}", f"{b.get('finest_smoother', 0):.4f}",
           f"{b.get('coarser_levels', 0):.4f}", f"{sum(l['exchange'] for l in r['levels']):.4f}", r["l2_error"])

@@ -296,8 +296,10 @@ TEST(Partition, OverlappedPatchesStayClearOfTheColourExchange)
               };
               const bool shared_face = !plan.sends[0].empty();
               EXPECT_EQ(split.near.empty(), !shared_face);
-              if (overlap_pays(split))
+              if (split.inner.count() > 0 && shared_face)
                 ++overlapped;
+              EXPECT_FALSE(overlap_pays(split, lev, Backend::cpu));
+              EXPECT_FALSE(overlap_pays(split, lev, Backend::cuda)); // (parts below min_overlap_dofs)
               index_t covered = 0;
               for (index_t z = all.first[2]; z <= all.last[2]; ++z)
                 for (index_t y = all.first[1]; y <= all.last[1]; ++y)
@@ -333,5 +335,13 @@ TEST(Partition, OverlappedPatchesStayClearOfTheColourExchange)
               EXPECT_EQ(covered, all.count());
             }
     }
-  EXPECT_GT(overlapped, 0); // the large boxes of the finer levels overlap
+  EXPECT_GT(overlapped, 0); // the finer levels have inner patches
+  // the Table 7 k = 7 level on 4 ranks (nothing allocated): the finest parts overlap on GPUs, the
+  // coarser parts below min_overlap_dofs do not
+  const auto               levels = hierarchy(3, 7, 7, {1, 1, 1});
+  const HierarchyPartition part(levels, make_process_grid(4, levels), 0);
+  const CartesianLevel     fine = BoxLayout::plan(part, 7, 0).stored, coarse = BoxLayout::plan(part, 5, 0).stored;
+  EXPECT_TRUE(overlap_pays(split_patch_centres(fine), fine, Backend::cuda));
+  EXPECT_FALSE(overlap_pays(split_patch_centres(fine), fine, Backend::cpu));
+  EXPECT_FALSE(overlap_pays(split_patch_centres(coarse), coarse, Backend::cuda));
 }

@@ -48,7 +48,7 @@ namespace tpmg
     bool symmetric = false;
     /// On a distributed level, each vertex-patch colour's ghost exchange runs beside the
     /// colour's patches away from the shared faces (Backend/Overlap exchanges).
-    bool overlap_exchanges = true;
+    ExchangeOverlap overlap = ExchangeOverlap::automatic;
     /// Largest coarse system (interior unknowns) the dense direct coarse solver accepts.
     index_t coarse_direct_limit = 4096;
     /// Two-level cycles (smoothing, Q_1 correction, smoothing) of the coarse solve by degree.

@@ -40,6 +40,15 @@ namespace tpmg
     mpi,
     host
   };
+  /// Whether a vertex-patch colour's ghost exchange runs beside the colour's patches away from
+  /// the faces shared with other ranks (split_patch_centres, tpmg/partition.h): `automatic` on
+  /// the levels where overlap_pays says so, `always` wherever a rank has such patches, `never`.
+  enum class ExchangeOverlap
+  {
+    automatic,
+    always,
+    never
+  };
   /// Arithmetic of the V-cycle (the outer solver is always double).
   enum class Precision
   {
@@ -207,6 +216,8 @@ namespace tpmg
                   {DeviceChoice::cuda, "cuda"});
   TPMG_ENUM_NAMES(ExchangePath, 4, {ExchangePath::automatic, "auto"}, {ExchangePath::nccl, "nccl"},
                   {ExchangePath::mpi, "mpi"}, {ExchangePath::host, "host"});
+  TPMG_ENUM_NAMES(ExchangeOverlap, 3, {ExchangeOverlap::automatic, "auto"}, {ExchangeOverlap::always, "always"},
+                  {ExchangeOverlap::never, "never"});
   TPMG_ENUM_NAMES(Precision, 2, {Precision::single, "float"}, {Precision::dual, "double"});
   TPMG_ENUM_NAMES(SolverType, 4, {SolverType::gmres, "gmres"}, {SolverType::cg, "cg"}, {SolverType::fmg, "fmg"},
                   {SolverType::vcycle, "vcycle"});

@@ -85,11 +85,17 @@ namespace tpmg
   };
   CentreSplit split_patch_centres(const CartesianLevel &level);
 
-  /// Whether a colour's exchange is worth overlapping with the `inner` patches: there is an
-  /// exchange (`near` not empty) and `inner` holds at least half the centres, so that its
-  /// launch hides the exchange and the extra launches of the `near` boxes stay few against it
-  /// (small levels, whose exchanges are latency, keep one launch per colour).
-  bool overlap_pays(const CentreSplit &split);
+  /// The DoFs of a rank's part of a level from which its colour exchanges overlap the inner
+  /// patches (Backend/Overlap exchanges = auto), on GPUs: on 4 H100s a part of 1.8 M DoFs lost
+  /// about 11 microseconds per colour to the near boxes' extra launches, parts of 110-180 M
+  /// DoFs gained 4-8 % of the solve (docs/performance/scaling.md, "Overlap"). On the CPU the
+  /// exchange cannot run beside the patches: never.
+  constexpr index_t min_overlap_dofs = 10000000;
+
+  /// Whether a colour's exchange is worth overlapping with the `inner` patches of `level` (a
+  /// rank's part) on `backend`: there is an exchange (`near` not empty), the part has
+  /// min_overlap_dofs, and `inner` holds at least as many centres as `near`.
+  bool overlap_pays(const CentreSplit &split, const CartesianLevel &level, Backend backend);
 
   /// Ranks arranged as a d-dimensional grid, rank = x + ranks_x (y + ranks_y z).
   struct ProcessGrid

@@ -90,9 +90,9 @@ namespace tpmg
     ExchangePath exchange = ExchangePath::automatic;
     /// Backend/Minimum DoFs per rank (0: automatic_min_rank_dofs of the backend)
     index_t min_rank_dofs = 0;
-    /// Backend/Overlap exchanges (MultigridSettings::overlap_exchanges)
-    bool overlap_exchanges = true;
-    int  repetitions       = 1;
+    /// Backend/Overlap exchanges (MultigridSettings::overlap)
+    ExchangeOverlap overlap     = ExchangeOverlap::automatic;
+    int             repetitions = 1;
 
     std::string json_file, csv_file, vtu_file;
     bool        verbose = true;

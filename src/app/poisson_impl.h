@@ -94,7 +94,7 @@ namespace tpmg
       set_chebyshev_polynomial(mg, p.chebyshev_degree, p.chebyshev_range);
       const bool deformed     = p.deformation.type != Deformation::none;
       mg.symmetric            = p.symmetric_vcycle();
-      mg.overlap_exchanges    = p.overlap_exchanges;
+      mg.overlap              = p.overlap;
       const bool          fmg = p.solver == SolverType::fmg;
       const RightHandSide rhs = p.conventions == Conventions::paper_code ? RightHandSide::ones_vector : p.rhs;
 

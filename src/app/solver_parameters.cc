@@ -230,10 +230,10 @@ namespace tpmg
                       "gets at least this many of its DoFs; smaller levels live on rank 0, which saves their "
                       "exchanges' latency. 1 = split every level with two cells per rank and direction; 0 = "
                       "automatic (by backend: measured on GPUs, 1 on the CPU)");
-    prm.declare_entry("Overlap exchanges", d.overlap_exchanges ? "true" : "false", Pattern::boolean(),
+    prm.declare_entry("Overlap exchanges", to_string(d.overlap), choice<ExchangeOverlap>(),
                       "On several GPUs, each vertex-patch smoother colour's ghost exchange runs on a second stream "
-                      "beside the colour's patches away from the shared faces (levels where those are at least "
-                      "half); false = after the colour");
+                      "beside the colour's patches away from the shared faces: auto = on the levels large enough "
+                      "to gain (measured), always = wherever a rank has such patches, never = after the colour");
     prm.declare_entry("Repetitions", std::to_string(d.repetitions), Pattern::integer(1, 100),
                       "Solve this many times and report the fastest (timings only)");
     prm.leave_subsection();
@@ -306,11 +306,11 @@ namespace tpmg
     p.patch_geometry          = get_choice<PatchGeometry>(prm, "Multigrid/Patch geometry");
     p.fitted_smoothing        = get_choice<FittedSmoothing>(prm, "Multigrid/Fitted patch smoothing");
 
-    p.device            = get_choice<DeviceChoice>(prm, "Backend/Device");
-    p.exchange          = get_choice<ExchangePath>(prm, "Backend/Exchange");
-    p.min_rank_dofs     = index_t(prm.get_integer("Backend/Minimum DoFs per rank"));
-    p.overlap_exchanges = prm.get_bool("Backend/Overlap exchanges");
-    p.repetitions       = int(prm.get_integer("Backend/Repetitions"));
+    p.device        = get_choice<DeviceChoice>(prm, "Backend/Device");
+    p.exchange      = get_choice<ExchangePath>(prm, "Backend/Exchange");
+    p.min_rank_dofs = index_t(prm.get_integer("Backend/Minimum DoFs per rank"));
+    p.overlap       = get_choice<ExchangeOverlap>(prm, "Backend/Overlap exchanges");
+    p.repetitions   = int(prm.get_integer("Backend/Repetitions"));
 
     p.json_file = prm.get("Output/JSON file");
     p.csv_file  = prm.get("Output/CSV file");

@@ -69,12 +69,12 @@ namespace tpmg
     return split;
   }
 
-  bool overlap_pays(const CentreSplit &split)
+  bool overlap_pays(const CentreSplit &split, const CartesianLevel &level, Backend backend)
   {
     index_t near = 0;
     for (const CentreBox &b : split.near)
       near += b.count();
-    return near > 0 && split.inner.count() >= near;
+    return backend == Backend::cuda && level.n_dofs() >= min_overlap_dofs && near > 0 && split.inner.count() >= near;
   }
 
   ProcessGrid make_process_grid(int n_ranks, const std::vector<CartesianLevel> &levels)

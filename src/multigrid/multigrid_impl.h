@@ -63,17 +63,19 @@ namespace tpmg
       /// colour, as the next colour reads them), else null. The patches read the ghost cells
       /// next to the rank's box, of which a colour's exchange moves what other ranks' patches
       /// wrote; the `global` kernel's residual of the stored part reads all of them. `overlap`:
-      /// the colour's patches near the shared faces first, then its exchange beside the others
-      /// (split_patch_centres), where overlap_pays says so.
+      /// whether the colour's patches near the shared faces run first, then its exchange beside
+      /// the others (split_patch_centres, overlap_pays).
       PatchSmootherAdapter(const CartesianLevel &level, Backend b, const PatchSmootherSettings &s,
-                           const LinearOperator<Number> *op, bool symmetric, const BoxLayout *layout, bool overlap)
+                           const LinearOperator<Number> *op, bool symmetric, const BoxLayout *layout,
+                           ExchangeOverlap overlap)
         : smoother_(level, b, s, op), symmetric_(symmetric), layout_(layout),
           layers_(s.kernel == SmootherKernel::global ? GhostLayers::all : GhostLayers::one)
       {
-        if (layout_ && overlap && layers_ == GhostLayers::one)
+        if (layout_ && overlap != ExchangeOverlap::never && layers_ == GhostLayers::one)
           {
             CentreSplit split = split_patch_centres(level);
-            if (overlap_pays(split))
+            if (overlap_pays(split, level, b) ||
+                (overlap == ExchangeOverlap::always && split.inner.count() > 0 && !split.near.empty()))
               split_ = std::make_unique<CentreSplit>(std::move(split));
           }
       }
@@ -281,7 +283,7 @@ namespace tpmg
                 if constexpr (VertexPatchSmoother<dim, k, Number>::supported())
                   L->smoother = std::make_unique<internal::PatchSmootherAdapter<dim, k, Number>>(
                     L->mesh, backend, ps, L->local_op, settings.symmetric,
-                    L->layout->distributed() ? L->layout.get() : nullptr, settings.overlap_exchanges);
+                    L->layout->distributed() ? L->layout.get() : nullptr, settings.overlap);
                 else
                   throw std::invalid_argument("the vertex-patch smoother supports degrees up to 8 in 3D");
               }

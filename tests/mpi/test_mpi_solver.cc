@@ -9,7 +9,9 @@
 // solve. Exit code 0 on every rank on success.
 //
 // `--exchange nccl|mpi|host` picks the distributed solves' exchange path (Backend/Exchange) and
-// checks that it ran.
+// checks that it ran; `--overlap auto|always|never` sets Backend/Overlap exchanges (`always`: every
+// split level's smoother colours exchange beside their inner patches, which the small meshes here
+// would otherwise not do).
 //
 // With `--device cuda` the solves run on the GPU (several ranks may share it; label "gpu"): its
 // kernels add with atomics in no fixed order, so that even two one-rank runs differ in the last
@@ -49,6 +51,8 @@ namespace
 
   /// Backend/Exchange of the distributed solves (--exchange)
   ExchangePath exchange = ExchangePath::automatic;
+  /// Backend/Overlap exchanges (--overlap)
+  ExchangeOverlap overlap = ExchangeOverlap::automatic;
 
   SolverParameters parameters(const Case &c, DeviceChoice device)
   {
@@ -59,6 +63,7 @@ namespace
     SolverParameters p = read_parameters(prm);
     p.device           = device;
     p.exchange         = exchange;
+    p.overlap          = overlap;
     p.verbose          = false;
     return p;
   }
@@ -88,6 +93,8 @@ int main(int argc, char **argv)
         history_floor = std::stod(v);
       else if (a == "--exchange")
         exchange = from_string<ExchangePath>(v).value_or(ExchangePath::automatic);
+      else if (a == "--overlap")
+        overlap = from_string<ExchangeOverlap>(v).value_or(ExchangeOverlap::automatic);
     }
   if (device == DeviceChoice::cuda && world.size() > 1)
     select_cuda_device(world.local_rank() % std::max(1, cuda_device_count()));
