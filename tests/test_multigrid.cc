@@ -178,15 +178,20 @@ TEST(Multigrid, AllSmootherVariantsAndSolversConverge)
   ASSERT_TRUE(c.converged) << c.failure;
   EXPECT_LE(c.iterations, g.iterations + 3);
   EXPECT_NEAR(*c.l2_error / *g.l2_error, 1.0, 0.01);
-  // classical Gram-Schmidt twice: the same Krylov space, the same steps and residuals
+  // classical Gram-Schmidt twice: the same Krylov space, the same steps and residuals. With a
+  // double V-cycle: on several OpenMP threads the cell kernels' additions into shared nodes come
+  // in varying order, and a float V-cycle's rounding differences reach the residual multiplied
+  // by the operator's condition number (1e-6 relative here, run to run)
   {
     SolverParameters q  = base(2, 3, 6);
+    q.precision         = Precision::dual;
+    const RunResult mg  = solve(q);
     q.orthogonalization = Orthogonalization::classical;
     const RunResult cg2 = solve(q);
     ASSERT_TRUE(cg2.converged) << cg2.failure;
-    EXPECT_EQ(cg2.iterations, g.iterations);
-    for (std::size_t i = 0; i < g.history.size() && i < cg2.history.size(); ++i)
-      EXPECT_NEAR(cg2.history[i], g.history[i], 1e-10 * g.history[0]) << i;
+    EXPECT_EQ(cg2.iterations, mg.iterations);
+    for (std::size_t i = 0; i < mg.history.size() && i < cg2.history.size(); ++i)
+      EXPECT_NEAR(cg2.history[i], mg.history[i], 1e-10 * mg.history[0]) << i;
   }
   // left-preconditioned GMRES
   p.solver          = SolverType::gmres;
