@@ -17,6 +17,8 @@ set(TPMG_INSTALL_CMAKEDIR ${CMAKE_INSTALL_LIBDIR}/cmake/tpmg)
 
 install(TARGETS tpmg EXPORT tpmgTargets ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR})
 install(TARGETS poisson_solver RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+# the ready parameter files (docs/interface.md, "Ready parameter files")
+install(DIRECTORY ${PROJECT_SOURCE_DIR}/prm/ DESTINATION ${CMAKE_INSTALL_DATADIR}/tpmg/prm FILES_MATCHING PATTERN "*.prm")
 
 # cuda_check.h includes <cuda_runtime.h>: installed with the CUDA backend only
 set(_tpmg_header_excludes "")

@@ -44,12 +44,14 @@ endif()
 step("install into ${prefix}" ${CMAKE_COMMAND} --install ${BUILD_DIR} --prefix ${prefix} ${config_args})
 foreach(f ${LIBDIR}/libtpmg.a include/tpmg/poisson.h include/tpmg/degrees.h bin/poisson_solver
           ${LIBDIR}/cmake/tpmg/tpmgConfig.cmake ${LIBDIR}/cmake/tpmg/tpmgConfigVersion.cmake
-          ${LIBDIR}/cmake/tpmg/tpmgTargets.cmake)
+          ${LIBDIR}/cmake/tpmg/tpmgTargets.cmake share/tpmg/prm/default.prm)
   if(NOT EXISTS ${prefix}/${f})
     message(FATAL_ERROR "install_example: the installation has no ${f}")
   endif()
 endforeach()
 step("installed poisson_solver --help" ${prefix}/bin/poisson_solver --help)
+step("installed poisson_solver reads an installed parameter file" ${prefix}/bin/poisson_solver
+     ${prefix}/share/tpmg/prm/default.prm --print-parameters)
 
 # 2. each example: a fresh build folder that sees tpmg only through CMAKE_PREFIX_PATH
 set(configure_args -DCMAKE_PREFIX_PATH=${prefix})

@@ -55,7 +55,12 @@ TEST(Expression, ValuesAndPrecedence)
   EXPECT_DOUBLE_EQ(eval("pi"), M_PI);
   EXPECT_DOUBLE_EQ(eval("_pi + _e + Pi"), 2 * M_PI + M_E);
   EXPECT_DOUBLE_EQ(eval("atan2(1, 2) + pow(2, 3) + if(x > 1, 5, 7)"), std::atan2(1.0, 2.0) + 8 + 7);
-  EXPECT_DOUBLE_EQ(eval("rint(2.5) + floor(-1.5) + ceil(1.2) + int(-1.7) + sign(-3) + abs(-2)"), 3 - 2 + 2 - 1 - 1 + 2);
+  EXPECT_DOUBLE_EQ(eval("rint(2.5) + floor(-1.5) + ceil(1.2) + int(-1.7) + sign(-3) + abs(-2)"), 3 - 2 + 2 - 2 - 1 + 2);
+  // int() as deal.II 9.4's FunctionParser has it: the nearest integer, halves away from zero
+  EXPECT_DOUBLE_EQ(eval("int(2.7)"), 3);
+  EXPECT_DOUBLE_EQ(eval("int(2.3)"), 2);
+  EXPECT_DOUBLE_EQ(eval("int(2.5)"), 3);
+  EXPECT_DOUBLE_EQ(eval("int(-2.5)"), -3);
   EXPECT_DOUBLE_EQ(eval("1.5e2 + .5 + 2E-1"), 150.7);
   EXPECT_DOUBLE_EQ(eval("exp(x)*sin(2*y)*cos(z)"), std::exp(0.5) * std::sin(4.0) * std::cos(3.0));
   EXPECT_DOUBLE_EQ(eval("cot(x) + sec(x) + csc(x)"), 1 / std::tan(0.5) + 1 / std::cos(0.5) + 1 / std::sin(0.5));

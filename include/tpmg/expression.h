@@ -76,7 +76,7 @@ namespace tpmg
       round_half_up, // muparser's rint: floor(a + 0.5)
       floor_of,
       ceiling,
-      truncate, // deal.II's int()
+      round_nearest, // deal.II's int(): the nearest integer, halves away from zero
       erfc_of,
     };
 
@@ -221,8 +221,8 @@ namespace tpmg
             return ::floor(a);
           case ceiling:
             return ::ceil(a);
-          case truncate:
-            return ::trunc(a);
+          case round_nearest:
+            return ::round(a);
           default: // erfc_of
             return ::erfc(a);
         }

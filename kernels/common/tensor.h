@@ -41,7 +41,8 @@ namespace tpmg
   /// A 1D matrix M (R × C) with M(R-1-i, C-1-j) = parity · M(i, j), the symmetry of the basis
   /// and derivative matrices on points symmetric about 1/2 (parity +1 for B and Bᵀ, -1 for D
   /// and Dᵀ), split into its even and odd parts so that a thread applies it to a fiber in
-  /// registers with half the FMAs (the even-odd decomposition; seed 000, deal.II's
+  /// registers with half the FMAs (the even-odd decomposition of Świrydowicz, Chalmers, Karakus and
+  /// Warburton's tensor-product kernels and deal.II's
   /// EvaluatorTensorProduct<evaluate_symmetric>): with e_j = u_j + u_{C-1-j}, o_j = u_j - u_{C-1-j},
   ///   ev_i = Σ_j E(i, j) e_j (+ M(i, mid) u_mid for odd C),  od_i = Σ_j O(i, j) o_j,
   ///   out_i = ev_i + od_i,  out_{R-1-i} = parity (ev_i - od_i)    for i < R/2,

@@ -1,5 +1,6 @@
 // CEED bake-off operators on Q_k elements with stored geometric factors (docs/method.md, "Level operators";
-// seed 000): element restriction (gather from the global lexicographic vector), sum
+// Świrydowicz, Chalmers, Karakus and Warburton, "Acceleration of tensor-product operations for
+// high-order finite element methods"): element restriction (gather from the global lexicographic vector), sum
 // factorization to the quadrature points, pointwise geometry, transpose, scatter-add.
 //   BP1 (mass):       v = Bᵀ (w|J|) B u,                      Gauss, k+2 points
 //   BP3 (Laplacian):  v = Gᵀ (w|J| J⁻¹J⁻ᵀ) G u, G = collocated gradient at k+2 Gauss points

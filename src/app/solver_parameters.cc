@@ -166,7 +166,8 @@ namespace tpmg
     prm.declare_entry("Maximum iterations", std::to_string(d.max_iterations), Pattern::integer(1, 100000),
                       "Iteration limit");
     prm.declare_entry("GMRES restart", std::to_string(d.gmres_restart), Pattern::integer(1, 1000),
-                      "GMRES basis size before a restart (each costs two fine-level double vectors)");
+                      "GMRES basis size before a restart (each basis vector costs two fine-level double vectors "
+                      "with right preconditioning, one with left)");
     prm.declare_entry("Preconditioning side", to_string(d.preconditioning), choice<PreconditioningSide>(),
                       "GMRES preconditioning: right (flexible, true residual) or left (preconditioned residual)");
     prm.declare_entry("Orthogonalization", to_string(d.orthogonalization), choice<Orthogonalization>(),

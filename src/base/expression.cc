@@ -156,7 +156,7 @@ namespace tpmg
       {"rint", Op::round_half_up, 1},
       {"floor", Op::floor_of, 1},
       {"ceil", Op::ceiling, 1},
-      {"int", Op::truncate, 1},
+      {"int", Op::round_nearest, 1},
       {"erfc", Op::erfc_of, 1},
       {"atan2", Op::arc_tangent2, 2},
       {"pow", Op::power, 2},

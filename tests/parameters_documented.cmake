@@ -1,0 +1,56 @@
+# docs/interface.md's parameter tables list every parameter that `poisson_solver
+# --print-parameters` prints, in the same order and no others.
+#   cmake -DEXE=poisson_solver -DDOC=docs/interface.md -P parameters_documented.cmake
+execute_process(COMMAND ${EXE} --print-parameters OUTPUT_VARIABLE printed RESULT_VARIABLE rc)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "${EXE} --print-parameters failed (${rc})")
+endif()
+
+# the parameters as Section/Name, in the order printed
+set(from_program "")
+set(section "")
+# (only these lines: comments may hold brackets and semicolons, which CMake lists do not survive)
+string(REGEX MATCHALL "\n *(subsection [^\n]+|end|set [^=\n]+=)" lines "\n${printed}")
+foreach(line IN LISTS lines)
+  string(STRIP "${line}" line)
+  if(line MATCHES "^subsection (.+)$")
+    set(section "${CMAKE_MATCH_1}/")
+  elseif(line STREQUAL "end")
+    set(section "")
+  elseif(line MATCHES "^set ([^=]*[^ =]) *=")
+    list(APPEND from_program "${section}${CMAKE_MATCH_1}")
+  endif()
+endforeach()
+
+# the first column of the tables under "## Parameters", by "### Top level" / "### `subsection X`"
+file(READ ${DOC} doc)
+string(REGEX MATCHALL "\n(##+ [^\n[]*|\\| `[^`]+`)" doc_lines "\n${doc}")
+set(from_doc "")
+set(inside FALSE)
+foreach(line IN LISTS doc_lines)
+  string(STRIP "${line}" line)
+  if(line MATCHES "^## ")
+    set(inside FALSE)
+    if(line STREQUAL "## Parameters")
+      set(inside TRUE)
+    endif()
+  elseif(inside AND line MATCHES "^### `subsection (.+)`")
+    set(section "${CMAKE_MATCH_1}/")
+  elseif(inside AND line MATCHES "^### Top level")
+    set(section "")
+  elseif(inside AND line MATCHES "^\\| `([^`]+)`")
+    list(APPEND from_doc "${section}${CMAKE_MATCH_1}")
+  endif()
+endforeach()
+
+if(NOT from_program STREQUAL from_doc)
+  set(only_program ${from_program})
+  list(REMOVE_ITEM only_program ${from_doc})
+  set(only_doc ${from_doc})
+  list(REMOVE_ITEM only_doc ${from_program})
+  message(FATAL_ERROR "docs/interface.md and --print-parameters differ\n"
+                      "  printed, not documented: ${only_program}\n  documented, not printed: ${only_doc}\n"
+                      "  (same names: the order differs)\n  printed:    ${from_program}\n  documented: ${from_doc}")
+endif()
+list(LENGTH from_program n)
+message("${n} parameters documented in the order printed")
