@@ -87,8 +87,8 @@ namespace tpmg
 
   /// The DoFs of a rank's part of a level from which its colour exchanges overlap the inner
   /// patches (Backend/Overlap exchanges = auto), on GPUs: on 4 H100s a part of 1.8 M DoFs lost
-  /// about 11 microseconds per colour to the near boxes' extra launches, parts of 110-180 M
-  /// DoFs gained 4-8 % of the solve (docs/performance/scaling.md, "Overlap"). On the CPU the
+  /// about 11 microseconds per colour to the near boxes' extra launches, parts of 110-360 M
+  /// DoFs gained 2-4 % of the solve (docs/performance/scaling.md, "Overlap"). On the CPU the
   /// exchange cannot run beside the patches: never.
   constexpr index_t min_overlap_dofs = 10000000;
 
