@@ -95,6 +95,10 @@ TEST(Expression, ErrorsNameTheColumn)
   EXPECT_EQ(error_of("1e"), "column 1: malformed number '1e'");
   EXPECT_EQ(error_of("1e999"), "column 1: number '1e999' out of range");
   EXPECT_EQ(error_of("3 % 2"), "column 3: unexpected '%'");
+  // a control character is shown escaped: the message stays one printable line (found by
+  // tools/fuzz/fuzz_expression.cc)
+  EXPECT_EQ(error_of("x\x1d"), "column 2: unexpected byte \\x1d");
+  EXPECT_EQ(error_of("sin(x\x01"), "column 6: expected ')' to close the arguments of 'sin', found byte \\x01");
   EXPECT_EQ(error_of("x ? 1"), "column 6: expected ':' after the first branch of '?' (end of expression)");
   std::string long_sum = "x";
   for (int i = 0; i < 80; ++i)

@@ -183,11 +183,21 @@ namespace tpmg
         Node n = ternary();
         skip_space();
         if (pos_ != s_.size())
-          fail(s_[pos_] == ')' ? "unmatched ')'" : "unexpected '" + std::string(1, s_[pos_]) + "'");
+          fail(s_[pos_] == ')' ? "unmatched ')'" : "unexpected " + shown(s_[pos_]));
         return n;
       }
 
     private:
+      /// A character of the text as an error message shows it: quoted, or as \xHH where it is
+      /// not printable ASCII (the message stays one printable line)
+      static std::string shown(char c)
+      {
+        const auto u = static_cast<unsigned char>(c);
+        if (u >= 0x20 && u < 0x7f)
+          return "'" + std::string(1, c) + "'";
+        const char *hex = "0123456789abcdef";
+        return std::string("byte \\x") + hex[u >> 4] + hex[u & 15];
+      }
       [[noreturn]] void fail(const std::string &what) const { fail_at(pos_, what); }
       [[noreturn]] void fail_at(std::size_t p, const std::string &what) const
       {
@@ -213,7 +223,7 @@ namespace tpmg
         skip_space();
         if (pos_ >= s_.size() || s_[pos_] != c)
           fail("expected '" + std::string(1, c) + "' " + context +
-               (pos_ >= s_.size() ? " (end of expression)" : ", found '" + std::string(1, s_[pos_]) + "'"));
+               (pos_ >= s_.size() ? " (end of expression)" : ", found " + shown(s_[pos_])));
         ++pos_;
       }
 
@@ -338,7 +348,7 @@ namespace tpmg
           return number();
         if (std::isalpha(static_cast<unsigned char>(c)) || c == '_')
           return name();
-        fail("unexpected '" + std::string(1, c) + "'");
+        fail("unexpected " + shown(c));
       }
 
       Node number()

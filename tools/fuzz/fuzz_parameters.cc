@@ -13,7 +13,7 @@
 // Anything else is a finding and aborts: another exception, an error message that is not one
 // printable line, an accepted value with a control character (a NUL), a failed round trip, or
 // what AddressSanitizer and UndefinedBehaviorSanitizer report. Built and run by
-// scripts/fuzz_parameters.sh.
+// scripts/fuzz.sh parameters.
 #include <tpmg/parameters.h>
 #include <tpmg/solver_parameters.h>
 

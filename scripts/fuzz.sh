@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
-# Fuzzes the parameter reader (tools/fuzz/fuzz_parameters.cc: src/base/parameters.cc and
-# src/app/solver_parameters.cc on poisson_solver's path) with libFuzzer, ASan and UBSan:
+# Fuzzes one of the input readers with libFuzzer, ASan and UBSan:
 #
-#   scripts/fuzz_parameters.sh [SECONDS] [WORKDIR]
+#   scripts/fuzz.sh TARGET [SECONDS] [WORKDIR]
 #
-# SECONDS (default 60) bounds the run (0: build, then run the seeds once); WORKDIR (default
-# /tmp/tpmg-fuzz) holds the binary, the corpus the run grows (kept for the next run) and the
-# findings. The seed corpus is prm/ and tests/bad_input/. Needs clang++ (or clang++-14) and
+# TARGET: `parameters` (tools/fuzz/fuzz_parameters.cc: src/base/parameters.cc and
+# src/app/solver_parameters.cc on poisson_solver's path; seeds prm/ and tests/bad_input/) or
+# `expression` (tools/fuzz/fuzz_expression.cc: src/base/expression.cc, the Problem functions;
+# seeds tools/fuzz/expression_seeds/). SECONDS (default 60) bounds the run (0: build, then run
+# the seeds once); WORKDIR (default /tmp/tpmg-fuzz) holds the binary, the corpus the run grows
+# (kept for the next run) and the findings. Needs clang++ (or clang++-14) and
 # libFuzzer's runtime (Debian 12: clang-14 libclang-rt-14-dev). The target compiles in seconds
 # from a few library sources; it needs a build's generated tpmg/degrees.h (FUZZ_INCLUDE_DIRS).
 # Exit codes: 0 no finding, 1 a finding (its reproducer is printed), 2 no compiler or no build.
@@ -15,10 +17,12 @@
 # build's generated headers; scripts/ci_checks.sh passes $BUILD_DIR/generated).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
-seconds=${1:-60}
-work=${2:-${TMPDIR:-/tmp}/tpmg-fuzz}
+target=${1:-}
+seconds=${2:-60}
+work=${3:-${TMPDIR:-/tmp}/tpmg-fuzz}
 jobs=${FUZZ_JOBS:-1}
-case "$seconds" in '' | *[!0-9]*) echo "usage: $0 [SECONDS] [WORKDIR]" >&2; exit 2 ;; esac
+usage() { echo "usage: $0 parameters|expression [SECONDS] [WORKDIR]" >&2; exit 2; }
+case "$seconds" in '' | *[!0-9]*) usage ;; esac
 
 cxx=${CXX_FUZZ:-}
 if [ -z "$cxx" ]; then
@@ -28,14 +32,27 @@ if [ -z "$cxx" ]; then
 fi
 [ -n "$cxx" ] || { echo "fuzz: no clang++ found (Debian: apt-get install clang-14 libclang-rt-14-dev)" >&2; exit 2; }
 
+case "$target" in
+  parameters)
+    # the parameter reader, the declarations of poisson_solver and what their checks call: the
+    # smoother rules, the expression parser, the mesh sizes, the coarse level, the deformations
+    sources=("$root/tools/fuzz/fuzz_parameters.cc" "$root/src/base/parameters.cc" "$root/src/app/solver_parameters.cc"
+             "$root/src/smoothers/smoother_configuration.cc" "$root/src/base/expression.cc"
+             "$root/src/discretization/mesh.cc" "$root/src/discretization/geometry.cc"
+             "$root/src/discretization/fe_1d.cc" "$root/src/multigrid/hierarchy.cc")
+    seeds=("$root/prm" "$root/tests/bad_input")
+    dict=(-dict="$root/tools/fuzz/parameters.dict")
+    ;;
+  expression)
+    sources=("$root/tools/fuzz/fuzz_expression.cc" "$root/src/base/expression.cc")
+    seeds=("$root/tools/fuzz/expression_seeds")
+    dict=()
+    ;;
+  *) usage ;;
+esac
+work=$work/$target
 mkdir -p "$work/corpus" "$work/findings"
-exe=$work/fuzz_parameters
-# the parameter reader, the declarations of poisson_solver and what their checks call: the
-# smoother rules, the expression parser, the mesh sizes, the coarse level, the deformations
-sources=("$root/tools/fuzz/fuzz_parameters.cc" "$root/src/base/parameters.cc" "$root/src/app/solver_parameters.cc"
-         "$root/src/smoothers/smoother_configuration.cc" "$root/src/base/expression.cc"
-         "$root/src/discretization/mesh.cc" "$root/src/discretization/geometry.cc"
-         "$root/src/discretization/fe_1d.cc" "$root/src/multigrid/hierarchy.cc")
+exe=$work/fuzz_$target
 # shellcheck disable=SC2206
 sources+=(${FUZZ_EXTRA_SOURCES:-})
 # rebuilt when a source or header is newer than the binary (the headers: include/tpmg, kernels/)
@@ -61,17 +78,17 @@ ASAN_OPTIONS=detect_leaks=1 "$exe" -runs=0 > /dev/null 2>&1 || detect_leaks=0
 export ASAN_OPTIONS="detect_leaks=$detect_leaks:quarantine_size_mb=16:malloc_context_size=10${ASAN_OPTIONS:+:$ASAN_OPTIONS}"
 export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1${UBSAN_OPTIONS:+:$UBSAN_OPTIONS}"
 rm -f "$work/findings/"*
-echo "== fuzz: $seconds s, corpus $work/corpus (+ seeds prm/, tests/bad_input/)"
+echo "== fuzz $target: $seconds s, corpus $work/corpus (+ seeds ${seeds[*]#"$root/"})"
 limit=(-max_total_time="$seconds")
 [ "$seconds" -gt 0 ] || { limit=(-runs=0); jobs=1; } # (-max_total_time=0 has no limit)
 args=("${limit[@]}" -timeout=10 -rss_limit_mb=2048 -max_len=4096
-      -dict="$root/tools/fuzz/parameters.dict" -artifact_prefix="$work/findings/" -print_final_stats=1)
+      "${dict[@]}" -artifact_prefix="$work/findings/" -print_final_stats=1)
 log=$work/fuzz.log
 set +e
 if [ "$jobs" -gt 1 ]; then
-  (cd "$work" && "$exe" "${args[@]}" -fork="$jobs" -ignore_crashes=0 "$work/corpus" "$root/prm" "$root/tests/bad_input") > "$log" 2>&1
+  (cd "$work" && "$exe" "${args[@]}" -fork="$jobs" -ignore_crashes=0 "$work/corpus" "${seeds[@]}") > "$log" 2>&1
 else
-  "$exe" "${args[@]}" "$work/corpus" "$root/prm" "$root/tests/bad_input" > "$log" 2>&1
+  "$exe" "${args[@]}" "$work/corpus" "${seeds[@]}" > "$log" 2>&1
 fi
 rc=$?
 set -e
