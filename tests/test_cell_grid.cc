@@ -66,3 +66,51 @@ TEST(CellGrid, CoordinatesOfEveryCell)
   const index_t big[3] = {2048, 1024, 1024}; // 2^31 cells
   EXPECT_THROW(CellGrid(big, "test"), std::invalid_argument);
 }
+
+TEST(CellGrid, ColoursEnumerateEveryCellOnceAndShareNoNode)
+{
+  for (const std::array<index_t, 3> c : {std::array<index_t, 3>{7, 5, 3}, std::array<index_t, 3>{1, 4, 1},
+                                         std::array<index_t, 3>{6, 3, 2}, std::array<index_t, 3>{5, 2, 1}})
+    for (int dim : {2, 3})
+      {
+        if (dim == 2 && c[2] != 1)
+          continue;
+        const index_t    cells[3] = {c[0], c[1], c[2]};
+        const CellGrid   grid(cells, "test");
+        std::vector<int> seen(std::size_t(c[0] * c[1] * c[2]), 0);
+        for (int colour = 0; colour < (1 << dim); ++colour)
+          {
+            index_t                              count = -1;
+            const CellGrid                       g     = grid.colour(colour, dim, count);
+            std::vector<std::array<unsigned, 3>> coloured;
+            for (index_t i = 0; i < count; ++i)
+              {
+                unsigned cc[3];
+                g.coordinates(unsigned(i), cc);
+                for (int d = 0; d < 3; ++d)
+                  {
+                    ASSERT_LT(cc[d], unsigned(c[std::size_t(d)]));
+                    if (d < dim)
+                      {
+                        ASSERT_EQ(int(cc[d] & 1u), (colour >> d) & 1) << "colour " << colour << ", direction " << d;
+                      }
+                  }
+                const index_t lex = g.index(i, cc);
+                ASSERT_EQ(lex, index_t(cc[0]) + c[0] * (index_t(cc[1]) + c[1] * index_t(cc[2])));
+                ++seen[std::size_t(lex)];
+                // no two cells of a colour touch (they would share a node)
+                for (const auto &o : coloured)
+                  {
+                    bool touch = true;
+                    for (int d = 0; d < dim; ++d)
+                      touch = touch &&
+                              (cc[d] > o[std::size_t(d)] ? cc[d] - o[std::size_t(d)] : o[std::size_t(d)] - cc[d]) <= 1;
+                    ASSERT_FALSE(touch) << "colour " << colour;
+                  }
+                coloured.push_back({cc[0], cc[1], cc[2]});
+              }
+          }
+        for (std::size_t i = 0; i < seen.size(); ++i)
+          ASSERT_EQ(seen[i], 1) << "cell " << i;
+      }
+}

@@ -3,6 +3,8 @@
 #include <tpmg/bp_operator.h>
 #include <tpmg/poisson.h>
 
+#include "cpu_solve.h"
+
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -13,23 +15,8 @@ using namespace tpmg;
 
 namespace
 {
-  SolverParameters base(int dim, int k, int level)
-  {
-    SolverParameters p;
-    p.dim              = dim;
-    p.degree           = k;
-    p.refinement_level = level;
-    p.device           = DeviceChoice::cpu;
-    p.verbose          = false;
-    p.source           = "test";
-    return p;
-  }
-
-  RunResult solve(const SolverParameters &p)
-  {
-    std::ostringstream log;
-    return run_poisson(p, log);
-  }
+  SolverParameters base(int dim, int k, int level) { return test_support::cpu_parameters(dim, k, level); }
+  using test_support::solve;
 
   // V-cycle iteration from x = 0 with f = 1 (docs/method.md, "Reference numbers")
   RunResult vcycle(int dim, int k, int level, Precision prec = Precision::dual)
@@ -179,9 +166,8 @@ TEST(Multigrid, AllSmootherVariantsAndSolversConverge)
   EXPECT_LE(c.iterations, g.iterations + 3);
   EXPECT_NEAR(*c.l2_error / *g.l2_error, 1.0, 0.01);
   // classical Gram-Schmidt twice: the same Krylov space, the same steps and residuals. With a
-  // double V-cycle: on several OpenMP threads the cell kernels' additions into shared nodes come
-  // in varying order, and a float V-cycle's rounding differences reach the residual multiplied
-  // by the operator's condition number (1e-6 relative here, run to run)
+  // double V-cycle: the two orthogonalizations round differently, and through a float V-cycle
+  // such differences reach the residual multiplied by the operator's condition number
   {
     SolverParameters q  = base(2, 3, 6);
     q.precision         = Precision::dual;

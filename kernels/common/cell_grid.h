@@ -52,9 +52,16 @@ namespace tpmg
 
   /// The coordinates of cell c of a grid of cells[0] × cells[1] (× cells[2]) cells, x fastest.
   /// Built on the host, which refuses grids of 2^31 cells or more (FastDivisor's range).
+  ///
+  /// On the CPU a grid may also enumerate the cells of one colour only (colour(): the cells
+  /// whose coordinate d has the parity of bit d of the colour; launch_cells in
+  /// kernels/runtime/cell_launch.h). coordinates() and index() then give the cells' place in the
+  /// whole grid. Device code never enumerates by colour and compiles neither step.
   struct CellGrid
   {
     FastDivisor nx, ny;
+    unsigned    whole[3] = {1, 1, 1}; ///< cells per direction of the whole grid
+    unsigned    step = 1, first[3] = {0, 0, 0};
 
     CellGrid() = default;
     CellGrid(const index_t (&cells)[3], const char *what)
@@ -65,6 +72,31 @@ namespace tpmg
                                     " cells, more than the kernels' 32-bit cell indices allow (2^31 - 1)");
       nx = FastDivisor(cells[0]);
       ny = FastDivisor(cells[1]);
+      for (int d = 0; d < 3; ++d)
+        whole[d] = unsigned(cells[d]);
+    }
+
+    /// The cells of `colour` (bit d: the parity of coordinate d, d < dim) of this whole grid,
+    /// and their number (`count`, possibly 0).
+    CellGrid colour(int colour, int dim, index_t &count) const
+    {
+      index_t sub[3];
+      for (int d = 0; d < 3; ++d)
+        {
+          const unsigned f = d < dim ? unsigned(colour >> d) & 1u : 0u;
+          sub[d]           = d < dim ? (index_t(whole[d]) + 1 - f) / 2 : index_t(whole[d]);
+        }
+      count = sub[0] * sub[1] * sub[2];
+      CellGrid g;
+      if (count > 0)
+        g = CellGrid(sub, "cell colour");
+      for (int d = 0; d < 3; ++d)
+        {
+          g.whole[d] = whole[d];
+          g.first[d] = d < dim ? unsigned(colour >> d) & 1u : 0u;
+        }
+      g.step = 2;
+      return g;
     }
 
     TPMG_HD TPMG_FORCEINLINE void coordinates(unsigned c, unsigned (&cc)[3]) const
@@ -73,6 +105,23 @@ namespace tpmg
       cc[0] = c - q * nx.d;
       cc[1] = q - r * ny.d;
       cc[2] = r;
+#if !TPMG_DEVICE_CODE
+      if (step != 1)
+        for (int d = 0; d < 3; ++d)
+          cc[d] = first[d] + step * cc[d];
+#endif
+    }
+
+    /// The whole grid's lexicographic index of the cell the launch enumerates as c, at
+    /// coordinates cc (c itself unless a colour is enumerated).
+    TPMG_HD TPMG_FORCEINLINE index_t index(index_t c, const unsigned (&cc)[3]) const
+    {
+#if TPMG_DEVICE_CODE
+      (void)cc;
+      return c;
+#else
+      return step == 1 ? c : index_t(cc[0]) + index_t(whole[0]) * (index_t(cc[1]) + index_t(whole[1]) * index_t(cc[2]));
+#endif
     }
   };
 

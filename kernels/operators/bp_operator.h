@@ -613,14 +613,14 @@ namespace tpmg
           // the column's w|J| at the dim nodes of t: dim loads instead of nq (coalesced like the
           // stored factors: consecutive q0 are consecutive numbers)
           constexpr int per_column = dim == 3 ? nq * nq : nq;
-          const Number *P =
-            geometry + cell * index_t(column_polynomial_numbers(dim, nq)) + q0 + (dim == 3 ? nq * q1 : 0);
+          const Number *P = geometry + grid.index(cell, cc) * index_t(column_polynomial_numbers(dim, nq)) + q0 +
+                            (dim == 3 ? nq * q1 : 0);
           TPMG_UNROLL
           for (int r = 0; r < dim; ++r)
             fc.pc[r] = P[r * per_column];
         }
       else
-        fc.G = geometry + cell * index_t(n_entries * points) + q0 + (dim == 3 ? nq * q1 : 0);
+        fc.G = geometry + grid.index(cell, cc) * index_t(n_entries * points) + q0 + (dim == 3 ? nq * q1 : 0);
       return fc;
     }
 

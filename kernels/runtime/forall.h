@@ -50,7 +50,8 @@ namespace tpmg
       }
   }
 
-  /// Returns Σ_i f(i) for i in [0, n), accumulated in double.
+  /// Returns Σ_i f(i) for i in [0, n), accumulated in double (on the CPU the same bits on any
+  /// number of threads).
   template <class F>
   double reduce_sum(Backend backend, index_t n, const F &f)
   {
@@ -64,10 +65,21 @@ namespace tpmg
         throw_no_cuda("reduce_sum");
 #endif
       }
+    // sums of fixed chunks, added in order: the same bits on any number of threads
+    constexpr index_t   chunk    = 4096;
+    const index_t       n_chunks = (n + chunk - 1) / chunk;
+    std::vector<double> part(static_cast<std::size_t>(n_chunks), 0.0);
+#pragma omp parallel for schedule(static) if (static_cast <unsigned long long>(n) >= host_parallel_threshold)
+    for (index_t c = 0; c < n_chunks; ++c)
+      {
+        double s = 0.0;
+        for (index_t i = c * chunk; i < n && i < (c + 1) * chunk; ++i)
+          s += f(i);
+        part[static_cast<std::size_t>(c)] = s;
+      }
     double sum = 0.0;
-#pragma omp parallel for schedule(static) reduction(+ : sum) if (static_cast<unsigned long long>(n) >= host_parallel_threshold)
-    for (index_t i = 0; i < n; ++i)
-      sum += f(i);
+    for (const double p : part)
+      sum += p;
     return sum;
   }
 

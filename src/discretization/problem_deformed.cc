@@ -111,21 +111,29 @@ namespace tpmg
       return m;
     }
 
-    /// Calls f(cell coordinates, CellMap) for every cell.
+    /// Calls f(cell coordinates, CellMap) for every cell, one colour of cells after the other
+    /// (the parity of their coordinates in the whole level): cells of one colour share no node,
+    /// so f may add into the cell's nodes, and every node gets its cells' terms in the same order
+    /// on any number of threads and ranks (kernels/runtime/cell_launch.h).
     template <class F>
     void for_each_cell(const CartesianLevel &lev, const std::vector<double> &vertices, F &&f)
     {
       const index_t ncz = lev.dim == 3 ? lev.cells[2] : 1;
+      for (int colour = 0; colour < (1 << lev.dim); ++colour)
+        {
+          const int     c  = colour ^ lev.offset_parity();
+          const index_t fx = c & 1, fy = (c >> 1) & 1, fz = lev.dim == 3 ? (c >> 2) & 1 : 0, sz = lev.dim == 3 ? 2 : 1;
 #pragma omp parallel for collapse(2) schedule(static)
-      for (index_t cz = 0; cz < ncz; ++cz)
-        for (index_t cy = 0; cy < lev.cells[1]; ++cy)
-          for (index_t cx = 0; cx < lev.cells[0]; ++cx)
-            {
-              CellMap m;
-              m.dim = lev.dim;
-              gather_cell_vertices(vertices.data(), lev.cells.data(), lev.dim, cx, cy, cz, m.v);
-              f(cx, cy, cz, m);
-            }
+          for (index_t cz = fz; cz < ncz; cz += sz)
+            for (index_t cy = fy; cy < lev.cells[1]; cy += 2)
+              for (index_t cx = fx; cx < lev.cells[0]; cx += 2)
+                {
+                  CellMap m;
+                  m.dim = lev.dim;
+                  gather_cell_vertices(vertices.data(), lev.cells.data(), lev.dim, cx, cy, cz, m.v);
+                  f(cx, cy, cz, m);
+                }
+        }
     }
   } // namespace
 
@@ -171,8 +179,7 @@ namespace tpmg
               const index_t gi = cx * k + i, gj = cy * k + j, gl = dim == 3 ? cz * k + l : 0;
               if (lev.on_boundary(gi, gj, gl))
                 continue;
-#pragma omp atomic
-              h[lev.dof_index(gi, gj, gl)] += local[i + n * (j + n * l)];
+              h[lev.dof_index(gi, gj, gl)] += local[i + n * (j + n * l)]; // one cell of a colour per node
             }
     });
     std::vector<Number> hn(h.begin(), h.end());
@@ -192,14 +199,17 @@ namespace tpmg
     const std::vector<double> u_h   = u_h_vec.to_host();
     const int                 nq    = int(q.size());
     const int                 nqz = dim == 3 ? nq : 1, nz = dim == 3 ? n : 1;
-    double                    l2 = 0, h1 = 0;
-    // per-thread partial sums through a reduction over the owned cells
-    const index_t z0 = dim == 3 ? lev.owned_begin(2) : 0, z1 = dim == 3 ? lev.owned_end(2) : 1;
-#pragma omp parallel for collapse(2) reduction(+ : l2, h1) schedule(static)
+    // one partial sum per row of owned cells, added in order: the same bits on any number of threads
+    const index_t       z0 = dim == 3 ? lev.owned_begin(2) : 0, z1 = dim == 3 ? lev.owned_end(2) : 1;
+    const index_t       y0 = lev.owned_begin(1), ny = lev.owned_end(1) - y0;
+    std::vector<double> row_l2(std::size_t((z1 - z0) * ny), 0.0), row_h1(row_l2.size(), 0.0);
+#pragma omp parallel for collapse(2) schedule(static)
     for (index_t cz = z0; cz < z1; ++cz)
-      for (index_t cy = lev.owned_begin(1); cy < lev.owned_end(1); ++cy)
+      for (index_t cy = y0; cy < y0 + ny; ++cy)
         for (index_t cx = lev.owned_begin(0); cx < lev.owned_end(0); ++cx)
           {
+            double &l2 = row_l2[std::size_t((cz - z0) * ny + cy - y0)];
+            double &h1 = row_h1[std::size_t((cz - z0) * ny + cy - y0)];
             CellMap m;
             m.dim = dim;
             gather_cell_vertices(verts.data(), lev.cells.data(), dim, cx, cy, cz, m.v);
@@ -234,6 +244,12 @@ namespace tpmg
                       h1 += w * (gp[d] - ge[d]) * (gp[d] - ge[d]);
                   }
           }
+    double l2 = 0, h1 = 0;
+    for (std::size_t r = 0; r < row_l2.size(); ++r)
+      {
+        l2 += row_l2[r];
+        h1 += row_h1[r];
+      }
     return ErrorNorms{std::sqrt(l2), std::sqrt(h1)};
   }
 

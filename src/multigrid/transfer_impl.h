@@ -3,6 +3,7 @@
 
 #include <tpmg/transfer.h>
 
+#include <kernels/runtime/cell_launch.h>
 #include <kernels/transfer/transfer.h>
 
 #include <stdexcept>
@@ -45,7 +46,14 @@ namespace tpmg
       auto kern = make_transfer_kernel<dim, k, Number, true, decltype(part)::value>(coarse_, fine_, p1d_);
       kern.src  = fine.data();
       kern.dst  = coarse.data();
-      launch(backend_, kern, kern.shape());
+      // coarse cells share coarse nodes: on the CPU colour by colour (cell_launch.h), with the
+      // colours of the whole coarse level
+      index_t first[3], count[3];
+      transfer_cells(coarse_, fine_, first, count);
+      int parity = coarse_.offset_parity();
+      for (int d = 0; d < dim; ++d)
+        parity ^= int(first[d] & 1) << d;
+      launch_cells(backend_, kern, &decltype(kern)::n_coarse_cells, dim, parity);
     };
     if (coarse_.part || fine_.part)
       run(std::true_type{});

@@ -7,6 +7,7 @@
 
 #include <kernels/operators/bp_operator.h>
 #include <kernels/operators/laplace_cartesian.h>
+#include <kernels/runtime/cell_launch.h>
 #include <kernels/runtime/forall.h>
 
 #include <stdexcept>
@@ -134,7 +135,7 @@ namespace tpmg
       kern.grid        = CellGrid(kern.cells, "BP operator");
       kern.constrained = constrained;
       kern.constants.set_matrices(B.data(), D.data());
-      launch(backend, kern, kern.shape());
+      launch_cells(backend, kern, &Kernel::n_cells, dim, lev.offset_parity());
     }
   } // namespace internal
 

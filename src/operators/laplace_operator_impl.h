@@ -6,6 +6,7 @@
 
 #include <kernels/operators/laplace_cartesian.h>
 #include <kernels/operators/laplace_stencil.h>
+#include <kernels/runtime/cell_launch.h>
 #include <kernels/runtime/forall.h>
 
 #include <stdexcept>
@@ -96,7 +97,7 @@ namespace tpmg
     kern.grid      = CellGrid(kern.cells, "Laplace operator");
     kern.mass      = make_small_matrix<Number, degree + 1, degree + 1>(matrices_.mass);
     kern.stiffness = make_small_matrix<Number, degree + 1, degree + 1>(matrices_.stiffness);
-    launch(backend_, kern, kern.shape());
+    launch_cells(backend_, kern, &Kernel::n_cells, dim, level_.offset_parity());
 
     // boundary rows: the identity (dst = src), in a residual b - src
     CopyBoundaryLines<Number> copy{src, dst, {level_.nodes(0), level_.nodes(1), level_.nodes(2)}, dim, boundary_b};
