@@ -298,8 +298,12 @@ TEST(Partition, OverlappedPatchesStayClearOfTheColourExchange)
               EXPECT_EQ(split.near.empty(), !shared_face);
               if (split.inner.count() > 0 && shared_face)
                 ++overlapped;
-              EXPECT_FALSE(overlap_pays(split, lev, Backend::cpu));
-              EXPECT_FALSE(overlap_pays(split, lev, Backend::cuda)); // (parts below min_overlap_dofs)
+              using O = ExchangeOverlap;
+              EXPECT_FALSE(overlap_exchanges(split, lev, Backend::cpu, O::automatic));
+              EXPECT_FALSE(
+                overlap_exchanges(split, lev, Backend::cuda, O::automatic)); // (parts below min_overlap_dofs)
+              EXPECT_FALSE(overlap_exchanges(split, lev, Backend::cuda, O::never));
+              EXPECT_EQ(overlap_exchanges(split, lev, Backend::cpu, O::always), shared_face && split.inner.count() > 0);
               index_t covered = 0;
               for (index_t z = all.first[2]; z <= all.last[2]; ++z)
                 for (index_t y = all.first[1]; y <= all.last[1]; ++y)
@@ -341,7 +345,10 @@ TEST(Partition, OverlappedPatchesStayClearOfTheColourExchange)
   const auto               levels = hierarchy(3, 7, 7, {1, 1, 1});
   const HierarchyPartition part(levels, make_process_grid(4, levels), 0);
   const CartesianLevel     fine = BoxLayout::plan(part, 7, 0).stored, coarse = BoxLayout::plan(part, 5, 0).stored;
-  EXPECT_TRUE(overlap_pays(split_patch_centres(fine), fine, Backend::cuda));
-  EXPECT_FALSE(overlap_pays(split_patch_centres(fine), fine, Backend::cpu));
-  EXPECT_FALSE(overlap_pays(split_patch_centres(coarse), coarse, Backend::cuda));
+  using O = ExchangeOverlap;
+  EXPECT_TRUE(overlap_exchanges(split_patch_centres(fine), fine, Backend::cuda, O::automatic));
+  EXPECT_FALSE(overlap_exchanges(split_patch_centres(fine), fine, Backend::cpu, O::automatic));
+  EXPECT_FALSE(overlap_exchanges(split_patch_centres(fine), fine, Backend::cuda, O::never));
+  EXPECT_FALSE(overlap_exchanges(split_patch_centres(coarse), coarse, Backend::cuda, O::automatic));
+  EXPECT_TRUE(overlap_exchanges(split_patch_centres(coarse), coarse, Backend::cpu, O::always));
 }

@@ -42,7 +42,7 @@ namespace tpmg
   };
   /// Whether a vertex-patch colour's ghost exchange runs beside the colour's patches away from
   /// the faces shared with other ranks (split_patch_centres, tpmg/partition.h): `automatic` on
-  /// the levels where overlap_pays says so, `always` wherever a rank has such patches, `never`.
+  /// the levels where overlap_exchanges says so, `always` wherever a rank has such patches, `never`.
   enum class ExchangeOverlap
   {
     automatic,

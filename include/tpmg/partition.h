@@ -24,6 +24,7 @@
 #pragma once
 
 #include <tpmg/mesh.h>
+#include <tpmg/options.h>
 
 #include <array>
 #include <stdexcept>
@@ -92,10 +93,12 @@ namespace tpmg
   /// exchange cannot run beside the patches: never.
   constexpr index_t min_overlap_dofs = 10000000;
 
-  /// Whether a colour's exchange is worth overlapping with the `inner` patches of `level` (a
-  /// rank's part) on `backend`: there is an exchange (`near` not empty), the part has
-  /// min_overlap_dofs, and `inner` holds at least as many centres as `near`.
-  bool overlap_pays(const CentreSplit &split, const CartesianLevel &level, Backend backend);
+  /// Whether the colour exchanges of `level` (a rank's part) run beside its `inner` patches
+  /// (Backend/Overlap exchanges): never with `never` or where there is nothing to overlap (no
+  /// `near` box: no exchange; no inner centre); always otherwise with `always`; with
+  /// `automatic` on GPUs where the part has min_overlap_dofs and `inner` holds at least as many
+  /// centres as `near`.
+  bool overlap_exchanges(const CentreSplit &split, const CartesianLevel &level, Backend backend, ExchangeOverlap mode);
 
   /// Ranks arranged as a d-dimensional grid, rank = x + ranks_x (y + ranks_y z).
   struct ProcessGrid

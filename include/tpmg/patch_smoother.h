@@ -15,7 +15,7 @@
 
 namespace tpmg
 {
-  struct CentreBox;
+  struct PatchColorGeometry;
 
   template <int dim, int degree, typename Number>
   class VertexPatchSmoother
@@ -31,10 +31,11 @@ namespace tpmg
     /// local residuals are b itself: its patches run the local solve alone, without loading x.
     void smooth(Vector<Number> &x, const Vector<Number> &b, bool reverse = false, bool x_is_zero = false) const;
 
-    /// The patches of one color only; `x_is_zero` as in smooth(); `part`: only those centred
-    /// there (split_patch_centres in partition.h), all where null.
+    /// The patches of one color only; `x_is_zero` as in smooth(); `part`: only these patches of
+    /// the colour (patch_color_geometry of a part of the centres, kernels/smoothers/patch_common.h),
+    /// all where null.
     void smooth_color(Vector<Number> &x, const Vector<Number> &b, int color, bool x_is_zero = false,
-                      const CentreBox *part = nullptr) const;
+                      const PatchColorGeometry *part = nullptr) const;
 
     int n_colors() const { return 1 << dim; }
     /// The color processed at position `i` of a forward sweep.

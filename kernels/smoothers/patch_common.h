@@ -94,8 +94,7 @@ namespace tpmg
   /// level's vertex index): the patches around the vertices of the owned cells' closed box
   /// [cell_begin, cell_end] that are interior vertices (all interior vertices of a whole level;
   /// on a rank's part also those on its upper faces, whose patches reach into the ghost cells).
-  PatchColorGeometry patch_color_geometry(const CartesianLevel &level, int color);
+  /// With `part`: only the patches of the colour centred there (partition.h's split_patch_centres).
   struct CentreBox;
-  /// The same for the patches of the colour centred in `part` (partition.h's split_patch_centres).
-  PatchColorGeometry patch_color_geometry(const CartesianLevel &level, int color, const CentreBox &part);
+  PatchColorGeometry patch_color_geometry(const CartesianLevel &level, int color, const CentreBox *part = nullptr);
 } // namespace tpmg

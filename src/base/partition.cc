@@ -69,12 +69,16 @@ namespace tpmg
     return split;
   }
 
-  bool overlap_pays(const CentreSplit &split, const CartesianLevel &level, Backend backend)
+  bool overlap_exchanges(const CentreSplit &split, const CartesianLevel &level, Backend backend, ExchangeOverlap mode)
   {
     index_t near = 0;
     for (const CentreBox &b : split.near)
       near += b.count();
-    return backend == Backend::cuda && level.n_dofs() >= min_overlap_dofs && near > 0 && split.inner.count() >= near;
+    if (mode == ExchangeOverlap::never || near == 0 || split.inner.count() == 0)
+      return false;
+    if (mode == ExchangeOverlap::always)
+      return true;
+    return backend == Backend::cuda && level.n_dofs() >= min_overlap_dofs && split.inner.count() >= near;
   }
 
   ProcessGrid make_process_grid(int n_ranks, const std::vector<CartesianLevel> &levels)

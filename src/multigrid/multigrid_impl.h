@@ -12,6 +12,7 @@
 #include <kernels/common/tensor.h>
 #include <kernels/linear_algebra/dense_coarse.h>
 #include <kernels/runtime/forall.h>
+#include <kernels/smoothers/patch_common.h>
 #include <kernels/transfer/degree_transfer.h>
 #include <src/multigrid/transfer_impl.h>
 
@@ -64,7 +65,7 @@ namespace tpmg
       /// next to the rank's box, of which a colour's exchange moves what other ranks' patches
       /// wrote; the `global` kernel's residual of the stored part reads all of them. `overlap`:
       /// whether the colour's patches near the shared faces run first, then its exchange beside
-      /// the others (split_patch_centres, overlap_pays).
+      /// the others (split_patch_centres, overlap_exchanges; their geometries made here, once).
       PatchSmootherAdapter(const CartesianLevel &level, Backend b, const PatchSmootherSettings &s,
                            const LinearOperator<Number> *op, bool symmetric, const BoxLayout *layout,
                            ExchangeOverlap overlap)
@@ -73,10 +74,18 @@ namespace tpmg
       {
         if (layout_ && overlap != ExchangeOverlap::never && layers_ == GhostLayers::one)
           {
-            CentreSplit split = split_patch_centres(level);
-            if (overlap_pays(split, level, b) ||
-                (overlap == ExchangeOverlap::always && split.inner.count() > 0 && !split.near.empty()))
-              split_ = std::make_unique<CentreSplit>(std::move(split));
+            const CentreSplit split = split_patch_centres(level);
+            if (overlap_exchanges(split, level, b, overlap))
+              {
+                for (int c = 0; c < smoother_.n_colors(); ++c)
+                  {
+                    std::vector<PatchColorGeometry> near;
+                    for (const CentreBox &part : split.near)
+                      near.push_back(patch_color_geometry(level, c, &part));
+                    near_.push_back(std::move(near));
+                    inner_.push_back(patch_color_geometry(level, c, &split.inner));
+                  }
+              }
           }
       }
       void smooth(Vector<Number> &x, const Vector<Number> &b, bool post, bool x_is_zero) const override
@@ -94,12 +103,12 @@ namespace tpmg
           {
             const int  colour = smoother_.color_at(reverse ? n - 1 - i : i);
             const bool zero   = x_is_zero && i == 0;
-            if (split_)
+            if (!inner_.empty())
               {
-                for (const CentreBox &part : split_->near)
-                  smoother_.smooth_color(x, b, colour, zero, &part);
+                for (const PatchColorGeometry &near : near_[std::size_t(colour)])
+                  smoother_.smooth_color(x, b, colour, zero, &near);
                 layout_->start_update_ghosts_after_colour(x, colour);
-                smoother_.smooth_color(x, b, colour, zero, &split_->inner);
+                smoother_.smooth_color(x, b, colour, zero, &inner_[std::size_t(colour)]);
                 layout_->finish_ghost_update();
                 continue;
               }
@@ -116,7 +125,10 @@ namespace tpmg
       bool                                symmetric_;
       const BoxLayout                    *layout_;
       GhostLayers                         layers_;
-      std::unique_ptr<CentreSplit>        split_; ///< where the exchanges overlap the inner patches
+      /// where the exchanges overlap the inner patches (else empty), per colour: the patches near
+      /// the shared faces, and the inner ones
+      std::vector<std::vector<PatchColorGeometry>> near_;
+      std::vector<PatchColorGeometry>              inner_;
     };
 
     /// The vertex-patch Schwarz smoother of the fitted patch solves (tpmg/fitted_patch_solver.h):

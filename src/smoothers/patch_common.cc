@@ -8,66 +8,54 @@
 
 namespace tpmg
 {
-  namespace
+  PatchColorGeometry patch_color_geometry(const CartesianLevel &level, int color, const CentreBox *part)
   {
-    PatchColorGeometry color_geometry(const CartesianLevel &level, int color, const CentreBox *part)
-    {
-      PatchColorGeometry g{};
-      g.n_patches = 1;
-      for (int d = 0; d < 3; ++d)
-        {
-          g.nodes[d] = level.nodes(d);
-          if (d < level.dim)
-            {
-              // the centre vertices of the patches (partition.h), in this level's vertex indices
-              const index_t off   = level.global_offset(d);
-              auto          range = patch_centres(level, d);
-              if (part)
-                range = {std::max(range.first, part->first[std::size_t(d)]),
-                         std::min(range.second, part->last[std::size_t(d)])};
-              const index_t first = range.first - off, last = range.second - off;
-              // parity of the whole level's vertex index
-              const index_t parity = (color >> d) & 1;
-              g.first_vertex[d]    = first + (((first + off) ^ parity) & 1);
-              g.count[d]           = last >= g.first_vertex[d] ? (last - g.first_vertex[d]) / 2 + 1 : 0;
-            }
-          else
-            {
-              g.first_vertex[d] = 1;
-              g.count[d]        = 1;
-            }
-          g.n_patches *= g.count[d];
-        }
-      if (g.n_patches >= (index_t(1) << 31))
-        throw std::length_error("a color of the level with " + std::to_string(level.n_dofs()) +
-                                " DoFs has 2^31 or more vertex patches (32-bit patch indices)");
-      if (g.n_patches > 0)
-        g.patches = CellGrid(g.count, "vertex patches");
-      // the index arithmetic of first_index and offset32: per-direction steps and a patch's span
-      // in 32 bits
-      const index_t stride[3] = {1, g.nodes[0], level.dim == 3 ? g.nodes[0] * g.nodes[1] : 0};
-      const index_t k         = level.degree;
-      if (2 * k * (stride[0] + g.nodes[0] + stride[2]) >= (index_t(1) << 32))
-        throw std::length_error("the vertex patches of a level with " + std::to_string(level.n_dofs()) +
-                                " DoFs span more than 2^32 nodes (32-bit offsets within a patch)");
-      g.first_base = 0;
-      for (int d = 0; d < 3; ++d)
-        {
-          g.node_stride[d] = unsigned(stride[d]);
-          g.patch_step[d]  = unsigned(2 * k * stride[d]);
-          g.first_base += (g.first_vertex[d] - 1) * k * stride[d];
-        }
-      return g;
-    }
-  } // namespace
-
-  PatchColorGeometry patch_color_geometry(const CartesianLevel &level, int color)
-  {
-    return color_geometry(level, color, nullptr);
+    PatchColorGeometry g{};
+    g.n_patches = 1;
+    for (int d = 0; d < 3; ++d)
+      {
+        g.nodes[d] = level.nodes(d);
+        if (d < level.dim)
+          {
+            // the centre vertices of the patches (partition.h), in this level's vertex indices
+            const index_t off   = level.global_offset(d);
+            auto          range = patch_centres(level, d);
+            if (part)
+              range = {std::max(range.first, part->first[std::size_t(d)]),
+                       std::min(range.second, part->last[std::size_t(d)])};
+            const index_t first = range.first - off, last = range.second - off;
+            // parity of the whole level's vertex index
+            const index_t parity = (color >> d) & 1;
+            g.first_vertex[d]    = first + (((first + off) ^ parity) & 1);
+            g.count[d]           = last >= g.first_vertex[d] ? (last - g.first_vertex[d]) / 2 + 1 : 0;
+          }
+        else
+          {
+            g.first_vertex[d] = 1;
+            g.count[d]        = 1;
+          }
+        g.n_patches *= g.count[d];
+      }
+    if (g.n_patches >= (index_t(1) << 31))
+      throw std::length_error("a color of the level with " + std::to_string(level.n_dofs()) +
+                              " DoFs has 2^31 or more vertex patches (32-bit patch indices)");
+    if (g.n_patches > 0)
+      g.patches = CellGrid(g.count, "vertex patches");
+    // the index arithmetic of first_index and offset32: per-direction steps and a patch's span
+    // in 32 bits
+    const index_t stride[3] = {1, g.nodes[0], level.dim == 3 ? g.nodes[0] * g.nodes[1] : 0};
+    const index_t k         = level.degree;
+    if (2 * k * (stride[0] + g.nodes[0] + stride[2]) >= (index_t(1) << 32))
+      throw std::length_error("the vertex patches of a level with " + std::to_string(level.n_dofs()) +
+                              " DoFs span more than 2^32 nodes (32-bit offsets within a patch)");
+    g.first_base = 0;
+    for (int d = 0; d < 3; ++d)
+      {
+        g.node_stride[d] = unsigned(stride[d]);
+        g.patch_step[d]  = unsigned(2 * k * stride[d]);
+        g.first_base += (g.first_vertex[d] - 1) * k * stride[d];
+      }
+    return g;
   }
 
-  PatchColorGeometry patch_color_geometry(const CartesianLevel &level, int color, const CentreBox &part)
-  {
-    return color_geometry(level, color, &part);
-  }
 } // namespace tpmg

@@ -209,10 +209,9 @@ namespace tpmg
 
   template <int dim, int k, typename Number>
   void VertexPatchSmoother<dim, k, Number>::smooth_color(Vector<Number> &x, const Vector<Number> &b, int color,
-                                                         bool x_is_zero, const CentreBox *part) const
+                                                         bool x_is_zero, const PatchColorGeometry *part) const
   {
-    const PatchColorGeometry geo =
-      part ? patch_color_geometry(level_, color, *part) : patch_color_geometry(level_, color);
+    const PatchColorGeometry geo = part ? *part : patch_color_geometry(level_, color);
     if (geo.n_patches == 0)
       return;
     auto global_residual = [&] {
