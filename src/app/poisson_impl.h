@@ -68,23 +68,13 @@ namespace tpmg
       return ErrorNorms{std::sqrt(sq[0]), std::sqrt(sq[1])};
     }
 
-    template <int dim, int k, typename Number>
-    RunResult run(const SolverParameters &p, Backend backend, std::ostream &log, const Communicator &comm)
+    /// The multigrid's settings from the parameters (the authors' conventions start with the odd
+    /// colour).
+    inline MultigridSettings multigrid_settings(const SolverParameters &p)
     {
-      RunResult                         res;
-      const bool                        verbose = p.verbose && comm.rank() == 0;
-      const std::vector<CartesianLevel> levels  = make_hierarchy(p.domain(), k, p.refinement_level);
-      const CartesianLevel             &whole   = levels.back();
-      // the levels over the ranks (PartitionError for a rank count that cannot split them)
-      const HierarchyLayout layouts(levels, comm, backend, tpmg::coarsest_level(levels),
-                                    p.min_rank_dofs > 0 ? p.min_rank_dofs : automatic_min_rank_dofs(backend));
-      const auto           &fine_layout = layouts.level(int(levels.size()) - 1);
-      const CartesianLevel &fine        = fine_layout->level(); // this rank's part
-
       MultigridSettings mg;
-      mg.smoother = p.smoother;
-      mg.patch    = p.patch;
-      // the authors' conventions start with the odd color
+      mg.smoother          = p.smoother;
+      mg.patch             = p.patch;
       mg.patch.color_order = p.conventions == Conventions::paper_code ? ColorOrder::odd_first : ColorOrder::standard;
       mg.level_operator    = p.level_operator;
       mg.deformation       = p.deformation;
@@ -92,12 +82,18 @@ namespace tpmg
       mg.patch_geometry    = p.patch_geometry;
       mg.fitted_smoothing  = p.fitted_smoothing;
       set_chebyshev_polynomial(mg, p.chebyshev_degree, p.chebyshev_range);
-      const bool deformed     = p.deformation.type != Deformation::none;
-      mg.symmetric            = p.symmetric_vcycle();
-      mg.overlap              = p.overlap;
-      const bool          fmg = p.solver == SolverType::fmg;
-      const RightHandSide rhs = p.conventions == Conventions::paper_code ? RightHandSide::ones_vector : p.rhs;
+      mg.symmetric = p.symmetric_vcycle();
+      mg.overlap   = p.overlap;
+      return mg;
+    }
 
+    /// The report's description of the run: the problem, the sizes and their distribution, the
+    /// solver and the kernels it runs, the device.
+    template <int dim, int k, typename Number>
+    void describe_run(const SolverParameters &p, const MultigridSettings &mg, const std::vector<CartesianLevel> &levels,
+                      const HierarchyLayout &layouts, Backend backend, const Communicator &comm, RunResult &res)
+    {
+      const bool deformed = p.deformation.type != Deformation::none;
       {
         ProblemSummary &q = res.problem;
         for (int d = 0; d < dim; ++d)
@@ -106,25 +102,25 @@ namespace tpmg
             q.box_upper.push_back(p.box_upper[d]);
             q.coarse_cells.push_back(p.coarse_cells[d]);
           }
-        q.rhs                   = to_string(rhs);
-        q.rhs_function          = p.rhs_function;
-        q.boundary_values       = p.boundary_values;
-        q.exact_solution        = p.exact_solution;
-        q.deformation           = to_string(p.deformation.type);
+        q.rhs             = to_string(p.conventions == Conventions::paper_code ? RightHandSide::ones_vector : p.rhs);
+        q.rhs_function    = p.rhs_function;
+        q.boundary_values = p.boundary_values;
+        q.exact_solution  = p.exact_solution;
+        q.deformation     = to_string(p.deformation.type);
         q.deformation_amplitude = deformed ? p.deformation.amplitude : 0.0;
         q.relative_tolerance    = p.relative_tolerance;
       }
       res.dim    = dim;
       res.degree = k;
       res.level  = p.refinement_level;
-      res.dofs   = whole.n_dofs();
+      res.dofs   = levels.back().n_dofs();
       res.ranks  = comm.size();
       {
         const ProcessGrid &g = layouts.partition().grid();
         res.process_grid     = std::to_string(g.ranks[0]);
         for (int d = 1; d < dim; ++d)
           res.process_grid += " x " + std::to_string(g.ranks[d]);
-        res.max_rank_dofs           = comm.max(fine_layout->size());
+        res.max_rank_dofs           = comm.max(layouts.level(layouts.n_levels() - 1)->size());
         res.first_distributed_level = comm.size() > 1 ? layouts.partition().first_distributed_level() : 0;
         if (comm.size() > 1)
           res.exchange_path = to_string(comm.exchange_path());
@@ -136,17 +132,15 @@ namespace tpmg
       res.smoother_kernel   = to_string(p.patch.kernel);
       if (mg.fitted_patches())
         {
-          res.smoother_kernel        = to_string(p.fitted_smoothing);
-          res.kernel_optimization    = "fitted patches";
-          res.smoother_configuration = std::string("fitted patch solves, ") + to_string(p.fitted_smoothing) +
-                                       (p.fitted_smoothing == FittedSmoothing::chebyshev_additive
-                                          ? ", Chebyshev degree " + std::to_string(mg.chebyshev.degree) + ", range " +
-                                              [](double v) {
-                                                std::ostringstream o;
-                                                o << v;
-                                                return o.str();
-                                              }(mg.chebyshev.smoothing_range)
-                                          : std::string());
+          std::ostringstream range;
+          range << mg.chebyshev.smoothing_range;
+          res.smoother_kernel     = to_string(p.fitted_smoothing);
+          res.kernel_optimization = "fitted patches";
+          res.smoother_configuration =
+            std::string("fitted patch solves, ") + to_string(p.fitted_smoothing) +
+            (p.fitted_smoothing == FittedSmoothing::chebyshev_additive
+               ? ", Chebyshev degree " + std::to_string(mg.chebyshev.degree) + ", range " + range.str()
+               : std::string());
         }
       else if (p.smoother == SmootherType::vertex_patch)
         {
@@ -163,44 +157,169 @@ namespace tpmg
       res.backend        = to_string(backend);
       res.device         = backend == Backend::cuda ? cuda_device_info().name : host_description();
       res.coarsest_level = Multigrid<dim, k, Number>::coarsest_level(levels);
+    }
 
-      // memory check before anything large is allocated: this rank's part; the ranks that share
-      // a device or a host share its memory
-      {
-        const std::size_t n8  = std::size_t(fine_layout->size()) * sizeof(double);
-        std::size_t       est = Multigrid<dim, k, Number>::estimate_memory_bytes(layouts, mg);
-        est += std::size_t(outer_vectors(p)) * n8;
-        est += level_operator_memory_bytes(fine, p.level_operator, p.geometry, sizeof(double)); // the outer operator
-        if (!std::is_same_v<Number, double>)
-          est += 2 * std::size_t(fine_layout->size()) * sizeof(Number);
-        if (fmg)
-          for (int l = 0; l < layouts.n_levels(); ++l)
-            est += 2 * std::size_t(layouts.level(l)->size()) * sizeof(Number);
-        if (p.uses_problem_functions())
-          est += 2 * n8; // the boundary interpolant g_h and the right-hand side in double
-        res.memory_estimate_bytes = std::size_t(comm.max(index_t(est)));
-        const int         sharing = comm.local_size();
-        const std::string ranks =
-          comm.size() > 1 ? " per rank (" + std::to_string(sharing) + " ranks share the host)" : "";
-        if (backend == Backend::cuda)
-          {
-            const DeviceInfo  info   = cuda_device_info();
-            const int         on_gpu = (sharing + cuda_device_count() - 1) / std::max(1, cuda_device_count());
-            const std::size_t share  = info.free_bytes / std::size_t(std::max(1, on_gpu));
-            if (comm.any(double(est) > 0.97 * double(share)))
-              throw OutOfMemoryError("the problem (" + std::to_string(whole.n_dofs()) + " DoFs) needs about " +
-                                     gib(res.memory_estimate_bytes) + " of GPU memory" + ranks + ", but " + info.name +
-                                     " has " + gib(info.free_bytes) +
-                                     " free; lower Mesh/Refinement level or Solver/GMRES restart");
-          }
-        else if (const std::size_t available = host_available_memory();
-                 comm.any(available > 0 && double(est) * sharing > 0.9 * double(available)))
-          throw OutOfMemoryError("the problem (" + std::to_string(whole.n_dofs()) + " DoFs) needs about " +
-                                 gib(res.memory_estimate_bytes) + " of memory" + ranks + ", but this machine has " +
-                                 gib(available) + " available; lower Mesh/Refinement level or Solver/GMRES restart");
-      }
+    /// The run's memory estimate (res.memory_estimate_bytes), checked against what the device or
+    /// the host has before anything large is allocated: this rank's part; the ranks that share a
+    /// device or a host share its memory. Throws OutOfMemoryError.
+    template <int dim, int k, typename Number>
+    void check_memory(const SolverParameters &p, const MultigridSettings &mg, const HierarchyLayout &layouts,
+                      Backend backend, const Communicator &comm, RunResult &res)
+    {
+      const auto       &fine_layout = layouts.level(layouts.n_levels() - 1);
+      const std::size_t n8          = std::size_t(fine_layout->size()) * sizeof(double);
+      std::size_t       est         = Multigrid<dim, k, Number>::estimate_memory_bytes(layouts, mg);
+      est += std::size_t(outer_vectors(p)) * n8;
+      est += level_operator_memory_bytes(fine_layout->level(), p.level_operator, p.geometry,
+                                         sizeof(double)); // the outer operator
+      if (!std::is_same_v<Number, double>)
+        est += 2 * std::size_t(fine_layout->size()) * sizeof(Number);
+      if (p.solver == SolverType::fmg)
+        for (int l = 0; l < layouts.n_levels(); ++l)
+          est += 2 * std::size_t(layouts.level(l)->size()) * sizeof(Number);
+      if (p.uses_problem_functions())
+        est += 2 * n8; // the boundary interpolant g_h and the right-hand side in double
+      res.memory_estimate_bytes = std::size_t(comm.max(index_t(est)));
+      const int         sharing = comm.local_size();
+      const std::string ranks =
+        comm.size() > 1 ? " per rank (" + std::to_string(sharing) + " ranks share the host)" : "";
+      const std::string problem =
+        "the problem (" + std::to_string(res.dofs) + " DoFs) needs about " + gib(res.memory_estimate_bytes);
+      if (backend == Backend::cuda)
+        {
+          const DeviceInfo  info   = cuda_device_info();
+          const int         on_gpu = (sharing + cuda_device_count() - 1) / std::max(1, cuda_device_count());
+          const std::size_t share  = info.free_bytes / std::size_t(std::max(1, on_gpu));
+          if (comm.any(double(est) > 0.97 * double(share)))
+            throw OutOfMemoryError(problem + " of GPU memory" + ranks + ", but " + info.name + " has " +
+                                   gib(info.free_bytes) + " free; lower Mesh/Refinement level or Solver/GMRES restart");
+        }
+      else if (const std::size_t available = host_available_memory();
+               comm.any(available > 0 && double(est) * sharing > 0.9 * double(available)))
+        throw OutOfMemoryError(problem + " of memory" + ranks + ", but this machine has " + gib(available) +
+                               " available; lower Mesh/Refinement level or Solver/GMRES restart");
+    }
+
+    /// One solve of A x = b from x = 0 (fmg: from the full multigrid cycle's x) with the chosen
+    /// outer solver.
+    template <int dim, int k, typename Number, class Preconditioner>
+    SolveStats solve_once(const SolverParameters &p, const LinearOperator<double> &A, const Preconditioner &precond,
+                          const Multigrid<dim, k, Number> &multigrid, const std::vector<Vector<Number>> &level_rhs,
+                          const Vector<double> &b, Vector<double> &x, const SolverControl &control, Timers &timers)
+    {
+      switch (p.solver)
+        {
+          case SolverType::gmres:
+            return gmres(A, precond, b, x, control, p.preconditioning == PreconditioningSide::left, &timers);
+          case SolverType::cg:
+            return cg(A, precond, b, x, control, &timers);
+          case SolverType::fmg:
+            {
+              Vector<Number> xn;
+              multigrid.full_multigrid(level_rhs, xn);
+              const auto t = time_scope(&timers, outer_level, Component::conversion);
+              xn.set_layout(x.layout_ptr());
+              convert(xn, x);
+            }
+            return defect_correction(A, precond, b, x, control, &timers);
+          case SolverType::vcycle:
+            break;
+        }
+      return defect_correction(A, precond, b, x, control, &timers);
+    }
+
+    /// The runtime breakdown of a solve (res.levels, res.breakdown): per level and component, on
+    /// several ranks the slowest rank's time of each entry.
+    inline void record_breakdown(Timers &timers, const HierarchyLayout &layouts,
+                                 const std::vector<CartesianLevel> &levels, int coarsest, const Communicator &comm,
+                                 RunResult &res)
+    {
+      res.levels.clear();
+      res.breakdown.clear();
+      const int finest  = int(levels.size()) - 1;
+      double    coarser = 0;
+      auto      seconds = [&](int l, Component c) { return comm.max(timers.seconds(l, c)); };
+      for (int l = coarsest; l <= finest; ++l)
+        {
+          LevelTimes lt;
+          lt.level        = l;
+          lt.dofs         = levels[std::size_t(l)].n_dofs();
+          lt.smoother     = seconds(l, Component::smoother);
+          lt.matvec       = seconds(l, Component::matvec);
+          lt.vector       = seconds(l, Component::vector);
+          lt.restriction  = seconds(l, Component::restriction);
+          lt.prolongation = seconds(l, Component::prolongation);
+          lt.coarse_solve = seconds(l, Component::coarse_solve);
+          lt.exchange     = comm.max(layouts.level(l)->exchange_seconds());
+          lt.exchanges    = long(comm.max(index_t(layouts.level(l)->exchanges())));
+          if (l < finest)
+            coarser += lt.total();
+          res.levels.push_back(lt);
+        }
+      const LevelTimes &f = res.levels.back();
+      res.breakdown       = {{"coarser_levels", coarser},
+                             {"finest_matvec", f.matvec},
+                             {"finest_transfer", f.restriction + f.prolongation},
+                             {"finest_smoother", f.smoother + f.coarse_solve},
+                             {"finest_vector", f.vector},
+                             {"outer_matvec", seconds(outer_level, Component::outer_matvec)},
+                             {"outer_vector", seconds(outer_level, Component::outer_vector)},
+                             {"conversion", seconds(outer_level, Component::conversion)}};
+    }
+
+    /// The solution u_0 + g_h where the boundary values are not zero, its errors where the exact
+    /// solution is known, and the VTU file.
+    template <int dim, int k>
+    void finish_solution(const SolverParameters &p, const ProblemFunctions &problem,
+                         const std::shared_ptr<const BoxLayout> &fine_layout, Backend backend, const Communicator &comm,
+                         Vector<double> &x, RunResult &res)
+    {
+      const CartesianLevel &fine = fine_layout->level();
+      if (!problem.boundary_values.is_zero())
+        {
+          Vector<double> g_h;
+          interpolate_boundary_values(fine, p.deformation, problem.boundary_values, backend, g_h);
+          g_h.set_layout(x.layout_ptr());
+          axpy(1.0, g_h, x);
+        }
+      if (problem.exact_solution)
+        {
+          const ErrorNorms e = combine(comm, compute_errors(fine, p.deformation, *problem.exact_solution, x));
+          res.l2_error       = e.l2;
+          res.h1_error       = e.h1_semi;
+        }
+      else if (p.rhs == RightHandSide::manufactured && p.conventions == Conventions::standard)
+        {
+          const ErrorNorms e =
+            combine(comm, p.deformation.type != Deformation::none ? compute_errors_deformed(fine, p.deformation, x)
+                                                                  : compute_errors<dim, k>(fine, x, k + 3));
+          res.l2_error = e.l2;
+          res.h1_error = e.h1_semi;
+        }
+      if (!p.vtu_file.empty())
+        write_vtu(p.vtu_file, *fine_layout, x, p.deformation);
+    }
+
+    template <int dim, int k, typename Number>
+    RunResult run(const SolverParameters &p, Backend backend, std::ostream &log, const Communicator &comm)
+    {
+      RunResult                         res;
+      const bool                        verbose = p.verbose && comm.rank() == 0;
+      const std::vector<CartesianLevel> levels  = make_hierarchy(p.domain(), k, p.refinement_level);
+      // the levels over the ranks (PartitionError for a rank count that cannot split them)
+      const HierarchyLayout   layouts(levels, comm, backend, tpmg::coarsest_level(levels),
+                                    p.min_rank_dofs > 0 ? p.min_rank_dofs : automatic_min_rank_dofs(backend));
+      const auto             &fine_layout = layouts.level(int(levels.size()) - 1);
+      const CartesianLevel   &fine        = fine_layout->level(); // this rank's part
+      const MultigridSettings mg          = multigrid_settings(p);
+      const bool              deformed    = p.deformation.type != Deformation::none;
+      const bool              fmg         = p.solver == SolverType::fmg;
+      const RightHandSide     rhs = p.conventions == Conventions::paper_code ? RightHandSide::ones_vector : p.rhs;
+
+      describe_run<dim, k, Number>(p, mg, levels, layouts, backend, comm, res);
+      check_memory<dim, k, Number>(p, mg, layouts, backend, comm, res);
       if (verbose)
-        log << "Setting up " << dim << "D Q" << k << ", " << whole.n_dofs() << " DoFs on levels " << res.coarsest_level
+        log << "Setting up " << dim << "D Q" << k << ", " << res.dofs << " DoFs on levels " << res.coarsest_level
             << ".." << p.refinement_level << ", " << to_string(backend) << " (" << res.device << ")"
             << (comm.size() > 1 ? ", " + std::to_string(comm.size()) + " ranks (" + res.process_grid + ")" : "")
             << ", estimated memory " << gib(res.memory_estimate_bytes) << (comm.size() > 1 ? " per rank" : "")
@@ -303,30 +422,8 @@ namespace tpmg
             layouts.level(l)->reset_exchange_times();
           synchronize(backend);
           comm.barrier();
-          const double t0 = wall_seconds(), wait0 = Communicator::all_gather_seconds();
-          SolveStats   s;
-          switch (p.solver)
-            {
-              case SolverType::gmres:
-                s = gmres(*A, precond, b, x, control, p.preconditioning == PreconditioningSide::left, &timers);
-                break;
-              case SolverType::cg:
-                s = cg(*A, precond, b, x, control, &timers);
-                break;
-              case SolverType::fmg:
-                {
-                  Vector<Number> xn;
-                  multigrid.full_multigrid(level_rhs, xn);
-                  const auto t = time_scope(&timers, outer_level, Component::conversion);
-                  xn.set_layout(x.layout_ptr());
-                  convert(xn, x);
-                }
-                s = defect_correction(*A, precond, b, x, control, &timers);
-                break;
-              case SolverType::vcycle:
-                s = defect_correction(*A, precond, b, x, control, &timers);
-                break;
-            }
+          const double     t0 = wall_seconds(), wait0 = Communicator::all_gather_seconds();
+          const SolveStats s = solve_once(p, *A, precond, multigrid, level_rhs, b, x, control, timers);
           synchronize(backend);
           const double t    = comm.max(wall_seconds() - t0); // the slowest rank's
           const double wait = comm.max(Communicator::all_gather_seconds() - wait0);
@@ -344,67 +441,14 @@ namespace tpmg
             {
               best                 = t;
               res.reduction_wait_s = wait;
-              // breakdown of the fastest repetition (on several ranks: the slowest rank's time of
-              // each entry)
-              res.levels.clear();
-              res.breakdown.clear();
-              double coarser = 0;
-              auto   seconds = [&](int l, Component c) { return comm.max(timers.seconds(l, c)); };
-              for (int l = multigrid.coarsest_level(); l <= p.refinement_level; ++l)
-                {
-                  LevelTimes lt;
-                  lt.level        = l;
-                  lt.dofs         = levels[l].n_dofs();
-                  lt.smoother     = seconds(l, Component::smoother);
-                  lt.matvec       = seconds(l, Component::matvec);
-                  lt.vector       = seconds(l, Component::vector);
-                  lt.restriction  = seconds(l, Component::restriction);
-                  lt.prolongation = seconds(l, Component::prolongation);
-                  lt.coarse_solve = seconds(l, Component::coarse_solve);
-                  lt.exchange     = comm.max(layouts.level(l)->exchange_seconds());
-                  lt.exchanges    = long(comm.max(index_t(layouts.level(l)->exchanges())));
-                  if (l < p.refinement_level)
-                    coarser += lt.total();
-                  res.levels.push_back(lt);
-                }
-              const LevelTimes &f = res.levels.back();
-              res.breakdown       = {{"coarser_levels", coarser},
-                                     {"finest_matvec", f.matvec},
-                                     {"finest_transfer", f.restriction + f.prolongation},
-                                     {"finest_smoother", f.smoother + f.coarse_solve},
-                                     {"finest_vector", f.vector},
-                                     {"outer_matvec", seconds(outer_level, Component::outer_matvec)},
-                                     {"outer_vector", seconds(outer_level, Component::outer_vector)},
-                                     {"conversion", seconds(outer_level, Component::conversion)}};
+              record_breakdown(timers, layouts, levels, multigrid.coarsest_level(), comm, res);
             }
           if (!s.converged)
             break;
         }
       res.solve_time_s = best;
       res.memory_bytes = std::size_t(comm.max(index_t(vector_memory_peak() - bytes_before)));
-
-      if (!problem.boundary_values.is_zero()) // the solution is u_0 + g_h
-        {
-          Vector<double> g_h;
-          interpolate_boundary_values(fine, p.deformation, problem.boundary_values, backend, g_h);
-          g_h.set_layout(x.layout_ptr());
-          axpy(1.0, g_h, x);
-        }
-      if (problem.exact_solution)
-        {
-          const ErrorNorms e = combine(comm, compute_errors(fine, p.deformation, *problem.exact_solution, x));
-          res.l2_error       = e.l2;
-          res.h1_error       = e.h1_semi;
-        }
-      else if (p.rhs == RightHandSide::manufactured && p.conventions == Conventions::standard)
-        {
-          const ErrorNorms e = combine(comm, deformed ? compute_errors_deformed(fine, p.deformation, x)
-                                                      : compute_errors<dim, k>(fine, x, k + 3));
-          res.l2_error       = e.l2;
-          res.h1_error       = e.h1_semi;
-        }
-      if (!p.vtu_file.empty())
-        write_vtu(p.vtu_file, *fine_layout, x, p.deformation);
+      finish_solution<dim, k>(p, problem, fine_layout, backend, comm, x, res);
       return res;
     }
   } // namespace internal
