@@ -454,6 +454,69 @@ namespace
   }
 } // namespace
 
+// Every setting check_smoother_settings accepts has compiled kernels: the smoother's one
+// dispatch (VertexPatchSmoother::colour_launcher) finds a launcher for what resolve_smoother makes
+// of it, on either backend, and the configuration keeps the user's explicit choice.
+TEST(PatchSmoother, EveryAcceptedSettingHasKernels)
+{
+  using O  = KernelOptimization;
+  int made = 0;
+  for (int dim : {2, 3})
+    for (int k = 1; k <= max_solver_degree(dim); ++k)
+      dispatch_dim(dim, [&](auto D) {
+        dispatch_degree(k, [&](auto K) {
+          constexpr int dd = decltype(D)::value, kk = decltype(K)::value;
+          if constexpr (VertexPatchSmoother<dd, kk, float>::supported())
+            {
+              const auto lev     = two_cells_each_way(kk, dd);
+              auto       try_all = [&](auto number) {
+                using Number              = decltype(number);
+                const Precision precision = std::is_same_v<Number, float> ? Precision::single : Precision::dual;
+                CartesianLaplaceOperator<dd, kk, Number> op(lev, Backend::cpu);
+                for (SmootherKernel kernel : {SmootherKernel::global, SmootherKernel::separate, SmootherKernel::fused})
+                  for (O opt :
+                       {O::automatic, O::basic, O::linear_indexing, O::conflict_free, O::boundary, O::tensor_core})
+                    for (bool lumped : {false, true})
+                      for (LocalSolver ls : {LocalSolver::fast_diagonalization, LocalSolver::inverse_matrix})
+                        for (ThreadStructure ts : {ThreadStructure::automatic, ThreadStructure::dof})
+                          for (Backend backend : {Backend::cpu, Backend::cuda})
+                            {
+                              PatchSmootherSettings s;
+                              s.kernel           = kernel;
+                              s.optimization     = opt;
+                              s.lumped_mass      = lumped;
+                              s.local_solver     = ls;
+                              s.thread_structure = ts;
+                              if (check_smoother_settings(s, dd, kk, precision, backend))
+                                continue;
+                              // (the dense inverse of a large patch takes seconds to set up: its
+                              // kernels are the same template at every degree)
+                              if (ls == LocalSolver::inverse_matrix && kk > 2)
+                                continue;
+                              // the configuration as the smoother of that backend resolves it
+                              const SmootherConfiguration c = resolve_smoother(s, dd, kk, precision, backend);
+                              if (opt != O::automatic)
+                                {
+                                  EXPECT_EQ(c.settings.optimization, opt);
+                                }
+                              // built on the CPU (its kernels are the GPU's), with the CPU's choice
+                              if (backend == Backend::cpu)
+                                {
+                                  EXPECT_NO_THROW((VertexPatchSmoother<dd, kk, Number>(lev, Backend::cpu, s, &op)))
+                                    << dd << "D k=" << kk << " " << to_string(kernel) << " " << to_string(opt)
+                                    << (lumped ? " lumped" : "");
+                                  ++made;
+                                }
+                            }
+              };
+              try_all(float());
+              try_all(double());
+            }
+        });
+      });
+  EXPECT_GT(made, 1000);
+}
+
 // tensor_core is the 3D fused kernel only: the other combinations are refused at setup.
 TEST(PatchSmoother, TensorCoreRefusesOtherKernels)
 {

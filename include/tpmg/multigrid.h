@@ -100,6 +100,8 @@ namespace tpmg
     /// x <- S(x, b); `post` = post-smoothing (reverse colors for the symmetric cycle);
     /// `x_is_zero`: x = 0 on entry, which a smoother may use to save work.
     virtual void smooth(Vector<Number> &x, const Vector<Number> &b, bool post, bool x_is_zero) const = 0;
+    /// The kernels a Cartesian vertex-patch smoother runs (resolve_smoother); null for the others.
+    virtual const SmootherConfiguration *configuration() const { return nullptr; }
   };
 
   /// The multigrid hierarchy on one backend: a level operator and a smoother on every level from

@@ -16,6 +16,8 @@
 namespace tpmg
 {
   struct PatchColorGeometry;
+  template <typename Number>
+  struct ColourLaunch;
 
   template <int dim, int degree, typename Number>
   class VertexPatchSmoother
@@ -47,6 +49,10 @@ namespace tpmg
     const SmootherConfiguration &configuration() const { return config_; }
 
   private:
+    /// The kernels of one colour, chosen once from the configuration (patch_smoother_impl.h).
+    using Launcher = void (*)(const ColourLaunch<Number> &);
+    static Launcher colour_launcher(const SmootherConfiguration &config);
+
     CartesianLevel                level_;
     Backend                       backend_;
     PatchSmootherSettings         settings_;
@@ -58,5 +64,6 @@ namespace tpmg
     mutable Vector<Number>        residual_;
     std::array<double, 3>         coef_;
     PatchData1D                   data_;
+    Launcher                      launcher_ = nullptr;
   };
 } // namespace tpmg

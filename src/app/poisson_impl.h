@@ -142,15 +142,9 @@ namespace tpmg
                ? ", Chebyshev degree " + std::to_string(mg.chebyshev.degree) + ", range " + range.str()
                : std::string());
         }
-      else if (p.smoother == SmootherType::vertex_patch)
-        {
-          const SmootherConfiguration c = resolve_smoother(
-            p.patch, dim, k, std::is_same_v<Number, float> ? Precision::single : Precision::dual, backend);
-          res.kernel_optimization    = c.optimization_name();
-          res.smoother_configuration = c.description();
-        }
-      else
+      else if (p.smoother != SmootherType::vertex_patch)
         res.kernel_optimization = to_string(p.patch.optimization);
+      // (a Cartesian vertex-patch smoother's kernels: what it resolved, after its setup)
       res.level_operator = to_string(p.level_operator);
       if (p.level_operator != LevelOperatorType::cartesian && p.geometry == GeometryMode::on_the_fly)
         res.level_operator += " (geometry on the fly)";
@@ -332,6 +326,12 @@ namespace tpmg
       const double                    t_setup0 = wall_seconds();
       Timers                          timers(backend, true);
       const Multigrid<dim, k, Number> multigrid(layouts, backend, mg, &timers);
+      if (multigrid.finest_level() > multigrid.coarsest_level())
+        if (const SmootherConfiguration *c = multigrid.level_smoother(multigrid.finest_level()).configuration())
+          {
+            res.kernel_optimization    = c->optimization_name();
+            res.smoother_configuration = c->description();
+          }
       if (verbose)
         log << "  multigrid ready (" << multigrid.coarse_solver_name() << " coarse solver on level "
             << multigrid.coarsest_level() << ")" << std::endl;

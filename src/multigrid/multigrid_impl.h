@@ -88,6 +88,7 @@ namespace tpmg
               }
           }
       }
+      const SmootherConfiguration *configuration() const override { return &smoother_.configuration(); }
       void smooth(Vector<Number> &x, const Vector<Number> &b, bool post, bool x_is_zero) const override
       {
         const bool reverse = post && symmetric_;

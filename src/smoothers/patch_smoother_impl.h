@@ -13,10 +13,32 @@
 
 #include <Eigen/Dense>
 
+#include <functional>
 #include <stdexcept>
+#include <string>
 
 namespace tpmg
 {
+  /// What the kernels of one colour read: the smoother's data, the vectors and the colour's
+  /// patches (VertexPatchSmoother::colour_launcher chooses the kernels).
+  template <typename Number>
+  struct ColourLaunch
+  {
+    Backend               backend;
+    SmootherKernel        variant;
+    PatchColorGeometry    geo;
+    Number               *x;
+    const Number         *b;
+    Number               *r; ///< the residual of the separate and global variants
+    bool                  from_zero;
+    std::array<double, 3> coef;
+    int                   patches_per_block;
+    const Number         *data1d, *inverse, *inverse_sums;
+    const double         *mma_matrices;
+    const PatchData1D    *data;
+    std::function<void()> global_residual; ///< r = b - A x with the level operator
+  };
+
   template <int dim, int k, typename Number>
   VertexPatchSmoother<dim, k, Number>::VertexPatchSmoother(const CartesianLevel &level, Backend backend,
                                                            const PatchSmootherSettings  &given,
@@ -83,6 +105,7 @@ namespace tpmg
       }
     if (settings.kernel != SmootherKernel::fused)
       residual_.reinit(level.n_dofs(), backend);
+    launcher_ = colour_launcher(config_);
   }
 
   template <int dim, int k, typename Number>
@@ -101,111 +124,154 @@ namespace tpmg
 
   namespace
   {
-    template <int dim, int k, typename Number, PatchKernelKind kind, LocalSolver solver, bool per_dof>
-    void launch_patch(Backend backend, const PatchColorGeometry &geo, Number *x, const Number *b, Number *r,
-                      const Number *data1d, const Number *inverse, const std::array<double, 3> &coef)
-    {
-      PatchKernel<dim, k, Number, kind, solver, per_dof> kern;
-      kern.geo     = geo;
-      kern.x       = x;
-      kern.b       = b;
-      kern.r       = r;
-      kern.data1d  = data1d;
-      kern.inverse = inverse;
-      for (int d = 0; d < 3; ++d)
-        kern.coef[d] = Number(coef[d]);
-      launch(backend, kern, kern.shape());
-    }
+    using K = PatchKernelKind;
+    using O = KernelOptimization;
 
-    /// The basic kernels of one color for a compile-time thread structure.
-    /// `from_zero`: x = 0 on the patches of this color, so their local residuals are b (read
-    /// by the solve kernel in place of r; it only reads r).
-    template <int dim, int k, typename Number, bool per_dof, class GlobalResidual>
-    void smooth_color_basic(Backend backend, SmootherKernel variant, bool fd, const PatchColorGeometry &geo, Number *x,
-                            const Number *b, Number *r, const Number *d1, const Number *inv,
-                            const std::array<double, 3> &coef, const GlobalResidual &global_residual, bool from_zero)
+    template <PatchKernelKind kind>
+    using Kind = std::integral_constant<PatchKernelKind, kind>;
+
+    /// The basic kernels of one colour. From x = 0 the local residuals are b, which the solve
+    /// kernel reads in place of r (it only reads r).
+    template <int dim, int k, typename Number, bool per_dof, LocalSolver solver>
+    void colour_basic(const ColourLaunch<Number> &c)
     {
-      using K    = PatchKernelKind;
-      using S    = LocalSolver;
-      auto solve = [&](Number *res) {
-        if (fd)
-          launch_patch<dim, k, Number, K::solve, S::fast_diagonalization, per_dof>(backend, geo, x, nullptr, res, d1,
-                                                                                   inv, coef);
-        else
-          launch_patch<dim, k, Number, K::solve, S::inverse_matrix, per_dof>(backend, geo, x, nullptr, res, d1, inv,
-                                                                             coef);
+      auto run = [&](auto kind, auto local_solver, const Number *b, Number *r) {
+        PatchKernel<dim, k, Number, decltype(kind)::value, decltype(local_solver)::value, per_dof> kern;
+        kern.geo     = c.geo;
+        kern.x       = c.x;
+        kern.b       = b;
+        kern.r       = r;
+        kern.data1d  = c.data1d;
+        kern.inverse = c.inverse;
+        for (int d = 0; d < 3; ++d)
+          kern.coef[d] = Number(c.coef[d]);
+        launch(c.backend, kern, kern.shape());
       };
-      if (from_zero)
-        {
-          solve(const_cast<Number *>(b));
-          return;
-        }
-      switch (variant)
+      using S  = std::integral_constant<LocalSolver, solver>;
+      using FD = std::integral_constant<LocalSolver, LocalSolver::fast_diagonalization>;
+      if (c.from_zero)
+        return run(Kind<K::solve>{}, S{}, nullptr, const_cast<Number *>(c.b));
+      switch (c.variant)
         {
           case SmootherKernel::fused:
-            if (fd)
-              launch_patch<dim, k, Number, K::fused, S::fast_diagonalization, per_dof>(backend, geo, x, b, nullptr, d1,
-                                                                                       inv, coef);
-            else
-              launch_patch<dim, k, Number, K::fused, S::inverse_matrix, per_dof>(backend, geo, x, b, nullptr, d1, inv,
-                                                                                 coef);
-            break;
+            return run(Kind<K::fused>{}, S{}, c.b, nullptr);
           case SmootherKernel::separate:
-            launch_patch<dim, k, Number, K::residual, S::fast_diagonalization, per_dof>(backend, geo, x, b, r, d1, inv,
-                                                                                        coef);
-            solve(r);
-            break;
+            run(Kind<K::residual>{}, FD{}, c.b, c.r);
+            return run(Kind<K::solve>{}, S{}, nullptr, c.r);
           case SmootherKernel::global:
-            global_residual();
-            solve(r);
-            break;
+            c.global_residual();
+            return run(Kind<K::solve>{}, S{}, nullptr, c.r);
         }
     }
 
-    template <int dim, int k, typename Number, PatchKernelKind kind, KernelOptimization opt>
-    void launch_fiber(Backend backend, const PatchColorGeometry &geo, Number *x, const Number *b, Number *r,
-                      bool lumped_mass, const std::array<double, 3> &coef, int P, const Number *inverse_sums)
+    /// The fiber kernels of one colour (the 1D data are compile-time constants, one kernel per
+    /// mass matrix); from x = 0 as colour_basic.
+    template <int dim, int k, typename Number, KernelOptimization opt, bool lumped>
+    void colour_fiber(const ColourLaunch<Number> &c)
     {
-      // the 1D data are compile-time constants, one kernel per mass matrix
-      auto run = [&](auto lumped) {
-        const auto kern =
-          make_fiber_kernel<dim, k, Number, kind, opt, decltype(lumped)::value>(geo, x, b, r, coef, P, inverse_sums);
-        launch(backend, kern, kern.shape());
+      auto run = [&](auto kind, Number *r) {
+        const auto kern = make_fiber_kernel<dim, k, Number, decltype(kind)::value, opt, lumped>(
+          c.geo, c.x, c.b, r, c.coef, c.patches_per_block, c.inverse_sums);
+        launch(c.backend, kern, kern.shape());
       };
-      if (lumped_mass)
-        run(std::true_type{});
-      else
-        run(std::false_type{});
-    }
-
-    template <int dim, typename Number, bool reduced>
-    void launch_tile(Backend backend, const PatchColorGeometry &geo, Number *x, const Number *b, const PatchData1D &d,
-                     const std::array<double, 3> &coef)
-    {
-      const auto kern = make_tile_kernel<dim, Number, reduced>(geo, x, b, d, coef);
-      launch(backend, kern, kern.shape());
-    }
-
-    /// The optimized kernels of one color for a compile-time optimization.
-    template <int dim, int k, typename Number, KernelOptimization opt>
-    void smooth_color_fiber(Backend backend, SmootherKernel variant, const PatchColorGeometry &geo, Number *x,
-                            const Number *b, Number *r, bool lumped_mass, const std::array<double, 3> &coef, int P,
-                            const Number *inv_sums, bool from_zero)
-    {
-      using K = PatchKernelKind;
-      if (from_zero) // as in smooth_color_basic
-        launch_fiber<dim, k, Number, K::solve, opt>(backend, geo, x, b, const_cast<Number *>(b), lumped_mass, coef, P,
-                                                    inv_sums);
-      else if (variant == SmootherKernel::fused)
-        launch_fiber<dim, k, Number, K::fused, opt>(backend, geo, x, b, r, lumped_mass, coef, P, inv_sums);
-      else
+      if (c.from_zero)
+        return run(Kind<K::solve>{}, const_cast<Number *>(c.b));
+      switch (c.variant)
         {
-          if (variant == SmootherKernel::separate)
-            launch_fiber<dim, k, Number, K::residual, opt>(backend, geo, x, b, r, lumped_mass, coef, P, inv_sums);
-          launch_fiber<dim, k, Number, K::solve, opt>(backend, geo, x, b, r, lumped_mass, coef, P, inv_sums);
+          case SmootherKernel::fused:
+            return run(Kind<K::fused>{}, c.r);
+          case SmootherKernel::separate:
+            run(Kind<K::residual>{}, c.r);
+            return run(Kind<K::solve>{}, c.r);
+          case SmootherKernel::global:
+            c.global_residual();
+            return run(Kind<K::solve>{}, c.r);
         }
+    }
+
+    /// k = 1: the tile kernel (fused), plain or with the reduced local residual.
+    template <int dim, typename Number, bool reduced>
+    void colour_tile(const ColourLaunch<Number> &c)
+    {
+      const auto kern = make_tile_kernel<dim, Number, reduced>(c.geo, c.x, c.b, *c.data, c.coef);
+      launch(c.backend, kern, kern.shape());
+    }
+
+    /// 3D fused on the tensor cores; from x = 0 (no residual to compute) the fiber solve kernel.
+    template <int k, typename Number, bool lumped>
+    void colour_tensor_core(const ColourLaunch<Number> &c)
+    {
+      if (c.from_zero)
+        {
+          ColourLaunch<Number> f = c;
+          f.patches_per_block =
+            FiberPatchKernel<3, k, Number, K::solve, O::linear_indexing>::automatic_patches_per_block();
+          return colour_fiber<3, k, Number, O::linear_indexing, lumped>(f);
+        }
+      const auto kern = make_mma_kernel<k, Number>(c.geo, c.x, c.b, c.mma_matrices, c.coef);
+      launch(c.backend, kern, kern.shape());
+    }
+
+    /// fn<lumped> for the run-time mass choice.
+    template <typename F>
+    F by_mass(bool lumped, F plain, F with_lumped)
+    {
+      return lumped ? with_lumped : plain;
     }
   } // namespace
+
+  /// The one place where the resolved configuration (resolve_smoother) meets the compiled
+  /// kernels (src/instantiations.cmake: the device kernels of each family, optimization and mass
+  /// matrix). A configuration without kernels here is an error, never another choice.
+  template <int dim, int k, typename Number>
+  typename VertexPatchSmoother<dim, k, Number>::Launcher
+  VertexPatchSmoother<dim, k, Number>::colour_launcher(const SmootherConfiguration &config)
+  {
+    const PatchSmootherSettings &s      = config.settings;
+    const bool                   lumped = s.lumped_mass;
+    const bool                   fd     = s.local_solver == LocalSolver::fast_diagonalization;
+    constexpr auto               FD = LocalSolver::fast_diagonalization, INV = LocalSolver::inverse_matrix;
+    switch (config.family)
+      {
+        case PatchKernelFamily::basic:
+          if (config.per_dof)
+            return fd ? &colour_basic<dim, k, Number, true, FD> : &colour_basic<dim, k, Number, true, INV>;
+          return fd ? &colour_basic<dim, k, Number, false, FD> : &colour_basic<dim, k, Number, false, INV>;
+        case PatchKernelFamily::tile:
+          if (s.optimization == O::boundary)
+            return &colour_tile<dim, Number, true>;
+          if (s.optimization == O::linear_indexing || s.optimization == O::conflict_free ||
+              s.optimization == O::tensor_core) // (k = 1 has no tile products: the tile kernel)
+            return &colour_tile<dim, Number, false>;
+          break;
+        case PatchKernelFamily::tensor_core:
+          if constexpr (dim == 3 && k >= 2)
+            return by_mass<Launcher>(lumped, &colour_tensor_core<k, Number, false>,
+                                     &colour_tensor_core<k, Number, true>);
+          break;
+        case PatchKernelFamily::fiber:
+          switch (s.optimization)
+            {
+              case O::linear_indexing:
+                return by_mass<Launcher>(lumped, &colour_fiber<dim, k, Number, O::linear_indexing, false>,
+                                         &colour_fiber<dim, k, Number, O::linear_indexing, true>);
+              case O::conflict_free:
+                return by_mass<Launcher>(lumped, &colour_fiber<dim, k, Number, O::conflict_free, false>,
+                                         &colour_fiber<dim, k, Number, O::conflict_free, true>);
+              case O::boundary:
+                return by_mass<Launcher>(lumped, &colour_fiber<dim, k, Number, O::boundary, false>,
+                                         &colour_fiber<dim, k, Number, O::boundary, true>);
+              case O::basic:
+              case O::tensor_core:
+              case O::automatic:
+                break;
+            }
+          break;
+      }
+    throw std::logic_error("vertex-patch smoother: no compiled kernels for " + config.description() + " with " +
+                           config.optimization_name() + " (" + std::to_string(dim) + "D, k = " + std::to_string(k) +
+                           ")");
+  }
 
   template <int dim, int k, typename Number>
   void VertexPatchSmoother<dim, k, Number>::smooth_color(Vector<Number> &x, const Vector<Number> &b, int color,
@@ -214,69 +280,27 @@ namespace tpmg
     const PatchColorGeometry geo = part ? *part : patch_color_geometry(level_, color);
     if (geo.n_patches == 0)
       return;
-    auto global_residual = [&] {
-      // residual = b - A x with the global level operator
+    ColourLaunch<Number> c;
+    c.backend           = backend_;
+    c.variant           = settings_.kernel;
+    c.geo               = geo;
+    c.x                 = x.data();
+    c.b                 = b.data();
+    c.r                 = residual_.data();
+    c.from_zero         = x_is_zero;
+    c.coef              = coef_;
+    c.patches_per_block = config_.patches_per_block;
+    c.data1d            = data1d_.data();
+    c.inverse           = inverse_.data();
+    c.inverse_sums      = inverse_sums_.data();
+    c.mma_matrices      = mma_matrices_.data();
+    c.data              = &data_;
+    c.global_residual   = [&] {
+      // residual = b - A x with the level operator
       op_->vmult(residual_, x);
       sadd(Number(-1), Number(1), b, residual_);
     };
-    if (config_.family == PatchKernelFamily::tile)
-      {
-        if (settings_.optimization == KernelOptimization::boundary)
-          launch_tile<dim, Number, true>(backend_, geo, x.data(), b.data(), data_, coef_);
-        else
-          launch_tile<dim, Number, false>(backend_, geo, x.data(), b.data(), data_, coef_);
-        return;
-      }
-    if (config_.family != PatchKernelFamily::basic)
-      {
-        if (settings_.kernel == SmootherKernel::global && !x_is_zero)
-          global_residual();
-        Number   *r  = residual_.data();
-        const int P  = config_.patches_per_block;
-        auto      go = [&](auto opt) {
-          smooth_color_fiber<dim, k, Number, decltype(opt)::value>(backend_, settings_.kernel, geo, x.data(), b.data(),
-                                                                   r, settings_.lumped_mass, coef_, P,
-                                                                   inverse_sums_.data(), x_is_zero);
-        };
-        using O = KernelOptimization;
-        switch (settings_.optimization)
-          {
-            case O::tensor_core:
-              // the tile products; from x = 0 the fiber solve kernel (no residual to compute)
-              if constexpr (dim == 3 && k >= 2)
-                if (!x_is_zero)
-                  {
-                    const auto kern = make_mma_kernel<k, Number>(geo, x.data(), b.data(), mma_matrices_.data(), coef_);
-                    launch(backend_, kern, kern.shape());
-                    break;
-                  }
-              smooth_color_fiber<dim, k, Number, O::linear_indexing>(
-                backend_, settings_.kernel, geo, x.data(), b.data(), r, settings_.lumped_mass, coef_,
-                FiberPatchKernel<dim, k, Number, PatchKernelKind::solve,
-                                 O::linear_indexing>::automatic_patches_per_block(),
-                inverse_sums_.data(), x_is_zero);
-              break;
-            case O::linear_indexing:
-              go(std::integral_constant<O, O::linear_indexing>{});
-              break;
-            case O::conflict_free:
-              go(std::integral_constant<O, O::conflict_free>{});
-              break;
-            default:
-              go(std::integral_constant<O, O::boundary>{});
-              break;
-          }
-        return;
-      }
-    const bool fd = settings_.local_solver == LocalSolver::fast_diagonalization;
-    if (config_.per_dof)
-      smooth_color_basic<dim, k, Number, true>(backend_, settings_.kernel, fd, geo, x.data(), b.data(),
-                                               residual_.data(), data1d_.data(), inverse_.data(), coef_,
-                                               global_residual, x_is_zero);
-    else
-      smooth_color_basic<dim, k, Number, false>(backend_, settings_.kernel, fd, geo, x.data(), b.data(),
-                                                residual_.data(), data1d_.data(), inverse_.data(), coef_,
-                                                global_residual, x_is_zero);
+    launcher_(c);
   }
 
 } // namespace tpmg
