@@ -193,6 +193,47 @@ namespace tpmg
       r.copy_from(b);
       return norm_l2(r);
     }
+
+    /// Arnoldi step of GMRES: w orthogonalized against v_0..v_j, the coefficients into
+    /// h[0..j], ‖w‖ into h[j + 1] (w itself is not scaled).
+    inline void orthogonalize(const std::vector<Vector<double>> &V, int j, Vector<double> &w,
+                              Orthogonalization orthogonalization, double *h)
+    {
+      if (orthogonalization == Orthogonalization::classical)
+        {
+          // Classical Gram-Schmidt, twice (the second pass, DGKS's, is due with the multigrid
+          // preconditioner: w = A M⁻¹ v_j lies mostly in the span of the basis). Each pass
+          // takes all inner products in one reduction over the ranks (multi_dot), the second
+          // projection also ‖w‖: three reductions per iteration, whatever j.
+          std::vector<double> c(std::size_t(j) + 1), minus(std::size_t(j) + 1);
+          multi_dot(V, j + 1, w, c.data());
+          for (int i = 0; i <= j; ++i)
+            {
+              h[i]                  = c[std::size_t(i)];
+              minus[std::size_t(i)] = -c[std::size_t(i)];
+            }
+          multi_axpy(minus.data(), V, j + 1, w);
+          multi_dot(V, j + 1, w, c.data());
+          for (int i = 0; i <= j; ++i)
+            {
+              h[i] += c[std::size_t(i)];
+              minus[std::size_t(i)] = -c[std::size_t(i)];
+            }
+          h[j + 1] = multi_axpy_norm(minus.data(), V, j + 1, w);
+          return;
+        }
+      // Modified Gram-Schmidt. (Classical Gram-Schmidt with a second, DGKS pass measured slower
+      // on the H100: more vector passes; docs/performance/solve.md.) Each axpy is fused with the
+      // dot product after it (axpy_dot), the last one with ‖w‖²: 4j + 7 vector passes instead of
+      // 5j + 8, the same arithmetic; j + 2 reductions over the ranks.
+      double next = dot(w, V[0]);
+      for (int i = 0; i <= j; ++i)
+        {
+          h[i] = next;
+          next = axpy_dot(-h[i], V[i], w, i < j ? &V[i + 1] : nullptr);
+        }
+      h[j + 1] = std::sqrt(next);
+    }
   } // namespace internal
 
   /// GMRES with right (flexible: the preconditioned vectors are stored) or left
@@ -280,45 +321,10 @@ namespace tpmg
                 const auto t = time_scope(timers, outer_level, Component::outer_matvec);
                 A.vmult(w, z);
               }
-            if (control.orthogonalization == Orthogonalization::classical)
-              {
-                // Classical Gram-Schmidt, twice (the second pass, DGKS's, is due with the multigrid
-                // preconditioner: w = A M⁻¹ v_j lies mostly in the span of the basis). Each pass
-                // takes all inner products in one reduction over the ranks (multi_dot), the second
-                // projection also ‖w‖: three reductions per iteration, whatever j.
-                const auto          t = time_scope(timers, outer_level, Component::outer_vector);
-                std::vector<double> c(std::size_t(j) + 1), minus(std::size_t(j) + 1);
-                multi_dot(V, j + 1, w, c.data());
-                for (int i = 0; i <= j; ++i)
-                  {
-                    h(i, j)               = c[std::size_t(i)];
-                    minus[std::size_t(i)] = -c[std::size_t(i)];
-                  }
-                multi_axpy(minus.data(), V, j + 1, w);
-                multi_dot(V, j + 1, w, c.data());
-                for (int i = 0; i <= j; ++i)
-                  {
-                    h(i, j) += c[std::size_t(i)];
-                    minus[std::size_t(i)] = -c[std::size_t(i)];
-                  }
-                h(j + 1, j) = multi_axpy_norm(minus.data(), V, j + 1, w);
-              }
-            else
-              {
-                // Modified Gram-Schmidt. (Classical Gram-Schmidt with a second, DGKS pass measured
-                // slower on the H100: more vector passes; docs/performance/solve.md.) Each axpy is
-                // fused with the dot product after it (axpy_dot), the last one with ‖w‖²: 4j + 7
-                // vector passes instead of 5j + 8, the same arithmetic; j + 2 reductions over the
-                // ranks.
-                const auto t    = time_scope(timers, outer_level, Component::outer_vector);
-                double     next = dot(w, V[0]);
-                for (int i = 0; i <= j; ++i)
-                  {
-                    h(i, j) = next;
-                    next    = axpy_dot(-h(i, j), V[i], w, i < j ? &V[i + 1] : nullptr);
-                  }
-                h(j + 1, j) = std::sqrt(next);
-              }
+            {
+              const auto t = time_scope(timers, outer_level, Component::outer_vector);
+              internal::orthogonalize(V, j, w, control.orthogonalization, &h(0, j)); // column j of H
+            }
             const double h_next = h(j + 1, j); // v_{j+1} = w / h_next, written below if needed
             // Givens rotations
             for (int i = 0; i < j; ++i)
