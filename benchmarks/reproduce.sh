@@ -8,6 +8,7 @@
 #   gpu-tests          the GPU test suite (every kernel's GPU result against the CPU runner)
 #   sanitizer          compute-sanitizer memcheck, racecheck, synccheck on 18 solver runs
 #   sanitizer-bp       the same tools on the BP kernels (k = 3, 7, all geometries)
+#   host-sanitizers    the CPU test suite under ASan + UBSan (scripts/sanitizers.sh address tests; a CPU build)
 #   operator           level operator `cartesian`: 3D k = 2..8, and k = 1 (stencil) in 2D and 3D
 #   transfer           restriction + prolongation, 3D k = 1..8 and 2D k = 1..10
 #   smoother-3d-float  one smoothing step, every kernel and optimization, 3D k = 1..8, float
@@ -120,6 +121,11 @@ for stage in "$@"; do
       /usr/bin/time -f "build: %e s" cmake --build "$B" -j "$(nproc)" --target $targets \
         > "$OUT/logs/build.log" 2>&1 || { grep -E "error" "$OUT/logs/build.log" | head -30; exit 1; }
       tail -1 "$OUT/logs/build.log"
+      ;;
+    host-sanitizers)
+      mkdir -p "$OUT/checks"
+      scripts/sanitizers.sh address tests 2>&1 | tee "$OUT/checks/host_sanitizers.txt"
+      cp build-address/ctest.log "$OUT/logs/host_sanitizers_ctest.log" 2>/dev/null
       ;;
     gpu-tests)
       mkdir -p "$OUT/checks"
