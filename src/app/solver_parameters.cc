@@ -7,7 +7,10 @@
 
 #include <algorithm>
 #include <array>
+#include <functional>
 #include <string>
+#include <type_traits>
+#include <utility>
 #include <vector>
 
 namespace tpmg
@@ -122,128 +125,245 @@ namespace tpmg
     }
   } // namespace
 
+  namespace
+  {
+    /// One parameter of the file bound to its field of SolverParameters: declared with the
+    /// field's default as its text, read into the field. `path`: "Section/Name", or "Name".
+    struct Binding
+    {
+      std::string                                                       path;
+      Pattern                                                           pattern;
+      std::string                                                       doc;
+      std::function<std::string(const SolverParameters &)>              text;
+      std::function<void(const ParameterHandler &, SolverParameters &)> read;
+    };
+
+    /// The field a binding reads into: field(p) gives a reference to it in p, const or not.
+    template <class Field>
+    using FieldType = std::decay_t<decltype(std::declval<Field>()(std::declval<SolverParameters &>()))>;
+
+    /// A choice among the names of an enum (default: all of them).
+    template <class Field>
+    Binding choice(const std::string &path, Field field, std::string doc,
+                   const std::vector<FieldType<Field>> &values = {})
+    {
+      using E = FieldType<Field>;
+      return {path, Pattern::selection(names_of<E>(values)), std::move(doc),
+              [field](const SolverParameters &p) { return std::string(to_string(field(p))); },
+              [field, path](const ParameterHandler &prm, SolverParameters &p) {
+                field(p) = *from_string<E>(prm.get(path)); // (the pattern admitted only its names)
+              }};
+    }
+
+    /// An integer in [min, max].
+    template <class Field>
+    Binding integer(const std::string &path, Field field, long min, long max, std::string doc)
+    {
+      return {path, Pattern::integer(min, max), std::move(doc),
+              [field](const SolverParameters &p) { return std::to_string(field(p)); },
+              [field, path](const ParameterHandler &prm, SolverParameters &p) {
+                field(p) = FieldType<Field>(prm.get_integer(path));
+              }};
+    }
+
+    /// A real number in [min, max]; `text`: the default as the file writes it.
+    template <class Field>
+    Binding real(const std::string &path, Field field, double min, double max, std::string text, std::string doc)
+    {
+      return {path, Pattern::real(min, max), std::move(doc), [text](const SolverParameters &) { return text; },
+              [field, path](const ParameterHandler &prm, SolverParameters &p) { field(p) = prm.get_double(path); }};
+    }
+
+    /// Text as it is (expressions, file names).
+    template <class Field>
+    Binding text(const std::string &path, Field field, std::string doc)
+    {
+      return {path, Pattern::anything(), std::move(doc), [field](const SolverParameters &p) { return field(p); },
+              [field, path](const ParameterHandler &prm, SolverParameters &p) { field(p) = prm.get(path); }};
+    }
+
+    /// One value for every direction, or one per direction (read after the dimension); `text`:
+    /// the default as the file writes it.
+    template <class Field, class Convert>
+    Binding per_direction(const std::string &path, Field field, const Pattern &element, Convert convert,
+                          std::string text, std::string doc)
+    {
+      return {path, Pattern::list(element, 1, 3), std::move(doc), [text](const SolverParameters &) { return text; },
+              [field, path, convert](const ParameterHandler &prm, SolverParameters &p) {
+                const std::vector<std::string> v = prm.get_list(path);
+                if (v.size() != 1 && int(v.size()) != p.dim)
+                  throw ParameterError(prm.where(path) + ": expected one value or " + std::to_string(p.dim) +
+                                       " (one per direction) in " + std::to_string(p.dim) + "D, not " +
+                                       std::to_string(v.size()));
+                for (int d = 0; d < 3; ++d)
+                  field(p)[std::size_t(d)] = convert(v[v.size() == 1 ? 0 : std::min<std::size_t>(d, v.size() - 1)]);
+              }};
+    }
+
+#define TPMG_FIELD(member) \
+  [](auto &p) -> auto & { return p.member; }
+
+    /// Every parameter, in the order of the file (the sections in turn).
+    const std::vector<Binding> &bindings()
+    {
+      static const std::vector<Binding> all = [] {
+        const SolverParameters d; // the defaults
+        std::vector<Binding>   b;
+        b.push_back(integer("Dimension", TPMG_FIELD(dim), 2, 3, "Space dimension"));
+        b.push_back(integer("Polynomial degree", TPMG_FIELD(degree), 1, max_degree,
+                            "Degree k of the Q_k elements (k <= " + std::to_string(max_solver_degree(3)) + " in 3D)"));
+        // Mesh
+        b.push_back(integer("Mesh/Refinement level", TPMG_FIELD(refinement_level), 0, 30,
+                            "Finest level L; level l has N0 * 2^l cells per direction"));
+        b.push_back(per_direction(
+          "Mesh/Coarse cells", TPMG_FIELD(coarse_cells), Pattern::integer(1, 1024),
+          [](const std::string &v) { return int(std::stol(v)); }, std::to_string(d.coarse_cells[0]),
+          "Cells N0 of level 0: one value for every direction, or one per direction"));
+        b.push_back(per_direction(
+          "Mesh/Box lower", TPMG_FIELD(box_lower), Pattern::real(-1e6, 1e6),
+          [](const std::string &v) { return std::stod(v); }, "0",
+          "Lower corner of the box: one coordinate for every direction, or one per direction"));
+        b.push_back(per_direction(
+          "Mesh/Box upper", TPMG_FIELD(box_upper), Pattern::real(-1e6, 1e6),
+          [](const std::string &v) { return std::stod(v); }, "1",
+          "Upper corner of the box: one coordinate for every direction, or one per direction"));
+        b.push_back(choice("Mesh/Deformation", TPMG_FIELD(deformation.type),
+                           "Mesh deformation that keeps the box (needs Level operator bp3 or bp5): none, sine "
+                           "(x += a L prod sin(pi xi)), kershaw (CEED benchmarks; cells per direction multiple of 6)"));
+        b.push_back(real("Mesh/Deformation amplitude", TPMG_FIELD(deformation.amplitude), 0.0, 1.0, "0.1",
+                         "sine: relative amplitude a in [0, " + std::to_string(max_sine_amplitude(2)).substr(0, 3) +
+                           "] (2D), [0, " + std::to_string(max_sine_amplitude(3)).substr(0, 4) +
+                           "] (3D); kershaw: epsilon in (0, 1], 1 = undeformed"));
+        // Problem
+        b.push_back(choice("Problem/Right-hand side", TPMG_FIELD(rhs),
+                           "manufactured: u = prod sin(pi (x_i - a_i)/L_i) with its errors; one: f = 1; function: f "
+                           "from 'Right-hand side function'",
+                           {RightHandSide::manufactured, RightHandSide::one, RightHandSide::function}));
+        b.push_back(text("Problem/Right-hand side function", TPMG_FIELD(rhs_function),
+                         "f(x, y, z) for 'Right-hand side = function', in muparser syntax (e.g. -2 - 6*x*z; constants "
+                         "pi, _e; functions sin, exp, sqrt, pow, ...; docs/interface.md)"));
+        b.push_back(text("Problem/Boundary values", TPMG_FIELD(boundary_values),
+                         "Dirichlet data g(x, y, z) on the whole boundary (expression; 0: homogeneous)"));
+        b.push_back(text("Problem/Exact solution", TPMG_FIELD(exact_solution),
+                         "u(x, y, z) to report the L2 and H1 errors against (expression; empty: none)"));
+        // Solver
+        b.push_back(choice("Solver/Type", TPMG_FIELD(solver),
+                           "gmres (double, V-cycle preconditioner), cg (symmetric V-cycle), fmg (full multigrid), "
+                           "vcycle (V-cycle iteration from x = 0)"));
+        b.push_back(real("Solver/Relative tolerance", TPMG_FIELD(relative_tolerance), 1e-16, 1.0, "1e-9",
+                         "Stop at this relative residual"));
+        b.push_back(integer("Solver/Maximum iterations", TPMG_FIELD(max_iterations), 1, 100000, "Iteration limit"));
+        b.push_back(integer("Solver/GMRES restart", TPMG_FIELD(gmres_restart), 1, 1000,
+                            "GMRES basis size before a restart (each basis vector costs two fine-level double "
+                            "vectors with right preconditioning, one with left)"));
+        b.push_back(choice("Solver/Preconditioning side", TPMG_FIELD(preconditioning),
+                           "GMRES preconditioning: right (flexible, true residual) or left (preconditioned residual)"));
+        b.push_back(choice("Solver/Orthogonalization", TPMG_FIELD(orthogonalization),
+                           "GMRES Gram-Schmidt: modified (one reduction over the MPI ranks per basis vector, the "
+                           "faster on one GPU) or classical applied twice (three reductions per iteration: for many "
+                           "ranks)"));
+        // Multigrid
+        b.push_back(choice("Multigrid/Precision", TPMG_FIELD(precision),
+                           "Arithmetic of the V-cycle (the outer solver is always double)"));
+        b.push_back(choice("Multigrid/Smoother", TPMG_FIELD(smoother),
+                           "Multiplicative vertex-patch Schwarz smoother, or Chebyshev with point Jacobi"));
+        b.push_back(
+          choice("Multigrid/Smoother kernel", TPMG_FIELD(patch.kernel),
+                 "Vertex-patch kernel variant: global residual + patch solve, two patch kernels, one patch kernel"));
+        b.push_back(choice("Multigrid/Kernel optimization", TPMG_FIELD(patch.optimization),
+                           "Vertex-patch kernel optimization (docs/kernels.md): automatic = the fastest measured for "
+                           "the device, dimension, degree and precision; tensor_core: 3D fused kernel, 1D products on "
+                           "the FP64 tensor cores"));
+        b.push_back(
+          choice("Multigrid/Level operator", TPMG_FIELD(level_operator),
+                 "Matrix-free level operator: Kronecker form, CEED BP3 (Gauss k+2) or BP5 (GLL collocation)"));
+        b.push_back(
+          choice("Multigrid/Geometric factors", TPMG_FIELD(geometry),
+                 "bp3/bp5: factors stored per quadrature point, or computed from the cell vertices in the kernel",
+                 {GeometryMode::stored, GeometryMode::on_the_fly}));
+        b.push_back(
+          integer("Multigrid/Patches per block", TPMG_FIELD(patch.patches_per_block), 0, 64,
+                  "Vertex patches per thread block of the optimized kernels: 0 = automatic, else a power of two"));
+        b.push_back(choice("Multigrid/Thread structure", TPMG_FIELD(patch.thread_structure),
+                           "Basic patch kernels: one thread per column of 2k+1 DoFs or one per DoF; automatic = the "
+                           "faster on the H100 (per DoF in 2D for k >= 4 and in 3D double for k >= 7)"));
+        b.push_back(choice("Multigrid/Local solver", TPMG_FIELD(patch.local_solver),
+                           "Patch solver: fast diagonalization, or a stored dense inverse (the baseline)"));
+        b.push_back(choice("Multigrid/Post-smoothing order", TPMG_FIELD(post_smoothing),
+                           "Color order in post-smoothing: auto = reverse for cg (symmetric cycle), same otherwise"));
+        b.push_back(choice("Multigrid/Conventions", TPMG_FIELD(conventions),
+                           "paper_code: rhs = vector of ones restricted to coarser levels, colors odd-first "
+                           "(reproduces the tables)"));
+        b.push_back(integer("Multigrid/Chebyshev degree", TPMG_FIELD(chebyshev_degree), 0, 30,
+                            "Operator applications per Chebyshev smoothing step; 0 = automatic: 3 with point Jacobi, "
+                            "16 with the fitted patches"));
+        b.push_back(real("Multigrid/Chebyshev smoothing range", TPMG_FIELD(chebyshev_range), 0, 1e6,
+                         std::to_string(d.chebyshev_range).substr(0, 4),
+                         "The Chebyshev polynomial damps the interval [lambda_max / range, 1.2 lambda_max] of the "
+                         "preconditioned operator; 0 = automatic: 15 with point Jacobi, 400 with the fitted "
+                         "patches"));
+        b.push_back(choice("Multigrid/Patch geometry", TPMG_FIELD(patch_geometry),
+                           "Vertex-patch problems: cartesian (undeformed cell widths, the fast fused kernels) or "
+                           "fitted (separable surrogates fitted to the deformed cells, residuals of the level "
+                           "operator); auto = fitted on deformed meshes"));
+        b.push_back(choice("Multigrid/Fitted patch smoothing", TPMG_FIELD(fitted_smoothing),
+                           "Fitted patches: multiplicative Schwarz (a residual before each color), or additive "
+                           "Schwarz in a Chebyshev polynomial of Chebyshev degree"));
+        // Backend
+        b.push_back(choice("Backend/Device", TPMG_FIELD(device), "auto: the GPU when one is present, else the CPU"));
+        b.push_back(choice("Backend/Exchange", TPMG_FIELD(exchange),
+                           "How ghost values travel between the ranks of a distributed run: nccl (NCCL between GPU "
+                           "buffers), mpi (MPI on GPU buffers: a CUDA-aware MPI), host (MPI on host memory: staged "
+                           "through page-locked buffers on a GPU); auto = the first of these the build and the "
+                           "machine have (host on the CPU backend)"));
+        b.push_back(integer("Backend/Minimum DoFs per rank", TPMG_FIELD(min_rank_dofs), 0, 1L << 40,
+                            "On several ranks, a level coarser than the finest is split over the ranks only where "
+                            "each gets at least this many of its DoFs; smaller levels live on rank 0, which saves "
+                            "their exchanges' latency. 1 = split every level with two cells per rank and direction; "
+                            "0 = automatic (by backend: measured on GPUs, 1 on the CPU)"));
+        b.push_back(choice("Backend/Overlap exchanges", TPMG_FIELD(overlap),
+                           "On several GPUs, each vertex-patch smoother colour's ghost exchange runs on a second "
+                           "stream beside the colour's patches away from the shared faces: auto = on the levels "
+                           "large enough to gain (measured), always = wherever a rank has such patches, never = after "
+                           "the colour"));
+        b.push_back(integer("Backend/Repetitions", TPMG_FIELD(repetitions), 1, 100,
+                            "Solve this many times and report the fastest (timings only)"));
+        // Output
+        b.push_back(
+          text("Output/JSON file", TPMG_FIELD(json_file), "Write the summary as JSON here (also --json FILE)"));
+        b.push_back(text("Output/CSV file", TPMG_FIELD(csv_file), "Write the runtime breakdown as CSV here"));
+        b.push_back(text("Output/VTU file", TPMG_FIELD(vtu_file), "Write the solution for ParaView here (small runs)"));
+        b.push_back(
+          {"Output/Verbose", Pattern::boolean(), "Print a line per iteration and setup progress",
+           [](const SolverParameters &p) { return std::string(p.verbose ? "true" : "false"); },
+           [](const ParameterHandler &prm, SolverParameters &p) { p.verbose = prm.get_bool("Output/Verbose"); }});
+        return b;
+      }();
+      return all;
+    }
+#undef TPMG_FIELD
+  } // namespace
+
   void declare_parameters(ParameterHandler &prm)
   {
     const SolverParameters d; // the defaults
-    prm.declare_entry("Dimension", std::to_string(d.dim), Pattern::integer(2, 3), "Space dimension");
-    prm.declare_entry("Polynomial degree", std::to_string(d.degree), Pattern::integer(1, max_degree),
-                      "Degree k of the Q_k elements (k <= " + std::to_string(max_solver_degree(3)) + " in 3D)");
-    prm.enter_subsection("Mesh");
-    prm.declare_entry("Refinement level", std::to_string(d.refinement_level), Pattern::integer(0, 30),
-                      "Finest level L; level l has N0 * 2^l cells per direction");
-    prm.declare_entry("Coarse cells", std::to_string(d.coarse_cells[0]), Pattern::list(Pattern::integer(1, 1024), 1, 3),
-                      "Cells N0 of level 0: one value for every direction, or one per direction");
-    prm.declare_entry("Box lower", "0", Pattern::list(Pattern::real(-1e6, 1e6), 1, 3),
-                      "Lower corner of the box: one coordinate for every direction, or one per direction");
-    prm.declare_entry("Box upper", "1", Pattern::list(Pattern::real(-1e6, 1e6), 1, 3),
-                      "Upper corner of the box: one coordinate for every direction, or one per direction");
-    prm.declare_entry("Deformation", to_string(d.deformation.type), choice<Deformation>(),
-                      "Mesh deformation that keeps the box (needs Level operator bp3 or bp5): none, sine "
-                      "(x += a L prod sin(pi xi)), kershaw (CEED benchmarks; cells per direction multiple of 6)");
-    prm.declare_entry("Deformation amplitude", "0.1", Pattern::real(0.0, 1.0),
-                      "sine: relative amplitude a in [0, " + std::to_string(max_sine_amplitude(2)).substr(0, 3) +
-                        "] (2D), [0, " + std::to_string(max_sine_amplitude(3)).substr(0, 4) +
-                        "] (3D); kershaw: epsilon in (0, 1], 1 = undeformed");
-    prm.leave_subsection();
-    prm.enter_subsection("Problem");
-    prm.declare_entry("Right-hand side", to_string(d.rhs),
-                      choice<RightHandSide>({RightHandSide::manufactured, RightHandSide::one, RightHandSide::function}),
-                      "manufactured: u = prod sin(pi (x_i - a_i)/L_i) with its errors; one: f = 1; function: f from "
-                      "'Right-hand side function'");
-    prm.declare_entry("Right-hand side function", d.rhs_function, Pattern::anything(),
-                      "f(x, y, z) for 'Right-hand side = function', in muparser syntax (e.g. -2 - 6*x*z; constants pi, "
-                      "_e; functions sin, exp, sqrt, pow, ...; docs/interface.md)");
-    prm.declare_entry("Boundary values", d.boundary_values, Pattern::anything(),
-                      "Dirichlet data g(x, y, z) on the whole boundary (expression; 0: homogeneous)");
-    prm.declare_entry("Exact solution", d.exact_solution, Pattern::anything(),
-                      "u(x, y, z) to report the L2 and H1 errors against (expression; empty: none)");
-    prm.leave_subsection();
-    prm.enter_subsection("Solver");
-    prm.declare_entry("Type", to_string(d.solver), choice<SolverType>(),
-                      "gmres (double, V-cycle preconditioner), cg (symmetric V-cycle), fmg (full multigrid), "
-                      "vcycle (V-cycle iteration from x = 0)");
-    prm.declare_entry("Relative tolerance", "1e-9", Pattern::real(1e-16, 1.0), "Stop at this relative residual");
-    prm.declare_entry("Maximum iterations", std::to_string(d.max_iterations), Pattern::integer(1, 100000),
-                      "Iteration limit");
-    prm.declare_entry("GMRES restart", std::to_string(d.gmres_restart), Pattern::integer(1, 1000),
-                      "GMRES basis size before a restart (each basis vector costs two fine-level double vectors "
-                      "with right preconditioning, one with left)");
-    prm.declare_entry("Preconditioning side", to_string(d.preconditioning), choice<PreconditioningSide>(),
-                      "GMRES preconditioning: right (flexible, true residual) or left (preconditioned residual)");
-    prm.declare_entry("Orthogonalization", to_string(d.orthogonalization), choice<Orthogonalization>(),
-                      "GMRES Gram-Schmidt: modified (one reduction over the MPI ranks per basis vector, the faster "
-                      "on one GPU) or classical applied twice (three reductions per iteration: for many ranks)");
-    prm.leave_subsection();
-    prm.enter_subsection("Multigrid");
-    prm.declare_entry("Precision", to_string(d.precision), choice<Precision>(),
-                      "Arithmetic of the V-cycle (the outer solver is always double)");
-    prm.declare_entry("Smoother", to_string(d.smoother), choice<SmootherType>(),
-                      "Multiplicative vertex-patch Schwarz smoother, or Chebyshev with point Jacobi");
-    prm.declare_entry(
-      "Smoother kernel", to_string(d.patch.kernel), choice<SmootherKernel>(),
-      "Vertex-patch kernel variant: global residual + patch solve, two patch kernels, one patch kernel");
-    prm.declare_entry("Kernel optimization", to_string(d.patch.optimization), choice<KernelOptimization>(),
-                      "Vertex-patch kernel optimization (docs/kernels.md): automatic = the fastest measured for "
-                      "the device, dimension, degree and precision; tensor_core: 3D fused kernel, 1D products on "
-                      "the FP64 tensor cores");
-    prm.declare_entry("Level operator", to_string(d.level_operator), choice<LevelOperatorType>(),
-                      "Matrix-free level operator: Kronecker form, CEED BP3 (Gauss k+2) or BP5 (GLL collocation)");
-    prm.declare_entry("Geometric factors", to_string(d.geometry),
-                      choice<GeometryMode>({GeometryMode::stored, GeometryMode::on_the_fly}),
-                      "bp3/bp5: factors stored per quadrature point, or computed from the cell vertices in the kernel");
-    prm.declare_entry("Patches per block", std::to_string(d.patch.patches_per_block), Pattern::integer(0, 64),
-                      "Vertex patches per thread block of the optimized kernels: 0 = automatic, else a power of two");
-    prm.declare_entry("Thread structure", to_string(d.patch.thread_structure), choice<ThreadStructure>(),
-                      "Basic patch kernels: one thread per column of 2k+1 DoFs or one per DoF; automatic = the "
-                      "faster on the H100 (per DoF in 2D for k >= 4 and in 3D double for k >= 7)");
-    prm.declare_entry("Local solver", to_string(d.patch.local_solver), choice<LocalSolver>(),
-                      "Patch solver: fast diagonalization, or a stored dense inverse (the baseline)");
-    prm.declare_entry("Post-smoothing order", to_string(d.post_smoothing), choice<PostSmoothingOrder>(),
-                      "Color order in post-smoothing: auto = reverse for cg (symmetric cycle), same otherwise");
-    prm.declare_entry(
-      "Conventions", to_string(d.conventions), choice<Conventions>(),
-      "paper_code: rhs = vector of ones restricted to coarser levels, colors odd-first (reproduces the tables)");
-    prm.declare_entry("Chebyshev degree", std::to_string(d.chebyshev_degree), Pattern::integer(0, 30),
-                      "Operator applications per Chebyshev smoothing step; 0 = automatic: 3 with point Jacobi, 16 "
-                      "with the fitted patches");
-    prm.declare_entry("Chebyshev smoothing range", std::to_string(d.chebyshev_range).substr(0, 4),
-                      Pattern::real(0, 1e6),
-                      "The Chebyshev polynomial damps the interval [lambda_max / range, 1.2 lambda_max] of the "
-                      "preconditioned operator; 0 = automatic: 15 with point Jacobi, 400 with the fitted patches");
-    prm.declare_entry("Patch geometry", to_string(d.patch_geometry), choice<PatchGeometry>(),
-                      "Vertex-patch problems: cartesian (undeformed cell widths, the fast fused kernels) or fitted "
-                      "(separable surrogates fitted to the deformed cells, residuals of the level operator); auto = "
-                      "fitted on deformed meshes");
-    prm.declare_entry("Fitted patch smoothing", to_string(d.fitted_smoothing), choice<FittedSmoothing>(),
-                      "Fitted patches: multiplicative Schwarz (a residual before each color), or additive Schwarz "
-                      "in a Chebyshev polynomial of Chebyshev degree");
-    prm.leave_subsection();
-    prm.enter_subsection("Backend");
-    prm.declare_entry("Device", to_string(d.device), choice<DeviceChoice>(),
-                      "auto: the GPU when one is present, else the CPU");
-    prm.declare_entry("Exchange", to_string(d.exchange), choice<ExchangePath>(),
-                      "How ghost values travel between the ranks of a distributed run: nccl (NCCL between GPU "
-                      "buffers), mpi (MPI on GPU buffers: a CUDA-aware MPI), host (MPI on host memory: staged "
-                      "through page-locked buffers on a GPU); auto = the first of these the build and the machine "
-                      "have (host on the CPU backend)");
-    prm.declare_entry("Minimum DoFs per rank", std::to_string(d.min_rank_dofs), Pattern::integer(0, 1L << 40),
-                      "On several ranks, a level coarser than the finest is split over the ranks only where each "
-                      "gets at least this many of its DoFs; smaller levels live on rank 0, which saves their "
-                      "exchanges' latency. 1 = split every level with two cells per rank and direction; 0 = "
-                      "automatic (by backend: measured on GPUs, 1 on the CPU)");
-    prm.declare_entry("Overlap exchanges", to_string(d.overlap), choice<ExchangeOverlap>(),
-                      "On several GPUs, each vertex-patch smoother colour's ghost exchange runs on a second stream "
-                      "beside the colour's patches away from the shared faces: auto = on the levels large enough "
-                      "to gain (measured), always = wherever a rank has such patches, never = after the colour");
-    prm.declare_entry("Repetitions", std::to_string(d.repetitions), Pattern::integer(1, 100),
-                      "Solve this many times and report the fastest (timings only)");
-    prm.leave_subsection();
-    prm.enter_subsection("Output");
-    prm.declare_entry("JSON file", "", Pattern::anything(), "Write the summary as JSON here (also --json FILE)");
-    prm.declare_entry("CSV file", "", Pattern::anything(), "Write the runtime breakdown as CSV here");
-    prm.declare_entry("VTU file", "", Pattern::anything(), "Write the solution for ParaView here (small runs)");
-    prm.declare_entry("Verbose", "true", Pattern::boolean(), "Print a line per iteration and setup progress");
-    prm.leave_subsection();
+    std::string            section;
+    for (const Binding &b : bindings())
+      {
+        const std::size_t slash = b.path.find('/');
+        const std::string s     = slash == std::string::npos ? "" : b.path.substr(0, slash);
+        if (s != section)
+          {
+            if (!section.empty())
+              prm.leave_subsection();
+            if (!s.empty())
+              prm.enter_subsection(s);
+            section = s;
+          }
+        prm.declare_entry(slash == std::string::npos ? b.path : b.path.substr(slash + 1), b.text(d), b.pattern, b.doc);
+      }
+    if (!section.empty())
+      prm.leave_subsection();
   }
 
   SolverParameters read_parameters(const ParameterHandler &prm)
@@ -252,71 +372,14 @@ namespace tpmg
     auto             fail = [&](const std::string &path, const std::string &what) {
       throw ParameterError(prm.where(path) + ": " + what);
     };
-    p.dim                   = int(prm.get_integer("Dimension"));
-    p.degree                = int(prm.get_integer("Polynomial degree"));
-    p.refinement_level      = int(prm.get_integer("Mesh/Refinement level"));
-    p.deformation.type      = get_choice<Deformation>(prm, "Mesh/Deformation");
-    p.deformation.amplitude = prm.get_double("Mesh/Deformation amplitude");
-    // one value for every direction, or one per direction
-    auto per_direction = [&](const std::string &path, auto convert, auto &out) {
-      const std::vector<std::string> v = prm.get_list(path);
-      if (v.size() != 1 && int(v.size()) != p.dim)
-        fail(path, "expected one value or " + std::to_string(p.dim) + " (one per direction) in " +
-                     std::to_string(p.dim) + "D, not " + std::to_string(v.size()));
-      for (int d = 0; d < 3; ++d)
-        out[d] = convert(v[v.size() == 1 ? 0 : std::min<std::size_t>(d, v.size() - 1)]);
-    };
-    per_direction(
-      "Mesh/Coarse cells", [](const std::string &v) { return int(std::stol(v)); }, p.coarse_cells);
-    per_direction(
-      "Mesh/Box lower", [](const std::string &v) { return std::stod(v); }, p.box_lower);
-    per_direction(
-      "Mesh/Box upper", [](const std::string &v) { return std::stod(v); }, p.box_upper);
+    for (const Binding &b : bindings()) // (the dimension first: the per-direction lists need it)
+      b.read(prm, p);
     for (int d = 0; d < p.dim; ++d)
       if (!(p.box_upper[d] > p.box_lower[d]))
         // blamed on the one of the two the input set (the other kept its default)
         fail(prm.where("Mesh/Box upper") == "default" ? "Mesh/Box lower" : "Mesh/Box upper",
              "'Box upper' must be larger than 'Box lower' in every direction (direction " + std::to_string(d) + ": " +
                std::to_string(p.box_lower[d]) + " and " + std::to_string(p.box_upper[d]) + ")");
-
-    p.rhs             = get_choice<RightHandSide>(prm, "Problem/Right-hand side");
-    p.rhs_function    = prm.get("Problem/Right-hand side function");
-    p.boundary_values = prm.get("Problem/Boundary values");
-    p.exact_solution  = prm.get("Problem/Exact solution");
-
-    p.solver             = get_choice<SolverType>(prm, "Solver/Type");
-    p.relative_tolerance = prm.get_double("Solver/Relative tolerance");
-    p.max_iterations     = int(prm.get_integer("Solver/Maximum iterations"));
-    p.gmres_restart      = int(prm.get_integer("Solver/GMRES restart"));
-    p.preconditioning    = get_choice<PreconditioningSide>(prm, "Solver/Preconditioning side");
-    p.orthogonalization  = get_choice<Orthogonalization>(prm, "Solver/Orthogonalization");
-
-    p.precision               = get_choice<Precision>(prm, "Multigrid/Precision");
-    p.smoother                = get_choice<SmootherType>(prm, "Multigrid/Smoother");
-    p.patch.kernel            = get_choice<SmootherKernel>(prm, "Multigrid/Smoother kernel");
-    p.patch.optimization      = get_choice<KernelOptimization>(prm, "Multigrid/Kernel optimization");
-    p.level_operator          = get_choice<LevelOperatorType>(prm, "Multigrid/Level operator");
-    p.geometry                = get_choice<GeometryMode>(prm, "Multigrid/Geometric factors");
-    p.patch.patches_per_block = int(prm.get_integer("Multigrid/Patches per block"));
-    p.patch.thread_structure  = get_choice<ThreadStructure>(prm, "Multigrid/Thread structure");
-    p.patch.local_solver      = get_choice<LocalSolver>(prm, "Multigrid/Local solver");
-    p.post_smoothing          = get_choice<PostSmoothingOrder>(prm, "Multigrid/Post-smoothing order");
-    p.conventions             = get_choice<Conventions>(prm, "Multigrid/Conventions");
-    p.chebyshev_degree        = int(prm.get_integer("Multigrid/Chebyshev degree"));
-    p.chebyshev_range         = prm.get_double("Multigrid/Chebyshev smoothing range");
-    p.patch_geometry          = get_choice<PatchGeometry>(prm, "Multigrid/Patch geometry");
-    p.fitted_smoothing        = get_choice<FittedSmoothing>(prm, "Multigrid/Fitted patch smoothing");
-
-    p.device        = get_choice<DeviceChoice>(prm, "Backend/Device");
-    p.exchange      = get_choice<ExchangePath>(prm, "Backend/Exchange");
-    p.min_rank_dofs = index_t(prm.get_integer("Backend/Minimum DoFs per rank"));
-    p.overlap       = get_choice<ExchangeOverlap>(prm, "Backend/Overlap exchanges");
-    p.repetitions   = int(prm.get_integer("Backend/Repetitions"));
-
-    p.json_file = prm.get("Output/JSON file");
-    p.csv_file  = prm.get("Output/CSV file");
-    p.vtu_file  = prm.get("Output/VTU file");
-    p.verbose   = prm.get_bool("Output/Verbose");
 
     // cross-checks, reported at the line that set the offending value
     if (p.degree > max_solver_degree(p.dim))
