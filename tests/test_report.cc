@@ -59,6 +59,27 @@ TEST(Report, JsonHasTheInterfaceKeys)
   EXPECT_EQ(int(r.levels.size()), 3 - r.coarsest_level + 1);
 }
 
+// The smoother's kernels as the smoother resolved them, on one level (where the coarse solve
+// is one patch step) as on several.
+TEST(Report, SmootherConfigurationOnEveryHierarchy)
+{
+  SolverParameters p;
+  p.dim     = 2;
+  p.degree  = 2;
+  p.device  = DeviceChoice::cpu;
+  p.verbose = false;
+  p.solver  = SolverType::vcycle;
+  for (int level : {0, 3})
+    {
+      p.refinement_level = level;
+      p.coarse_cells     = {level == 0 ? 2 : 1, level == 0 ? 2 : 1, 1};
+      std::ostringstream log;
+      const RunResult    r = run_poisson(p, log);
+      EXPECT_EQ(r.kernel_optimization, "basic, thread per column (automatic)") << "level " << level;
+      EXPECT_EQ(r.smoother_configuration, "basic kernels, one thread per column") << "level " << level;
+    }
+}
+
 TEST(Report, CsvAndTable)
 {
   const RunResult   r    = small_run(RightHandSide::manufactured);

@@ -326,7 +326,7 @@ namespace tpmg
       const double                    t_setup0 = wall_seconds();
       Timers                          timers(backend, true);
       const Multigrid<dim, k, Number> multigrid(layouts, backend, mg, &timers);
-      if (multigrid.finest_level() > multigrid.coarsest_level())
+      if (p.smoother == SmootherType::vertex_patch && !mg.fitted_patches()) // (its smoother on every level)
         if (const SmootherConfiguration *c = multigrid.level_smoother(multigrid.finest_level()).configuration())
           {
             res.kernel_optimization    = c->optimization_name();
