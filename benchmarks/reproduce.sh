@@ -40,9 +40,10 @@
 #                      Table 7 k = 3 and 7, a mid-size k = 3 solve, Kershaw BPS5, k = 7 at 2.9 G DoFs;
 #                      NCCL against the host-staged path, the agglomeration floor, the L2 errors at
 #                      1e-13; bad input and a failure on one rank over NCCL
-#   overlap            the smoother colours' exchanges beside the inner patches against after the
-#                      colour (Backend/Overlap exchanges = auto, never, always), 4 GPUs, strong and
-#                      weak k = 3 and 7, k = 3 at 7.2 M DoFs, alternating, two rounds (OVERLAP_ROUNDS)
+#   overlap            the smoothers' exchanges beside the inner patches against after them
+#                      (Backend/Overlap exchanges = auto, never, always), 4 GPUs, strong and weak
+#                      k = 3 and 7, k = 3 at 7.2 M DoFs, Kershaw BPS5 level 3, alternating, two
+#                      rounds (OVERLAP_ROUNDS; OVERLAP_CASES picks cases)
 #   mpi-gpu-tests      the GPU solver tests on several ranks (ctest gpu.mpi_solver_*: host staging
 #                      and, with a GPU per rank, NCCL)
 #   sanitizer-nccl     compute-sanitizer memcheck and racecheck on two ranks exchanging over NCCL
@@ -383,11 +384,17 @@ RUNS
       for round in ${OVERLAP_ROUNDS:-1 2}; do
         for on in auto never always; do
           o=(--set "Backend/Overlap exchanges=$on")
-          scale strong_k7 4 "${on}_$round" $k7 "${o[@]}"
-          scale strong_k3 4 "${on}_$round" $k3 "${o[@]}"
-          scale weak_k7 4 "${on}_$round" $k7 --set "Mesh/Refinement level=6" --set "Mesh/Coarse cells=4,2,2" "${o[@]}"
-          scale weak_k3 4 "${on}_$round" $k3 --set "Mesh/Refinement level=7" --set "Mesh/Coarse cells=4,2,2" "${o[@]}"
-          scale mid_k3 4 "${on}_$round" $k3 --set "Mesh/Refinement level=6" "${o[@]}"
+          for c in ${OVERLAP_CASES:-strong_k7 strong_k3 weak_k7 weak_k3 mid_k3 kershaw}; do
+            case $c in
+              strong_k7) scale $c 4 "${on}_$round" $k7 "${o[@]}" ;;
+              strong_k3) scale $c 4 "${on}_$round" $k3 "${o[@]}" ;;
+              weak_k7) scale $c 4 "${on}_$round" $k7 --set "Mesh/Refinement level=6" --set "Mesh/Coarse cells=4,2,2" "${o[@]}" ;;
+              weak_k3) scale $c 4 "${on}_$round" $k3 --set "Mesh/Refinement level=7" --set "Mesh/Coarse cells=4,2,2" "${o[@]}" ;;
+              mid_k3) scale $c 4 "${on}_$round" $k3 --set "Mesh/Refinement level=6" "${o[@]}" ;;
+              kershaw) scale $c 4 "${on}_$round" prm/kershaw_bps5.prm --set "Mesh/Refinement level=3" \
+                --set Backend/Repetitions=3 "${o[@]}" ;;
+            esac
+          done
         done
       done
       python3 - "$J" <<'PY' | tee "$OUT/scaling/overlap.txt"

@@ -256,7 +256,8 @@ TEST(Partition, OverlappedPatchesStayClearOfTheColourExchange)
 {
   // split_patch_centres: near and inner cover a part's patch centres once, and no inner patch of
   // a colour writes a node that colour's exchange sends or reads one it receives (the exchange
-  // runs beside the inner patches, BoxLayout::start_update_ghosts_after_colour)
+  // runs beside the inner patches, BoxLayout::start_update_ghosts_after_colour), nor one that the
+  // one-layer exchange of the additive Schwarz step sends or receives
   struct Case
   {
     int                dim, degree, level, ranks;
@@ -335,6 +336,14 @@ TEST(Partition, OverlappedPatchesStayClearOfTheColourExchange)
                       for (const BoxLayout::Halo &h : plan.colour_receives[std::size_t(colour)])
                         ASSERT_FALSE(meets(lo, hi, h.box)) << "inner centre " << x << "," << y << "," << z
                                                            << " reads what colour " << colour << " receives";
+                      // the additive Schwarz step's one-layer exchange (AdditiveSchwarz::vmult):
+                      // an inner patch writes neither what it sends nor what it receives
+                      for (const BoxLayout::Halo &h : plan.sends[0])
+                        ASSERT_FALSE(meets(wlo, whi, h.box)) << "inner centre " << x << "," << y << "," << z
+                                                             << " writes what the one-layer exchange sends";
+                      for (const BoxLayout::Halo &h : plan.receives[0])
+                        ASSERT_FALSE(meets(wlo, whi, h.box)) << "inner centre " << x << "," << y << "," << z
+                                                             << " writes what the one-layer exchange receives";
                     }
               EXPECT_EQ(covered, all.count());
             }

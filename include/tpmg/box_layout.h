@@ -97,6 +97,11 @@ namespace tpmg
     /// CPU backend the exchange happens here.
     template <typename Number>
     void start_update_ghosts_after_colour(Vector<Number> &v, int colour) const;
+    /// update_ghosts(v, layers) on the second stream, as start_update_ghosts_after_colour: the
+    /// work queued next must neither write what the exchange sends (the owned nodes of the cell
+    /// layers next to the shared faces) nor touch the ghost nodes.
+    template <typename Number>
+    void start_update_ghosts(Vector<Number> &v, GhostLayers layers) const;
     void finish_ghost_update() const;
 
     /// On rank 0, `whole` (resized to whole().n_dofs()) gets every rank's owned values of v; the
@@ -169,8 +174,11 @@ namespace tpmg
     std::vector<Halo> owned_boxes_, stored_boxes_;
     struct Buffers;
     std::unique_ptr<Buffers> buffers_;
-    mutable double           exchange_seconds_ = 0;
-    mutable long             exchanges_        = 0;
+    /// Queues `exchange` on the second stream after the work queued so far (the *_start_* calls).
+    template <class Exchange>
+    void           start_on_side_stream(const Exchange &exchange) const;
+    mutable double exchange_seconds_ = 0;
+    mutable long   exchanges_        = 0;
   };
 
   /// One layout per level of a hierarchy: how a distributed run (or a one-rank run) stores it.

@@ -6,10 +6,16 @@
 #include <tpmg/fitted_patches.h>
 #include <tpmg/linear_operator.h>
 #include <tpmg/mesh.h>
+#include <tpmg/options.h>
 #include <tpmg/vector.h>
+
+#include <memory>
 
 namespace tpmg
 {
+  struct PatchColorGeometry;
+  struct OverlappedColours;
+
   template <int dim, int k, typename Number>
   class FittedPatchSolver
   {
@@ -19,10 +25,14 @@ namespace tpmg
     FittedPatchSolver(const CartesianLevel &level, Backend backend, const DeformationSettings &deformation,
                       bool lumped_mass);
 
-    /// x += Σ_j R_jᵀ Ã_j⁻¹ R_j r over the patches j of one colour (their interiors do not overlap).
-    void solve_color(Vector<Number> &x, const Vector<Number> &r, int color) const;
+    /// x += Σ_j R_jᵀ Ã_j⁻¹ R_j r over the patches j of one colour (their interiors do not overlap);
+    /// with `part` only those of the colour's patches (patch_color_geometry with a CentreBox).
+    void solve_color(Vector<Number> &x, const Vector<Number> &r, int color,
+                     const PatchColorGeometry *part = nullptr) const;
 
-    int n_colors() const { return 1 << dim; }
+    int                   n_colors() const { return 1 << dim; }
+    const CartesianLevel &level() const { return level_; }
+    Backend               backend() const { return backend_; }
 
     /// Bytes on the backend: the ratio table and the per-vertex widths.
     std::size_t memory_bytes() const;
@@ -36,19 +46,24 @@ namespace tpmg
   /// The additive Schwarz preconditioner of the fitted patch solves, z = Σ_j R_jᵀ Ã_j⁻¹ R_j r (all
   /// colours), as an operator: the inner preconditioner of the Chebyshev-accelerated Schwarz
   /// smoother. With a layout, z is exchanged in one ghost layer (what the level operator reads).
+  /// With `overlap` (Backend/Overlap exchanges; overlap_exchanges decides for the part) the
+  /// exchange runs beside the last colour's patches away from the shared faces, in the same sums
+  /// as without.
   template <int dim, int k, typename Number>
   class AdditiveSchwarz final : public LinearOperator<Number>
   {
   public:
-    AdditiveSchwarz(const FittedPatchSolver<dim, k, Number> &solver, const LinearOperator<Number> &op)
-      : solver_(&solver), op_(&op)
-    {}
+    AdditiveSchwarz(const FittedPatchSolver<dim, k, Number> &solver, const LinearOperator<Number> &op,
+                    ExchangeOverlap overlap = ExchangeOverlap::never);
     void                                    vmult(Vector<Number> &z, const Vector<Number> &r) const override;
     index_t                                 size() const override { return op_->size(); }
     const std::shared_ptr<const BoxLayout> &layout() const override { return op_->layout(); }
+    /// Whether the exchange runs beside the inner patches.
+    bool overlapped() const;
 
   private:
     const FittedPatchSolver<dim, k, Number> *solver_;
     const LinearOperator<Number>            *op_;
+    std::shared_ptr<const OverlappedColours> split_; ///< null: no overlap
   };
 } // namespace tpmg

@@ -343,17 +343,9 @@ namespace tpmg
                     "update_ghosts_after_colour");
   }
 
-  template <typename Number>
-  void BoxLayout::start_update_ghosts_after_colour(Vector<Number> &v, int colour) const
+  template <class Exchange>
+  void BoxLayout::start_on_side_stream(const Exchange &exchange) const
   {
-    if (backend_ != Backend::cuda || !distributed_)
-      {
-        update_ghosts_after_colour(v, colour);
-        return;
-      }
-    if (colour >= 0 && colour < int(colour_sends_.size()) && colour_sends_[std::size_t(colour)].empty() &&
-        colour_receives_[std::size_t(colour)].empty())
-      return;
     Buffers &b = *buffers_;
     if (b.in_flight)
       throw std::logic_error("BoxLayout: an overlapped ghost exchange started before the last one finished");
@@ -367,10 +359,35 @@ namespace tpmg
     {
       ScopedStream on_side(b.side);
       event_wait(b.ready);
-      update_ghosts_after_colour(v, colour);
+      exchange();
       event_record(b.done);
     }
     b.in_flight = true;
+  }
+
+  template <typename Number>
+  void BoxLayout::start_update_ghosts_after_colour(Vector<Number> &v, int colour) const
+  {
+    if (backend_ != Backend::cuda || !distributed_)
+      {
+        update_ghosts_after_colour(v, colour);
+        return;
+      }
+    if (colour >= 0 && colour < int(colour_sends_.size()) && colour_sends_[std::size_t(colour)].empty() &&
+        colour_receives_[std::size_t(colour)].empty())
+      return;
+    start_on_side_stream([&] { update_ghosts_after_colour(v, colour); });
+  }
+
+  template <typename Number>
+  void BoxLayout::start_update_ghosts(Vector<Number> &v, GhostLayers layers) const
+  {
+    if (backend_ != Backend::cuda || !distributed_)
+      {
+        update_ghosts(v, layers);
+        return;
+      }
+    start_on_side_stream([&] { update_ghosts(v, layers); });
   }
 
   void BoxLayout::finish_ghost_update() const
@@ -439,6 +456,7 @@ namespace tpmg
   template void BoxLayout::update_ghosts<N>(Vector<N> &, GhostLayers) const;            \
   template void BoxLayout::update_ghosts_after_colour<N>(Vector<N> &, int) const;       \
   template void BoxLayout::start_update_ghosts_after_colour<N>(Vector<N> &, int) const; \
+  template void BoxLayout::start_update_ghosts<N>(Vector<N> &, GhostLayers) const;      \
   template void BoxLayout::gather<N>(const Vector<N> &, Vector<N> &) const;             \
   template void BoxLayout::scatter<N>(const Vector<N> &, Vector<N> &, bool) const;
   TPMG_INSTANTIATE(float)

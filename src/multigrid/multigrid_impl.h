@@ -15,6 +15,7 @@
 #include <kernels/smoothers/patch_common.h>
 #include <kernels/transfer/degree_transfer.h>
 #include <src/multigrid/transfer_impl.h>
+#include <src/smoothers/patch_split.h>
 
 #include <Eigen/Dense>
 
@@ -72,21 +73,8 @@ namespace tpmg
         : smoother_(level, b, s, op), symmetric_(symmetric), layout_(layout),
           layers_(s.kernel == SmootherKernel::global ? GhostLayers::all : GhostLayers::one)
       {
-        if (layout_ && overlap != ExchangeOverlap::never && layers_ == GhostLayers::one)
-          {
-            const CentreSplit split = split_patch_centres(level);
-            if (overlap_exchanges(split, level, b, overlap))
-              {
-                for (int c = 0; c < smoother_.n_colors(); ++c)
-                  {
-                    std::vector<PatchColorGeometry> near;
-                    for (const CentreBox &part : split.near)
-                      near.push_back(patch_color_geometry(level, c, &part));
-                    near_.push_back(std::move(near));
-                    inner_.push_back(patch_color_geometry(level, c, &split.inner));
-                  }
-              }
-          }
+        if (layout_ && layers_ == GhostLayers::one)
+          split_ = overlapped_colours(level, smoother_.n_colors(), b, overlap);
       }
       const SmootherConfiguration *configuration() const override { return &smoother_.configuration(); }
       void smooth(Vector<Number> &x, const Vector<Number> &b, bool post, bool x_is_zero) const override
@@ -104,12 +92,12 @@ namespace tpmg
           {
             const int  colour = smoother_.color_at(reverse ? n - 1 - i : i);
             const bool zero   = x_is_zero && i == 0;
-            if (!inner_.empty())
+            if (split_.active())
               {
-                for (const PatchColorGeometry &near : near_[std::size_t(colour)])
+                for (const PatchColorGeometry &near : split_.near[std::size_t(colour)])
                   smoother_.smooth_color(x, b, colour, zero, &near);
                 layout_->start_update_ghosts_after_colour(x, colour);
-                smoother_.smooth_color(x, b, colour, zero, &inner_[std::size_t(colour)]);
+                smoother_.smooth_color(x, b, colour, zero, &split_.inner[std::size_t(colour)]);
                 layout_->finish_ghost_update();
                 continue;
               }
@@ -126,10 +114,7 @@ namespace tpmg
       bool                                symmetric_;
       const BoxLayout                    *layout_;
       GhostLayers                         layers_;
-      /// where the exchanges overlap the inner patches (else empty), per colour: the patches near
-      /// the shared faces, and the inner ones
-      std::vector<std::vector<PatchColorGeometry>> near_;
-      std::vector<PatchColorGeometry>              inner_;
+      OverlappedColours                   split_; ///< where the exchanges overlap the inner patches
     };
 
     /// The vertex-patch Schwarz smoother of the fitted patch solves (tpmg/fitted_patch_solver.h):
@@ -147,7 +132,7 @@ namespace tpmg
       {
         if (smoothing_ == FittedSmoothing::chebyshev_additive)
           {
-            additive_  = std::make_unique<AdditiveSchwarz<dim, k, Number>>(solver_, *op);
+            additive_  = std::make_unique<AdditiveSchwarz<dim, k, Number>>(solver_, *op, s.overlap);
             chebyshev_ = std::make_unique<ChebyshevSmoother<Number>>(*op, *additive_, s.chebyshev, b);
           }
       }

@@ -7,6 +7,7 @@
 
 #include <kernels/runtime/forall.h>
 #include <kernels/smoothers/patch_fitted.h>
+#include <src/smoothers/patch_split.h>
 
 namespace tpmg
 {
@@ -43,10 +44,11 @@ namespace tpmg
   }
 
   template <int dim, int k, typename Number>
-  void FittedPatchSolver<dim, k, Number>::solve_color(Vector<Number> &x, const Vector<Number> &r, int color) const
+  void FittedPatchSolver<dim, k, Number>::solve_color(Vector<Number> &x, const Vector<Number> &r, int color,
+                                                      const PatchColorGeometry *part) const
   {
     FittedPatchSolve<dim, k, Number> kern;
-    kern.geo = patch_color_geometry(level_, color);
+    kern.geo = part ? *part : patch_color_geometry(level_, color);
     if (kern.geo.n_patches == 0)
       return;
     for (int d = 0; d < 3; ++d)
@@ -61,15 +63,48 @@ namespace tpmg
   }
 
   template <int dim, int k, typename Number>
+  AdditiveSchwarz<dim, k, Number>::AdditiveSchwarz(const FittedPatchSolver<dim, k, Number> &solver,
+                                                   const LinearOperator<Number> &op, ExchangeOverlap overlap)
+    : solver_(&solver), op_(&op)
+  {
+    if (op.layout() && op.layout()->distributed())
+      {
+        OverlappedColours split = overlapped_colours(solver.level(), solver.n_colors(), solver.backend(), overlap);
+        if (split.active())
+          split_ = std::make_shared<const OverlappedColours>(std::move(split));
+      }
+  }
+
+  template <int dim, int k, typename Number>
+  bool AdditiveSchwarz<dim, k, Number>::overlapped() const
+  {
+    return split_ != nullptr;
+  }
+
+  template <int dim, int k, typename Number>
   void AdditiveSchwarz<dim, k, Number>::vmult(Vector<Number> &z, const Vector<Number> &r) const
   {
-    if (op_->layout())
-      z.reinit(op_->layout());
+    const std::shared_ptr<const BoxLayout> &layout = op_->layout();
+    if (layout)
+      z.reinit(layout);
     else
       z.reinit(op_->size(), r.backend());
-    for (int c = 0; c < solver_->n_colors(); ++c)
+    // With the split, the exchange starts once the last colour's near patches are done and runs
+    // beside its inner ones, which write neither what it sends nor what it receives. Each node
+    // still receives its colours' terms in colour order: the same sums as without the overlap.
+    const int n = solver_->n_colors();
+    for (int c = 0; c < n - (split_ ? 1 : 0); ++c)
       solver_->solve_color(z, r, c);
-    if (op_->layout())
-      op_->layout()->update_ghosts(z, GhostLayers::one);
+    if (split_)
+      {
+        const std::size_t last = std::size_t(n - 1);
+        for (const PatchColorGeometry &near : split_->near[last])
+          solver_->solve_color(z, r, n - 1, &near);
+        layout->start_update_ghosts(z, GhostLayers::one);
+        solver_->solve_color(z, r, n - 1, &split_->inner[last]);
+        layout->finish_ghost_update();
+      }
+    else if (layout)
+      layout->update_ghosts(z, GhostLayers::one);
   }
 } // namespace tpmg

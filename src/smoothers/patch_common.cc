@@ -1,6 +1,7 @@
 #include <tpmg/partition.h>
 
 #include <kernels/smoothers/patch_common.h>
+#include <src/smoothers/patch_split.h>
 
 #include <algorithm>
 #include <stdexcept>
@@ -58,4 +59,23 @@ namespace tpmg
     return g;
   }
 
+  OverlappedColours overlapped_colours(const CartesianLevel &level, int n_colours, Backend backend,
+                                       ExchangeOverlap overlap)
+  {
+    OverlappedColours result;
+    if (overlap == ExchangeOverlap::never)
+      return result;
+    const CentreSplit split = split_patch_centres(level);
+    if (!overlap_exchanges(split, level, backend, overlap))
+      return result;
+    for (int c = 0; c < n_colours; ++c)
+      {
+        std::vector<PatchColorGeometry> near;
+        for (const CentreBox &part : split.near)
+          near.push_back(patch_color_geometry(level, c, &part));
+        result.near.push_back(std::move(near));
+        result.inner.push_back(patch_color_geometry(level, c, &split.inner));
+      }
+    return result;
+  }
 } // namespace tpmg

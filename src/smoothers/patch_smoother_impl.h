@@ -13,7 +13,6 @@
 
 #include <Eigen/Dense>
 
-#include <functional>
 #include <stdexcept>
 #include <string>
 
@@ -36,8 +35,23 @@ namespace tpmg
     const Number         *data1d, *inverse, *inverse_sums;
     const double         *mma_matrices;
     const PatchData1D    *data;
-    std::function<void()> global_residual; ///< r = b - A x with the level operator
+    // The 'global' variant's residual with the level operator (no std::function: no allocation
+    // per colour launch).
+    const LinearOperator<Number> *op;
+    const Vector<Number>         *x_vector, *b_vector;
+    Vector<Number>               *r_vector;
   };
+
+  namespace internal
+  {
+    /// r = b - A x with the level operator, for the 'global' variant.
+    template <typename Number>
+    void global_residual(const ColourLaunch<Number> &c)
+    {
+      c.op->vmult(*c.r_vector, *c.x_vector);
+      sadd(Number(-1), Number(1), *c.b_vector, *c.r_vector);
+    }
+  } // namespace internal
 
   template <int dim, int k, typename Number>
   VertexPatchSmoother<dim, k, Number>::VertexPatchSmoother(const CartesianLevel &level, Backend backend,
@@ -159,7 +173,7 @@ namespace tpmg
             run(Kind<K::residual>{}, FD{}, c.b, c.r);
             return run(Kind<K::solve>{}, S{}, nullptr, c.r);
           case SmootherKernel::global:
-            c.global_residual();
+            internal::global_residual(c);
             return run(Kind<K::solve>{}, S{}, nullptr, c.r);
         }
     }
@@ -184,7 +198,7 @@ namespace tpmg
             run(Kind<K::residual>{}, c.r);
             return run(Kind<K::solve>{}, c.r);
           case SmootherKernel::global:
-            c.global_residual();
+            internal::global_residual(c);
             return run(Kind<K::solve>{}, c.r);
         }
     }
@@ -295,11 +309,10 @@ namespace tpmg
     c.inverse_sums      = inverse_sums_.data();
     c.mma_matrices      = mma_matrices_.data();
     c.data              = &data_;
-    c.global_residual   = [&] {
-      // residual = b - A x with the level operator
-      op_->vmult(residual_, x);
-      sadd(Number(-1), Number(1), b, residual_);
-    };
+    c.op                = op_;
+    c.x_vector          = &x;
+    c.b_vector          = &b;
+    c.r_vector          = &residual_;
     launcher_(c);
   }
 
