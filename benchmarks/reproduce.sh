@@ -43,7 +43,7 @@
 #   overlap            the smoothers' exchanges beside the inner patches against after them
 #                      (Backend/Overlap exchanges = auto, never, always), 4 GPUs, strong and weak
 #                      k = 3 and 7, k = 3 at 7.2 M DoFs, Kershaw BPS5 level 3, alternating, two
-#                      rounds (OVERLAP_ROUNDS; OVERLAP_CASES picks cases)
+#                      rounds (OVERLAP_ROUNDS; OVERLAP_CASES picks cases, OVERLAP_GPUS the GPUs)
 #   mpi-gpu-tests      the GPU solver tests on several ranks (ctest gpu.mpi_solver_*: host staging
 #                      and, with a GPU per rank, NCCL)
 #   sanitizer-nccl     compute-sanitizer memcheck and racecheck on two ranks exchanging over NCCL
@@ -381,17 +381,18 @@ RUNS
       # Backend/Overlap exchanges = auto, never and always side by side on 4 GPUs, alternating
       mkdir -p "$OUT/scaling"; J=$OUT/logs/overlap; mkdir -p "$J"; rm -f "$J"/*.json
       k7=prm/table7_k7_mixed.prm k3=prm/table7_k3_mixed.prm
+      g=${OVERLAP_GPUS:-4}
       for round in ${OVERLAP_ROUNDS:-1 2}; do
         for on in auto never always; do
           o=(--set "Backend/Overlap exchanges=$on")
           for c in ${OVERLAP_CASES:-strong_k7 strong_k3 weak_k7 weak_k3 mid_k3 kershaw}; do
             case $c in
-              strong_k7) scale $c 4 "${on}_$round" $k7 "${o[@]}" ;;
-              strong_k3) scale $c 4 "${on}_$round" $k3 "${o[@]}" ;;
-              weak_k7) scale $c 4 "${on}_$round" $k7 --set "Mesh/Refinement level=6" --set "Mesh/Coarse cells=4,2,2" "${o[@]}" ;;
-              weak_k3) scale $c 4 "${on}_$round" $k3 --set "Mesh/Refinement level=7" --set "Mesh/Coarse cells=4,2,2" "${o[@]}" ;;
-              mid_k3) scale $c 4 "${on}_$round" $k3 --set "Mesh/Refinement level=6" "${o[@]}" ;;
-              kershaw) scale $c 4 "${on}_$round" prm/kershaw_bps5.prm --set "Mesh/Refinement level=3" \
+              strong_k7) scale $c $g "${on}_$round" $k7 "${o[@]}" ;;
+              strong_k3) scale $c $g "${on}_$round" $k3 "${o[@]}" ;;
+              weak_k7) scale $c $g "${on}_$round" $k7 --set "Mesh/Refinement level=6" --set "Mesh/Coarse cells=4,2,2" "${o[@]}" ;;
+              weak_k3) scale $c $g "${on}_$round" $k3 --set "Mesh/Refinement level=7" --set "Mesh/Coarse cells=4,2,2" "${o[@]}" ;;
+              mid_k3) scale $c $g "${on}_$round" $k3 --set "Mesh/Refinement level=6" "${o[@]}" ;;
+              kershaw) scale $c $g "${on}_$round" prm/kershaw_bps5.prm --set "Mesh/Refinement level=3" \
                 --set Backend/Repetitions=3 "${o[@]}" ;;
             esac
           done
@@ -401,7 +402,7 @@ RUNS
 import glob, json, os, re, sys
 print("# case overlap round iterations solve_s finest_smoother_s coarser_levels_s exchange_s l2_error")
 for f in sorted(glob.glob(os.path.join(sys.argv[1], "*.json"))):
-    case, on, rnd = re.fullmatch(r"(.+)_n4_(auto|never|always)_(\d)\.json", os.path.basename(f)).groups()
+    case, on, rnd = re.fullmatch(r"(.+)_n\d+_(auto|never|always)_(\d)\.json", os.path.basename(f)).groups()
     r = json.load(open(f)); b = r["breakdown"]
     print(case, on, rnd, r["iterations"], f"{r['solve_time_s']:.4f}", f"{b.get('finest_smoother', 0):.4f}",
           f"{b.get('coarser_levels', 0):.4f}", f"{sum(l['exchange'] for l in r['levels']):.4f}", r["l2_error"])
