@@ -100,7 +100,8 @@ namespace tpmg
     void exchange_on_stream(const std::vector<Message> &sends, const std::vector<Message> &receives) const;
 
     /// The rank among those of this run on the same host (for the choice of the GPU), and how
-    /// many ranks run there.
+    /// many ranks run there. Collective (a communicator split per host): every rank calls them,
+    /// never one rank alone.
     int local_rank() const;
     int local_size() const;
     /// Ends every rank of the run with `code` (MPI_Abort; std::exit without MPI).

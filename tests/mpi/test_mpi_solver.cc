@@ -100,11 +100,13 @@ int main(int argc, char **argv)
     select_cuda_device(world.local_rank() % std::max(1, cuda_device_count()));
   // NCCL needs a GPU per rank: on a host with fewer GPUs the test says so and is counted as
   // skipped (exit code 77, ctest's SKIP_RETURN_CODE), not passed
-  if (exchange == ExchangePath::nccl && world.any(world.local_size() > cuda_device_count()))
+  // (local_size() is collective: every rank asks once, before the root alone prints)
+  const int ranks_on_host = world.local_size(), gpus = cuda_device_count();
+  if (exchange == ExchangePath::nccl && world.any(ranks_on_host > gpus))
     {
       if (root)
-        std::printf("SKIPPED: --exchange nccl on %d ranks needs a GPU per rank, and this host has %d\n",
-                    world.local_size(), cuda_device_count());
+        std::fprintf(stderr, "SKIPPED: --exchange nccl on %d ranks needs a GPU per rank, and this host has %d\n",
+                     ranks_on_host, gpus);
       return 77;
     }
   auto fail = [&](const std::string &what) {
