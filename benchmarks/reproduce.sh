@@ -314,6 +314,16 @@ RUNS
           cat "$OUT/logs/sanitizer.tmp" >> "$OUT/logs/sanitizer_nccl_full.log"
         done
       done
+      # the fitted smoother's additive Schwarz exchange beside the last colour (Kershaw, k = 3,
+      # level 2: split on 2 ranks); the kernels that synccheck names, counted
+      for tool in "memcheck --report-api-errors no" synccheck; do
+        NCCL_NVLS_ENABLE=0 timeout 300 mpirun --allow-run-as-root -np 2 -x NCCL_NVLS_ENABLE compute-sanitizer --tool $tool \
+          --print-limit 100000 $SOLVER prm/kershaw_bps5.prm --set "Mesh/Refinement level=2" --set "Polynomial degree=3" \
+          --set Backend/Exchange=nccl --set "Backend/Overlap exchanges=always" --set Output/Verbose=false \
+          < /dev/null > "$OUT/logs/sanitizer.tmp" 2>&1
+        echo "$tool [2 GPUs, nccl, kershaw k = 3 level 2, overlap always]: exit $?, $(grep -c -E '^========= (Invalid|Race|Barrier|Error)' "$OUT/logs/sanitizer.tmp") reports in: $(grep -A1 -E '^========= (Invalid|Race|Barrier|Error)' "$OUT/logs/sanitizer.tmp" | grep '=========     at' | sed -E 's/^=========     at ([A-Za-z_0-9]+).*/\1/' | sort | uniq -c | tr '\n' ' ')" |
+          tee -a "$OUT/checks/sanitizer_nccl.txt"
+      done
       ;;
     table7-ranks)
       # 1, 2 and 4 ranks on the one GPU: the ranks' kernels share it, so this measures the cost of
