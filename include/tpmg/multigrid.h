@@ -139,7 +139,7 @@ namespace tpmg
     const CartesianLevel &level_mesh(int level) const;
     /// How a level's vectors lie on the ranks.
     const std::shared_ptr<const BoxLayout> &level_layout(int level) const;
-    /// The smoother of a level above the coarsest (where the rank stores the level).
+    /// The smoother of a level where the rank stores it (throws where the level has none here).
     const Smoother<Number> &level_smoother(int level) const;
     /// b_{l-1} = Pᵀ r_l, and x_l += P x_{l-1}, between level l and the next coarser one: on the
     /// ranks' parts, or through rank 0 where level l-1 is not distributed (every rank calls them).

@@ -59,5 +59,5 @@ namespace tpmg
   void  *side_stream_create() { throw_no_cuda("CUDA streams"); }
   void   side_stream_destroy(void *) noexcept {}
   ScopedStream::ScopedStream(void *stream) : previous_(stream) {}
-  ScopedStream::~ScopedStream() = default;
+  ScopedStream::~ScopedStream() { (void)previous_; } // no stream to restore without CUDA
 } // namespace tpmg
