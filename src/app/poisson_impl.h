@@ -294,6 +294,38 @@ namespace tpmg
         write_vtu(p.vtu_file, *fine_layout, x, p.deformation);
     }
 
+    /// The right-hand side of every level for FMG, this rank's parts: the fine one converted from
+    /// `b`, the coarser ones assembled on their own meshes (standard conventions) or restricted
+    /// from the finest (the paper's code).
+    template <int dim, int k, typename Number, class Assemble>
+    std::vector<Vector<Number>> fmg_level_rhs(const SolverParameters &p, const HierarchyLayout &layouts,
+                                              const Multigrid<dim, k, Number> &multigrid, const Vector<double> &b,
+                                              Backend backend, const Assemble &assemble)
+    {
+      std::vector<Vector<Number>> level_rhs(std::size_t(layouts.n_levels()));
+      level_rhs.back().reinit_like(b, false);
+      convert(b, level_rhs.back());
+      for (int l = layouts.n_levels() - 2; l >= multigrid.coarsest_level(); --l)
+        {
+          const auto &layout = layouts.level(l);
+          if (!layout->stores())
+            continue;
+          if (p.conventions == Conventions::standard)
+            {
+              assemble(layout->level(), level_rhs[std::size_t(l)]);
+              attach(level_rhs[std::size_t(l)], layout);
+            }
+          else
+            {
+              level_rhs[std::size_t(l)].reinit(layout->size(), backend, false);
+              attach(level_rhs[std::size_t(l)], layout);
+            }
+        }
+      if (p.conventions == Conventions::paper_code)
+        multigrid.restrict_to_coarser_levels(level_rhs);
+      return level_rhs;
+    }
+
     template <int dim, int k, typename Number>
     RunResult run(const SolverParameters &p, Backend backend, std::ostream &log, const Communicator &comm)
     {
@@ -364,29 +396,7 @@ namespace tpmg
       }
       std::vector<Vector<Number>> level_rhs;
       if (fmg)
-        {
-          level_rhs.resize(levels.size());
-          level_rhs.back().reinit_like(b, false);
-          convert(b, level_rhs.back());
-          for (int l = int(levels.size()) - 2; l >= multigrid.coarsest_level(); --l)
-            {
-              const auto &layout = layouts.level(l);
-              if (!layout->stores())
-                continue;
-              if (p.conventions == Conventions::standard)
-                {
-                  assemble(layout->level(), level_rhs[l]);
-                  attach(level_rhs[l], layout);
-                }
-              else
-                {
-                  level_rhs[l].reinit(layout->size(), backend, false);
-                  attach(level_rhs[l], layout);
-                }
-            }
-          if (p.conventions == Conventions::paper_code)
-            multigrid.restrict_to_coarser_levels(level_rhs);
-        }
+        level_rhs = fmg_level_rhs(p, layouts, multigrid, b, backend, assemble);
       // the outer solver's vectors, made once here and kept by the solves
       SolverWorkspace workspace;
       workspace.reserve(b, p.solver, p.gmres_restart, p.preconditioning == PreconditioningSide::right);

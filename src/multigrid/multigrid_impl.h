@@ -641,15 +641,8 @@ namespace tpmg
   std::size_t Multigrid<dim, k, Number>::estimate_memory_bytes(const std::vector<CartesianLevel> &levels,
                                                                const MultigridSettings           &settings)
   {
-    const int   c = coarsest_level(levels), f = int(levels.size()) - 1;
-    std::size_t b = 0;
-    for (int l = c; l <= f; ++l)
-      {
-        b += internal::level_vector_bytes(levels[l].n_dofs(), l == f, settings, sizeof(Number));
-        b += internal::fitted_smoother_bytes(levels[l], settings, sizeof(Number));
-        b += level_operator_memory_bytes(levels[l], settings.level_operator, settings.geometry, sizeof(Number));
-      }
-    return b + internal::coarse_solver_bytes(levels[c], settings, sizeof(Number));
+    // one rank holding every level: the same rules as a distributed run's part
+    return estimate_memory_bytes(HierarchyLayout(levels, Backend::cpu), settings);
   }
 
   template <int dim, int k, typename Number>
