@@ -103,6 +103,77 @@ namespace tpmg
         return s;
       }
 
+      /// The squared L2 and H1-seminorm errors at the quadrature points (qx, qy, ·) (2D: (qx, ·)) of
+      /// `cell`, weighted, added to l2 and h1: the x contraction of the values and derivatives in
+      /// shared memory (Sv, Sd in 2D; Tv and its two derivative buffers in 3D), against the
+      /// manufactured solution.
+      TPMG_HD TPMG_FORCEINLINE void point_errors(const index_t (&cell)[3], int qx, int qy, const double *Bs,
+                                                 const double *Ds, const double *Sv, const double *Sd, const double *Tv,
+                                                 double &l2, double &h1) const
+      {
+        // exact solution factors in x (and y in 3D), fixed for this thread
+        const double ax = arg_scale[0] * (double(cell_shift[0] + cell[0]) + points[qx]);
+        const double sx = ::sin(ax), cx = ::cos(ax);
+        if constexpr (dim == 3)
+          {
+            const double  ay = arg_scale[1] * (double(cell_shift[1] + cell[1]) + points[qy]);
+            const double  sy = ::sin(ay), cy = ::cos(ay);
+            const double *Tdy = Tv + t_bytes / sizeof(double);
+            const double *Tdz = Tv + 2 * t_bytes / sizeof(double);
+            TPMG_UNROLL
+            for (int qz = 0; qz < nq; ++qz)
+              {
+                double v = 0, gx = 0, gy = 0, gz = 0;
+                TPMG_UNROLL
+                for (int x = 0; x < n; ++x)
+                  {
+                    const int    i = x + n * (qy + nq * qz);
+                    const double b = Bs[qx * n + x];
+                    const double s = Tv[i];
+                    v += b * s;
+                    gx += Ds[qx * n + x] * s;
+                    gy += b * Tdy[i];
+                    gz += b * Tdz[i];
+                  }
+                const double az = arg_scale[2] * (double(cell_shift[2] + cell[2]) + points[qz]);
+                const double sz = ::sin(az), cz = ::cos(az);
+                const double ev  = sx * sy * sz - v;
+                const double egx = freq[0] * cx * sy * sz - gx * inv_h[0];
+                const double egy = freq[1] * sx * cy * sz - gy * inv_h[1];
+                const double egz = freq[2] * sx * sy * cz - gz * inv_h[2];
+                const double w   = weights[qx] * weights[qy] * weights[qz];
+                l2 += w * ev * ev;
+                h1 += w * (egx * egx + egy * egy + egz * egz);
+              }
+          }
+        else
+          {
+            TPMG_UNROLL
+            for (int q = 0; q < nq; ++q)
+              {
+                double v = 0, gx = 0, gy = 0;
+                TPMG_UNROLL
+                for (int x = 0; x < n; ++x)
+                  {
+                    const int    i = x + n * q;
+                    const double b = Bs[qx * n + x];
+                    const double s = Sv[i];
+                    v += b * s;
+                    gx += Ds[qx * n + x] * s;
+                    gy += b * Sd[i];
+                  }
+                const double ay = arg_scale[1] * (double(cell_shift[1] + cell[1]) + points[q]);
+                const double sy = ::sin(ay), cy = ::cos(ay);
+                const double ev  = sx * sy - v;
+                const double egx = freq[0] * cx * sy - gx * inv_h[0];
+                const double egy = freq[1] * sx * cy - gy * inv_h[1];
+                const double w   = weights[qx] * weights[q];
+                l2 += w * ev * ev;
+                h1 += w * (egx * egx + egy * egy);
+              }
+          }
+      }
+
       template <int phase, class Shared>
       TPMG_HD void run(const KernelCtx &ctx, Shared &sh, Registers &) const
       {
@@ -194,72 +265,8 @@ namespace tpmg
             const int t  = ctx.linear_thread();
             double    l2 = 0, h1 = 0;
             if (valid)
-              {
-                const int qx = ctx.thread.x;
-                const int qy = dim == 3 ? int(ctx.thread.y) : 0;
-                // exact solution factors in x (and y in 3D), fixed for this thread
-                const double ax = arg_scale[0] * (double(cell_shift[0] + cell[0]) + points[qx]);
-                const double sx = ::sin(ax), cx = ::cos(ax);
-                if constexpr (dim == 3)
-                  {
-                    const double  ay = arg_scale[1] * (double(cell_shift[1] + cell[1]) + points[qy]);
-                    const double  sy = ::sin(ay), cy = ::cos(ay);
-                    const double *Tv  = sh.template array<double>(off_t) + c * t_size;
-                    const double *Tdy = sh.template array<double>(off_t + t_bytes) + c * t_size;
-                    const double *Tdz = sh.template array<double>(off_t + 2 * t_bytes) + c * t_size;
-                    TPMG_UNROLL
-                    for (int qz = 0; qz < nq; ++qz)
-                      {
-                        double v = 0, gx = 0, gy = 0, gz = 0;
-                        TPMG_UNROLL
-                        for (int x = 0; x < n; ++x)
-                          {
-                            const int    i = x + n * (qy + nq * qz);
-                            const double b = Bs[qx * n + x];
-                            const double s = Tv[i];
-                            v += b * s;
-                            gx += Ds[qx * n + x] * s;
-                            gy += b * Tdy[i];
-                            gz += b * Tdz[i];
-                          }
-                        const double az = arg_scale[2] * (double(cell_shift[2] + cell[2]) + points[qz]);
-                        const double sz = ::sin(az), cz = ::cos(az);
-                        const double ev  = sx * sy * sz - v;
-                        const double egx = freq[0] * cx * sy * sz - gx * inv_h[0];
-                        const double egy = freq[1] * sx * cy * sz - gy * inv_h[1];
-                        const double egz = freq[2] * sx * sy * cz - gz * inv_h[2];
-                        const double w   = weights[qx] * weights[qy] * weights[qz];
-                        l2 += w * ev * ev;
-                        h1 += w * (egx * egx + egy * egy + egz * egz);
-                      }
-                  }
-                else
-                  {
-                    TPMG_UNROLL
-                    for (int q = 0; q < nq; ++q)
-                      {
-                        double v = 0, gx = 0, gy = 0;
-                        TPMG_UNROLL
-                        for (int x = 0; x < n; ++x)
-                          {
-                            const int    i = x + n * q;
-                            const double b = Bs[qx * n + x];
-                            const double s = Sv[i];
-                            v += b * s;
-                            gx += Ds[qx * n + x] * s;
-                            gy += b * Sd[i];
-                          }
-                        const double ay = arg_scale[1] * (double(cell_shift[1] + cell[1]) + points[q]);
-                        const double sy = ::sin(ay), cy = ::cos(ay);
-                        const double ev  = sx * sy - v;
-                        const double egx = freq[0] * cx * sy - gx * inv_h[0];
-                        const double egy = freq[1] * sx * cy - gy * inv_h[1];
-                        const double w   = weights[qx] * weights[q];
-                        l2 += w * ev * ev;
-                        h1 += w * (egx * egx + egy * egy);
-                      }
-                  }
-              }
+              point_errors(cell, int(ctx.thread.x), dim == 3 ? int(ctx.thread.y) : 0, Bs, Ds, Sv, Sd,
+                           sh.template array<double>(off_t) + c * t_size, l2, h1);
             RedL2[t] = l2 * cell_volume;
             RedH1[t] = h1 * cell_volume;
           }
