@@ -346,6 +346,11 @@ namespace tpmg
   template <class Exchange>
   void BoxLayout::start_on_side_stream(const Exchange &exchange) const
   {
+    if (backend_ != Backend::cuda || !distributed_) // nothing to run beside: exchange here
+      {
+        exchange();
+        return;
+      }
     Buffers &b = *buffers_;
     if (b.in_flight)
       throw std::logic_error("BoxLayout: an overlapped ghost exchange started before the last one finished");
@@ -368,13 +373,9 @@ namespace tpmg
   template <typename Number>
   void BoxLayout::start_update_ghosts_after_colour(Vector<Number> &v, int colour) const
   {
-    if (backend_ != Backend::cuda || !distributed_)
-      {
-        update_ghosts_after_colour(v, colour);
-        return;
-      }
-    if (colour >= 0 && colour < int(colour_sends_.size()) && colour_sends_[std::size_t(colour)].empty() &&
-        colour_receives_[std::size_t(colour)].empty())
+    // (on the GPU, a colour with nothing to move starts nothing on the second stream)
+    if (backend_ == Backend::cuda && colour >= 0 && colour < int(colour_sends_.size()) &&
+        colour_sends_[std::size_t(colour)].empty() && colour_receives_[std::size_t(colour)].empty())
       return;
     start_on_side_stream([&] { update_ghosts_after_colour(v, colour); });
   }
@@ -382,11 +383,6 @@ namespace tpmg
   template <typename Number>
   void BoxLayout::start_update_ghosts(Vector<Number> &v, GhostLayers layers) const
   {
-    if (backend_ != Backend::cuda || !distributed_)
-      {
-        update_ghosts(v, layers);
-        return;
-      }
     start_on_side_stream([&] { update_ghosts(v, layers); });
   }
 
