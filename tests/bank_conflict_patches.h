@@ -1,9 +1,9 @@
 // The patch kernels' shared-memory accesses under the bank recorder (kernels/runtime/
-// bank_recorder.h): the helpers of test_bank_conflicts_patch_*.cc, one file per precision so
-// that each compiles in reasonable time (also under the sanitizers).
+// bank_recorder.h): the helpers of test_bank_conflicts_{float,double}*.cc, one file per
+// precision, dimension and range of degrees so that each compiles in reasonable time (also under
+// the sanitizers, where one file for all took over 10 minutes on 16 cores).
 #pragma once
 
-#include <tpmg/dispatch.h>
 #include <tpmg/laplace_operator.h>
 #include <tpmg/patch_smoother.h>
 
@@ -15,6 +15,7 @@
 
 #include <iomanip>
 #include <iostream>
+#include <utility>
 
 namespace tpmg::test_support
 {
@@ -82,47 +83,53 @@ namespace tpmg::test_support
     return fiber_counts<dim, k, Number, KernelOptimization::conflict_free>(P).fused.wavefronts;
   }
 
-  template <typename Number>
-  void check_all(const char *precision)
+  // The proof for one dimension and one degree: every P a user may choose, every kernel kind.
+  template <typename Number, int dim, int k>
+  void check_degree(const char *precision)
   {
-    for (int dim : {2, 3})
-      for (int k = 1; k <= (dim == 2 ? 10 : 8); ++k)
-        dispatch_dim(dim, [&](auto D) {
-          dispatch_degree(k, [&](auto K) {
-            constexpr int dd = decltype(D)::value, kk = decltype(K)::value;
-            if constexpr (VertexPatchSmoother<dd, kk, Number>::supported())
+    if constexpr (VertexPatchSmoother<dim, k, Number>::supported())
+      {
+        using F     = FiberPatchKernel<dim, k, Number, PatchKernelKind::fused, KernelOptimization::conflict_free>;
+        const int P = F::automatic_patches_per_block();
+        Counts    li_automatic; // linear_indexing at P, printed below
+        // every P a user may choose: the patch stride keeps each conflict-free
+        for (int p = 1; p <= F::max_patches_per_block; p *= 2)
+          {
+            const Counts cf = fiber_counts<dim, k, Number, KernelOptimization::conflict_free>(p);
+            const Counts bd = fiber_counts<dim, k, Number, KernelOptimization::boundary>(p);
+            const Counts li = fiber_counts<dim, k, Number, KernelOptimization::linear_indexing>(p);
+            for (const BankConflictCounts *c : {&cf.fused, &cf.residual, &cf.solve, &bd.fused, &bd.residual, &bd.solve})
               {
-                using F = FiberPatchKernel<dd, kk, Number, PatchKernelKind::fused, KernelOptimization::conflict_free>;
-                const int P = F::automatic_patches_per_block();
-                Counts    li_automatic; // linear_indexing at P, printed below
-                // every P a user may choose: the patch stride keeps each conflict-free
-                for (int p = 1; p <= F::max_patches_per_block; p *= 2)
-                  {
-                    const Counts cf = fiber_counts<dd, kk, Number, KernelOptimization::conflict_free>(p);
-                    const Counts bd = fiber_counts<dd, kk, Number, KernelOptimization::boundary>(p);
-                    const Counts li = fiber_counts<dd, kk, Number, KernelOptimization::linear_indexing>(p);
-                    for (const BankConflictCounts *c :
-                         {&cf.fused, &cf.residual, &cf.solve, &bd.fused, &bd.residual, &bd.solve})
-                      {
-                        EXPECT_GT(c->instructions, 0u);
-                        EXPECT_EQ(c->conflicts(), 0u) << precision << " " << dd << "D k=" << kk << " P=" << p;
-                      }
-                    // and no shared access that the barriers leave unordered (bank_recorder.h)
-                    for (const BankConflictCounts *c : {&cf.fused, &cf.residual, &cf.solve, &bd.fused, &bd.residual,
-                                                        &bd.solve, &li.fused, &li.residual, &li.solve})
-                      EXPECT_EQ(c->hazards, 0u) << precision << " " << dd << "D k=" << kk << " P=" << p;
-                    if (p == P)
-                      li_automatic = li;
-                  }
-                const Counts            &li = li_automatic;
-                const BankConflictCounts bs = basic_counts<dd, kk, Number>();
-                std::cout << std::setw(7) << precision << " " << dd << "D k=" << std::setw(2) << kk << "  basic "
-                          << std::setw(8) << bs.conflicts() << " of " << std::setw(8) << bs.wavefronts
-                          << " wavefronts   linear_indexing " << std::setw(8) << li.fused.conflicts() << " of "
-                          << std::setw(8) << li.fused.wavefronts << "   conflict_free 0 of "
-                          << cf_wavefronts<dd, kk, Number>(P) << "\n";
+                EXPECT_GT(c->instructions, 0u);
+                EXPECT_EQ(c->conflicts(), 0u) << precision << " " << dim << "D k=" << k << " P=" << p;
               }
-          });
-        });
+            // and no shared access that the barriers leave unordered (bank_recorder.h)
+            for (const BankConflictCounts *c : {&cf.fused, &cf.residual, &cf.solve, &bd.fused, &bd.residual, &bd.solve,
+                                                &li.fused, &li.residual, &li.solve})
+              EXPECT_EQ(c->hazards, 0u) << precision << " " << dim << "D k=" << k << " P=" << p;
+            if (p == P)
+              li_automatic = li;
+          }
+        const Counts            &li = li_automatic;
+        const BankConflictCounts bs = basic_counts<dim, k, Number>();
+        std::cout << std::setw(7) << precision << " " << dim << "D k=" << std::setw(2) << k << "  basic "
+                  << std::setw(8) << bs.conflicts() << " of " << std::setw(8) << bs.wavefronts
+                  << " wavefronts   linear_indexing " << std::setw(8) << li.fused.conflicts() << " of " << std::setw(8)
+                  << li.fused.wavefronts << "   conflict_free 0 of " << cf_wavefronts<dim, k, Number>(P) << "\n";
+      }
+  }
+
+  // Degrees first … last of one dimension. Each test file instantiates one range, so that no file
+  // takes more than a few minutes to compile under the sanitizers (the 3D kernels at k = 6..8
+  // are the heaviest: unrolled fibers of 7..9 values in every kernel kind and optimization).
+  template <typename Number, int dim, int first, int... i>
+  void check_degrees(const char *precision, std::integer_sequence<int, i...>)
+  {
+    (check_degree<Number, dim, first + i>(precision), ...);
+  }
+  template <typename Number, int dim, int first, int last>
+  void check_degrees(const char *precision)
+  {
+    check_degrees<Number, dim, first>(precision, std::make_integer_sequence<int, last - first + 1>{});
   }
 } // namespace tpmg::test_support
