@@ -6,6 +6,7 @@
 
 #include <kernels/runtime/bank_recorder.h>
 #include <kernels/transfer/transfer.h>
+#include <src/multigrid/transfer_builders.h>
 
 #include <iomanip>
 #include <iostream>

@@ -16,6 +16,7 @@
 #include <kernels/smoothers/patch_common.h>
 #include <kernels/smoothers/patch_fiber.h>
 #include <kernels/smoothers/patch_mma.h>
+#include <src/smoothers/patch_geometry.h>
 
 using namespace tpmg;
 using namespace tpmg::test;

@@ -3,6 +3,7 @@
 // convergence rates of the interpolation error.
 #include <tpmg/dispatch.h>
 #include <tpmg/fe_1d.h>
+#include <tpmg/options.h>
 #include <tpmg/problem.h>
 
 #include <gtest/gtest.h>

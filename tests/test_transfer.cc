@@ -136,6 +136,7 @@ INSTANTIATE_TEST_SUITE_P(Degrees3D, TransferTest, ::testing::Combine(::testing::
 // energy of u (both exact); the restriction is Pᵀ.
 #include <kernels/runtime/forall.h>
 #include <kernels/transfer/degree_transfer.h>
+#include <src/multigrid/transfer_builders.h>
 #include <tpmg/laplace_operator.h>
 #include <tpmg/multigrid.h>
 

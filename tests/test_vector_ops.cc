@@ -1,5 +1,6 @@
 // The multi-vector update (one pass for several axpys) and y = a x against the single
 // operations, and GMRES keeping its Krylov basis orthogonal on an ill-conditioned system.
+#include <tpmg/options.h>
 #include <tpmg/solvers.h>
 #include <tpmg/vector_ops.h>
 

@@ -39,7 +39,6 @@
 #endif
 
 #include <tpmg/degrees.h>
-#include <tpmg/options.h>
 
 namespace tpmg
 {

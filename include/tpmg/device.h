@@ -3,6 +3,7 @@
 #pragma once
 
 #include <tpmg/config.h>
+#include <tpmg/option_enums.h>
 
 #include <cstddef>
 #include <string>

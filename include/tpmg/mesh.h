@@ -1,7 +1,9 @@
-// Cartesian mesh hierarchy and the lexicographic numbering of Q_k nodes (docs/method.md, "Numbering").
+// The Cartesian mesh hierarchy: the box, its levels and the parts of them that ranks store (the
+// numbering of their nodes: tpmg/numbering.h).
 #pragma once
 
 #include <tpmg/config.h>
+#include <tpmg/numbering.h>
 
 #include <array>
 #include <cstdint>
@@ -10,8 +12,6 @@
 
 namespace tpmg
 {
-  using index_t = std::int64_t; ///< global DoF / cell index (levels exceed 2^31 DoFs)
-
   /// The box [lower, upper] and the coarse mesh on it.
   struct Domain
   {
@@ -19,22 +19,6 @@ namespace tpmg
     std::array<double, 3> lower{{0, 0, 0}};
     std::array<double, 3> upper{{1, 1, 1}};
     std::array<int, 3>    coarse_cells{{1, 1, 1}}; ///< N0 per direction
-  };
-
-  /// The whole level's index of a node of a level or of a rank's part of one, for kernels
-  /// (CartesianLevel::numbering): functions of the node that must not depend on the ranks.
-  struct NodeNumbering
-  {
-    bool    identity = true; ///< a whole level: the index itself
-    index_t nodes[3]{1, 1, 1}, whole_nodes[3]{1, 1, 1}, first[3]{0, 0, 0};
-
-    TPMG_HD index_t operator()(index_t i) const
-    {
-      if (identity)
-        return i;
-      const index_t x = i % nodes[0], q = i / nodes[0], y = q % nodes[1], z = q / nodes[1];
-      return (first[0] + x) + whole_nodes[0] * ((first[1] + y) + whole_nodes[1] * (first[2] + z));
-    }
   };
 
   /// One level of the hierarchy: a uniform Cartesian mesh of a box with Q_k nodes numbered
@@ -105,10 +89,6 @@ namespace tpmg
     std::string describe() const;
   };
 
-  /// The most nodes a level may have, 2^53: every count is then exact in a double, and no
-  /// product of node counts overflows.
-  constexpr index_t max_level_dofs = index_t(1) << 53;
-
   /// Π_d (cells_d k + 1) over the dim directions, or -1 where it exceeds max_level_dofs.
   index_t checked_level_dofs(int dim, int degree, const std::array<index_t, 3> &cells);
 
@@ -116,37 +96,4 @@ namespace tpmg
   /// level of more than max_level_dofs nodes.
   std::vector<CartesianLevel> make_hierarchy(const Domain &domain, int degree, int finest_level);
 
-  /// Global index of local node (x, y, z) of the cell whose first node is c0, on a level with
-  /// `nodes` per direction; -1 if `constrained` and the node lies on the (Dirichlet) boundary,
-  /// which the cell kernels then neither read nor write.
-  TPMG_HD inline index_t cell_node(const index_t *nodes, int dim, const index_t *c0, int x, int y, int z,
-                                   bool constrained = true)
-  {
-    const index_t g[3] = {c0[0] + x, c0[1] + y, c0[2] + z};
-    if (constrained)
-      for (int d = 0; d < dim; ++d)
-        if (g[d] == 0 || g[d] == nodes[d] - 1)
-          return -1;
-    return g[0] + nodes[0] * (g[1] + nodes[1] * g[2]);
-  }
-
-  /// Index of vertex a of cell (cx, cy, cz) in a level's lexicographic vertices (cells[d] + 1
-  /// per direction); vertex a has bit d set on the upper side in direction d.
-  TPMG_HD inline index_t cell_vertex(const index_t *cells, index_t cx, index_t cy, index_t cz, int a)
-  {
-    const index_t nvx = cells[0] + 1, nvy = cells[1] + 1;
-    return (cx + (a & 1)) + nvx * ((cy + ((a >> 1) & 1)) + nvy * (cz + ((a >> 2) & 1)));
-  }
-  /// The 2^dim vertices of cell (cx, cy, cz) from a lexicographic array of a level's vertices
-  /// (3 coordinates each) into v, numbered as in cell_vertex. Host and device.
-  TPMG_HD inline void gather_cell_vertices(const double *vertices, const index_t *cells, int dim, index_t cx,
-                                           index_t cy, index_t cz, double (&v)[8][3])
-  {
-    for (int a = 0; a < (dim == 3 ? 8 : 4); ++a)
-      {
-        const index_t vi = cell_vertex(cells, cx, cy, cz, a);
-        for (int r = 0; r < 3; ++r)
-          v[a][r] = vertices[3 * vi + r];
-      }
-  }
 } // namespace tpmg

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <tpmg/config.h>
+#include <tpmg/option_enums.h>
 
 #include <array>
 #include <chrono>

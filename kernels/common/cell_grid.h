@@ -6,7 +6,7 @@
 #pragma once
 
 #include <tpmg/config.h>
-#include <tpmg/mesh.h>
+#include <tpmg/numbering.h>
 
 #include <cstdint>
 #include <stdexcept>

@@ -3,7 +3,7 @@
 #pragma once
 
 #include <tpmg/config.h>
-#include <tpmg/mesh.h>
+#include <tpmg/numbering.h>
 
 namespace tpmg
 {

@@ -24,7 +24,7 @@
 #include <kernels/runtime/runner.h>
 
 #include <tpmg/geometry.h>
-#include <tpmg/mesh.h>
+#include <tpmg/numbering.h>
 
 #include <cmath>
 

@@ -13,7 +13,7 @@
 #include <kernels/common/tensor.h>
 #include <kernels/runtime/runner.h>
 
-#include <tpmg/mesh.h>
+#include <tpmg/numbering.h>
 
 namespace tpmg
 {

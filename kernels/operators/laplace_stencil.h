@@ -11,6 +11,7 @@
 #include <kernels/runtime/runner.h>
 
 #include <tpmg/fe_1d.h>
+#include <tpmg/numbering.h>
 
 #include <array>
 

@@ -14,7 +14,7 @@
 #include <kernels/common/tensor.h>
 
 #include <tpmg/expression.h>
-#include <tpmg/mesh.h>
+#include <tpmg/numbering.h>
 
 namespace tpmg
 {
@@ -69,23 +69,6 @@ namespace tpmg
         return false;
       }
     };
-
-    /// The kernels' view of a level; `vertices`: its deformed vertices, or null for the box.
-    inline LevelMesh level_mesh(const CartesianLevel &level, const double *vertices)
-    {
-      LevelMesh m;
-      m.vertices = vertices;
-      for (int d = 0; d < 3; ++d)
-        {
-          m.cells[d]  = d < level.dim ? level.cells[d] : 1;
-          m.nodes[d]  = level.nodes(d);
-          m.origin[d] = d < level.dim ? level.origin(d) : 0.0;
-          m.offset[d] = d < level.dim ? level.global_offset(d) : 0;
-          m.h[d]      = level.h[d];
-        }
-      m.parity = level.offset_parity();
-      return m;
-    }
 
     /// Cells of colour `colour` (see LevelMesh::colour_cell).
     inline index_t colour_cells(const LevelMesh &mesh, int dim, int colour)

@@ -5,7 +5,7 @@
 #include <kernels/common/tensor.h>
 #include <kernels/runtime/runner.h>
 
-#include <tpmg/mesh.h>
+#include <tpmg/numbering.h>
 
 #include <cmath>
 

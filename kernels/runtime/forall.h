@@ -6,7 +6,8 @@
 #include <kernels/common/double_double.h>
 
 #include <tpmg/config.h>
-#include <tpmg/mesh.h>
+#include <tpmg/numbering.h>
+#include <tpmg/option_enums.h>
 
 #include <vector>
 

@@ -14,6 +14,7 @@
 #pragma once
 
 #include <tpmg/config.h>
+#include <tpmg/option_enums.h>
 
 #include <cstddef>
 #include <cstdint>

@@ -8,7 +8,7 @@
 #include <kernels/measurement_knobs.h>
 #include <kernels/smoothers/patch_common.h>
 
-#include <tpmg/options.h>
+#include <tpmg/option_enums.h>
 
 namespace tpmg
 {

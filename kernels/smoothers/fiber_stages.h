@@ -25,7 +25,7 @@
 #include <kernels/smoothers/patch_common.h>
 #include <kernels/smoothers/patch_layout.h>
 
-#include <tpmg/options.h>
+#include <tpmg/option_enums.h>
 
 #include <array>
 #include <type_traits>

@@ -20,7 +20,7 @@
 
 #include <kernels/smoothers/patch_common.h>
 
-#include <tpmg/options.h>
+#include <tpmg/option_enums.h>
 #include <tpmg/patch_data.h>
 
 #include <vector>

@@ -28,7 +28,7 @@
 #include <kernels/common/mma.h>
 #include <kernels/smoothers/patch_common.h>
 
-#include <tpmg/options.h>
+#include <tpmg/option_enums.h>
 #include <tpmg/patch_data.h>
 
 #include <vector>

@@ -14,7 +14,7 @@
 #include <kernels/operators/laplace_stencil.h>
 #include <kernels/smoothers/patch_common.h>
 
-#include <tpmg/options.h>
+#include <tpmg/option_enums.h>
 #include <tpmg/patch_data.h>
 
 namespace tpmg

@@ -7,8 +7,7 @@
 #pragma once
 
 #include <tpmg/degrees.h>
-#include <tpmg/fe_1d.h>
-#include <tpmg/mesh.h>
+#include <tpmg/numbering.h>
 
 namespace tpmg
 {
@@ -28,23 +27,6 @@ namespace tpmg
         g[2] = i / (n[0] * n[1]);
       }
     };
-
-    /// The shape of the transfer between the Q_k level `lk` and its Q_1 level (host).
-    inline DegreeTransferShape degree_transfer_shape(const CartesianLevel &lk)
-    {
-      DegreeTransferShape s;
-      s.dim = lk.dim;
-      s.k   = lk.degree;
-      for (int d = 0; d < 3; ++d)
-        {
-          s.nodes[d]    = lk.nodes(d);
-          s.vertices[d] = d < lk.dim ? lk.cells[d] + 1 : 1;
-        }
-      const Quadrature1D gll = gauss_lobatto_quadrature(unsigned(lk.degree + 1));
-      for (int i = 0; i <= lk.degree; ++i)
-        s.xi[i] = gll.points[std::size_t(i)];
-      return s;
-    }
 
     /// x_k += P x_1 at the interior Q_k nodes (x_1 zero on the boundary vertices).
     template <typename Number>

@@ -7,6 +7,7 @@
 
 #include <kernels/problem/function_kernels.h>
 #include <kernels/runtime/forall.h>
+#include <src/discretization/level_mesh.h>
 
 #include <stdexcept>
 #include <string>

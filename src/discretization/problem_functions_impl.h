@@ -9,6 +9,7 @@
 
 #include <kernels/problem/function_kernels.h>
 #include <kernels/runtime/forall.h>
+#include <src/discretization/level_mesh.h>
 
 #include <cmath>
 

@@ -14,6 +14,8 @@
 #include <kernels/runtime/forall.h>
 #include <kernels/smoothers/patch_common.h>
 #include <kernels/transfer/degree_transfer.h>
+#include <src/discretization/level_mesh.h>
+#include <src/multigrid/transfer_builders.h>
 #include <src/multigrid/transfer_impl.h>
 #include <src/smoothers/patch_split.h>
 

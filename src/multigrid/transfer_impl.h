@@ -5,6 +5,7 @@
 
 #include <kernels/runtime/cell_launch.h>
 #include <kernels/transfer/transfer.h>
+#include <src/multigrid/transfer_builders.h>
 
 #include <stdexcept>
 #include <type_traits>

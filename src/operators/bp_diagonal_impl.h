@@ -7,6 +7,7 @@
 #include <kernels/operators/bp_diagonal.h>
 #include <kernels/operators/laplace_cartesian.h>
 #include <kernels/runtime/forall.h>
+#include <src/discretization/level_mesh.h>
 #include <src/discretization/problem_functions_impl.h>
 
 namespace tpmg

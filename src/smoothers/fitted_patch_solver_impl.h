@@ -7,6 +7,7 @@
 
 #include <kernels/runtime/forall.h>
 #include <kernels/smoothers/patch_fitted.h>
+#include <src/smoothers/patch_geometry.h>
 #include <src/smoothers/patch_split.h>
 
 namespace tpmg

@@ -1,6 +1,7 @@
 #include <tpmg/partition.h>
 
 #include <kernels/smoothers/patch_common.h>
+#include <src/smoothers/patch_geometry.h>
 #include <src/smoothers/patch_split.h>
 
 #include <algorithm>

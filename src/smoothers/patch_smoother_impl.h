@@ -10,6 +10,7 @@
 #include <kernels/smoothers/patch_fiber.h>
 #include <kernels/smoothers/patch_mma.h>
 #include <kernels/smoothers/patch_tile.h>
+#include <src/smoothers/patch_geometry.h>
 
 #include <Eigen/Dense>
 

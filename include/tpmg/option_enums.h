@@ -1,0 +1,188 @@
+// Every choice a user (or a benchmark) makes, as an enum: the values alone, for kernels and for
+// every header that needs a choice but not its names (which tpmg/options.h holds). Includes
+// nothing.
+#pragma once
+
+namespace tpmg
+{
+  /// Where data lives and kernels run.
+  enum class Backend
+  {
+    cpu,
+    cuda
+  };
+  /// Which backend a run asks for.
+  enum class DeviceChoice
+  {
+    automatic,
+    cpu,
+    cuda
+  };
+  /// How the ghost values of a run on several ranks travel (docs/method.md, "Distribution"):
+  /// `nccl` between GPU buffers over NCCL, queued on the library's stream; `mpi` MPI on the
+  /// GPU buffers (an MPI that takes device pointers); `host` MPI on host memory (the vectors'
+  /// own on the CPU backend, page-locked staging buffers on a GPU); `automatic` the fastest the
+  /// build and the machine have, in that order (resolve_exchange, tpmg/communicator.h).
+  enum class ExchangePath
+  {
+    automatic,
+    nccl,
+    mpi,
+    host
+  };
+  /// Whether a vertex-patch colour's ghost exchange runs beside the colour's patches away from
+  /// the faces shared with other ranks (split_patch_centres, tpmg/partition.h): `automatic` on
+  /// the levels where overlap_exchanges says so, `always` wherever a rank has such patches, `never`.
+  enum class ExchangeOverlap
+  {
+    automatic,
+    always,
+    never
+  };
+  /// Arithmetic of the V-cycle (the outer solver is always double).
+  enum class Precision
+  {
+    single,
+    dual ///< "double"
+  };
+  enum class SolverType
+  {
+    gmres,
+    cg,
+    fmg,
+    vcycle ///< plain V-cycle iteration from x = 0
+  };
+  enum class PreconditioningSide
+  {
+    right, ///< flexible; the solver sees the true residual
+    left
+  };
+  /// How GMRES orthogonalizes a new Krylov vector against its basis: `modified` Gram-Schmidt,
+  /// each projection fused with the next inner product (one reduction over the ranks per basis
+  /// vector), or `classical` Gram-Schmidt applied twice, the inner products of each pass batched
+  /// and the norm taken with the second projection (three reductions per iteration, whatever the
+  /// basis size: for runs on many ranks).
+  enum class Orthogonalization
+  {
+    modified,
+    classical
+  };
+  /// `paper_code`: the conventions of the authors' public code (docs/method.md, "Paper
+  /// conventions"): b = vector of ones, restricted to the coarser levels, colors odd-first.
+  enum class Conventions
+  {
+    standard,
+    paper_code
+  };
+  /// Order of the colors in post-smoothing: `automatic` reverses them for CG (the symmetric
+  /// V-cycle) and keeps them otherwise.
+  enum class PostSmoothingOrder
+  {
+    automatic,
+    same,
+    reverse
+  };
+  /// Order of the 2^d colors of the vertex patches: `standard` c = 0, 1, ...; `odd_first` (the
+  /// authors' code) starts with the color of odd vertex parity in every direction.
+  enum class ColorOrder
+  {
+    standard,
+    odd_first
+  };
+
+  enum class SmootherType
+  {
+    vertex_patch,
+    chebyshev_jacobi
+  };
+  /// The patch problems the vertex-patch smoother solves: those of the Cartesian surrogate with
+  /// the undeformed cell widths (the fast fused kernels), or separable surrogates fitted to the
+  /// deformed cells, with residuals of the level operator itself (docs/method.md, "Fitted patch
+  /// solves"); `automatic`: fitted on deformed meshes, Cartesian otherwise.
+  enum class PatchGeometry
+  {
+    automatic,
+    cartesian,
+    fitted
+  };
+  /// How the fitted patch solves make a smoothing step: colour by colour with the level
+  /// operator's residual before each colour (multiplicative Schwarz), or the additive Schwarz
+  /// preconditioner (all patches on one residual) accelerated by a Chebyshev polynomial.
+  enum class FittedSmoothing
+  {
+    multiplicative,
+    chebyshev_additive
+  };
+  /// How a vertex-patch smoothing step is split into kernels (docs/kernels.md, "Smoother kernel
+  /// variants").
+  enum class SmootherKernel
+  {
+    global,   ///< residual b - A x with the level operator, then a patch kernel for the solve
+    separate, ///< two patch kernels: local residual, local solve
+    fused     ///< one patch kernel
+  };
+  /// How the patch kernels are written (docs/kernels.md, "Optimizations").
+  enum class KernelOptimization
+  {
+    basic,
+    linear_indexing,
+    conflict_free,
+    boundary,
+    tensor_core, ///< 3D fused: the 1D products as FP64 tile products (kernels/smoothers/patch_mma.h)
+    automatic    ///< the one measured fastest for the device, dimension, degree and precision (resolve_smoother)
+  };
+  /// Local solver of the basic patch kernels.
+  enum class LocalSolver
+  {
+    fast_diagonalization,
+    inverse_matrix ///< a stored dense inverse (the baseline)
+  };
+  /// Thread structure of the basic kernels (the paper's Fig. 5): one thread per column of 2k+1
+  /// nodes along the last direction, or one per DoF; `automatic` takes the one measured faster
+  /// (resolve_smoother, src/smoothers/smoother_configuration.cc).
+  enum class ThreadStructure
+  {
+    automatic,
+    column,
+    dof
+  };
+
+  /// The matrix-free operator of the multigrid levels.
+  enum class LevelOperatorType
+  {
+    cartesian, ///< Kronecker form on Cartesian meshes
+    bp3,       ///< CEED BP3: Gauss quadrature on k+2 points, any mesh
+    bp5        ///< CEED BP5: collocated at the k+1 Gauss-Lobatto points, any mesh
+  };
+  /// The CEED bake-off operators (docs/method.md, "Level operators").
+  enum class BakeOff
+  {
+    bp1 = 1, ///< mass, Gauss quadrature on k+2 points
+    bp3 = 3, ///< Laplacian, Gauss quadrature on k+2 points
+    bp5 = 5  ///< Laplacian collocated at the k+1 Gauss-Lobatto points
+  };
+  /// The bake-off operator a level operator is (cartesian has none).
+  constexpr BakeOff bake_off(LevelOperatorType t) { return t == LevelOperatorType::bp3 ? BakeOff::bp3 : BakeOff::bp5; }
+
+  /// Where a bake-off operator's geometric factors come from (include/tpmg/geometry.h).
+  enum class GeometryMode
+  {
+    stored,
+    on_the_fly,
+    polynomial ///< BP1 only
+  };
+  /// How the vertices of a Cartesian level are moved (include/tpmg/geometry.h).
+  enum class Deformation
+  {
+    none,
+    sine,
+    kershaw
+  };
+  enum class RightHandSide
+  {
+    manufactured, ///< f = -Δu of the manufactured solution u = Π sin(π ξ_d)
+    one,          ///< f ≡ 1
+    function,     ///< f given as an expression (Problem/Right-hand side function)
+    ones_vector   ///< the authors' convention: b_i = 1 at every interior node (not an integral)
+  };
+} // namespace tpmg

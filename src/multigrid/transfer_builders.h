@@ -1,0 +1,86 @@
+// The host side of the grid-transfer kernels (kernels/transfer/): their arguments made from the
+// levels (CartesianLevel) they connect, the whole levels or the parts of them a rank stores.
+#pragma once
+
+#include <tpmg/fe_1d.h>
+#include <tpmg/mesh.h>
+
+#include <kernels/transfer/degree_transfer.h>
+#include <kernels/transfer/transfer.h>
+
+#include <stdexcept>
+
+namespace tpmg
+{
+  /// The coarse cells [first, first + count) per direction, in the coarse level's coordinates,
+  /// whose refinement is exactly the fine level's cells (the whole levels, or the parts of two
+  /// levels that one rank stores); throws std::invalid_argument where there are none.
+  inline void transfer_cells(const CartesianLevel &coarse, const CartesianLevel &fine, index_t (&first)[3],
+                             index_t (&count)[3])
+  {
+    for (int d = 0; d < 3; ++d)
+      {
+        first[d] = 0;
+        count[d] = 1;
+        if (d >= coarse.dim)
+          continue;
+        const index_t fo = fine.global_offset(d), co = coarse.global_offset(d);
+        first[d] = fo / 2 - co;
+        count[d] = fine.cells[d] / 2;
+        if (fine.global_cells(d) != 2 * coarse.global_cells(d) || fo % 2 != 0 || fine.cells[d] % 2 != 0 ||
+            first[d] < 0 || first[d] + count[d] > coarse.cells[d])
+          throw std::invalid_argument("grid transfer: the fine level does not refine the coarse one's cells once");
+      }
+  }
+
+  /// The transfer kernel between two consecutive levels, or between the parts of them that a rank
+  /// stores (`part`; host side).
+  template <int dim, int k, typename Number, bool restriction, bool part = false>
+  TransferKernel<dim, k, Number, restriction, part>
+  make_transfer_kernel(const CartesianLevel &coarse, const CartesianLevel &fine, const Matrix1D &p1d)
+  {
+    TransferKernel<dim, k, Number, restriction, part> kern;
+    index_t                                           first[3], cells[3];
+    transfer_cells(coarse, fine, first, cells);
+    if (!part && (coarse.part || fine.part))
+      throw std::invalid_argument("make_transfer_kernel: the parts of levels need the `part` kernel");
+    kern.fine_open = 0;
+    for (int d = 0; d < 3; ++d)
+      {
+        kern.coarse_nodes[d] = coarse.nodes(d);
+        kern.fine_nodes[d]   = fine.nodes(d);
+        kern.coarse_shift[d] = index_t(k) * first[d];
+        if (d < dim && fine.global_offset(d) > 0)
+          kern.fine_open |= 1u << (2 * d);
+        if (d < dim && fine.global_offset(d) + fine.cells[d] < fine.global_cells(d))
+          kern.fine_open |= 2u << (2 * d);
+      }
+    kern.n_coarse_cells = cells[0] * cells[1] * cells[2];
+    kern.grid           = CellGrid(cells, "grid transfer");
+    using EO            = EvenOddMatrix<Number, 2 * k + 1, k + 1>;
+    using EOt           = EvenOddMatrix<Number, k + 1, 2 * k + 1>;
+    kern.constants.P    = EO::from([&](int i, int j) { return p1d(unsigned(i), unsigned(j)); });
+    kern.constants.Pt   = EOt::from([&](int i, int j) { return p1d(unsigned(j), unsigned(i)); });
+    return kern;
+  }
+
+  namespace transfer_kernels
+  {
+    /// The shape of the transfer between the Q_k level `lk` and its Q_1 level (host).
+    inline DegreeTransferShape degree_transfer_shape(const CartesianLevel &lk)
+    {
+      DegreeTransferShape s;
+      s.dim = lk.dim;
+      s.k   = lk.degree;
+      for (int d = 0; d < 3; ++d)
+        {
+          s.nodes[d]    = lk.nodes(d);
+          s.vertices[d] = d < lk.dim ? lk.cells[d] + 1 : 1;
+        }
+      const Quadrature1D gll = gauss_lobatto_quadrature(unsigned(lk.degree + 1));
+      for (int i = 0; i <= lk.degree; ++i)
+        s.xi[i] = gll.points[std::size_t(i)];
+      return s;
+    }
+  } // namespace transfer_kernels
+} // namespace tpmg
