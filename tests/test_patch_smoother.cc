@@ -16,6 +16,7 @@
 #include <kernels/smoothers/patch_common.h>
 #include <kernels/smoothers/patch_fiber.h>
 #include <kernels/smoothers/patch_mma.h>
+#include <src/smoothers/patch_builders.h>
 #include <src/smoothers/patch_geometry.h>
 
 using namespace tpmg;
@@ -405,7 +406,7 @@ TEST(PatchSmoother, TensorCoreMatrixTable)
     constexpr int k = decltype(K)::value, np = 2 * k + 1, ni = 2 * k - 1;
     using Kern                  = MmaPatchKernel<k, double>;
     const PatchData1D         d = patch_data_1d(k, false);
-    const std::vector<double> m = Kern::matrices(d);
+    const std::vector<double> m = mma_patch_matrices<k, double>(d);
     for (int mat = 0; mat < 2; ++mat)
       {
         const Matrix1D &P = mat == 0 ? d.mass : d.stiffness;

@@ -8,6 +8,7 @@
 
 #include <kernels/runtime/bank_recorder.h>
 #include <kernels/smoothers/patch_fiber.h>
+#include <src/smoothers/patch_builders.h>
 #include <src/smoothers/patch_geometry.h>
 
 #include <cstdio>

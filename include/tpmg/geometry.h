@@ -22,9 +22,7 @@ namespace tpmg
   // the column's k+2 factors (3D: 3 (k+2)² numbers per cell instead of (k+2)³). The
   // Laplacian's factors are rational in t, so that mode is the mass operator's.
 
-  /// Numbers per cell of GeometryMode::polynomial with nq quadrature points per direction:
-  /// dim node values for each of the nq^(dim-1) columns.
-  constexpr int column_polynomial_numbers(int dim, int nq) { return dim == 3 ? 3 * nq * nq : 2 * nq; }
+  // column_polynomial_numbers (tpmg/option_enums.h): the numbers per cell of that mode.
 
   // Deformation (tpmg/options.h): how the vertices of a Cartesian level are moved.
   //   none:    identity.

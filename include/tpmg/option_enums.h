@@ -171,6 +171,9 @@ namespace tpmg
     on_the_fly,
     polynomial ///< BP1 only
   };
+  /// Numbers per cell of GeometryMode::polynomial with nq quadrature points per direction:
+  /// dim node values for each of the nq^(dim-1) columns.
+  constexpr int column_polynomial_numbers(int dim, int nq) { return dim == 3 ? 3 * nq * nq : 2 * nq; }
   /// How the vertices of a Cartesian level are moved (include/tpmg/geometry.h).
   enum class Deformation
   {

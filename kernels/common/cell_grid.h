@@ -9,11 +9,17 @@
 #include <tpmg/numbering.h>
 
 #include <cstdint>
-#include <stdexcept>
-#include <string>
 
 namespace tpmg
 {
+  namespace internal
+  {
+    /// The host's errors of the grid builders below (src/base/cell_grid.cc: std::invalid_argument
+    /// with the numbers), out of line so that the kernels need no strings.
+    [[noreturn]] void fast_divisor_out_of_range(std::int64_t divisor);
+    [[noreturn]] void cell_grid_too_large(const char *what, std::int64_t cells);
+  } // namespace internal
+
   /// n / d for 0 ≤ n < 2^31 and a divisor d ≥ 1 fixed before the launch (Granlund–Montgomery):
   /// with l = ⌈log2 d⌉ and m = ⌈2^(31+l) / d⌉ (< 2^32 as d > 2^(l-1)), q = ⌊n m / 2^(31+l)⌋ =
   /// (umulhi(n, m) >> (l - 1)). Exact: n m / 2^(31+l) = n/d + n e / (d 2^(31+l)) with
@@ -27,7 +33,7 @@ namespace tpmg
     explicit FastDivisor(std::int64_t divisor)
     {
       if (divisor < 1 || divisor >= (std::int64_t(1) << 31))
-        throw std::invalid_argument("FastDivisor: divisor " + std::to_string(divisor) + " outside 1..2^31-1");
+        internal::fast_divisor_out_of_range(divisor);
       d = unsigned(divisor);
       if (d == 1)
         return;
@@ -68,8 +74,7 @@ namespace tpmg
     {
       const index_t n = cells[0] * cells[1] * cells[2];
       if (n >= (index_t(1) << 31))
-        throw std::invalid_argument(std::string(what) + ": " + std::to_string(n) +
-                                    " cells, more than the kernels' 32-bit cell indices allow (2^31 - 1)");
+        internal::cell_grid_too_large(what, n);
       nx = FastDivisor(cells[0]);
       ny = FastDivisor(cells[1]);
       for (int d = 0; d < 3; ++d)

@@ -23,8 +23,8 @@
 #include <kernels/operators/bp_layouts.h>
 #include <kernels/runtime/runner.h>
 
-#include <tpmg/geometry.h>
 #include <tpmg/numbering.h>
+#include <tpmg/option_enums.h>
 
 #include <cmath>
 

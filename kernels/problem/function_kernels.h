@@ -13,7 +13,7 @@
 
 #include <kernels/common/tensor.h>
 
-#include <tpmg/expression.h>
+#include <tpmg/expression_program.h>
 #include <tpmg/numbering.h>
 
 namespace tpmg

@@ -9,7 +9,7 @@
 #include <tpmg/numbering.h>
 #include <tpmg/option_enums.h>
 
-#include <vector>
+#include <memory>
 
 #ifdef _OPENMP
 #include <omp.h>
@@ -67,9 +67,9 @@ namespace tpmg
 #endif
       }
     // sums of fixed chunks, added in order: the same bits on any number of threads
-    constexpr index_t   chunk    = 4096;
-    const index_t       n_chunks = (n + chunk - 1) / chunk;
-    std::vector<double> part(static_cast<std::size_t>(n_chunks), 0.0);
+    constexpr index_t chunk    = 4096;
+    const index_t     n_chunks = (n + chunk - 1) / chunk;
+    const auto        part     = std::make_unique<double[]>(static_cast<std::size_t>(n_chunks));
 #pragma omp parallel for schedule(static) if (static_cast <unsigned long long>(n) >= host_parallel_threshold)
     for (index_t c = 0; c < n_chunks; ++c)
       {
@@ -79,8 +79,8 @@ namespace tpmg
         part[static_cast<std::size_t>(c)] = s;
       }
     double sum = 0.0;
-    for (const double p : part)
-      sum += p;
+    for (index_t c = 0; c < n_chunks; ++c)
+      sum += part[static_cast<std::size_t>(c)];
     return sum;
   }
 
@@ -103,7 +103,8 @@ namespace tpmg
 #ifdef _OPENMP
     if (static_cast<unsigned long long>(n) >= host_parallel_threshold)
       {
-        std::vector<DoubleDouble> part(static_cast<std::size_t>(omp_get_max_threads()));
+        const int  threads = omp_get_max_threads();
+        const auto part    = std::make_unique<DoubleDouble[]>(static_cast<std::size_t>(threads));
 #pragma omp parallel
         {
           DoubleDouble s;
@@ -112,8 +113,8 @@ namespace tpmg
             s = s + double(f(i));
           part[std::size_t(omp_get_thread_num())] = s;
         }
-        for (const DoubleDouble &p : part)
-          sum = sum + p;
+        for (int t = 0; t < threads; ++t)
+          sum = sum + part[std::size_t(t)];
         return sum;
       }
 #endif
@@ -152,8 +153,8 @@ namespace tpmg
 #ifdef _OPENMP
     if (static_cast<unsigned long long>(n) >= host_parallel_threshold)
       {
-        const int                 threads = omp_get_max_threads();
-        std::vector<DoubleDouble> part(static_cast<std::size_t>(threads) * K);
+        const int  threads = omp_get_max_threads();
+        const auto part    = std::make_unique<DoubleDouble[]>(static_cast<std::size_t>(threads) * K);
 #pragma omp parallel
         {
           const int    t = omp_get_thread_num(), nt = omp_get_num_threads();
@@ -162,7 +163,7 @@ namespace tpmg
           for (int c = 0; c < K; ++c)
             part[std::size_t(t) * K + std::size_t(c)] = s[c];
         }
-        for (std::size_t i = 0; i < part.size(); ++i)
+        for (std::size_t i = 0; i < static_cast<std::size_t>(threads) * K; ++i)
           sums[i % K] = sums[i % K] + part[i];
         return;
       }

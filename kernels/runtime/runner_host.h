@@ -3,9 +3,8 @@
 
 #include <kernels/runtime/runner.h>
 
+#include <cstdint>
 #include <memory>
-#include <stdexcept>
-#include <vector>
 
 namespace tpmg
 {
@@ -18,17 +17,17 @@ namespace tpmg
 #pragma omp parallel if (n_blocks > 1 && n_blocks * n_threads >= host_parallel_threshold)
     {
       // 16-byte aligned scratch for the block's shared memory.
-      std::vector<unsigned char> storage(shape.shared_bytes + 16);
-      auto      *aligned = reinterpret_cast<unsigned char *>((reinterpret_cast<std::uintptr_t>(storage.data()) + 15) &
-                                                        ~std::uintptr_t(15));
+      const auto storage = std::make_unique<unsigned char[]>(shape.shared_bytes + 16);
+      auto      *aligned =
+        reinterpret_cast<unsigned char *>((reinterpret_cast<std::uintptr_t>(storage.get()) + 15) & ~std::uintptr_t(15));
       HostShared shared{{aligned}};
-      std::vector<typename Kernel::Registers> regs(n_threads);
+      const auto regs = std::make_unique<typename Kernel::Registers[]>(n_threads);
 #pragma omp for schedule(static)
       for (std::size_t b = 0; b < n_blocks; ++b)
         {
           const Dim3 block{unsigned(b % shape.grid.x), unsigned((b / shape.grid.x) % shape.grid.y),
                            unsigned(b / (std::size_t(shape.grid.x) * shape.grid.y))};
-          run_block_on_host(kernel, shape, block, shared, regs.data());
+          run_block_on_host(kernel, shape, block, shared, regs.get());
         }
     }
   }

@@ -27,7 +27,6 @@
 
 #include <tpmg/option_enums.h>
 
-#include <array>
 #include <type_traits>
 
 namespace tpmg
@@ -135,8 +134,10 @@ namespace tpmg
     {
       return base + c[dim - 1] * C().lambda[e];
     }
-    /// The kernel's coefficients from the mesh's: kernel direction d is mesh direction axis(d)
-    static void kernel_coefficients(const std::array<double, 3> &mesh, Number (&c)[3])
+    /// The kernel's coefficients from the mesh's (three doubles, mesh[d] for direction d): kernel
+    /// direction d is mesh direction axis(d)
+    template <class MeshCoefficients>
+    static void kernel_coefficients(const MeshCoefficients &mesh, Number (&c)[3])
     {
       for (int i = 0; i < 3; ++i)
         c[i] = Number(mesh[i < dim ? axis(i) : i]);

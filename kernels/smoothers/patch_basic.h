@@ -21,9 +21,6 @@
 #include <kernels/smoothers/patch_common.h>
 
 #include <tpmg/option_enums.h>
-#include <tpmg/patch_data.h>
-
-#include <vector>
 
 namespace tpmg
 {
@@ -36,24 +33,6 @@ namespace tpmg
     static constexpr int mass = 0, stiffness = np * np, eigenvectors = 2 * np * np, eigenvalues = 2 * np * np + ni * ni,
                          size = eigenvalues + ni;
   };
-
-  /// The 1D data packed in PatchData1DLayout order, in the kernel's precision.
-  template <int k, typename Number>
-  std::vector<Number> pack_patch_data_1d(const PatchData1D &d)
-  {
-    using L = PatchData1DLayout<k>;
-    std::vector<Number> packed(L::size);
-    for (int i = 0; i < L::np * L::np; ++i)
-      {
-        packed[L::mass + i]      = Number(d.mass.data[i]);
-        packed[L::stiffness + i] = Number(d.stiffness.data[i]);
-      }
-    for (int i = 0; i < L::ni * L::ni; ++i)
-      packed[L::eigenvectors + i] = Number(d.eigenvectors.data[i]);
-    for (int i = 0; i < L::ni; ++i)
-      packed[L::eigenvalues + i] = Number(d.eigenvalues[i]);
-    return packed;
-  }
 
   template <int dim, int k, typename Number, PatchKernelKind kind, LocalSolver solver, bool per_dof = false>
   struct PatchKernel

@@ -2,15 +2,12 @@
 // `conflict_free` and `boundary` (docs/kernels.md, "Fiber kernels"). The stages of
 // fiber_stages.h run as the phases of one kernel; this file holds the phase sequence of each
 // kind (fused, residual, solve), the shared-memory regions the stages share, the launch shape,
-// and the host side that makes a kernel for one color. The tuning is fiber_policy.h.
+// and the launch shape (the host side that makes a kernel for one color:
+// src/smoothers/patch_builders.h). The tuning is fiber_policy.h.
 #pragma once
 
 #include <kernels/runtime/runner.h>
 #include <kernels/smoothers/fiber_stages.h>
-
-#include <array>
-#include <stdexcept>
-#include <vector>
 
 namespace tpmg
 {
@@ -221,47 +218,4 @@ namespace tpmg
         }
     }
   };
-
-  /// A fiber kernel for one color (host side).
-  template <int dim, int k, typename Number, PatchKernelKind kind, KernelOptimization opt, bool lumped_mass = false>
-  FiberPatchKernel<dim, k, Number, kind, opt, lumped_mass>
-  make_fiber_kernel(const PatchColorGeometry &geo, Number *x, const Number *b, Number *r,
-                    const std::array<double, 3> &coef, int P, const Number *inverse_sums)
-  {
-    FiberPatchKernel<dim, k, Number, kind, opt, lumped_mass> kern;
-    kern.geo = geo;
-    kern.x   = x;
-    kern.b   = b;
-    kern.r   = r;
-    kern.set_patches_per_block(P);
-    kern.kernel_coefficients(coef, kern.coef);
-    if (kern.inverse_sums_table && inverse_sums == nullptr)
-      throw std::logic_error("fiber patch kernel: the table of inverse eigenvalue sums is missing");
-    kern.inverse_sums = inverse_sums;
-    return kern;
-  }
-
-  /// The table FiberPatchKernel::inverse_sums of a level with direction coefficients `coef`, in
-  /// the kernel's directions (the turned kernels permute them) and with its eigenvalues (those
-  /// of the lumped mass differ); the same for every kind of the kernel. Empty where the kernel
-  /// divides instead.
-  template <int dim, int k, typename Number, KernelOptimization opt, bool lumped_mass = false>
-  std::vector<Number> fiber_inverse_eigenvalue_sums(const std::array<double, 3> &coef)
-  {
-    using Kernel = FiberPatchKernel<dim, k, Number, PatchKernelKind::fused, opt, lumped_mass>;
-    if (!Kernel::inverse_sums_table)
-      return {};
-    constexpr int ni = Kernel::ni, nb = dim == 3 ? ni : 1;
-    Number        c[3];
-    Kernel::kernel_coefficients(coef, c);
-    std::vector<Number> table(std::size_t(ni) * ni * nb);
-    for (int bb = 0; bb < nb; ++bb)
-      for (int a = 0; a < ni; ++a)
-        {
-          const Number base = Kernel::eigenvalue_sum_base(c, a, bb); // as the dividing kernels form it
-          for (int e = 0; e < ni; ++e)
-            table[Kernel::inverse_sum_index(a + ni * bb, e)] = Number(1) / Kernel::eigenvalue_sum(c, base, e);
-        }
-    return table;
-  }
 } // namespace tpmg

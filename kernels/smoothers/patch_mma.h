@@ -29,9 +29,6 @@
 #include <kernels/smoothers/patch_common.h>
 
 #include <tpmg/option_enums.h>
-#include <tpmg/patch_data.h>
-
-#include <vector>
 
 namespace tpmg
 {
@@ -88,48 +85,6 @@ namespace tpmg
     static constexpr int n_fast   = 32 * n_frag + ni; ///< fragments and eigenvalues, the shared copy
     static constexpr int off_frag = off_S + ni * ni, n_matrix_entries = off_frag + n_fast;
 
-    static std::vector<double> matrices(const PatchData1D &d)
-    {
-      std::vector<double> m(n_matrix_entries, 0.0);
-      for (int mat = 0; mat < 2; ++mat)
-        {
-          const Matrix1D &P = mat == 0 ? d.mass : d.stiffness;
-          for (int c = 0; c < 2; ++c)
-            for (int r = 0; r <= k; ++r)
-              for (int j = 0; j <= k; ++j)
-                {
-                  const bool middle                  = c == 0 ? (r == k && j == k) : (r == 0 && j == 0);
-                  m[off_cell(mat, c) + r * ld_c + j] = middle ? P(k, k) / 2 : P(c * k + r, c * k + j);
-                }
-          for (int r = 0; r < np; ++r)
-            for (int j = 0; j < np; ++j)
-              m[(mat == 0 ? off_M : off_A) + r * np + j] = P(r, j);
-        }
-      const Matrix1D &S = d.eigenvectors;
-      for (int i = 0; i < ni; ++i)
-        for (int c = 0; c < ni; ++c)
-          m[off_S + i * ni + c] = S(i, c);
-      // fragment f of the tile entry(row, col), rows 8 mt.., columns 4 s..
-      auto tile = [&](int f, int mt, int s, auto entry) {
-        for (int l = 0; l < 32; ++l)
-          m[off_frag + 32 * f + l] = entry(8 * mt + MmaLane{l}.a_row(), 4 * s + MmaLane{l}.a_col());
-      };
-      for (int mat = 0; mat < 2; ++mat)
-        for (int c = 0; c < 2; ++c)
-          for (int mt = 0; mt < MTc; ++mt)
-            for (int s = 0; s < KSc; ++s)
-              tile(frag_cell(mat, c, mt, s), mt, s, [&](int r, int j) { return m[off_cell(mat, c) + r * ld_c + j]; });
-      auto eigen = [&](int i, int c) { return i < ni && c < ni ? S(i, c) : 0.0; };
-      for (int s = 0; s < KSd; ++s)
-        for (int h = 0; h < 2; ++h)
-          {
-            tile(frag_Sf + 2 * s + h, h, s, [&](int r, int j) { return eigen(j, r); });
-            tile(frag_Sb + 2 * s + h, h, s, [&](int r, int j) { return eigen(r, j); });
-          }
-      for (int i = 0; i < ni; ++i)
-        m[off_frag + 32 * n_frag + i] = d.eigenvalues[i];
-      return m;
-    }
 
     /// shared memory: the fragments and eigenvalues (doubles), then regions A and B
     static constexpr std::size_t offset_a               = a16(std::size_t(n_fast) * sizeof(double));
@@ -552,19 +507,4 @@ namespace tpmg
 #endif
     }
   };
-
-  /// A tensor-core kernel for one color (host side); `mats` holds matrices() on the backend.
-  template <int k, typename Number>
-  MmaPatchKernel<k, Number> make_mma_kernel(const PatchColorGeometry &geo, Number *x, const Number *b,
-                                            const double *mats, const std::array<double, 3> &coef)
-  {
-    MmaPatchKernel<k, Number> kern;
-    kern.geo  = geo;
-    kern.x    = x;
-    kern.b    = b;
-    kern.mats = mats;
-    for (int i = 0; i < 3; ++i)
-      kern.coef[i] = Number(coef[i]);
-    return kern;
-  }
 } // namespace tpmg

@@ -15,7 +15,6 @@
 #include <kernels/smoothers/patch_common.h>
 
 #include <tpmg/option_enums.h>
-#include <tpmg/patch_data.h>
 
 namespace tpmg
 {
@@ -113,24 +112,4 @@ namespace tpmg
         }
     }
   };
-
-  /// The tile kernel of one color with its stencil from the 1D patch matrices (host side).
-  template <int dim, typename Number, bool reduced>
-  PatchTileKernel<dim, Number, reduced> make_tile_kernel(const PatchColorGeometry &geo, Number *x, const Number *b,
-                                                         const PatchData1D &d, const std::array<double, 3> &coef)
-  {
-    PatchTileKernel<dim, Number, reduced> kern;
-    kern.geo = geo;
-    kern.x   = x;
-    kern.b   = b;
-    // rows of the vertex (index 1) of the 3×3 patch matrices
-    const double m[3] = {d.mass(1, 0), d.mass(1, 1), d.mass(1, 2)};
-    const double a[3] = {d.stiffness(1, 0), d.stiffness(1, 1), d.stiffness(1, 2)};
-    double       w[27];
-    vertex_stencil<dim>(m, a, coef, w);
-    for (int q = 0; q < (dim == 3 ? 27 : 9); ++q)
-      kern.constants.w[q] = Number(w[q]);
-    kern.constants.inv_diag = Number(1.0 / w[dim == 3 ? 13 : 4]); // the centre
-    return kern;
-  }
 } // namespace tpmg

@@ -8,6 +8,7 @@
 #include <kernels/operators/laplace_stencil.h>
 #include <kernels/runtime/cell_launch.h>
 #include <kernels/runtime/forall.h>
+#include <src/operators/laplace_stencil_builders.h>
 
 #include <stdexcept>
 

@@ -10,6 +10,7 @@
 #include <kernels/smoothers/patch_fiber.h>
 #include <kernels/smoothers/patch_mma.h>
 #include <kernels/smoothers/patch_tile.h>
+#include <src/smoothers/patch_builders.h>
 #include <src/smoothers/patch_geometry.h>
 
 #include <Eigen/Dense>
@@ -100,7 +101,7 @@ namespace tpmg
     if constexpr (dim == 3 && k >= 2)
       if (tensor_core)
         {
-          const std::vector<double> m = MmaPatchKernel<k, Number>::matrices(data_);
+          const std::vector<double> m = mma_patch_matrices<k, Number>(data_);
           mma_matrices_.reinit(index_t(m.size()), backend);
           mma_matrices_.from_host(m);
         }

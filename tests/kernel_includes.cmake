@@ -1,0 +1,36 @@
+# The kernels sit below the host (docs/architecture.md): a header under kernels/ includes other
+# kernel headers, the public headers that include nothing of the host side (config.h,
+# degrees.h, numbering.h, option_enums.h, expression_program.h, the generated patch data
+# table) and no <string>, <vector> or <map>; the runtime's host side (the CUDA runner, the
+# tests' bank-conflict recorder) is the exception. Fails naming each offending line.
+#   cmake -DSOURCE_DIR=<tpmg source> -P kernel_includes.cmake
+set(allowed_public config.h degrees.h numbering.h option_enums.h expression_program.h patch_data_table.h)
+set(host_side runtime/cuda_runner.cuh runtime/cuda_forall.cuh runtime/bank_recorder.h runtime/bank_probe_patterns.h)
+file(GLOB_RECURSE headers RELATIVE ${SOURCE_DIR}/kernels ${SOURCE_DIR}/kernels/*.h ${SOURCE_DIR}/kernels/*.cuh)
+set(offences "")
+set(count 0)
+foreach(h IN LISTS headers)
+  list(FIND host_side ${h} exempt)
+  if(NOT exempt EQUAL -1)
+    continue()
+  endif()
+  math(EXPR count "${count} + 1")
+  file(STRINGS ${SOURCE_DIR}/kernels/${h} includes REGEX "^#include")
+  foreach(line IN LISTS includes)
+    if(line MATCHES "^#include <tpmg/([^>]+)>")
+      list(FIND allowed_public ${CMAKE_MATCH_1} ok)
+      if(ok EQUAL -1)
+        string(APPEND offences "\n  kernels/${h}: ${line}")
+      endif()
+    elseif(line MATCHES "^#include <(string|vector|map)>")
+      string(APPEND offences "\n  kernels/${h}: ${line}")
+    endif()
+  endforeach()
+endforeach()
+if(count LESS 30)
+  message(FATAL_ERROR "kernel_includes: only ${count} kernel headers found under ${SOURCE_DIR}/kernels")
+endif()
+if(offences)
+  message(FATAL_ERROR "kernel headers that include host headers:${offences}")
+endif()
+message(STATUS "kernel_includes: ${count} kernel headers include only kernel headers and the bottom public headers")
