@@ -3,7 +3,7 @@
 // that use the library need no MPI compiler wrapper.
 #pragma once
 
-#include <tpmg/mesh.h>
+#include <tpmg/numbering.h>
 #include <tpmg/options.h>
 
 #include <cstddef>

@@ -3,7 +3,7 @@
 
 #include <tpmg/config.h>
 #include <tpmg/device.h>
-#include <tpmg/mesh.h>
+#include <tpmg/numbering.h>
 
 #include <atomic>
 #include <cstdlib>
