@@ -6,7 +6,8 @@
 //              [--dofs 5e7[,1e5,...]] [--kernel all|LIST of global, separate, fused] [--groups 5] [--runs 10]
 //              [--csv FILE]; an unknown word in a list is an error (exit 2)
 //   smoother:  [--optimization all|LIST] from basic, basic_column, basic_dof (basic with that thread
-//              structure), linear_indexing, conflict_free, boundary, tensor_core (3D fused only);
+//              structure), linear_indexing, conflict_free, reduced_residual (formerly boundary),
+//              tensor_core (3D fused only);
 //              [--patches-per-block P] [--lumped] (GLL-lumped 1D masses: the bp5 level operator's
 //              smoother)
 //   bp only:   [--bp 1,3,5] [--geometry stored,on_the_fly,polynomial|both] [--deformation none|sine] [--cg]
@@ -177,7 +178,7 @@ namespace
   std::vector<std::string> measured_optimizations()
   {
     using O = KernelOptimization;
-    return names_of<O>({O::basic, O::linear_indexing, O::conflict_free, O::boundary, O::tensor_core});
+    return names_of<O>({O::basic, O::linear_indexing, O::conflict_free, O::reduced_residual, O::tensor_core});
   }
 
   /// The smoother settings a benchmark word names (see optimization_words).
@@ -326,7 +327,7 @@ namespace
         if constexpr (VertexPatchSmoother<dim, k, T>::supported())
           {
             const PatchSmootherSettings s         = smoother_settings(kernel, opt, o.patches_per_block, o.lumped);
-            const Precision             precision = std::is_same_v<T, float> ? Precision::single : Precision::dual;
+            const Precision             precision = std::is_same_v<T, float> ? Precision::fp32 : Precision::fp64;
             if (const auto e = check_smoother_settings(s, dim, k, precision))
               if (e->setting == SmootherSetting::optimization)
                 return; // a combination that does not exist (boundary with global, tensor_core outside 3D fused)

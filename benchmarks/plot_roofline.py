@@ -23,7 +23,7 @@ except ImportError:
 
 PEAK = {"float": 61e12, "double": 33e12}
 BANDWIDTH = {"shared": 33e12, "dram": 2.9e12}
-MARKERS = {"basic": "o", "linear_indexing": "s", "conflict_free": "^", "boundary": "D", "tensor_core": "*"}
+MARKERS = {"basic": "o", "linear_indexing": "s", "conflict_free": "^", "reduced_residual": "D", "boundary": "D", "tensor_core": "*"}
 COLORS = {"global": "tab:gray", "separate": "tab:blue", "fused": "tab:red"}
 
 

@@ -146,13 +146,13 @@ prm/3d_global_float.prm --set Mesh/Refinement\ level=2 --set Solver/Type=fmg --s
 prm/3d_fused_float.prm --set Mesh/Refinement\ level=2
 prm/chebyshev_3d.prm --set Mesh/Refinement\ level=2 --set Mesh/Coarse\ cells=2
 prm/3d_fused_float.prm --set Mesh/Refinement\ level=2 --set Multigrid/Kernel\ optimization=conflict_free
-prm/3d_separate_double.prm --set Mesh/Refinement\ level=2 --set Multigrid/Kernel\ optimization=boundary
-prm/2d_fused_float.prm --set Mesh/Refinement\ level=4 --set Multigrid/Kernel\ optimization=boundary
+prm/3d_separate_double.prm --set Mesh/Refinement\ level=2 --set Multigrid/Kernel\ optimization=reduced_residual
+prm/2d_fused_float.prm --set Mesh/Refinement\ level=4 --set Multigrid/Kernel\ optimization=reduced_residual
 prm/3d_global_float.prm --set Mesh/Refinement\ level=2 --set Multigrid/Kernel\ optimization=linear_indexing
 prm/3d_fused_float.prm --set Polynomial\ degree=1 --set Mesh/Refinement\ level=4 --set Multigrid/Kernel\ optimization=linear_indexing
 prm/3d_fused_double.prm --set Polynomial\ degree=8 --set Mesh/Refinement\ level=2 --set Multigrid/Kernel\ optimization=linear_indexing
 prm/3d_separate_float.prm --set Polynomial\ degree=6 --set Mesh/Refinement\ level=2 --set Multigrid/Kernel\ optimization=linear_indexing
-prm/2d_fused_double.prm --set Polynomial\ degree=1 --set Mesh/Refinement\ level=6 --set Multigrid/Kernel\ optimization=boundary
+prm/2d_fused_double.prm --set Polynomial\ degree=1 --set Mesh/Refinement\ level=6 --set Multigrid/Kernel\ optimization=reduced_residual
 prm/3d_fused_float.prm --set Mesh/Refinement\ level=2 --set Multigrid/Level\ operator=bp5 --set Mesh/Deformation=sine --set Mesh/Deformation\ amplitude=0.1 --set Multigrid/Geometric\ factors=on_the_fly
 prm/3d_fused_double.prm --set Polynomial\ degree=2 --set Mesh/Coarse\ cells=6 --set Mesh/Refinement\ level=1 --set Multigrid/Level\ operator=bp3 --set Mesh/Deformation=kershaw --set Mesh/Deformation\ amplitude=0.7
 prm/3d_fused_double.prm --set Polynomial\ degree=7 --set Mesh/Refinement\ level=2 --set Multigrid/Kernel\ optimization=tensor_core

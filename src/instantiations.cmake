@@ -37,7 +37,7 @@ tpmg_instantiate(multigrid/transfer_kernels.inst.in DEVICE DEGREES solver AXES $
 tpmg_instantiate(smoothers/patch_basic_kernels.inst.in DEVICE DEGREES solver AXES ${dims} ${numbers})
 tpmg_instantiate(smoothers/fitted_patch_kernels.inst.in DEVICE DEGREES solver AXES ${dims} ${numbers})
 tpmg_instantiate(smoothers/patch_fiber_kernels.inst.in DEVICE DEGREES solver
-                 AXES ${dims} ${numbers} OPTIMIZATION linear_indexing conflict_free boundary LUMPED false true)
+                 AXES ${dims} ${numbers} OPTIMIZATION linear_indexing conflict_free reduced_residual LUMPED false true)
 tpmg_instantiate(smoothers/patch_mma_kernels.inst.in DEVICE DEGREES solver MIN_DEGREE 2 AXES DIM 3 ${numbers})
 tpmg_instantiate(discretization/problem_kernels.inst.in DEVICE DEGREES operator AXES ${dims})
 tpmg_instantiate(discretization/function_kernels.inst.in DEVICE DEGREES solver AXES ${dims})

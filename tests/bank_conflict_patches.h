@@ -98,7 +98,7 @@ namespace tpmg::test_support
         for (int p = 1; p <= F::max_patches_per_block; p *= 2)
           {
             const Counts cf = fiber_counts<dim, k, Number, KernelOptimization::conflict_free>(p);
-            const Counts bd = fiber_counts<dim, k, Number, KernelOptimization::boundary>(p);
+            const Counts bd = fiber_counts<dim, k, Number, KernelOptimization::reduced_residual>(p);
             const Counts li = fiber_counts<dim, k, Number, KernelOptimization::linear_indexing>(p);
             for (const BankConflictCounts *c : {&cf.fused, &cf.residual, &cf.solve, &bd.fused, &bd.residual, &bd.solve})
               {

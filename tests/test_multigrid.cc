@@ -19,7 +19,7 @@ namespace
   using test_support::solve;
 
   // V-cycle iteration from x = 0 with f = 1 (docs/method.md, "Reference numbers")
-  RunResult vcycle(int dim, int k, int level, Precision prec = Precision::dual)
+  RunResult vcycle(int dim, int k, int level, Precision prec = Precision::fp64)
   {
     SolverParameters p = base(dim, k, level);
     p.solver           = SolverType::vcycle;
@@ -33,7 +33,7 @@ namespace
     SolverParameters p = base(dim, k, level);
     p.solver           = SolverType::fmg;
     p.rhs              = RightHandSide::one;
-    p.precision        = Precision::dual;
+    p.precision        = Precision::fp64;
     p.conventions      = c;
     return solve(p);
   }
@@ -106,8 +106,8 @@ TEST(Multigrid, MixedPrecisionVcycleContractsLikeDouble)
 {
   for (int k : {1, 3})
     {
-      const RunResult d = vcycle(2, k, 6, Precision::dual);
-      const RunResult f = vcycle(2, k, 6, Precision::single);
+      const RunResult d = vcycle(2, k, 6, Precision::fp64);
+      const RunResult f = vcycle(2, k, 6, Precision::fp32);
       ASSERT_TRUE(f.converged) << f.failure;
       EXPECT_LE(std::abs(d.iterations - f.iterations), 1);
     }
@@ -122,9 +122,9 @@ TEST(Multigrid, GmresL2ErrorConvergesAtRateKPlus1AndMixedEqualsDouble)
         for (int level = (dim == 2 ? 3 : 2); level <= (dim == 2 ? 5 : 4); ++level)
           {
             SolverParameters p = base(dim, k, level);
-            p.precision        = Precision::single;
+            p.precision        = Precision::fp32;
             const RunResult rf = solve(p);
-            p.precision        = Precision::dual;
+            p.precision        = Precision::fp64;
             const RunResult rd = solve(p);
             ASSERT_TRUE(rf.converged && rd.converged);
             ASSERT_TRUE(rf.l2_error && rd.l2_error);
@@ -170,7 +170,7 @@ TEST(Multigrid, AllSmootherVariantsAndSolversConverge)
   // such differences reach the residual multiplied by the operator's condition number
   {
     SolverParameters q  = base(2, 3, 6);
-    q.precision         = Precision::dual;
+    q.precision         = Precision::fp64;
     const RunResult mg  = solve(q);
     q.orthogonalization = Orthogonalization::classical;
     const RunResult cg2 = solve(q);
@@ -333,12 +333,12 @@ TEST(Multigrid, MemoryReportIsThePeakAndTheEstimateCoversIt)
     SmootherKernel    kernel;
   };
   const Case cases[] = {
-    {SolverType::gmres, false, Precision::single, LevelOperatorType::cartesian, SmootherKernel::fused},
-    {SolverType::gmres, true, Precision::dual, LevelOperatorType::cartesian, SmootherKernel::separate},
-    {SolverType::cg, false, Precision::single, LevelOperatorType::cartesian, SmootherKernel::global},
-    {SolverType::fmg, false, Precision::single, LevelOperatorType::cartesian, SmootherKernel::fused},
-    {SolverType::vcycle, false, Precision::dual, LevelOperatorType::cartesian, SmootherKernel::fused},
-    {SolverType::gmres, false, Precision::single, LevelOperatorType::bp3, SmootherKernel::fused}};
+    {SolverType::gmres, false, Precision::fp32, LevelOperatorType::cartesian, SmootherKernel::fused},
+    {SolverType::gmres, true, Precision::fp64, LevelOperatorType::cartesian, SmootherKernel::separate},
+    {SolverType::cg, false, Precision::fp32, LevelOperatorType::cartesian, SmootherKernel::global},
+    {SolverType::fmg, false, Precision::fp32, LevelOperatorType::cartesian, SmootherKernel::fused},
+    {SolverType::vcycle, false, Precision::fp64, LevelOperatorType::cartesian, SmootherKernel::fused},
+    {SolverType::gmres, false, Precision::fp32, LevelOperatorType::bp3, SmootherKernel::fused}};
   for (const Case &c : cases)
     {
       SolverParameters p = base(3, 2, 3);

@@ -86,27 +86,27 @@ TEST(Options, ResolveSmoother)
 {
   PatchSmootherSettings s;
   s.optimization = KernelOptimization::basic;
-  EXPECT_EQ(resolve_smoother(s, 3, 4, Precision::single).family, PatchKernelFamily::basic);
-  EXPECT_FALSE(resolve_smoother(s, 3, 4, Precision::single).automatic);
+  EXPECT_EQ(resolve_smoother(s, 3, 4, Precision::fp32).family, PatchKernelFamily::basic);
+  EXPECT_FALSE(resolve_smoother(s, 3, 4, Precision::fp32).automatic);
   s.optimization                = KernelOptimization::linear_indexing;
-  const SmootherConfiguration c = resolve_smoother(s, 3, 4, Precision::single);
+  const SmootherConfiguration c = resolve_smoother(s, 3, 4, Precision::fp32);
   EXPECT_EQ(c.family, PatchKernelFamily::fiber);
   EXPECT_GE(c.patches_per_block, 1);
   EXPECT_LE(c.patches_per_block, c.max_patches_per_block);
-  EXPECT_EQ(resolve_smoother(s, 3, 1, Precision::single).family, PatchKernelFamily::tile);
+  EXPECT_EQ(resolve_smoother(s, 3, 1, Precision::fp32).family, PatchKernelFamily::tile);
   s.kernel = SmootherKernel::separate; // the tile kernel is the fused one
-  EXPECT_EQ(resolve_smoother(s, 3, 1, Precision::single).family, PatchKernelFamily::fiber);
+  EXPECT_EQ(resolve_smoother(s, 3, 1, Precision::fp32).family, PatchKernelFamily::fiber);
   s.kernel       = SmootherKernel::fused;
   s.optimization = KernelOptimization::tensor_core;
-  EXPECT_EQ(resolve_smoother(s, 3, 5, Precision::dual).family, PatchKernelFamily::tensor_core);
-  EXPECT_EQ(resolve_smoother(s, 3, 5, Precision::dual).patches_per_block, 1);
+  EXPECT_EQ(resolve_smoother(s, 3, 5, Precision::fp64).family, PatchKernelFamily::tensor_core);
+  EXPECT_EQ(resolve_smoother(s, 3, 5, Precision::fp64).patches_per_block, 1);
   // refusals name the setting at fault
   auto refusal = [](PatchSmootherSettings t, int dim) {
-    const auto e = check_smoother_settings(t, dim, 3, Precision::single);
+    const auto e = check_smoother_settings(t, dim, 3, Precision::fp32);
     return e ? e->setting : SmootherSetting::kernel;
   };
   EXPECT_EQ(refusal(s, 2), SmootherSetting::optimization); // tensor_core in 2D
-  EXPECT_THROW(resolve_smoother(s, 2, 3, Precision::single), std::invalid_argument);
+  EXPECT_THROW(resolve_smoother(s, 2, 3, Precision::fp32), std::invalid_argument);
   PatchSmootherSettings t;
   t.patches_per_block = 3;
   EXPECT_EQ(refusal(t, 3), SmootherSetting::patches_per_block);
@@ -115,10 +115,10 @@ TEST(Options, ResolveSmoother)
   t.thread_structure = ThreadStructure::dof;
   EXPECT_EQ(refusal(t, 3), SmootherSetting::thread_structure);
   t              = {};
-  t.optimization = KernelOptimization::boundary;
+  t.optimization = KernelOptimization::reduced_residual;
   t.local_solver = LocalSolver::inverse_matrix;
   EXPECT_EQ(refusal(t, 3), SmootherSetting::local_solver);
-  EXPECT_FALSE(check_smoother_settings({}, 3, 8, Precision::dual).has_value());
+  EXPECT_FALSE(check_smoother_settings({}, 3, 8, Precision::fp64).has_value());
 }
 
 // `automatic` (the default) takes the measured fastest optimization the other settings allow.
@@ -127,7 +127,7 @@ TEST(Options, AutomaticOptimization)
   using O = KernelOptimization;
   PatchSmootherSettings s;
   EXPECT_EQ(s.optimization, O::automatic);
-  for (Precision p : {Precision::single, Precision::dual})
+  for (Precision p : {Precision::fp32, Precision::fp64})
     {
       for (int k = 2; k <= 8; ++k)
         {
@@ -140,7 +140,7 @@ TEST(Options, AutomaticOptimization)
         }
       for (Backend b : {Backend::cpu, Backend::cuda})
         {
-          EXPECT_EQ(resolve_smoother(s, 3, 1, p, b).settings.optimization, O::boundary);
+          EXPECT_EQ(resolve_smoother(s, 3, 1, p, b).settings.optimization, O::reduced_residual);
           EXPECT_EQ(resolve_smoother(s, 3, 1, p, b).family, PatchKernelFamily::tile);
         }
       EXPECT_EQ(resolve_smoother(s, 2, 1, p, Backend::cuda).settings.optimization, O::linear_indexing);
@@ -148,18 +148,18 @@ TEST(Options, AutomaticOptimization)
   // patches per block ask for the optimized kernels, also on the CPU
   PatchSmootherSettings sp;
   sp.patches_per_block = 2;
-  EXPECT_EQ(chosen_optimization(sp, Backend::cpu, 3, 3, Precision::single), O::linear_indexing);
+  EXPECT_EQ(chosen_optimization(sp, Backend::cpu, 3, 3, Precision::fp32), O::linear_indexing);
   PatchSmootherSettings t;
   t.kernel = SmootherKernel::separate;
-  EXPECT_EQ(chosen_optimization(t, Backend::cuda, 3, 2, Precision::single), O::boundary);
-  EXPECT_EQ(chosen_optimization(t, Backend::cuda, 3, 3, Precision::single), O::linear_indexing);
+  EXPECT_EQ(chosen_optimization(t, Backend::cuda, 3, 2, Precision::fp32), O::reduced_residual);
+  EXPECT_EQ(chosen_optimization(t, Backend::cuda, 3, 3, Precision::fp32), O::linear_indexing);
   t.kernel = SmootherKernel::global; // boundary does not combine with global
-  EXPECT_EQ(chosen_optimization(t, Backend::cuda, 3, 1, Precision::single), O::linear_indexing);
+  EXPECT_EQ(chosen_optimization(t, Backend::cuda, 3, 1, Precision::fp32), O::linear_indexing);
   // what exists only in the basic kernels keeps them
   t.thread_structure = ThreadStructure::dof;
-  EXPECT_EQ(chosen_optimization(t, Backend::cuda, 3, 4, Precision::single), O::basic);
+  EXPECT_EQ(chosen_optimization(t, Backend::cuda, 3, 4, Precision::fp32), O::basic);
   t.thread_structure = ThreadStructure::automatic;
   t.local_solver     = LocalSolver::inverse_matrix;
-  EXPECT_EQ(chosen_optimization(t, Backend::cuda, 3, 4, Precision::single), O::basic);
-  EXPECT_EQ(resolve_smoother(t, 3, 4, Precision::single).optimization_name(), "basic, thread per column (automatic)");
+  EXPECT_EQ(chosen_optimization(t, Backend::cuda, 3, 4, Precision::fp32), O::basic);
+  EXPECT_EQ(resolve_smoother(t, 3, 4, Precision::fp32).optimization_name(), "basic, thread per column (automatic)");
 }

@@ -180,3 +180,27 @@ TEST(Parameters, DirectoryIsNotAParameterFile)
       EXPECT_EQ(std::string(e.what()), ".:0: cannot read parameter file (Is a directory)");
     }
 }
+
+// A renamed choice keeps its former name as an alias: existing files still run, but only the
+// new name is printed, documented and reported.
+TEST(Parameters, FormerNamesOfChoicesAreStillRead)
+{
+  EXPECT_EQ(parse_error("subsection Multigrid\n  set Kernel optimization = boundary\nend\n"), "");
+  ParameterHandler prm;
+  declare_parameters(prm);
+  prm.parse_string("subsection Multigrid\n  set Kernel optimization = boundary\n  set Smoother kernel = fused\nend\n",
+                   "t.prm");
+  EXPECT_EQ(read_parameters(prm).patch.optimization, KernelOptimization::reduced_residual);
+  EXPECT_STREQ(to_string(KernelOptimization::reduced_residual), "reduced_residual");
+
+  ParameterHandler fresh;
+  declare_parameters(fresh);
+  const std::string text = printed(fresh);
+  EXPECT_NE(text.find("reduced_residual"), std::string::npos);
+  EXPECT_EQ(text.find("boundary|"), std::string::npos) << "a former name is not documented";
+  EXPECT_NE(parse_error("subsection Multigrid\n  set Kernel optimization = boundaries\nend\n"), "");
+
+  const Pattern p = Pattern::selection({"new"}, {"old"});
+  EXPECT_EQ(p.check("old"), "");
+  EXPECT_EQ(p.description(), "one of new");
+}

@@ -39,7 +39,7 @@ namespace
   std::string name(const Case &c)
   {
     const char *kn[] = {"global", "separate", "fused"};
-    const char *on[] = {"basic", "linear_indexing", "conflict_free", "boundary", "tensor_core"};
+    const char *on[] = {"basic", "linear_indexing", "conflict_free", "reduced_residual", "tensor_core"};
     return std::to_string(c.dim) + "D_k" + std::to_string(c.k) + "_" + kn[int(c.kernel)] + "_" + on[int(c.opt)] +
            (c.solver == LocalSolver::inverse_matrix ? "_inverse" : "_fd") +
            (c.order == ColorOrder::odd_first ? "_oddfirst" : "") +
@@ -132,11 +132,11 @@ static std::vector<Case> all_cases()
             cases.push_back({dim, k, kern, LocalSolver::inverse_matrix, ColorOrder::standard});
         }
   for (KernelOptimization opt :
-       {KernelOptimization::linear_indexing, KernelOptimization::conflict_free, KernelOptimization::boundary})
+       {KernelOptimization::linear_indexing, KernelOptimization::conflict_free, KernelOptimization::reduced_residual})
     for (int dim : {2, 3})
       for (int k = 1; k <= (dim == 2 ? 10 : 5); ++k)
         for (SmootherKernel kern : {SmootherKernel::global, SmootherKernel::separate, SmootherKernel::fused})
-          if (!(opt == KernelOptimization::boundary && kern == SmootherKernel::global))
+          if (!(opt == KernelOptimization::reduced_residual && kern == SmootherKernel::global))
             cases.push_back({dim, k, kern, LocalSolver::fast_diagonalization, ColorOrder::standard, opt});
   // the tensor-core kernel (3D fused; k = 1 runs the tile kernel); k = 6..8 below
   // (OptimizedEqualBasicForHighDegrees3D)
@@ -161,7 +161,7 @@ static std::vector<Case> all_cases()
     cases.push_back({3, 1, SmootherKernel::fused, LocalSolver::fast_diagonalization, ColorOrder::standard,
                      KernelOptimization::conflict_free, P});
   cases.push_back({2, 2, SmootherKernel::fused, LocalSolver::fast_diagonalization, ColorOrder::standard,
-                   KernelOptimization::boundary, 32});
+                   KernelOptimization::reduced_residual, 32});
   // 3D linear_indexing (turned from k = 3, in place in double and fused float k = 4) at 1, 2
   // and 4 patches per block
   for (int P : {1, 2, 4})
@@ -172,7 +172,7 @@ static std::vector<Case> all_cases()
   // GLL-lumped masses (the bp5 smoother; the fiber kernels are compiled per mass matrix),
   // against the sweep on the operator assembled with lumped masses
   for (KernelOptimization opt : {KernelOptimization::basic, KernelOptimization::linear_indexing,
-                                 KernelOptimization::conflict_free, KernelOptimization::boundary})
+                                 KernelOptimization::conflict_free, KernelOptimization::reduced_residual})
     for (int dim : {2, 3})
       for (int k : {2, dim == 2 ? 5 : 3, dim == 2 ? 8 : 4})
         for (SmootherKernel kern : {SmootherKernel::separate, SmootherKernel::fused})
@@ -194,7 +194,7 @@ TEST(PatchSmoother, AutomaticThreadStructure)
     PatchSmootherSettings s;
     s.thread_structure = t;
     s.optimization     = opt;
-    return resolve_smoother(s, dim, k, dual ? Precision::dual : Precision::single).per_dof;
+    return resolve_smoother(s, dim, k, dual ? Precision::fp64 : Precision::fp32).per_dof;
   };
   const auto basic = KernelOptimization::basic, cf = KernelOptimization::conflict_free;
   const auto a = ThreadStructure::automatic;
@@ -473,11 +473,11 @@ TEST(PatchSmoother, EveryAcceptedSettingHasKernels)
               const auto lev     = two_cells_each_way(kk, dd);
               auto       try_all = [&](auto number) {
                 using Number              = decltype(number);
-                const Precision precision = std::is_same_v<Number, float> ? Precision::single : Precision::dual;
+                const Precision precision = std::is_same_v<Number, float> ? Precision::fp32 : Precision::fp64;
                 CartesianLaplaceOperator<dd, kk, Number> op(lev, Backend::cpu);
                 for (SmootherKernel kernel : {SmootherKernel::global, SmootherKernel::separate, SmootherKernel::fused})
-                  for (O opt :
-                       {O::automatic, O::basic, O::linear_indexing, O::conflict_free, O::boundary, O::tensor_core})
+                  for (O opt : {O::automatic, O::basic, O::linear_indexing, O::conflict_free, O::reduced_residual,
+                                O::tensor_core})
                     for (bool lumped : {false, true})
                       for (LocalSolver ls : {LocalSolver::fast_diagonalization, LocalSolver::inverse_matrix})
                         for (ThreadStructure ts : {ThreadStructure::automatic, ThreadStructure::dof})
@@ -705,8 +705,8 @@ TEST(PatchSmoother, OptimizedEqualBasicForHighDegrees3D)
           Case       basic{3, kk, SmootherKernel::fused, LocalSolver::fast_diagonalization, ColorOrder::standard};
           basic.threads  = ThreadStructure::column;
           const auto ref = run_smoother<3, kk, double>(lev, basic, x0, b);
-          for (KernelOptimization opt :
-               {KernelOptimization::linear_indexing, KernelOptimization::conflict_free, KernelOptimization::boundary})
+          for (KernelOptimization opt : {KernelOptimization::linear_indexing, KernelOptimization::conflict_free,
+                                         KernelOptimization::reduced_residual})
             for (SmootherKernel kern : {SmootherKernel::separate, SmootherKernel::fused})
               {
                 Case c   = basic;
@@ -720,7 +720,7 @@ TEST(PatchSmoother, OptimizedEqualBasicForHighDegrees3D)
           Case lumped_basic     = basic;
           lumped_basic.lumped   = true;
           const auto ref_lumped = run_smoother<3, kk, double>(lev, lumped_basic, x0, b);
-          for (KernelOptimization opt : {KernelOptimization::linear_indexing, KernelOptimization::boundary})
+          for (KernelOptimization opt : {KernelOptimization::linear_indexing, KernelOptimization::reduced_residual})
             {
               Case c = lumped_basic;
               c.opt  = opt;
@@ -762,8 +762,8 @@ TEST(PatchSmoother, TileKernelForK1OverSeveralTiles)
         {
           Case       basic{dd, 1, SmootherKernel::fused, LocalSolver::fast_diagonalization, order};
           const auto ref = run_smoother<dd, 1, double>(lev, basic, x0, b);
-          for (KernelOptimization opt :
-               {KernelOptimization::linear_indexing, KernelOptimization::conflict_free, KernelOptimization::boundary})
+          for (KernelOptimization opt : {KernelOptimization::linear_indexing, KernelOptimization::conflict_free,
+                                         KernelOptimization::reduced_residual})
             {
               Case c = basic;
               c.opt  = opt;

@@ -62,7 +62,7 @@ namespace
 TEST(ProblemFunctions, PolynomialSolutionIsReproduced)
 {
   for (int dim : {2, 3})
-    for (Precision precision : {Precision::single, Precision::dual})
+    for (Precision precision : {Precision::fp32, Precision::fp64})
       for (LevelOperatorType op : {LevelOperatorType::cartesian, LevelOperatorType::bp3})
         for (int k : {2, 3})
           {

@@ -38,7 +38,7 @@ namespace
 
     // GMRES in double, preconditioned by a single-precision V-cycle (the defaults), to 1e-10
     p.solver             = tpmg::SolverType::gmres;
-    p.precision          = tpmg::Precision::single;
+    p.precision          = tpmg::Precision::fp32;
     p.relative_tolerance = 1e-10;
     p.max_iterations     = 50;
 

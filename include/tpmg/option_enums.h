@@ -42,8 +42,8 @@ namespace tpmg
   /// Arithmetic of the V-cycle (the outer solver is always double).
   enum class Precision
   {
-    single,
-    dual ///< "double"
+    fp32, ///< "float"
+    fp64  ///< "double"
   };
   enum class SolverType
   {
@@ -127,9 +127,9 @@ namespace tpmg
     basic,
     linear_indexing,
     conflict_free,
-    boundary,
-    tensor_core, ///< 3D fused: the 1D products as FP64 tile products (kernels/smoothers/patch_mma.h)
-    automatic    ///< the one measured fastest for the device, dimension, degree and precision (resolve_smoother)
+    reduced_residual, ///< conflict_free with the reduced residual b_I - A_IB x_B (formerly named `boundary`)
+    tensor_core,      ///< 3D fused: the 1D products as FP64 tile products (kernels/smoothers/patch_mma.h)
+    automatic         ///< the one measured fastest for the device, dimension, degree and precision (resolve_smoother)
   };
   /// Local solver of the basic patch kernels.
   enum class LocalSolver

@@ -39,7 +39,7 @@ namespace tpmg
                   {ExchangePath::mpi, "mpi"}, {ExchangePath::host, "host"});
   TPMG_ENUM_NAMES(ExchangeOverlap, 3, {ExchangeOverlap::automatic, "auto"}, {ExchangeOverlap::always, "always"},
                   {ExchangeOverlap::never, "never"});
-  TPMG_ENUM_NAMES(Precision, 2, {Precision::single, "float"}, {Precision::dual, "double"});
+  TPMG_ENUM_NAMES(Precision, 2, {Precision::fp32, "float"}, {Precision::fp64, "double"});
   TPMG_ENUM_NAMES(SolverType, 4, {SolverType::gmres, "gmres"}, {SolverType::cg, "cg"}, {SolverType::fmg, "fmg"},
                   {SolverType::vcycle, "vcycle"});
   TPMG_ENUM_NAMES(PreconditioningSide, 2, {PreconditioningSide::right, "right"}, {PreconditioningSide::left, "left"});
@@ -59,7 +59,8 @@ namespace tpmg
                   {SmootherKernel::fused, "fused"});
   TPMG_ENUM_NAMES(KernelOptimization, 6, {KernelOptimization::automatic, "automatic"},
                   {KernelOptimization::basic, "basic"}, {KernelOptimization::linear_indexing, "linear_indexing"},
-                  {KernelOptimization::conflict_free, "conflict_free"}, {KernelOptimization::boundary, "boundary"},
+                  {KernelOptimization::conflict_free, "conflict_free"},
+                  {KernelOptimization::reduced_residual, "reduced_residual"},
                   {KernelOptimization::tensor_core, "tensor_core"});
   TPMG_ENUM_NAMES(LocalSolver, 2, {LocalSolver::fast_diagonalization, "fast_diagonalization"},
                   {LocalSolver::inverse_matrix, "inverse_matrix"});
@@ -76,6 +77,20 @@ namespace tpmg
                   {RightHandSide::function, "function"}, {RightHandSide::ones_vector, "ones_vector"});
 #undef TPMG_ENUM_NAMES
 
+  /// Former names of values that parameter files may still use (read, never written): pairs of
+  /// a value and its old name. Empty for most enums.
+  template <typename E>
+  struct EnumAliases
+  {
+    static constexpr std::array<std::pair<E, std::string_view>, 0> table{};
+  };
+  template <>
+  struct EnumAliases<KernelOptimization>
+  {
+    static constexpr std::array<std::pair<KernelOptimization, std::string_view>, 1> table{
+      {{KernelOptimization::reduced_residual, "boundary"}}};
+  };
+
   /// The name of e in its table (null-terminated: the table holds string literals).
   template <typename E, typename = decltype(EnumNames<E>::table)>
   constexpr const char *to_string(E e)
@@ -86,11 +101,14 @@ namespace tpmg
     return "?";
   }
 
-  /// The value named `name`, if any.
+  /// The value named `name` (or a former name of it, EnumAliases), if any.
   template <typename E>
   constexpr std::optional<E> from_string(std::string_view name)
   {
     for (const auto &[value, n] : EnumNames<E>::table)
+      if (n == name)
+        return value;
+    for (const auto &[value, n] : EnumAliases<E>::table)
       if (n == name)
         return value;
     return std::nullopt;
@@ -102,6 +120,17 @@ namespace tpmg
   {
     std::vector<std::string> v;
     for (const auto &[value, n] : EnumNames<E>::table)
+      if (values.empty() || std::find(values.begin(), values.end(), value) != values.end())
+        v.emplace_back(n);
+    return v;
+  }
+
+  /// The former names (EnumAliases) of `values`, or of every value of E.
+  template <typename E>
+  std::vector<std::string> aliases_of(const std::vector<E> &values = {})
+  {
+    std::vector<std::string> v;
+    for (const auto &[value, n] : EnumAliases<E>::table)
       if (values.empty() || std::find(values.begin(), values.end(), value) != values.end())
         v.emplace_back(n);
     return v;

@@ -43,7 +43,10 @@ namespace tpmg
   public:
     static Pattern integer(long min, long max);
     static Pattern real(double min, double max);
-    static Pattern selection(const std::vector<std::string> &choices);
+    /// One of `choices`; `former_names` are accepted too but not described (renamed values that
+    /// existing parameter files may still use).
+    static Pattern selection(const std::vector<std::string> &choices,
+                             const std::vector<std::string> &former_names = {});
     static Pattern boolean();
     static Pattern anything();
     /// `min_count` to `max_count` comma-separated values, each matching `element` (blanks
@@ -67,6 +70,7 @@ namespace tpmg
     } kind_                       = Kind::anything;
     double                   min_ = 0, max_ = 0; ///< a range, or a list's counts
     std::vector<std::string> choices_;
+    std::vector<std::string> aliases_; ///< a selection's former names
     std::shared_ptr<Pattern> element_; ///< a list's element
   };
 

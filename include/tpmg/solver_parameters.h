@@ -35,7 +35,7 @@ namespace tpmg
     PreconditioningSide preconditioning    = PreconditioningSide::right;
     Orthogonalization   orthogonalization  = Orthogonalization::modified; ///< of GMRES
 
-    Precision             precision = Precision::single;
+    Precision             precision = Precision::fp32;
     SmootherType          smoother  = SmootherType::vertex_patch;
     PatchSmootherSettings patch; ///< the vertex-patch smoother's kernels
     LevelOperatorType     level_operator   = LevelOperatorType::cartesian;

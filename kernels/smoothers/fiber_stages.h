@@ -38,7 +38,7 @@ namespace tpmg
   {
     static_assert(opt != KernelOptimization::basic, "basic is PatchKernel");
     static constexpr bool padded  = opt != KernelOptimization::linear_indexing;
-    static constexpr bool reduced = opt == KernelOptimization::boundary;
+    static constexpr bool reduced = opt == KernelOptimization::reduced_residual;
     static constexpr int  np = 2 * k + 1, ni = 2 * k - 1;
 
     /// this kernel's row of the tuning table

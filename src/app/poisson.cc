@@ -73,8 +73,8 @@ namespace tpmg
       constexpr int dim = decltype(D)::value;
       return dispatch_degree<max_solver_degree(dim)>(p.degree, [&](auto K) {
         constexpr int k = decltype(K)::value;
-        return p.precision == Precision::single ? internal::run<dim, k, float>(p, b, log, ranks)
-                                                : internal::run<dim, k, double>(p, b, log, ranks);
+        return p.precision == Precision::fp32 ? internal::run<dim, k, float>(p, b, log, ranks)
+                                              : internal::run<dim, k, double>(p, b, log, ranks);
       });
     });
   }

@@ -21,7 +21,7 @@ namespace tpmg
     template <typename E>
     Pattern choice(const std::vector<E> &values = {})
     {
-      return Pattern::selection(names_of<E>(values));
+      return Pattern::selection(names_of<E>(values), aliases_of<E>(values));
     }
 
     /// The value of a choice parameter (its pattern admitted only names of E).
@@ -148,7 +148,7 @@ namespace tpmg
                    const std::vector<FieldType<Field>> &values = {})
     {
       using E = FieldType<Field>;
-      return {path, Pattern::selection(names_of<E>(values)), std::move(doc),
+      return {path, Pattern::selection(names_of<E>(values), aliases_of<E>(values)), std::move(doc),
               [field](const SolverParameters &p) { return std::string(to_string(field(p))); },
               [field, path](const ParameterHandler &prm, SolverParameters &p) {
                 field(p) = *from_string<E>(prm.get(path)); // (the pattern admitted only its names)

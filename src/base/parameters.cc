@@ -121,11 +121,12 @@ namespace tpmg
     return p;
   }
 
-  Pattern Pattern::selection(const std::vector<std::string> &choices)
+  Pattern Pattern::selection(const std::vector<std::string> &choices, const std::vector<std::string> &former_names)
   {
     Pattern p;
     p.kind_    = Kind::selection;
     p.choices_ = choices;
+    p.aliases_ = former_names;
     return p;
   }
 
@@ -200,6 +201,9 @@ namespace tpmg
           }
         case Kind::selection:
           for (const auto &c : choices_)
+            if (c == value)
+              return "";
+          for (const auto &c : aliases_)
             if (c == value)
               return "";
           return "expected " + description();

@@ -63,7 +63,7 @@ namespace tpmg
   {
     static_assert(supported(), "vertex-patch smoother: degree out of range for this dimension");
     config_ =
-      resolve_smoother(given, dim, k, std::is_same_v<Number, float> ? Precision::single : Precision::dual, backend);
+      resolve_smoother(given, dim, k, std::is_same_v<Number, float> ? Precision::fp32 : Precision::fp64, backend);
     settings_                             = config_.settings; // `automatic` replaced by the choice
     const PatchSmootherSettings &settings = settings_;
     if (settings.kernel == SmootherKernel::global && op == nullptr)
@@ -89,8 +89,8 @@ namespace tpmg
         using O                     = KernelOptimization;
         const std::vector<Number> t = settings.optimization == O::conflict_free
                                         ? table(std::integral_constant<O, O::conflict_free>{})
-                                      : settings.optimization == O::boundary
-                                        ? table(std::integral_constant<O, O::boundary>{})
+                                      : settings.optimization == O::reduced_residual
+                                        ? table(std::integral_constant<O, O::reduced_residual>{})
                                         : table(std::integral_constant<O, O::linear_indexing>{}); // tensor_core too
         if (!t.empty())
           {
@@ -254,7 +254,7 @@ namespace tpmg
             return fd ? &colour_basic<dim, k, Number, true, FD> : &colour_basic<dim, k, Number, true, INV>;
           return fd ? &colour_basic<dim, k, Number, false, FD> : &colour_basic<dim, k, Number, false, INV>;
         case PatchKernelFamily::tile:
-          if (s.optimization == O::boundary)
+          if (s.optimization == O::reduced_residual)
             return &colour_tile<dim, Number, true>;
           if (s.optimization == O::linear_indexing || s.optimization == O::conflict_free ||
               s.optimization == O::tensor_core) // (k = 1 has no tile products: the tile kernel)
@@ -274,9 +274,9 @@ namespace tpmg
               case O::conflict_free:
                 return by_mass<Launcher>(lumped, &colour_fiber<dim, k, Number, O::conflict_free, false>,
                                          &colour_fiber<dim, k, Number, O::conflict_free, true>);
-              case O::boundary:
-                return by_mass<Launcher>(lumped, &colour_fiber<dim, k, Number, O::boundary, false>,
-                                         &colour_fiber<dim, k, Number, O::boundary, true>);
+              case O::reduced_residual:
+                return by_mass<Launcher>(lumped, &colour_fiber<dim, k, Number, O::reduced_residual, false>,
+                                         &colour_fiber<dim, k, Number, O::reduced_residual, true>);
               case O::basic:
               case O::tensor_core:
               case O::automatic:

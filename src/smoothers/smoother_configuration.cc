@@ -18,7 +18,7 @@ namespace tpmg
       const bool fused_li = s.kernel == SmootherKernel::fused && s.optimization == KernelOptimization::linear_indexing;
       // the separate and global kernels, and the padded optimizations, take the padded
       // kernel's limits and rule
-      return {dim, degree, precision == Precision::single ? 4 : 8, PatchKernelKind::fused,
+      return {dim, degree, precision == Precision::fp32 ? 4 : 8, PatchKernelKind::fused,
               fused_li ? KernelOptimization::linear_indexing : KernelOptimization::conflict_free};
     }
   } // namespace
@@ -39,11 +39,11 @@ namespace tpmg
       // the CPU runner (tpmg_bench --cpu, 3D fused, 3e5 DoFs, 2 cores): the basic kernels are the
       // fastest or within 0.6x of it at k = 2..8, the tile kernel wins k = 1 (docs/performance/
       // smoother.md, "Automatic choice")
-      return dim == 3 && degree == 1 && s.kernel != SmootherKernel::global ? O::boundary : O::basic;
+      return dim == 3 && degree == 1 && s.kernel != SmootherKernel::global ? O::reduced_residual : O::basic;
     // the H100, every kernel variant and optimization in one run (benchmarks/results/h100/
     // smoother/smoother3d.csv, smoother2d.csv): linear_indexing everywhere but 3D k = 1 (the tile
     // kernel, fused and separate) and 3D k = 2 separate, where boundary is fastest
-    return tile_or_reduced ? O::boundary : O::linear_indexing;
+    return tile_or_reduced ? O::reduced_residual : O::linear_indexing;
   }
 
   std::optional<SmootherSettingsError> check_smoother_settings(const PatchSmootherSettings &given, int dim, int degree,
@@ -56,9 +56,9 @@ namespace tpmg
     auto       error        = [](SmootherSetting what, std::string message) {
       return std::optional<SmootherSettingsError>(SmootherSettingsError{what, std::move(message)});
     };
-    if (s.optimization == O::boundary && s.kernel == SmootherKernel::global)
-      return error(SmootherSetting::optimization, "the 'boundary' optimization (reduced local residual) applies to "
-                                                  "the separate and fused kernels, not to global");
+    if (s.optimization == O::reduced_residual && s.kernel == SmootherKernel::global)
+      return error(SmootherSetting::optimization, "reduced_residual (the reduced local residual) applies to the "
+                                                  "separate and fused kernels, not to global");
     if (s.optimization == O::tensor_core && (dim != 3 || s.kernel != SmootherKernel::fused))
       return error(SmootherSetting::optimization, "tensor_core exists for the fused kernel in 3D");
     if (s.optimization == O::tensor_core && s.patches_per_block > 1)
@@ -103,7 +103,7 @@ namespace tpmg
         // automatic: the faster thread structure (docs/performance/smoother.md, "Thread
         // structure"): per DoF in 2D from k = 4 and in 3D double from k = 7, else per column
         c.per_dof = s.thread_structure == ThreadStructure::automatic
-                      ? (dim == 2 ? degree >= 4 : precision == Precision::dual && degree >= 7)
+                      ? (dim == 2 ? degree >= 4 : precision == Precision::fp64 && degree >= 7)
                       : s.thread_structure == ThreadStructure::dof;
         return c;
       }

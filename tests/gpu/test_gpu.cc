@@ -187,9 +187,9 @@ TEST(Gpu, PatchSmootherEqualsCpu)
                   smoother_case<float>(dim, k, kern, LocalSolver::inverse_matrix, KernelOptimization::basic, ts);
                 }
             }
-          for (KernelOptimization opt :
-               {KernelOptimization::linear_indexing, KernelOptimization::conflict_free, KernelOptimization::boundary})
-            if (!(opt == KernelOptimization::boundary && kern == SmootherKernel::global))
+          for (KernelOptimization opt : {KernelOptimization::linear_indexing, KernelOptimization::conflict_free,
+                                         KernelOptimization::reduced_residual})
+            if (!(opt == KernelOptimization::reduced_residual && kern == SmootherKernel::global))
               {
                 smoother_case<double>(dim, k, kern, LocalSolver::fast_diagonalization, opt);
                 smoother_case<float>(dim, k, kern, LocalSolver::fast_diagonalization, opt);
@@ -421,7 +421,7 @@ TEST(Gpu, RhsAndErrorsEqualCpu)
 TEST(Gpu, WholeSolveMatchesCpu)
 {
   for (auto [dim, k, level] : {std::tuple{2, 3, 6}, std::tuple{3, 2, 4}, std::tuple{3, 5, 3}})
-    for (Precision prec : {Precision::single, Precision::dual})
+    for (Precision prec : {Precision::fp32, Precision::fp64})
       for (SolverType st : {SolverType::gmres, SolverType::fmg})
         {
           SolverParameters p;
@@ -624,7 +624,7 @@ TEST(Gpu, ProblemFunctionsEqualCpu)
 TEST(Gpu, UserProblemMatchesCpu)
 {
   for (int dim : {2, 3})
-    for (Precision prec : {Precision::single, Precision::dual})
+    for (Precision prec : {Precision::fp32, Precision::fp64})
       {
         SolverParameters p;
         p.dim                = dim;

@@ -183,7 +183,7 @@ int main(int argc, char **argv)
         v.patch.optimization      = KernelOptimization::linear_indexing;
         v.patch.patches_per_block = 0;
         check<3, 3, float>(v, "cartesian linear_indexing", 1, 3);
-        v.patch.optimization = KernelOptimization::boundary;
+        v.patch.optimization = KernelOptimization::reduced_residual;
         check<2, 3, double>(v, "cartesian boundary", 3, 4);
       }
       {
