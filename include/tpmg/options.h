@@ -114,25 +114,28 @@ namespace tpmg
     return std::nullopt;
   }
 
+  /// The names in `table` of `values`, or of every value.
+  template <typename E, typename Table>
+  std::vector<std::string> names_in(const Table &table, const std::vector<E> &values)
+  {
+    std::vector<std::string> v;
+    for (const auto &[value, n] : table)
+      if (values.empty() || std::find(values.begin(), values.end(), value) != values.end())
+        v.emplace_back(n);
+    return v;
+  }
+
   /// The names of `values`, or of every value of E.
   template <typename E>
   std::vector<std::string> names_of(const std::vector<E> &values = {})
   {
-    std::vector<std::string> v;
-    for (const auto &[value, n] : EnumNames<E>::table)
-      if (values.empty() || std::find(values.begin(), values.end(), value) != values.end())
-        v.emplace_back(n);
-    return v;
+    return names_in(EnumNames<E>::table, values);
   }
 
   /// The former names (EnumAliases) of `values`, or of every value of E.
   template <typename E>
   std::vector<std::string> aliases_of(const std::vector<E> &values = {})
   {
-    std::vector<std::string> v;
-    for (const auto &[value, n] : EnumAliases<E>::table)
-      if (values.empty() || std::find(values.begin(), values.end(), value) != values.end())
-        v.emplace_back(n);
-    return v;
+    return names_in(EnumAliases<E>::table, values);
   }
 } // namespace tpmg
