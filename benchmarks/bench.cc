@@ -6,8 +6,8 @@
 //              [--dofs 5e7[,1e5,...]] [--kernel all|LIST of global, separate, fused] [--groups 5] [--runs 10]
 //              [--csv FILE]; an unknown word in a list is an error (exit 2)
 //   smoother:  [--optimization all|LIST] from basic, basic_column, basic_dof (basic with that thread
-//              structure), linear_indexing, conflict_free, reduced_residual (formerly boundary),
-//              tensor_core (3D fused only);
+//              structure), linear_indexing, conflict_free, reduced_residual, tensor_core (3D fused
+//              only);
 //              [--patches-per-block P] [--lumped] (GLL-lumped 1D masses: the bp5 level operator's
 //              smoother)
 //   bp only:   [--bp 1,3,5] [--geometry stored,on_the_fly,polynomial|both] [--deformation none|sine] [--cg]
