@@ -38,7 +38,7 @@ case "$target" in
     # smoother rules, the expression parser, the mesh sizes, the coarse level, the deformations
     sources=("$root/tools/fuzz/fuzz_parameters.cc" "$root/src/base/parameters.cc" "$root/src/app/solver_parameters.cc"
              "$root/src/smoothers/smoother_configuration.cc" "$root/src/base/expression.cc"
-             "$root/src/discretization/mesh.cc" "$root/src/discretization/geometry.cc"
+             "$root/src/base/mesh.cc" "$root/src/discretization/geometry.cc"
              "$root/src/discretization/fe_1d.cc" "$root/src/multigrid/hierarchy.cc")
     seeds=("$root/prm" "$root/tests/bad_input")
     dict=(-dict="$root/tools/fuzz/parameters.dict")
