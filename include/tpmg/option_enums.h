@@ -43,7 +43,10 @@ namespace tpmg
   enum class Precision
   {
     fp32, ///< "float"
-    fp64  ///< "double"
+    fp64, ///< "double"
+    // former names, for code written against them
+    single [[deprecated("Precision::single is Precision::fp32")]] = fp32,
+    dual [[deprecated("Precision::dual is Precision::fp64")]]     = fp64
   };
   enum class SolverType
   {
@@ -127,9 +130,11 @@ namespace tpmg
     basic,
     linear_indexing,
     conflict_free,
-    reduced_residual, ///< conflict_free with the reduced residual b_I - A_IB x_B (formerly named `boundary`)
+    reduced_residual, ///< conflict_free with the reduced residual b_I - A_IB x_B
     tensor_core,      ///< 3D fused: the 1D products as FP64 tile products (kernels/smoothers/patch_mma.h)
-    automatic         ///< the one measured fastest for the device, dimension, degree and precision (resolve_smoother)
+    automatic,        ///< the one measured fastest for the device, dimension, degree and precision (resolve_smoother)
+    // former name, for code written against it (parameter files: EnumAliases, tpmg/options.h)
+    boundary [[deprecated("KernelOptimization::boundary is KernelOptimization::reduced_residual")]] = reduced_residual
   };
   /// Local solver of the basic patch kernels.
   enum class LocalSolver
