@@ -194,7 +194,9 @@ namespace
       for (index_t b = 0; b < l1.nodes(1); ++b)
         for (index_t a = 0; a < l1.nodes(0); ++a)
           if (l1.on_boundary(a, b, c))
-            EXPECT_EQ(r1[std::size_t(l1.dof_index(a, b, c))], 0.0);
+            {
+              EXPECT_EQ(r1[std::size_t(l1.dof_index(a, b, c))], 0.0);
+            }
   }
 } // namespace
 

@@ -34,7 +34,7 @@ namespace tpmg
     void smooth(Vector<Number> &x, const Vector<Number> &b, bool reverse = false, bool x_is_zero = false) const;
 
     /// The patches of one color only; `x_is_zero` as in smooth(); `part`: only these patches of
-    /// the colour (patch_color_geometry of a part of the centres, kernels/smoothers/patch_common.h),
+    /// the colour (patch_color_geometry of a part of the centres, src/smoothers/patch_geometry.h),
     /// all where null.
     void smooth_color(Vector<Number> &x, const Vector<Number> &b, int color, bool x_is_zero = false,
                       const PatchColorGeometry *part = nullptr) const;
@@ -60,7 +60,7 @@ namespace tpmg
     const LinearOperator<Number> *op_;
     Vector<Number>                data1d_, inverse_;
     Vector<Number>                inverse_sums_; ///< fiber kernels: fiber_inverse_eigenvalue_sums
-    Vector<double>                mma_matrices_; ///< tensor_core: MmaPatchKernel::matrices()
+    Vector<double>                mma_matrices_; ///< tensor_core: mma_patch_matrices (src/smoothers/patch_builders.h)
     mutable Vector<Number>        residual_;
     std::array<double, 3>         coef_;
     PatchData1D                   data_;

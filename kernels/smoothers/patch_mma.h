@@ -110,7 +110,7 @@ namespace tpmg
     Number            *x;
     const Number      *b;
     Number             coef[3];
-    const double      *mats; ///< the matrix table (matrices(), on the launch's backend)
+    const double      *mats; ///< the matrix table (mma_patch_matrices, on the launch's backend)
 
     std::size_t shared_bytes() const { return shared_bytes_per_patch; }
     LaunchShape shape() const
