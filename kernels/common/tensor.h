@@ -17,6 +17,72 @@ namespace tpmg
   TPMG_HD constexpr int cmax(int a, int b) { return a > b ? a : b; }
   TPMG_HD constexpr int cmin(int a, int b) { return a < b ? a : b; }
 
+  /// One step of a sum factorization in a thread's registers: gather a fiber of C values
+  /// (`read(j)`), apply a 1D operator to it (`apply(in, out)`, R values out) and scatter the
+  /// result (`write(i, value)`). A kernel phase is this step with the addresses of its fibers;
+  /// the callables inline, so it compiles to the loops written out.
+  template <typename Number, int C, int R, class Read, class Apply, class Write>
+  TPMG_HD TPMG_FORCEINLINE void fiber_step(Read &&read, Apply &&apply, Write &&write)
+  {
+    Number in[C], out[R];
+    TPMG_UNROLL
+    for (int j = 0; j < C; ++j)
+      in[j] = read(j);
+    apply(in, out);
+    TPMG_UNROLL
+    for (int i = 0; i < R; ++i)
+      write(i, out[i]);
+  }
+  /// The 1D operator of a fiber_step that copies (a direction without a contraction).
+  struct CopyFiber
+  {
+    template <typename Number, int n>
+    TPMG_HD TPMG_FORCEINLINE void operator()(const Number (&in)[n], Number (&out)[n]) const
+    {
+      TPMG_UNROLL
+      for (int i = 0; i < n; ++i)
+        out[i] = in[i];
+    }
+  };
+
+  /// Rows i < R of two 1D operators against a fiber u in registers, (M u)_i and (N u)_i, handed to
+  /// put(i, Mu, Nu): a cell kernel's first direction, carrying a function and its derivative
+  /// (or its mass and stiffness products) along.
+  template <int R, int C, typename Number, class MatM, class MatN, class Put>
+  TPMG_HD TPMG_FORCEINLINE void contract_pair(const MatM &M, const MatN &N, const Number (&u)[C], Put &&put)
+  {
+    TPMG_UNROLL
+    for (int i = 0; i < R; ++i)
+      {
+        Number a = 0, b = 0;
+        TPMG_UNROLL
+        for (int j = 0; j < C; ++j)
+          {
+            a += M(i, j) * u[j];
+            b += N(i, j) * u[j];
+          }
+        put(i, a, b);
+      }
+  }
+  /// The next direction of such a pair: one row of M and N (`m(j)`, `n(j)`) against the fiber s
+  /// of the function's values and of M against the fiber ds of its derivative, all read through
+  /// callables (shared memory): ms = Σ m s, ns = Σ n s, mds = Σ m ds.
+  template <int C, typename Number, class RowM, class RowN, class Fiber, class DFiber>
+  TPMG_HD TPMG_FORCEINLINE void contract_row_pair(RowM &&m, RowN &&n, Fiber &&s, DFiber &&ds, Number &ms, Number &ns,
+                                                  Number &mds)
+  {
+    ms = ns = mds = 0;
+    TPMG_UNROLL
+    for (int j = 0; j < C; ++j)
+      {
+        const Number sj = s(j);
+        const Number mj = m(j);
+        ms += mj * sj;
+        ns += n(j) * sj;
+        mds += mj * ds(j);
+      }
+  }
+
   /// A k×k (or rows×cols) matrix of compile-time size, held by value in a kernel's arguments
   /// or constants (so in the constant bank on the GPU), or a compile-time constant (the fiber
   /// kernels' 1D data): use it where all threads read the same entry.
@@ -246,4 +312,19 @@ namespace tpmg
         out[i] = s;
       }
   }
+  /// The layout of a tensor of extents (E0, E1, E2) in shared memory (CuTe-style): entry
+  /// (i0, i1, i2) at O + i0 + S1 i1 + S2 i2, one tensor (a cell's or a patch's) in `size` words,
+  /// so that the tensors of a block lie `size` apart. Strides beyond the extents are padding
+  /// against bank conflicts (the padded layouts: patch_layout.h, bp_layouts.h, TransferLayout);
+  /// O > 0 makes a view into a larger tensor (PatchLayouts). A 2D tensor has E2 = 1 (and any S2,
+  /// 0 making the third index vanish at compile time).
+  template <int E0_, int E1_, int E2_, int S1_, int S2_, int O = 0, int size_ = 0>
+  struct TensorLayout
+  {
+    static_assert(S1_ >= E0_ && (E2_ == 1 || S2_ >= S1_ * E1_),
+                  "strides shorter than the extents (no conflict-free layout found)");
+    static constexpr int         E0 = E0_, E1 = E1_, E2 = E2_, S1 = S1_, S2 = S2_;
+    static constexpr int         size = size_ ? size_ : E2 > 1 ? S2 *E2 : S1 *E1; ///< words one tensor occupies
+    static TPMG_HD constexpr int at(int i0, int i1, int i2 = 0) { return O + i0 + S1 * i1 + S2 * i2; }
+  };
 } // namespace tpmg

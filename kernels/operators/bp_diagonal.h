@@ -54,65 +54,28 @@ namespace tpmg
         double v[1 << dim][3];
         mesh.cell_vertices<dim>(c, v);
         double acc[Rule::nz * n * n] = {};
-        TPMG_NO_UNROLL
-        for (int qz = 0; qz < Rule::nqz; ++qz)
-          {
-            double t2[npairs][n * n] = {}; // contracted over qx and qy, per pair
-            TPMG_NO_UNROLL
-            for (int qy = 0; qy < nq; ++qy)
-              {
-                double t1[npairs][n] = {}; // contracted over qx
-                TPMG_NO_UNROLL
-                for (int qx = 0; qx < nq; ++qx)
-                  {
-                    double xi[3], x[3], inv[3][3];
-                    rule.point(qx, qy, qz, xi);
-                    const double wdet =
-                      rule.weight(qx, qy, qz) * problem_kernels::cell_map<dim>(mesh, c, v, xi, x, inv);
-                    for (int p = 0; p < npairs; ++p)
-                      {
-                        int a, b;
-                        pair(p, a, b);
-                        double g = 0;
-                        for (int r = 0; r < dim; ++r)
-                          g += inv[a][r] * inv[b][r];
-                        g *= (a == b ? 1.0 : 2.0) * wdet; // G_ab and G_ba
-                        for (int ix = 0; ix < n; ++ix)
-                          t1[p][ix] += factor(a, b, 0, qx, ix) * g;
-                      }
-                  }
-                for (int p = 0; p < npairs; ++p)
-                  {
-                    int a, b;
-                    pair(p, a, b);
-                    for (int iy = 0; iy < n; ++iy)
-                      {
-                        const double f = factor(a, b, 1, qy, iy);
-                        for (int ix = 0; ix < n; ++ix)
-                          t2[p][iy * n + ix] += f * t1[p][ix];
-                      }
-                  }
-              }
+        rule.template integrate_tests<npairs>(
+          [&](int qx, int qy, int qz, double(&g)[npairs]) {
+            double xi[3], x[3], inv[3][3];
+            rule.point(qx, qy, qz, xi);
+            const double wdet = rule.weight(qx, qy, qz) * problem_kernels::cell_map<dim>(mesh, c, v, xi, x, inv);
             for (int p = 0; p < npairs; ++p)
               {
                 int a, b;
                 pair(p, a, b);
-                for (int iz = 0; iz < Rule::nz; ++iz)
-                  {
-                    const double f = factor(a, b, 2, qz, iz);
-                    for (int j = 0; j < n * n; ++j)
-                      acc[iz * n * n + j] += f * t2[p][j];
-                  }
+                g[p] = 0;
+                for (int r = 0; r < dim; ++r)
+                  g[p] += inv[a][r] * inv[b][r];
+                g[p] *= (a == b ? 1.0 : 2.0) * wdet; // G_ab and G_ba
               }
-          }
-        for (int iz = 0; iz < Rule::nz; ++iz)
-          for (int iy = 0; iy < n; ++iy)
-            for (int ix = 0; ix < n; ++ix)
-              {
-                const index_t g = problem_kernels::interior_node(mesh, dim, c, k, ix, iy, iz);
-                if (g >= 0)
-                  diag[g] += acc[(iz * n + iy) * n + ix];
-              }
+          },
+          [&](int p, int d, int q, int i) {
+            int a, b;
+            pair(p, a, b);
+            return factor(a, b, d, q, i);
+          },
+          acc);
+        problem_kernels::add_at_interior_nodes<dim, k>(mesh, c, acc, diag);
       }
     };
 

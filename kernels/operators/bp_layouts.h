@@ -2,6 +2,8 @@
 // cell padding per number of quadrature points, from searches with the bank recorder.
 #pragma once
 
+#include <kernels/common/tensor.h>
+
 #include <cstddef>
 
 namespace tpmg
@@ -28,6 +30,7 @@ namespace tpmg
     static constexpr int  entry(int i) { return nq <= 10 ? table[word == 8][nq - 2][i] : i == 2 ? 0 : nq; }
     static constexpr int  sx = entry(0), sz = sx * nq, sd = entry(1), cs = sx * nq + entry(2);
     static constexpr bool padded = sx != nq || sd != nq || cs != nq * nq;
+    using Cell                   = TensorLayout<nq, nq, 1, sx, sz, 0, cs>;
   };
 
   /// 3D shared-memory layout of the BP kernel: a cell buffer holds (x, y, z) at
@@ -52,5 +55,6 @@ namespace tpmg
     static constexpr int  entry(int i) { return nq <= 10 ? table[word == 8][nq - 2][i] : 0; }
     static constexpr int  sx = nq + entry(0), sz = sx * nq + entry(1), sd = nq, cs = sz * nq + entry(2);
     static constexpr bool padded = cs != nq * nq * nq;
+    using Cell                   = TensorLayout<nq, nq, nq, sx, sz, 0, cs>;
   };
 } // namespace tpmg

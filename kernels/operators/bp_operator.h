@@ -310,12 +310,13 @@ namespace tpmg
     template <int dir>
     static TPMG_HD TPMG_FORCEINLINE int fiber_index(int a, int b, int j)
     {
+      using Cell = typename Layout::Cell;
       if constexpr (dir == 0)
-        return j + sx * a + sz * b;
+        return Cell::at(j, a, b);
       else if constexpr (dir == 1)
-        return a + sx * j + sz * b;
+        return Cell::at(a, j, b);
       else
-        return a + sx * b + sz * j;
+        return Cell::at(a, b, j);
     }
     template <int dir, int len, class Array>
     static TPMG_HD TPMG_FORCEINLINE void load(const Array &S, int a, int b, Number (&v)[len])

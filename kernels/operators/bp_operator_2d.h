@@ -34,7 +34,7 @@ namespace tpmg
     auto          S2    = sh.template array<Number>(off_buf + 2 * buf) + base;
     auto          S3    = sh.template array<Number>(off_buf + 3 * buf) + base;
     auto          B     = [&](int q, int i) -> Number { return Bs[q * sd + i]; };
-    auto          at    = [](int x, int y, int) { return x + sx * y; };
+    auto          at    = [](int x, int y, int) { return Layout::Cell::at(x, y); };
     Number       *a     = reg.a;
 
     // 2D: one thread per x (quadrature or node) column, the y column in registers
@@ -119,7 +119,7 @@ namespace tpmg
   {
     auto    B  = [&](int q, int i) -> Number { return Bs[q * sd + i]; };
     auto    D  = [&](int q, int j) -> Number { return Ds[q * sd + j]; };
-    auto    at = [](int x, int y, int) { return x + sx * y; };
+    auto    at = [](int x, int y, int) { return Layout::Cell::at(x, y); };
     Number *a  = reg.a;
     if constexpr (phase == 2)
       {

@@ -90,7 +90,8 @@ namespace tpmg
       const index_t c0[3] = {index_t(reg.cc[0]) * k, index_t(reg.cc[1]) * k, index_t(reg.cc[2]) * k};
       const int     base  = c * cell_size;
       // buffer index of (x, y, z) in a cell, x fastest
-      auto at = [base](int i, int j, int l) { return base + i + n * (j + n * l); };
+      using Cell = TensorLayout<n, n, dim == 3 ? n : 1, n, n * n>;
+      auto at    = [base](int i, int j, int l) { return base + Cell::at(i, j, l); };
 
       if constexpr (phase == 0)
         {
@@ -102,20 +103,11 @@ namespace tpmg
               const index_t g = dim == 3 ? node(c0, x, y, z) : node(c0, x, z, 0);
               u[z]            = g < 0 ? Number(0) : src[g];
             }
-          TPMG_UNROLL
-          for (int z = 0; z < n; ++z)
-            {
-              Number a = 0, b = 0;
-              TPMG_UNROLL
-              for (int m = 0; m < n; ++m)
-                {
-                  a += mass(z, m) * u[m];
-                  b += stiffness(z, m) * u[m];
-                }
-              const int i = dim == 3 ? at(x, y, z) : at(x, z, 0);
-              S1[i]       = a;
-              S2[i]       = coef[dim - 1] * b;
-            }
+          contract_pair<n>(mass, stiffness, u, [&](int z, Number a, Number b) {
+            const int i = dim == 3 ? at(x, y, z) : at(x, z, 0);
+            S1[i]       = a;
+            S2[i]       = coef[dim - 1] * b;
+          });
         }
       else if constexpr (dim == 3 && phase == 1)
         {
@@ -123,16 +115,10 @@ namespace tpmg
           TPMG_UNROLL
           for (int z = 0; z < n; ++z)
             {
-              Number t1 = 0, ta = 0, tb = 0;
-              TPMG_UNROLL
-              for (int j = 0; j < n; ++j)
-                {
-                  const Number s1 = S1[at(x, j, z)];
-                  const Number m  = Ms[y * n + j];
-                  t1 += m * s1;
-                  ta += As[y * n + j] * s1;
-                  tb += m * S2[at(x, j, z)];
-                }
+              Number t1, ta, tb;
+              contract_row_pair<n>([&](int j) { return Ms[y * n + j]; }, [&](int j) { return As[y * n + j]; },
+                                   [&](int j) { return S1[at(x, j, z)]; }, [&](int j) { return S2[at(x, j, z)]; }, t1,
+                                   ta, tb);
               T1[at(x, y, z)] = t1;
               T2[at(x, y, z)] = coef[1] * ta + tb;
             }

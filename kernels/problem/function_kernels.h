@@ -191,6 +191,19 @@ namespace tpmg
       {
         return weights[qx] * weights[qy] * (dim == 3 ? weights[qz] : 1.0);
       }
+      /// The layer qz of a cell's values (nz × n × n, x fastest) contracted in z: uB = B_z u,
+      /// uD = D_z u (n × n each; in 2D the values themselves and 0).
+      TPMG_HD void contract_z(int qz, const double *u, double (&uB)[n * n], double (&uD)[n * n]) const
+      {
+        for (int j = 0; j < n * n; ++j)
+          uB[j] = uD[j] = 0;
+        for (int iz = 0; iz < nz; ++iz)
+          for (int j = 0; j < n * n; ++j)
+            {
+              uB[j] += Bz(qz, iz) * u[iz * n * n + j];
+              uD[j] += Dz(qz, iz) * u[iz * n * n + j];
+            }
+      }
       /// The y-contractions of a layer of the cell's values at one z point (uB = B_z u,
       /// uD = D_z u, n × n): v1 = B_y uB, v2 = D_y uB, v3 = B_y uD at point qy.
       TPMG_HD void contract_y(int qy, const double *uB, const double *uD, double (&v1)[n], double (&v2)[n],
@@ -228,6 +241,49 @@ namespace tpmg
         xi[1] = points[qy];
         xi[2] = dim == 3 ? points[qz] : 0.0;
       }
+
+      /// out(i) += Σ_q Σ_ch val_ch(q) Π_d Y(ch, d, q_d, i_d): a cell's integrals against
+      /// `channels` families of tensor-product test functions at once, summed, contracted
+      /// direction by direction as the points stream (x innermost, then y, then the z layers).
+      /// values(qx, qy, qz, val) gives the channels' values at a point (weights and the map's
+      /// determinant included); Y(ch, d, q, i) is 1 for d ≥ dim.
+      template <int channels, class Values, class Factor>
+      TPMG_HD void integrate_tests(Values &&values, Factor &&Y, double (&out)[nz * n * n]) const
+      {
+        TPMG_NO_UNROLL
+        for (int qz = 0; qz < nqz; ++qz)
+          {
+            double t2[channels][n * n] = {}; // contracted over qx and qy
+            TPMG_NO_UNROLL
+            for (int qy = 0; qy < nq; ++qy)
+              {
+                double t1[channels][n] = {}; // contracted over qx
+                TPMG_NO_UNROLL
+                for (int qx = 0; qx < nq; ++qx)
+                  {
+                    double val[channels];
+                    values(qx, qy, qz, val);
+                    for (int ch = 0; ch < channels; ++ch)
+                      for (int ix = 0; ix < n; ++ix)
+                        t1[ch][ix] += Y(ch, 0, qx, ix) * val[ch];
+                  }
+                for (int ch = 0; ch < channels; ++ch)
+                  for (int iy = 0; iy < n; ++iy)
+                    {
+                      const double f = Y(ch, 1, qy, iy);
+                      for (int ix = 0; ix < n; ++ix)
+                        t2[ch][iy * n + ix] += f * t1[ch][ix];
+                    }
+              }
+            for (int ch = 0; ch < channels; ++ch)
+              for (int iz = 0; iz < nz; ++iz)
+                {
+                  const double f = Y(ch, 2, qz, iz);
+                  for (int j = 0; j < n * n; ++j)
+                    out[iz * n * n + j] += f * t2[ch][j];
+                }
+          }
+      }
     };
 
     /// Global index of local node (x, y, z) of cell c; -1 on the boundary.
@@ -235,6 +291,33 @@ namespace tpmg
     {
       const index_t c0[3] = {c[0] * k, c[1] * k, c[2] * k};
       return cell_node(m.nodes, dim, c0, x, y, z, true);
+    }
+
+    /// local = the values of u at the (k+1)^dim nodes of cell c, boundary nodes included (x fastest).
+    template <int dim, int k>
+    TPMG_HD void cell_values(const LevelMesh &m, const index_t (&c)[3], const double *u, double *local)
+    {
+      constexpr int n     = k + 1;
+      const index_t c0[3] = {c[0] * k, c[1] * k, c[2] * k};
+      for (int iz = 0; iz < (dim == 3 ? n : 1); ++iz)
+        for (int iy = 0; iy < n; ++iy)
+          for (int ix = 0; ix < n; ++ix)
+            local[(iz * n + iy) * n + ix] = u[cell_node(m.nodes, dim, c0, ix, iy, iz, false)];
+    }
+
+    /// out_i += local_i at the interior nodes i of cell c (the cell's (k+1)^dim values, x fastest).
+    template <int dim, int k>
+    TPMG_HD void add_at_interior_nodes(const LevelMesh &m, const index_t (&c)[3], const double *local, double *out)
+    {
+      constexpr int n = k + 1;
+      for (int iz = 0; iz < (dim == 3 ? n : 1); ++iz)
+        for (int iy = 0; iy < n; ++iy)
+          for (int ix = 0; ix < n; ++ix)
+            {
+              const index_t g = interior_node(m, dim, c, k, ix, iy, iz);
+              if (g >= 0)
+                out[g] += local[(iz * n + iy) * n + ix];
+            }
     }
 
     /// b_i += ∫_K f φ_i over the cells of one colour, at interior nodes (forall over
@@ -257,40 +340,14 @@ namespace tpmg
         double v[1 << dim][3];
         mesh.cell_vertices<dim>(c, v);
         double res[Rule::nz * n * n] = {};
-        TPMG_NO_UNROLL
-        for (int qz = 0; qz < Rule::nqz; ++qz)
-          {
-            double p[n * n] = {};
-            TPMG_NO_UNROLL
-            for (int qy = 0; qy < nq; ++qy)
-              {
-                double r[n] = {};
-                TPMG_NO_UNROLL
-                for (int qx = 0; qx < nq; ++qx)
-                  {
-                    double xi[3], x[3], inv[3][3];
-                    rule.point(qx, qy, qz, xi);
-                    const double val =
-                      rule.weight(qx, qy, qz) * cell_map<dim>(mesh, c, v, xi, x, inv) * f(x[0], x[1], x[2]);
-                    for (int ix = 0; ix < n; ++ix)
-                      r[ix] += rule.B(qx, ix) * val;
-                  }
-                for (int iy = 0; iy < n; ++iy)
-                  for (int ix = 0; ix < n; ++ix)
-                    p[iy * n + ix] += rule.B(qy, iy) * r[ix];
-              }
-            for (int iz = 0; iz < Rule::nz; ++iz)
-              for (int j = 0; j < n * n; ++j)
-                res[iz * n * n + j] += rule.Bz(qz, iz) * p[j];
-          }
-        for (int iz = 0; iz < Rule::nz; ++iz)
-          for (int iy = 0; iy < n; ++iy)
-            for (int ix = 0; ix < n; ++ix)
-              {
-                const index_t g = interior_node(mesh, dim, c, k, ix, iy, iz);
-                if (g >= 0)
-                  b[g] += res[(iz * n + iy) * n + ix];
-              }
+        rule.template integrate_tests<1>(
+          [&](int qx, int qy, int qz, double(&val)[1]) {
+            double xi[3], x[3], inv[3][3];
+            rule.point(qx, qy, qz, xi);
+            val[0] = rule.weight(qx, qy, qz) * cell_map<dim>(mesh, c, v, xi, x, inv) * f(x[0], x[1], x[2]);
+          },
+          [&](int, int d, int q, int j) { return d == 2 ? rule.Bz(q, j) : rule.B(q, j); }, res);
+        add_at_interior_nodes<dim, k>(mesh, c, res, b);
       }
     };
 
@@ -333,8 +390,8 @@ namespace tpmg
     /// b_i -= a_K(g_h, φ_i) at the interior nodes of the cells of one colour that touch the
     /// boundary, with the quadrature of the level operator (Gauss k+2 for cartesian and bp3,
     /// the Gauss–Lobatto nodes for bp5), so that b - A g_h is what the operator sees: the
-    /// lifting of the Dirichlet data g_h (boundary values only). Reads g_h from global memory as
-    /// it streams over the quadrature layers (only the boundary layer of cells does work).
+    /// lifting of the Dirichlet data g_h (boundary values only; only the boundary layer of cells
+    /// does work).
     template <int dim, int k, int nq>
     struct SubtractLifting
     {
@@ -346,12 +403,6 @@ namespace tpmg
       const double *g      = nullptr;
       double       *b      = nullptr;
 
-      TPMG_HD double node_value(const index_t (&c)[3], int x, int y, int z) const
-      {
-        const index_t c0[3] = {c[0] * k, c[1] * k, c[2] * k};
-        return g[cell_node(mesh.nodes, dim, c0, x, y, z, false)];
-      }
-
       TPMG_HD void operator()(index_t i) const
       {
         index_t c[3];
@@ -360,19 +411,14 @@ namespace tpmg
           return;
         double v[1 << dim][3];
         mesh.cell_vertices<dim>(c, v);
+        double local[Rule::nz * n * n];
+        cell_values<dim, k>(mesh, c, g, local);
         TPMG_NO_UNROLL
         for (int qz = 0; qz < Rule::nqz; ++qz)
           {
             // the layer qz: g_h contracted in z with B and D
-            double uB[n * n] = {}, uD[n * n] = {};
-            for (int iz = 0; iz < Rule::nz; ++iz)
-              for (int iy = 0; iy < n; ++iy)
-                for (int ix = 0; ix < n; ++ix)
-                  {
-                    const double u = node_value(c, ix, iy, iz);
-                    uB[iy * n + ix] += rule.Bz(qz, iz) * u;
-                    uD[iy * n + ix] += rule.Dz(qz, iz) * u;
-                  }
+            double uB[n * n], uD[n * n];
+            rule.contract_z(qz, local, uB, uD);
             double accB[n * n] = {}, accD[n * n] = {}; // test functions, before z
             TPMG_NO_UNROLL
             for (int qy = 0; qy < nq; ++qy)
@@ -448,23 +494,14 @@ namespace tpmg
         c[2] = dim == 3 ? box_begin[2] + i / (box_cells[0] * box_cells[1]) : 0;
         double v[1 << dim][3];
         mesh.cell_vertices<dim>(c, v);
-        double        local[Rule::nz * n * n];
-        const index_t c0[3] = {c[0] * k, c[1] * k, c[2] * k};
-        for (int iz = 0; iz < Rule::nz; ++iz)
-          for (int iy = 0; iy < n; ++iy)
-            for (int ix = 0; ix < n; ++ix)
-              local[(iz * n + iy) * n + ix] = uh[cell_node(mesh.nodes, dim, c0, ix, iy, iz, false)];
+        double local[Rule::nz * n * n];
+        cell_values<dim, k>(mesh, c, uh, local);
         double sum = 0;
         TPMG_NO_UNROLL
         for (int qz = 0; qz < Rule::nqz; ++qz)
           {
-            double uB[n * n] = {}, uD[n * n] = {};
-            for (int iz = 0; iz < Rule::nz; ++iz)
-              for (int j = 0; j < n * n; ++j)
-                {
-                  uB[j] += rule.Bz(qz, iz) * local[iz * n * n + j];
-                  uD[j] += rule.Dz(qz, iz) * local[iz * n * n + j];
-                }
+            double uB[n * n], uD[n * n];
+            rule.contract_z(qz, local, uB, uD);
             TPMG_NO_UNROLL
             for (int qy = 0; qy < nq; ++qy)
               {

@@ -216,20 +216,11 @@ namespace tpmg
             TPMG_UNROLL
             for (int z = 0; z < n; ++z)
               u[z] = src[base + line * z];
-            TPMG_UNROLL
-            for (int q = 0; q < nq; ++q)
-              {
-                double a = 0, b = 0;
-                TPMG_UNROLL
-                for (int z = 0; z < n; ++z)
-                  {
-                    a += values(q, z) * u[z];
-                    b += derivatives(q, z) * u[z];
-                  }
-                const int i = dim == 3 ? x + n * (y + n * q) : x + n * q;
-                Sv[i]       = a;
-                Sd[i]       = b;
-              }
+            contract_pair<nq>(values, derivatives, u, [&](int q, double a, double b) {
+              const int i = dim == 3 ? x + n * (y + n * q) : x + n * q;
+              Sv[i]       = a;
+              Sd[i]       = b;
+            });
           }
         else if constexpr (dim == 3 && phase == 1)
           {
@@ -243,16 +234,10 @@ namespace tpmg
             TPMG_UNROLL
             for (int qz = 0; qz < nq; ++qz)
               {
-                double v = 0, dy = 0, dz = 0;
-                TPMG_UNROLL
-                for (int y = 0; y < n; ++y)
-                  {
-                    const double s = Sv[x + n * (y + n * qz)];
-                    const double b = Bs[qy * n + y];
-                    v += b * s;
-                    dy += Ds[qy * n + y] * s;
-                    dz += b * Sd[x + n * (y + n * qz)];
-                  }
+                double v, dy, dz;
+                contract_row_pair<n>([&](int y) { return Bs[qy * n + y]; }, [&](int y) { return Ds[qy * n + y]; },
+                                     [&](int y) { return Sv[x + n * (y + n * qz)]; },
+                                     [&](int y) { return Sd[x + n * (y + n * qz)]; }, v, dy, dz);
                 const int i = x + n * (qy + nq * qz);
                 Tv[i]       = v;
                 Tdy[i]      = dy;

@@ -14,7 +14,7 @@
 // access pattern of the tensor has this property for every P the kernels allow.
 #pragma once
 
-#include <tpmg/config.h>
+#include <kernels/common/tensor.h>
 
 #include <type_traits>
 #include <utility>
@@ -79,16 +79,6 @@ namespace tpmg
     return {-1, -1}; // no layout found: a static_assert at the use site reports it
   }
 
-  /// A tensor at O + i0 + S1 i1 + S2 i2; `size` words hold it (O > 0: a view into a larger
-  /// tensor, see PatchLayouts).
-  template <int E0_, int E1_, int E2_, int S1_, int S2_, int O = 0, int size_ = 0>
-  struct TensorLayout
-  {
-    static_assert(S1_ >= E0_ && S2_ >= S1_ * E1_, "no conflict-free layout found");
-    static constexpr int         E0 = E0_, E1 = E1_, E2 = E2_, S1 = S1_, S2 = S2_;
-    static constexpr int         size = size_ ? size_ : E2 > 1 ? S2 *E2 : S1 *E1; ///< words one patch occupies
-    static TPMG_HD constexpr int at(int i0, int i1, int i2 = 0) { return O + i0 + S1 * i1 + S2 * i2; }
-  };
 
   /// The tensors of the fiber patch kernels (patch_smoother_fiber.h) and the fibers that
   /// access them. 3D (u fastest):

@@ -41,55 +41,55 @@ namespace tpmg
   {
     static constexpr int m = 2 * k, nc = k + 1;
     // by k = 1..10 (2D), 1..8 (3D), for float and double
-    static constexpr int                table[2][2][10][6] = {{// 2D float, double
+    static constexpr int table[2][2][10][6] = {{// 2D float, double
                                                 {{1, 0, 0, 1, 0, 0},
-                                                                {0, 0, 0, 1, 0, 0},
-                                                                {0, 0, 1, 1, 0, 0},
-                                                                {0, 0, 0, 1, 0, 0},
-                                                                {1, 0, 0, 5, 0, 0},
-                                                                {0, 0, 0, 5, 0, 0},
-                                                                {2, 0, 1, 3, 0, 0},
-                                                                {0, 0, 0, 1, 0, 0},
-                                                                {3, 0, 0, 1, 0, 0},
-                                                                {4, 0, 0, 5, 0, 0}},
+                                                 {0, 0, 0, 1, 0, 0},
+                                                 {0, 0, 1, 1, 0, 0},
+                                                 {0, 0, 0, 1, 0, 0},
+                                                 {1, 0, 0, 5, 0, 0},
+                                                 {0, 0, 0, 5, 0, 0},
+                                                 {2, 0, 1, 3, 0, 0},
+                                                 {0, 0, 0, 1, 0, 0},
+                                                 {3, 0, 0, 1, 0, 0},
+                                                 {4, 0, 0, 5, 0, 0}},
                                                 {{1, 0, 0, 1, 0, 0},
-                                                                {0, 0, 0, 1, 0, 0},
-                                                                {0, 0, 3, 3, 0, 0},
-                                                                {0, 0, 0, 1, 0, 0},
-                                                                {1, 0, 0, 1, 0, 0},
-                                                                {2, 0, 0, 1, 0, 0},
-                                                                {1, 0, 0, 3, 0, 0},
-                                                                {0, 0, 0, 1, 0, 0},
-                                                                {3, 0, 0, 7, 0, 0},
-                                                                {0, 0, 0, 1, 0, 0}}},
-                                                              {// 3D float, double (k <= 8)
+                                                 {0, 0, 0, 1, 0, 0},
+                                                 {0, 0, 3, 3, 0, 0},
+                                                 {0, 0, 0, 1, 0, 0},
+                                                 {1, 0, 0, 1, 0, 0},
+                                                 {2, 0, 0, 1, 0, 0},
+                                                 {1, 0, 0, 3, 0, 0},
+                                                 {0, 0, 0, 1, 0, 0},
+                                                 {3, 0, 0, 7, 0, 0},
+                                                 {0, 0, 0, 1, 0, 0}}},
+                                               {// 3D float, double (k <= 8)
                                                 {{1, 0, 0, 0, 1, 2},
-                                                                {0, 0, 0, 1, 0, 0},
-                                                                {0, 1, 0, 0, 1, 16},
-                                                                {0, 5, 0, 1, 0, 0},
-                                                                {1, 0, 0, 1, 0, 0},
-                                                                {0, 0, 0, 1, 0, 0},
-                                                                {3, 14, 0, 0, 0, 0},
-                                                                {1, 9, 0, 1, 0, 0},
-                                                                {0, 0, 0, 0, 0, 0},
-                                                                {0, 0, 0, 0, 0, 0}},
+                                                 {0, 0, 0, 1, 0, 0},
+                                                 {0, 1, 0, 0, 1, 16},
+                                                 {0, 5, 0, 1, 0, 0},
+                                                 {1, 0, 0, 1, 0, 0},
+                                                 {0, 0, 0, 1, 0, 0},
+                                                 {3, 14, 0, 0, 0, 0},
+                                                 {1, 9, 0, 1, 0, 0},
+                                                 {0, 0, 0, 0, 0, 0},
+                                                 {0, 0, 0, 0, 0, 0}},
                                                 {{1, 0, 0, 0, 1, 2},
-                                                                {0, 0, 0, 0, 1, 0},
-                                                                {2, 0, 0, 0, 1, 0},
-                                                                {1, 5, 0, 1, 0, 0},
-                                                                {1, 0, 0, 0, 1, 6},
-                                                                {0, 3, 0, 1, 0, 0},
-                                                                {1, 0, 0, 0, 1, 0},
-                                                                {0, 9, 0, 1, 0, 0},
-                                                                {0, 0, 0, 0, 0, 0},
-                                                                {0, 0, 0, 0, 0, 0}}}};
-    static constexpr int                pad(int i) { return k <= 10 ? table[dim == 3][word == 8][k - 1][i] : 0; }
-    static constexpr int                ay = nc + pad(0), az = dim == 3 ? ay * m + pad(1) : 0;
-    static constexpr int                ca = (dim == 3 ? az * nc : ay * m) + pad(2);
-    static constexpr int                by = m + pad(3), bz = dim == 3 ? by * m + pad(4) : 0;
-    static constexpr int                cb = (dim == 3 ? bz * nc : by * m) + pad(5);
-    static TPMG_HD TPMG_FORCEINLINE int A(int x, int y, int z) { return x + ay * y + az * z; }
-    static TPMG_HD TPMG_FORCEINLINE int B(int x, int y, int z) { return x + by * y + bz * z; }
+                                                 {0, 0, 0, 0, 1, 0},
+                                                 {2, 0, 0, 0, 1, 0},
+                                                 {1, 5, 0, 1, 0, 0},
+                                                 {1, 0, 0, 0, 1, 6},
+                                                 {0, 3, 0, 1, 0, 0},
+                                                 {1, 0, 0, 0, 1, 0},
+                                                 {0, 9, 0, 1, 0, 0},
+                                                 {0, 0, 0, 0, 0, 0},
+                                                 {0, 0, 0, 0, 0, 0}}}};
+    static constexpr int pad(int i) { return k <= 10 ? table[dim == 3][word == 8][k - 1][i] : 0; }
+    static constexpr int ay = nc + pad(0), az = dim == 3 ? ay * m + pad(1) : 0;
+    static constexpr int ca = (dim == 3 ? az * nc : ay * m) + pad(2);
+    static constexpr int by = m + pad(3), bz = dim == 3 ? by * m + pad(4) : 0;
+    static constexpr int cb = (dim == 3 ? bz * nc : by * m) + pad(5);
+    using A                 = TensorLayout<nc, m, dim == 3 ? nc : 1, ay, az, 0, ca>;
+    using B                 = TensorLayout<m, m, dim == 3 ? nc : 1, by, bz, 0, cb>;
   };
 
   /// The 1D prolongation matrix P and Pᵀ by their even and odd parts.
@@ -138,8 +138,8 @@ namespace tpmg
     CellGrid grid; ///< coordinates of the coarse cells of the launch from the cell index
 
     static constexpr std::size_t a16(std::size_t b) { return (b + 15) / 16 * 16; }
-    static constexpr std::size_t off_b        = a16(std::size_t(L::ca) * cells_per_block * sizeof(Number));
-    static constexpr std::size_t shared_bytes = off_b + a16(std::size_t(L::cb) * cells_per_block * sizeof(Number));
+    static constexpr std::size_t off_b        = a16(std::size_t(L::A::size) * cells_per_block * sizeof(Number));
+    static constexpr std::size_t shared_bytes = off_b + a16(std::size_t(L::B::size) * cells_per_block * sizeof(Number));
 
     LaunchShape shape() const
     {
@@ -201,11 +201,23 @@ namespace tpmg
         return;
       if constexpr (phase == 0)
         grid.coordinates(unsigned(cell), reg.cc); // 32 bits, no division instruction (cell_grid.h)
-      auto A = sh.template array<Number>(0) + c * L::ca;
-      auto B = sh.template array<Number>(off_b) + c * L::cb;
+      auto A = sh.template array<Number>(0) + c * L::A::size;
+      auto B = sh.template array<Number>(off_b) + c * L::B::size;
       // fibers of the phases: (a, cz) with a < k+1 along y; (b, cz) with b < m along x; (a, b)
       // with a, b < m along z (2D: a, b, with cz = 0)
       constexpr int nz = dim == 3 ? nc : 1;
+      const auto    P  = [this](const Number(&in)[nc], Number(&out)[m]) { interpolate(in, out); };
+      const auto    Pt = [this](const Number(&in)[m], Number(&out)[nc]) { restrict_line(in, out); };
+      // the z fiber (a, b, ·) of B: the last direction's P or Pᵀ in 3D, a copy of the line
+      // (a, ·) in 2D
+      constexpr int nbz       = dim == 3 ? nc : m;
+      const auto    Bz        = [](int a, int b, int j) { return dim == 3 ? L::B::at(a, b, j) : L::B::at(a, j, 0); };
+      const auto    read_line = [this](const auto &line) {
+        return [this, line](int j) {
+          const index_t g = line(j);
+          return g < 0 ? Number(0) : src[g];
+        };
+      };
       if constexpr (!restriction)
         {
           if constexpr (phase == 0)
@@ -213,19 +225,9 @@ namespace tpmg
               // coarse line along y -> A(a, ·, cz)
               if (t < nc * nz)
                 {
-                  const int  a = t % nc, cz = t / nc;
-                  const auto line = coarse_line(reg.cc, a, cz);
-                  Number     in[nc], out[m];
-                  TPMG_UNROLL
-                  for (int j = 0; j < nc; ++j)
-                    {
-                      const index_t g = line(j);
-                      in[j]           = g < 0 ? Number(0) : src[g];
-                    }
-                  interpolate(in, out);
-                  TPMG_UNROLL
-                  for (int i = 0; i < m; ++i)
-                    A[L::A(a, i, cz)] = out[i];
+                  const int a = t % nc, cz = t / nc;
+                  fiber_step<Number, nc, m>(read_line(coarse_line(reg.cc, a, cz)), P,
+                                            [&](int i, Number v) { A[L::A::at(a, i, cz)] = v; });
                 }
             }
           else if constexpr (phase == 1)
@@ -234,47 +236,27 @@ namespace tpmg
               if (t < m * nz)
                 {
                   const int b = t % m, cz = t / m;
-                  Number    in[nc], out[m];
-                  TPMG_UNROLL
-                  for (int j = 0; j < nc; ++j)
-                    in[j] = A[L::A(j, b, cz)];
-                  interpolate(in, out);
-                  TPMG_UNROLL
-                  for (int i = 0; i < m; ++i)
-                    B[L::B(i, b, cz)] = out[i];
+                  fiber_step<Number, nc, m>([&](int j) { return A[L::A::at(j, b, cz)]; }, P,
+                                            [&](int i, Number v) { B[L::B::at(i, b, cz)] = v; });
                 }
             }
           else
             {
               // 3D: z, B(a, b, ·) -> fine (a, b, ·); 2D: B(a, ·) copied out to fine (a, ·)
-              const int a = t % m, b = t / m;
-              Number    out[m];
+              const int  a = t % m, b = t / m;
+              const auto line  = fine_line(reg.cc, a, b);
+              const auto read  = [&](int j) { return B[Bz(a, b, j)]; };
+              const auto write = [&](int i, Number v) {
+                const index_t g = line(i);
+                // each fine node has one writer: exclusive_add (atomic.h) does not wait for
+                // the old value (docs/performance/transfer.md, "Atomic prolongation")
+                if (g >= 0)
+                  exclusive_add(dst + g, v);
+              };
               if constexpr (dim == 3)
-                {
-                  Number in[nc];
-                  TPMG_UNROLL
-                  for (int j = 0; j < nc; ++j)
-                    in[j] = B[L::B(a, b, j)];
-                  interpolate(in, out);
-                }
+                fiber_step<Number, nbz, m>(read, P, write);
               else
-                {
-                  TPMG_UNROLL
-                  for (int i = 0; i < m; ++i)
-                    out[i] = B[L::B(a, i, 0)];
-                }
-              const auto line = fine_line(reg.cc, a, b);
-              TPMG_UNROLL
-              for (int i = 0; i < m; ++i)
-                {
-                  const index_t g = line(i);
-                  if (g >= 0)
-                    {
-                      // each fine node has one writer: exclusive_add (atomic.h) does not wait
-                      // for the old value (docs/performance/transfer.md, "Atomic prolongation")
-                      exclusive_add(dst + g, out[i]);
-                    }
-                }
+                fiber_step<Number, nbz, m>(read, CopyFiber{}, write);
             }
         }
       else
@@ -283,28 +265,12 @@ namespace tpmg
             {
               // 3D: owned fine line (a, b, ·), Pᵀ along z -> B(a, b, ·); 2D: (a, ·) copied to B
               const int  a = t % m, b = t / m;
-              const auto line = fine_line(reg.cc, a, b);
-              Number     in[m];
-              TPMG_UNROLL
-              for (int i = 0; i < m; ++i)
-                {
-                  const index_t g = line(i);
-                  in[i]           = g < 0 ? Number(0) : src[g];
-                }
+              const auto read  = read_line(fine_line(reg.cc, a, b));
+              const auto write = [&](int j, Number v) { B[Bz(a, b, j)] = v; };
               if constexpr (dim == 3)
-                {
-                  Number out[nc];
-                  restrict_line(in, out);
-                  TPMG_UNROLL
-                  for (int j = 0; j < nc; ++j)
-                    B[L::B(a, b, j)] = out[j];
-                }
+                fiber_step<Number, m, nbz>(read, Pt, write);
               else
-                {
-                  TPMG_UNROLL
-                  for (int i = 0; i < m; ++i)
-                    B[L::B(a, i, 0)] = in[i];
-                }
+                fiber_step<Number, m, nbz>(read, CopyFiber{}, write);
             }
           else if constexpr (phase == 1)
             {
@@ -312,14 +278,8 @@ namespace tpmg
               if (t < m * nz)
                 {
                   const int b = t % m, cz = t / m;
-                  Number    in[m], out[nc];
-                  TPMG_UNROLL
-                  for (int i = 0; i < m; ++i)
-                    in[i] = B[L::B(i, b, cz)];
-                  restrict_line(in, out);
-                  TPMG_UNROLL
-                  for (int j = 0; j < nc; ++j)
-                    A[L::A(j, b, cz)] = out[j];
+                  fiber_step<Number, m, nc>([&](int i) { return B[L::B::at(i, b, cz)]; }, Pt,
+                                            [&](int j, Number v) { A[L::A::at(j, b, cz)] = v; });
                 }
             }
           else
@@ -327,20 +287,14 @@ namespace tpmg
               // y: A(a, ·, cz) -> coarse line (a, ·, cz), added atomically (cells share nodes)
               if (t < nc * nz)
                 {
-                  const int a = t % nc, cz = t / nc;
-                  Number    in[m], out[nc];
-                  TPMG_UNROLL
-                  for (int i = 0; i < m; ++i)
-                    in[i] = A[L::A(a, i, cz)];
-                  restrict_line(in, out);
+                  const int  a = t % nc, cz = t / nc;
                   const auto line = coarse_line(reg.cc, a, cz);
-                  TPMG_UNROLL
-                  for (int j = 0; j < nc; ++j)
-                    {
-                      const index_t g = line(j);
-                      if (g >= 0)
-                        atomic_add(dst + g, out[j]);
-                    }
+                  fiber_step<Number, m, nc>([&](int i) { return A[L::A::at(a, i, cz)]; }, Pt,
+                                            [&](int j, Number v) {
+                                              const index_t g = line(j);
+                                              if (g >= 0)
+                                                atomic_add(dst + g, v);
+                                            });
                 }
             }
         }
