@@ -182,13 +182,11 @@ namespace
   }
 
   /// The smoother settings a benchmark word names (see optimization_words).
-  PatchSmootherSettings smoother_settings(const std::string &kernel, const std::string &word, int patches_per_block,
-                                          bool lumped)
+  PatchSmootherSettings smoother_settings(const std::string &kernel, const std::string &word, int patches_per_block)
   {
     PatchSmootherSettings s;
     s.kernel                       = *from_string<SmootherKernel>(kernel);
     s.patches_per_block            = patches_per_block;
-    s.lumped_mass                  = lumped;
     const std::string basic_prefix = std::string(to_string(KernelOptimization::basic)) + "_";
     if (word.rfind(basic_prefix, 0) == 0)
       {
@@ -326,12 +324,12 @@ namespace
       {
         if constexpr (VertexPatchSmoother<dim, k, T>::supported())
           {
-            const PatchSmootherSettings s         = smoother_settings(kernel, opt, o.patches_per_block, o.lumped);
+            const PatchSmootherSettings s         = smoother_settings(kernel, opt, o.patches_per_block);
             const Precision             precision = std::is_same_v<T, float> ? Precision::fp32 : Precision::fp64;
             if (const auto e = check_smoother_settings(s, dim, k, precision))
               if (e->setting == SmootherSetting::optimization)
                 return; // a combination that does not exist (boundary with global, tensor_core outside 3D fused)
-            VertexPatchSmoother<dim, k, T> sm(lev, o.backend, s, &op);
+            VertexPatchSmoother<dim, k, T> sm(lev, o.backend, s, &op, PatchProblem{o.lumped});
             t                       = time_best_of_groups(o.backend, o, [&] { sm.smooth(x, y); });
             const PatchWork w       = patch_work(dim, k, kernel, sm.configuration(), o.lumped);
             const double    patches = double(lev.n_patches());

@@ -69,13 +69,11 @@ namespace
     PatchSmootherSettings s;
     s.kernel            = c.kernel;
     s.local_solver      = c.solver;
-    s.color_order       = c.order;
     s.optimization      = c.opt;
     s.patches_per_block = c.patches_per_block;
     s.thread_structure  = c.threads;
-    s.lumped_mass       = c.lumped;
     CartesianLaplaceOperator<dim, k, Number> op(lev, Backend::cpu);
-    VertexPatchSmoother<dim, k, Number>      smoother(lev, Backend::cpu, s, &op);
+    VertexPatchSmoother<dim, k, Number>      smoother(lev, Backend::cpu, s, &op, PatchProblem{c.lumped, c.order});
     Vector<Number>                           x(lev.n_dofs(), Backend::cpu), b(lev.n_dofs(), Backend::cpu);
     x.from_host(std::vector<Number>(x0.begin(), x0.end()));
     b.from_host(std::vector<Number>(b0.begin(), b0.end()));
@@ -486,7 +484,6 @@ TEST(PatchSmoother, EveryAcceptedSettingHasKernels)
                               PatchSmootherSettings s;
                               s.kernel           = kernel;
                               s.optimization     = opt;
-                              s.lumped_mass      = lumped;
                               s.local_solver     = ls;
                               s.thread_structure = ts;
                               if (check_smoother_settings(s, dd, kk, precision, backend))
@@ -504,7 +501,8 @@ TEST(PatchSmoother, EveryAcceptedSettingHasKernels)
                               // built on the CPU (its kernels are the GPU's), with the CPU's choice
                               if (backend == Backend::cpu)
                                 {
-                                  EXPECT_NO_THROW((VertexPatchSmoother<dd, kk, Number>(lev, Backend::cpu, s, &op)))
+                                  EXPECT_NO_THROW((VertexPatchSmoother<dd, kk, Number>(lev, Backend::cpu, s, &op,
+                                                                                       PatchProblem{lumped})))
                                     << dd << "D k=" << kk << " " << to_string(kernel) << " " << to_string(opt)
                                     << (lumped ? " lumped" : "");
                                   ++made;

@@ -44,6 +44,8 @@ namespace tpmg
               (patch_geometry == PatchGeometry::automatic && deformation.type != Deformation::none));
     }
     GeometryMode geometry = GeometryMode::stored; ///< of the bp3/bp5 level operators
+    /// Order of the vertex patches' colours (odd_first: the authors' code).
+    ColorOrder color_order = ColorOrder::standard;
     /// Reverse color order in post-smoothing (symmetric V-cycle, for CG).
     bool symmetric = false;
     /// On a distributed level, each vertex-patch colour's ghost exchange runs beside the

@@ -19,13 +19,21 @@ namespace tpmg
   template <typename Number>
   struct ColourLaunch;
 
+  /// What a level's patch problems are and the order of their colours: set by the multigrid
+  /// from the level operator and the conventions, beside the user's kernel choices.
+  struct PatchProblem
+  {
+    bool       lumped_mass = false; ///< GLL-lumped 1D masses (those of the bp5 operator)
+    ColorOrder color_order = ColorOrder::standard;
+  };
+
   template <int dim, int degree, typename Number>
   class VertexPatchSmoother
   {
   public:
     /// `op` (the level operator) is used by the `global` kernel variant.
     VertexPatchSmoother(const CartesianLevel &level, Backend backend, const PatchSmootherSettings &settings,
-                        const LinearOperator<Number> *op);
+                        const LinearOperator<Number> *op, const PatchProblem &problem = {});
 
     /// One multiplicative sweep over all colors: x <- S(x, b). With `reverse` the colors
     /// run in the opposite order (post-smoothing of the symmetric V-cycle). With `x_is_zero`
@@ -51,11 +59,12 @@ namespace tpmg
   private:
     /// The kernels of one colour, chosen once from the configuration (patch_smoother_impl.h).
     using Launcher = void (*)(const ColourLaunch<Number> &);
-    static Launcher colour_launcher(const SmootherConfiguration &config);
+    static Launcher colour_launcher(const SmootherConfiguration &config, bool lumped_mass);
 
     CartesianLevel                level_;
     Backend                       backend_;
     PatchSmootherSettings         settings_;
+    PatchProblem                  problem_;
     SmootherConfiguration         config_;
     const LinearOperator<Number> *op_;
     Vector<Number>                data1d_, inverse_;

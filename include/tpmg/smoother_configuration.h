@@ -12,14 +12,14 @@
 
 namespace tpmg
 {
+  /// The user's choices of the vertex-patch smoother's kernels. What follows from the rest of
+  /// the problem (the patch masses, the colour order) is PatchProblem (tpmg/patch_smoother.h).
   struct PatchSmootherSettings
   {
     SmootherKernel     kernel           = SmootherKernel::fused;
     KernelOptimization optimization     = KernelOptimization::automatic;
     LocalSolver        local_solver     = LocalSolver::fast_diagonalization;
-    ColorOrder         color_order      = ColorOrder::standard;
     ThreadStructure    thread_structure = ThreadStructure::automatic;
-    bool               lumped_mass      = false; ///< GLL-lumped 1D masses (with the bp5 operator)
     /// Patches per thread block of the optimized kernels: 0 = automatic, else a power of two.
     int patches_per_block = 0;
   };

@@ -73,14 +73,14 @@ namespace tpmg
     inline MultigridSettings multigrid_settings(const SolverParameters &p)
     {
       MultigridSettings mg;
-      mg.smoother          = p.smoother;
-      mg.patch             = p.patch;
-      mg.patch.color_order = p.conventions == Conventions::paper_code ? ColorOrder::odd_first : ColorOrder::standard;
-      mg.level_operator    = p.level_operator;
-      mg.deformation       = p.deformation;
-      mg.geometry          = p.geometry;
-      mg.patch_geometry    = p.patch_geometry;
-      mg.fitted_smoothing  = p.fitted_smoothing;
+      mg.smoother         = p.smoother;
+      mg.patch            = p.patch;
+      mg.color_order      = p.conventions == Conventions::paper_code ? ColorOrder::odd_first : ColorOrder::standard;
+      mg.level_operator   = p.level_operator;
+      mg.deformation      = p.deformation;
+      mg.geometry         = p.geometry;
+      mg.patch_geometry   = p.patch_geometry;
+      mg.fitted_smoothing = p.fitted_smoothing;
       set_chebyshev_polynomial(mg, p.chebyshev_degree, p.chebyshev_range);
       mg.symmetric = p.symmetric_vcycle();
       mg.overlap   = p.overlap;

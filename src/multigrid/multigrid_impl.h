@@ -70,9 +70,9 @@ namespace tpmg
       /// whether the colour's patches near the shared faces run first, then its exchange beside
       /// the others (split_patch_centres, overlap_exchanges; their geometries made here, once).
       PatchSmootherAdapter(const CartesianLevel &level, Backend b, const PatchSmootherSettings &s,
-                           const LinearOperator<Number> *op, bool symmetric, const BoxLayout *layout,
-                           ExchangeOverlap overlap)
-        : smoother_(level, b, s, op), symmetric_(symmetric), layout_(layout),
+                           const PatchProblem &problem, const LinearOperator<Number> *op, bool symmetric,
+                           const BoxLayout *layout, ExchangeOverlap overlap)
+        : smoother_(level, b, s, op, problem), symmetric_(symmetric), layout_(layout),
           layers_(s.kernel == SmootherKernel::global ? GhostLayers::all : GhostLayers::one)
       {
         if (layout_ && layers_ == GhostLayers::one)
@@ -270,8 +270,7 @@ namespace tpmg
               L->op = std::make_unique<DistributedOperator<Number>>(std::move(raw), L->layout);
             else
               L->op = std::move(raw);
-            PatchSmootherSettings ps = settings.patch;
-            ps.lumped_mass           = lumped;
+            const PatchProblem problem{lumped, settings.color_order};
             if (settings.fitted_patches())
               {
                 if constexpr (VertexPatchSmoother<dim, k, Number>::supported())
@@ -282,7 +281,7 @@ namespace tpmg
               {
                 if constexpr (VertexPatchSmoother<dim, k, Number>::supported())
                   L->smoother = std::make_unique<internal::PatchSmootherAdapter<dim, k, Number>>(
-                    L->mesh, backend, ps, L->local_op, settings.symmetric,
+                    L->mesh, backend, settings.patch, problem, L->local_op, settings.symmetric,
                     L->layout->distributed() ? L->layout.get() : nullptr, settings.overlap);
                 else
                   throw std::invalid_argument("the vertex-patch smoother supports degrees up to 8 in 3D");

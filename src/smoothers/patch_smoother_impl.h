@@ -58,8 +58,9 @@ namespace tpmg
   template <int dim, int k, typename Number>
   VertexPatchSmoother<dim, k, Number>::VertexPatchSmoother(const CartesianLevel &level, Backend backend,
                                                            const PatchSmootherSettings  &given,
-                                                           const LinearOperator<Number> *op)
-    : level_(level), backend_(backend), settings_(given), op_(op)
+                                                           const LinearOperator<Number> *op,
+                                                           const PatchProblem           &problem)
+    : level_(level), backend_(backend), settings_(given), problem_(problem), op_(op)
   {
     static_assert(supported(), "vertex-patch smoother: degree out of range for this dimension");
     config_ =
@@ -72,7 +73,7 @@ namespace tpmg
     const bool tensor_core = config_.family == PatchKernelFamily::tensor_core;
     coef_                  = CartesianLaplaceOperator<dim, k, Number>::direction_coefficients(level);
 
-    data_ = patch_data_1d(k, settings.lumped_mass);
+    data_ = patch_data_1d(k, problem.lumped_mass);
     if (!optimized) // the basic kernels read the 1D data from memory; the others know them at compile time
       {
         const std::vector<Number> packed = pack_patch_data_1d<k, Number>(data_);
@@ -82,7 +83,7 @@ namespace tpmg
     if (optimized) // the fiber kernels' reciprocals of the eigenvalue sums, where they use them
       {
         auto table = [&](auto opt) {
-          return settings.lumped_mass
+          return problem.lumped_mass
                    ? fiber_inverse_eigenvalue_sums<dim, k, Number, decltype(opt)::value, true>(coef_)
                    : fiber_inverse_eigenvalue_sums<dim, k, Number, decltype(opt)::value, false>(coef_);
         };
@@ -109,7 +110,7 @@ namespace tpmg
     if (settings.local_solver == LocalSolver::inverse_matrix)
       {
         const int                 n    = PatchShape<dim, k>::interior_dofs;
-        const std::vector<double> a    = patch_interior_matrix(dim, k, coef_, settings.lumped_mass);
+        const std::vector<double> a    = patch_interior_matrix(dim, k, coef_, problem.lumped_mass);
         const Eigen::MatrixXd     A    = Eigen::Map<const Eigen::MatrixXd>(a.data(), n, n);
         const Eigen::MatrixXd     Ainv = A.llt().solve(Eigen::MatrixXd::Identity(n, n));
         std::vector<Number>       h(std::size_t(n) * n);
@@ -121,13 +122,13 @@ namespace tpmg
       }
     if (settings.kernel != SmootherKernel::fused)
       residual_.reinit(level.n_dofs(), backend);
-    launcher_ = colour_launcher(config_);
+    launcher_ = colour_launcher(config_, problem.lumped_mass);
   }
 
   template <int dim, int k, typename Number>
   int VertexPatchSmoother<dim, k, Number>::color_at(int i) const
   {
-    return settings_.color_order == ColorOrder::standard ? i : (n_colors() - 1) ^ i;
+    return problem_.color_order == ColorOrder::standard ? i : (n_colors() - 1) ^ i;
   }
 
   template <int dim, int k, typename Number>
@@ -241,11 +242,10 @@ namespace tpmg
   /// matrix). A configuration without kernels here is an error, never another choice.
   template <int dim, int k, typename Number>
   typename VertexPatchSmoother<dim, k, Number>::Launcher
-  VertexPatchSmoother<dim, k, Number>::colour_launcher(const SmootherConfiguration &config)
+  VertexPatchSmoother<dim, k, Number>::colour_launcher(const SmootherConfiguration &config, bool lumped)
   {
-    const PatchSmootherSettings &s      = config.settings;
-    const bool                   lumped = s.lumped_mass;
-    const bool                   fd     = s.local_solver == LocalSolver::fast_diagonalization;
+    const PatchSmootherSettings &s  = config.settings;
+    const bool                   fd = s.local_solver == LocalSolver::fast_diagonalization;
     constexpr auto               FD = LocalSolver::fast_diagonalization, INV = LocalSolver::inverse_matrix;
     switch (config.family)
       {

@@ -151,12 +151,11 @@ void smoother_case(int dim, int k, SmootherKernel kern, LocalSolver ls,
           s.local_solver     = ls;
           s.optimization     = opt;
           s.thread_structure = opt == KernelOptimization::basic ? ts : ThreadStructure::automatic;
-          s.lumped_mass      = lumped_mass;
           compare_backends<T>(
             lev, {random_interior<T>(lev, 2), random_interior<T>(lev, 3)},
             [&](Backend b, std::vector<Vector<T>> &v) {
               CartesianLaplaceOperator<dd, kk, T> op(lev, b);
-              VertexPatchSmoother<dd, kk, T>      sm(lev, b, s, &op);
+              VertexPatchSmoother<dd, kk, T>      sm(lev, b, s, &op, PatchProblem{lumped_mass});
               sm.smooth(v[0], v[1]);
               sm.smooth(v[0], v[1], true);
               Vector<T> z(lev.n_dofs(), b); // a sweep from zero, told so
