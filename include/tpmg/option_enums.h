@@ -186,6 +186,16 @@ namespace tpmg
     sine,
     kershaw
   };
+  /// The condition on a face of the box (docs/method.md, "Boundary conditions"): u = g
+  /// (`dirichlet`), ∂u/∂n = h (`neumann`), ∂u/∂n + α u = h (`robin`), or the face identified
+  /// with the opposite one (`periodic`, in pairs).
+  enum class BoundaryType
+  {
+    dirichlet,
+    neumann,
+    robin,
+    periodic
+  };
   enum class RightHandSide
   {
     manufactured, ///< f = -Δu of the manufactured solution u = Π sin(π ξ_d)

@@ -75,6 +75,8 @@ namespace tpmg
                   {Deformation::kershaw, "kershaw"});
   TPMG_ENUM_NAMES(RightHandSide, 4, {RightHandSide::manufactured, "manufactured"}, {RightHandSide::one, "one"},
                   {RightHandSide::function, "function"}, {RightHandSide::ones_vector, "ones_vector"});
+  TPMG_ENUM_NAMES(BoundaryType, 4, {BoundaryType::dirichlet, "dirichlet"}, {BoundaryType::neumann, "neumann"},
+                  {BoundaryType::robin, "robin"}, {BoundaryType::periodic, "periodic"});
 #undef TPMG_ENUM_NAMES
 
   /// Former names of values that parameter files may still use (read, never written): pairs of

@@ -35,15 +35,18 @@ namespace tpmg
   /// The inputs that define the problem (recorded in the JSON report).
   struct ProblemSummary
   {
-    std::vector<double> box_lower, box_upper; ///< one value per direction
-    std::vector<int>    coarse_cells;
-    std::string         rhs;             ///< manufactured, one, function, ones_vector
-    std::string         rhs_function;    ///< f (with rhs = function)
-    std::string         boundary_values; ///< g
-    std::string         exact_solution;  ///< u ("" if none)
-    std::string         deformation;     ///< none, sine, kershaw
-    double              deformation_amplitude = 0;
-    double              relative_tolerance    = 0;
+    std::vector<double>      box_lower, box_upper; ///< one value per direction
+    std::vector<int>         coarse_cells;
+    std::string              rhs;               ///< manufactured, one, function, ones_vector
+    std::string              rhs_function;      ///< f (with rhs = function)
+    std::string              boundary_values;   ///< g
+    std::string              exact_solution;    ///< u ("" if none)
+    std::vector<std::string> boundary_types;    ///< per face: x-, x+, y-, y+ (, z-, z+)
+    std::string              boundary_flux;     ///< h on the Neumann and Robin faces
+    std::string              robin_coefficient; ///< alpha on the Robin faces
+    std::string              deformation;       ///< none, sine, kershaw
+    double                   deformation_amplitude = 0;
+    double                   relative_tolerance    = 0;
   };
 
   struct RunResult

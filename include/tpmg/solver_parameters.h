@@ -2,6 +2,7 @@
 // and their validated, typed form.
 #pragma once
 
+#include <tpmg/boundary_conditions.h>
 #include <tpmg/geometry.h>
 #include <tpmg/multigrid.h>
 #include <tpmg/parameters.h>
@@ -27,6 +28,10 @@ namespace tpmg
     /// Problem/Right-hand side function, Boundary values, Exact solution: expressions in x, y
     /// (, z) (expression.h); the exact solution may be empty (none).
     std::string rhs_function = "0", boundary_values = "0", exact_solution;
+    /// Problem/Boundary types; Boundary flux h and Robin coefficient alpha (expressions) on the
+    /// Neumann and Robin faces: du/dn + alpha u = h.
+    BoundaryConditions boundary;
+    std::string        boundary_flux = "0", robin_coefficient = "0";
 
     SolverType          solver             = SolverType::gmres;
     double              relative_tolerance = 1e-9;

@@ -106,7 +106,11 @@ namespace tpmg
         q.rhs_function    = p.rhs_function;
         q.boundary_values = p.boundary_values;
         q.exact_solution  = p.exact_solution;
-        q.deformation     = to_string(p.deformation.type);
+        for (int f = 0; f < 2 * dim; ++f)
+          q.boundary_types.push_back(to_string(p.boundary.type[std::size_t(f)]));
+        q.boundary_flux         = p.boundary_flux;
+        q.robin_coefficient     = p.robin_coefficient;
+        q.deformation           = to_string(p.deformation.type);
         q.deformation_amplitude = deformed ? p.deformation.amplitude : 0.0;
         q.relative_tolerance    = p.relative_tolerance;
       }

@@ -1,5 +1,7 @@
+#include <tpmg/boundary_conditions.h>
 #include <tpmg/report.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cmath>
 #include <cstring>
@@ -79,9 +81,20 @@ namespace tpmg
           << "exchange path " << r.exchange_path << "\n";
     if (!r.smoother_configuration.empty())
       out << "smoother: " << r.smoother_configuration << "\n";
-    if (r.problem.rhs == "function" || r.problem.boundary_values != "0" || !r.problem.exact_solution.empty())
+    const auto &types  = r.problem.boundary_types;
+    const bool natural = std::any_of(types.begin(), types.end(), [](const std::string &t) { return t != "dirichlet"; });
+    std::string faces; // the faces' types where not all are Dirichlet
+    if (natural)
+      {
+        faces = ", faces";
+        for (std::size_t f = 0; f < r.problem.boundary_types.size(); ++f)
+          faces += " " + BoundaryConditions::face_name(int(f)) + " " + r.problem.boundary_types[f];
+        faces += ", flux h = " + r.problem.boundary_flux + ", Robin alpha = " + r.problem.robin_coefficient;
+      }
+    if (r.problem.rhs == "function" || r.problem.boundary_values != "0" || !r.problem.exact_solution.empty() ||
+        !faces.empty())
       out << "problem: f = " << (r.problem.rhs == "function" ? r.problem.rhs_function : r.problem.rhs)
-          << ", boundary values " << r.problem.boundary_values
+          << ", boundary values " << r.problem.boundary_values << faces
           << (r.problem.exact_solution.empty() ? "" : ", exact solution " + r.problem.exact_solution) << "\n";
 
     double total = 0;
@@ -128,11 +141,19 @@ namespace tpmg
           s += (i ? ", " : "") + json_number(double(v[i]));
         return s + "]";
       };
+      auto string_list = [](const std::vector<std::string> &v) {
+        std::string s = "[";
+        for (std::size_t i = 0; i < v.size(); ++i)
+          s += (i ? ", " : "") + json_string(v[i]);
+        return s + "]";
+      };
       kv("problem", "{\"box_lower\": " + list(q.box_lower) + ", \"box_upper\": " + list(q.box_upper) +
                       ", \"coarse_cells\": " + list(q.coarse_cells) + ", \"right_hand_side\": " + json_string(q.rhs) +
                       ", \"right_hand_side_function\": " +
                       (q.rhs == "function" ? json_string(q.rhs_function) : std::string("null")) +
-                      ", \"boundary_values\": " + json_string(q.boundary_values) + ", \"exact_solution\": " +
+                      ", \"boundary_values\": " + json_string(q.boundary_values) + ", \"boundary_types\": " +
+                      string_list(q.boundary_types) + ", \"boundary_flux\": " + json_string(q.boundary_flux) +
+                      ", \"robin_coefficient\": " + json_string(q.robin_coefficient) + ", \"exact_solution\": " +
                       (q.exact_solution.empty() ? std::string("null") : json_string(q.exact_solution)) +
                       ", \"deformation\": " + json_string(q.deformation) +
                       ", \"deformation_amplitude\": " + json_number(q.deformation_amplitude) +

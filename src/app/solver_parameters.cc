@@ -31,6 +31,73 @@ namespace tpmg
       return *from_string<E>(prm.get(path));
     }
 
+    /// The faces' types agree with each other, with the data given for them and with the rest of
+    /// the problem; alpha >= 0 where sampled on the Robin faces.
+    void check_boundary(const ParameterHandler &prm, const SolverParameters &p)
+    {
+      auto fail = [&](const std::string &path, const std::string &what) {
+        throw ParameterError(prm.where(path) + ": " + what);
+      };
+      const BoundaryConditions &bc    = p.boundary;
+      const std::string         types = "Problem/Boundary types";
+      for (int d = 0; d < p.dim; ++d)
+        {
+          const BoundaryType lo = bc.type[std::size_t(2 * d)], hi = bc.type[std::size_t(2 * d + 1)];
+          if ((lo == BoundaryType::periodic) != (hi == BoundaryType::periodic))
+            fail(types, "face " + BoundaryConditions::face_name(lo == BoundaryType::periodic ? 2 * d : 2 * d + 1) +
+                          " is periodic but the opposite face " +
+                          BoundaryConditions::face_name(lo == BoundaryType::periodic ? 2 * d + 1 : 2 * d) + " is " +
+                          to_string(lo == BoundaryType::periodic ? hi : lo) + "; periodic faces come in pairs");
+        }
+      const bool natural = bc.natural_faces(p.dim) != 0;
+      const bool robin   = bc.any(BoundaryType::robin, p.dim);
+      if (!Expression(p.boundary_flux, p.dim).is_zero() && !natural)
+        fail("Problem/Boundary flux", "a boundary flux is given, but no face is neumann or robin (Boundary types)");
+      if (!Expression(p.robin_coefficient, p.dim).is_zero() && !robin)
+        fail("Problem/Robin coefficient", "a Robin coefficient is given, but no face is robin (Boundary types)");
+      if (robin) // alpha >= 0 on a grid of points of each Robin face
+        {
+          const Expression alpha(p.robin_coefficient, p.dim);
+          constexpr int    n = 9;
+          for (int f = 0; f < 2 * p.dim; ++f)
+            if (bc.type[std::size_t(f)] == BoundaryType::robin)
+              for (int i = 0; i < (p.dim == 3 ? n * n : n); ++i)
+                {
+                  double x[3] = {0, 0, 0};
+                  for (int d = 0, t = 0; d < p.dim; ++d)
+                    if (d == f / 2)
+                      x[d] = f % 2 ? p.box_upper[d] : p.box_lower[d];
+                    else
+                      {
+                        const int j = t++ == 0 ? i % n : i / n;
+                        x[d]        = p.box_lower[d] + (p.box_upper[d] - p.box_lower[d]) * j / (n - 1);
+                      }
+                  const double a = alpha(x[0], x[1], x[2]);
+                  if (!(a >= 0))
+                    fail("Problem/Robin coefficient",
+                         "alpha = " + std::to_string(a) + " at (" + std::to_string(x[0]) + ", " + std::to_string(x[1]) +
+                           (p.dim == 3 ? ", " + std::to_string(x[2]) : std::string()) + ") on face " +
+                           BoundaryConditions::face_name(f) + "; the Robin coefficient must be >= 0");
+                }
+        }
+      if (bc.all_dirichlet(p.dim))
+        return;
+      if (p.rhs == RightHandSide::manufactured)
+        fail(types, "the manufactured problem has Dirichlet faces only; give f, g, h (and alpha) with 'Right-hand "
+                    "side = function' or one");
+      if (p.conventions == Conventions::paper_code)
+        fail(types, "the paper_code conventions solve the authors' all-Dirichlet problem; use Conventions = standard");
+      // what this version implements
+      if (bc.any(BoundaryType::periodic, p.dim))
+        fail(types, "periodic faces are not implemented in this version");
+      if (bc.singular(p.dim))
+        fail(types, "without a Dirichlet or Robin face the problem is singular (u up to a constant), which this "
+                    "version does not solve");
+      if (p.level_operator != LevelOperatorType::cartesian)
+        fail(types, "Neumann and Robin faces are implemented for Multigrid/Level operator = cartesian");
+      fail(types, "Neumann and Robin faces are not implemented in this version");
+    }
+
     /// The expressions parse in the problem's dimension, and the choices that use them agree.
     void check_problem(const ParameterHandler &prm, const SolverParameters &p)
     {
@@ -43,6 +110,8 @@ namespace tpmg
         const std::string &text;
       } expressions[] = {{"Problem/Right-hand side function", p.rhs_function},
                          {"Problem/Boundary values", p.boundary_values},
+                         {"Problem/Boundary flux", p.boundary_flux},
+                         {"Problem/Robin coefficient", p.robin_coefficient},
                          {"Problem/Exact solution", p.exact_solution}};
       for (const auto &e : expressions)
         if (!e.text.empty() || std::string(e.path) != "Problem/Exact solution")
@@ -70,6 +139,7 @@ namespace tpmg
         fail(p.rhs == RightHandSide::function ? "Problem/Right-hand side" : "Problem/Boundary values",
              "the paper_code conventions solve the authors' problem (b = 1, zero boundary values); use Conventions "
              "= standard");
+      check_boundary(prm, p);
     }
 
     /// The checks of the mesh that need its levels: sizes, the coarse solve, the deformation
@@ -244,6 +314,28 @@ namespace tpmg
                          "pi, _e; functions sin, exp, sqrt, pow, ...; docs/interface.md)"));
         b.push_back(text("Problem/Boundary values", TPMG_FIELD(boundary_values),
                          "Dirichlet data g(x, y, z) on the whole boundary (expression; 0: homogeneous)"));
+        b.push_back(
+          {"Problem/Boundary types", Pattern::list(choice<BoundaryType>(), 1, 6),
+           "Condition on each face, x-, x+, y-, y+ (, z-, z+), or one value for all: dirichlet (u = g), neumann "
+           "(du/dn = h), robin (du/dn + alpha u = h; n the outer normal), periodic (opposite faces in pairs)",
+           [](const SolverParameters &) { return std::string(to_string(BoundaryType::dirichlet)); },
+           [](const ParameterHandler &prm, SolverParameters &p) {
+             const std::string              path = "Problem/Boundary types";
+             const std::vector<std::string> v    = prm.get_list(path);
+             if (v.size() != 1 && int(v.size()) != 2 * p.dim)
+               throw ParameterError(prm.where(path) + ": expected one type or " + std::to_string(2 * p.dim) +
+                                    " (faces x-, x+, y-, y+" + (p.dim == 3 ? ", z-, z+" : "") + ") in " +
+                                    std::to_string(p.dim) + "D, not " + std::to_string(v.size()));
+             for (int f = 0; f < 6; ++f)
+               p.boundary.type[std::size_t(f)] = f < 2 * p.dim
+                                                   ? *from_string<BoundaryType>(v[v.size() == 1 ? 0 : std::size_t(f)])
+                                                   : BoundaryType::dirichlet;
+           }});
+        b.push_back(text("Problem/Boundary flux", TPMG_FIELD(boundary_flux),
+                         "h(x, y, z) on the Neumann and Robin faces: du/dn + alpha u = h, n the outer normal "
+                         "(expression)"));
+        b.push_back(text("Problem/Robin coefficient", TPMG_FIELD(robin_coefficient),
+                         "alpha(x, y, z) >= 0 on the Robin faces (expression)"));
         b.push_back(text("Problem/Exact solution", TPMG_FIELD(exact_solution),
                          "u(x, y, z) to report the L2 and H1 errors against (expression; empty: none)"));
         // Solver
