@@ -20,15 +20,22 @@ namespace tpmg
   /// One step of a sum factorization in a thread's registers: gather a fiber of C values
   /// (`read(j)`), apply a 1D operator to it (`apply(in, out)`, R values out) and scatter the
   /// result (`write(i, value)`). A kernel phase is this step with the addresses of its fibers;
-  /// the callables inline, so it compiles to the loops written out.
-  template <typename Number, int C, int R, class Read, class Apply, class Write>
-  TPMG_HD TPMG_FORCEINLINE void fiber_step(Read &&read, Apply &&apply, Write &&write)
+  /// the callables inline, so it compiles to the loops written out. fiber_apply is its first
+  /// half, for a scatter whose addresses are best computed after the arithmetic.
+  template <typename Number, int C, int R, class Read, class Apply>
+  TPMG_HD TPMG_FORCEINLINE void fiber_apply(Read &&read, Apply &&apply, Number (&out)[R])
   {
-    Number in[C], out[R];
+    Number in[C];
     TPMG_UNROLL
     for (int j = 0; j < C; ++j)
       in[j] = read(j);
     apply(in, out);
+  }
+  template <typename Number, int C, int R, class Read, class Apply, class Write>
+  TPMG_HD TPMG_FORCEINLINE void fiber_step(Read &&read, Apply &&apply, Write &&write)
+  {
+    Number out[R];
+    fiber_apply<Number, C>(read, apply, out);
     TPMG_UNROLL
     for (int i = 0; i < R; ++i)
       write(i, out[i]);

@@ -91,7 +91,7 @@ namespace tpmg
       const int     base  = c * cell_size;
       // buffer index of (x, y, z) in a cell, x fastest
       using Cell = TensorLayout<n, n, dim == 3 ? n : 1, n, n * n>;
-      auto at    = [base](int i, int j, int l) { return base + Cell::at(i, j, l); };
+      auto at    = [base](int i, int j, int l) { return Cell::at(i + base, j, l); };
 
       if constexpr (phase == 0)
         {

@@ -244,19 +244,22 @@ namespace tpmg
             {
               // 3D: z, B(a, b, ·) -> fine (a, b, ·); 2D: B(a, ·) copied out to fine (a, ·)
               const int  a = t % m, b = t / m;
-              const auto line  = fine_line(reg.cc, a, b);
-              const auto read  = [&](int j) { return B[Bz(a, b, j)]; };
-              const auto write = [&](int i, Number v) {
-                const index_t g = line(i);
-                // each fine node has one writer: exclusive_add (atomic.h) does not wait for
-                // the old value (docs/performance/transfer.md, "Atomic prolongation")
-                if (g >= 0)
-                  exclusive_add(dst + g, v);
-              };
+              const auto read = [&](int j) { return B[Bz(a, b, j)]; };
+              Number     out[m];
               if constexpr (dim == 3)
-                fiber_step<Number, nbz, m>(read, P, write);
+                fiber_apply<Number, nbz>(read, P, out);
               else
-                fiber_step<Number, nbz, m>(read, CopyFiber{}, write);
+                fiber_apply<Number, nbz>(read, CopyFiber{}, out);
+              const auto line = fine_line(reg.cc, a, b);
+              TPMG_UNROLL
+              for (int i = 0; i < m; ++i)
+                {
+                  const index_t g = line(i);
+                  // each fine node has one writer: exclusive_add (atomic.h) does not wait for
+                  // the old value (docs/performance/transfer.md, "Atomic prolongation")
+                  if (g >= 0)
+                    exclusive_add(dst + g, out[i]);
+                }
             }
         }
       else
@@ -287,14 +290,17 @@ namespace tpmg
               // y: A(a, ·, cz) -> coarse line (a, ·, cz), added atomically (cells share nodes)
               if (t < nc * nz)
                 {
-                  const int  a = t % nc, cz = t / nc;
+                  const int a = t % nc, cz = t / nc;
+                  Number    out[nc];
+                  fiber_apply<Number, m>([&](int i) { return A[L::A::at(a, i, cz)]; }, Pt, out);
                   const auto line = coarse_line(reg.cc, a, cz);
-                  fiber_step<Number, m, nc>([&](int i) { return A[L::A::at(a, i, cz)]; }, Pt,
-                                            [&](int j, Number v) {
-                                              const index_t g = line(j);
-                                              if (g >= 0)
-                                                atomic_add(dst + g, v);
-                                            });
+                  TPMG_UNROLL
+                  for (int j = 0; j < nc; ++j)
+                    {
+                      const index_t g = line(j);
+                      if (g >= 0)
+                        atomic_add(dst + g, out[j]);
+                    }
                 }
             }
         }
