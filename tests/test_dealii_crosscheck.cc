@@ -9,7 +9,9 @@
 //  * for random x with zero boundary entries, our vmult equals deal.II's A x on the interior
 //    rows (relative error <= 1e-12 in double, <= 1e-5 in float) and is zero on boundary rows;
 //  * for random x with nonzero boundary entries, our operator is diag(A_II, I): interior rows
-//    equal A_II x_I (boundary columns ignored), boundary rows copy x.
+//    equal A_II x_I (boundary columns ignored), boundary rows copy x;
+//  * with Neumann faces (deal.II's colorized boundary ids, Dirichlet DoFs extracted on the other
+//    faces only), the nodes of those faces are unknowns whose rows are deal.II's natural ones.
 // A negative control (cell width perturbed by 1%) makes sure the comparison detects errors.
 
 #include <tpmg/fe_1d.h>
@@ -38,6 +40,7 @@
 #include <cmath>
 #include <cstdio>
 #include <random>
+#include <set>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -53,6 +56,9 @@ namespace
     int                   level;
     std::array<double, 3> lower;
     std::array<double, 3> upper;
+    /// the faces with Dirichlet conditions (tpmg's face bits = deal.II's boundary ids of a
+    /// colorized box: x-, x+, y-, y+, z-, z+); the others are Neumann faces, whose nodes are unknowns
+    unsigned dirichlet_faces = tpmg::all_faces;
   };
 
   // The box of the brief, [0,1]x[0,2](x[0,0.5]), anisotropic cells, plus a shifted box
@@ -64,6 +70,9 @@ namespace
       {{{1, 2, 1}}, 1, {{0, 0, 0}}, {{1, 2, 0.5}}},
       {{{1, 1, 1}}, 1, {{0, 0, 0}}, {{1, 2, 0.5}}},
       {{{3, 2, 2}}, 0, {{-0.5, 0.25, -1.0}}, {{0.75, 1.0, -0.25}}},
+      // Neumann faces x-, y+, z- and x+, y-, z+
+      {{{2, 3, 2}}, 0, {{0, 0, 0}}, {{1, 2, 0.5}}, tpmg::all_faces & ~(1u | 8u | 16u)},
+      {{{3, 2, 2}}, 0, {{-0.5, 0.25, -1.0}}, {{0.75, 1.0, -0.25}}, tpmg::all_faces & ~(2u | 4u | 32u)},
     };
     return c;
   }
@@ -78,6 +87,8 @@ namespace
       << c.upper[1] << "]";
     if (dim == 3)
       s << "x[" << c.lower[2] << "," << c.upper[2] << "]";
+    if (c.dirichlet_faces != tpmg::all_faces)
+      s << ", Neumann faces " << (~c.dirichlet_faces & ((1u << (2 * dim)) - 1));
     return s.str();
   }
 
@@ -147,7 +158,7 @@ namespace
         p1[d]   = c.lower[d];
         p2[d]   = c.upper[d];
       }
-    dealii::GridGenerator::subdivided_hyper_rectangle(tria, reps, p1, p2);
+    dealii::GridGenerator::subdivided_hyper_rectangle(tria, reps, p1, p2, /*colorize=*/true);
     tria.refine_global(unsigned(c.level));
     ASSERT_EQ(index_t(tria.n_active_cells()), level.n_cells());
 
@@ -213,9 +224,14 @@ namespace
     ASSERT_EQ(n_interior, level.n_interior_dofs());
     ASSERT_GT(n_interior, 0);
 
-    // deal.II's boundary DoFs must be exactly our boundary nodes.
+    // deal.II's DoFs on the Dirichlet faces must be exactly our constrained nodes.
     {
-      const dealii::IndexSet boundary = dealii::DoFTools::extract_boundary_dofs(dof_handler);
+      std::set<dealii::types::boundary_id> dirichlet;
+      for (int f = 0; f < 2 * dim; ++f)
+        if (c.dirichlet_faces >> f & 1u)
+          dirichlet.insert(dealii::types::boundary_id(f));
+      const dealii::IndexSet boundary =
+        dealii::DoFTools::extract_boundary_dofs(dof_handler, dealii::ComponentMask(), dirichlet);
       for (std::size_t dof = 0; dof < support.size(); ++dof)
         ASSERT_EQ(boundary.is_element(dof), bool(ref.lex_on_boundary[std::size_t(ref.dealii_to_lex[dof])]))
           << "boundary flag of deal.II DoF " << dof << " at " << support[dof];
@@ -364,6 +380,7 @@ namespace
         domain.lower                     = c.lower;
         domain.upper                     = c.upper;
         domain.coarse_cells              = c.coarse;
+        domain.dirichlet_faces           = c.dirichlet_faces;
         const tpmg::CartesianLevel level = tpmg::make_hierarchy(domain, degree, c.level).back();
 
         Reference<dim> ref;

@@ -21,16 +21,21 @@ namespace
     return dst.to_host();
   }
 
-  class LaplaceOperatorTest : public ::testing::TestWithParam<std::tuple<int, int>>
+  /// Dirichlet faces of the cases: all, or x+, y-, z+ only (x-, y+, z- Neumann: their nodes are
+  /// unknowns, the operator's rows there the natural ones)
+  constexpr unsigned mixed_faces = all_faces & ~(1u | 8u | 16u);
+
+  class LaplaceOperatorTest : public ::testing::TestWithParam<std::tuple<int, int, unsigned>>
   {};
 } // namespace
 
 TEST_P(LaplaceOperatorTest, EqualsAssembledMatrixAndIsSymmetric)
 {
-  const auto [dim, k] = GetParam();
-  const int  level    = (dim == 3 && k > 4) ? 0 : 1;
-  const auto lev      = anisotropic_level(dim, k, level);
-  const auto A        = assemble_laplace(lev);
+  const auto [dim, k, dirichlet] = GetParam();
+  const int level                = (dim == 3 && k > 4) ? 0 : 1;
+  auto      lev                  = anisotropic_level(dim, k, level);
+  lev.dirichlet_faces            = dirichlet;
+  const auto A                   = assemble_laplace(lev);
   dispatch_dim(dim, [&](auto D) {
     dispatch_degree(k, [&](auto K) {
       constexpr int dd = decltype(D)::value, kk = decltype(K)::value;
@@ -84,10 +89,12 @@ TEST_P(LaplaceOperatorTest, EqualsAssembledMatrixAndIsSymmetric)
 }
 
 INSTANTIATE_TEST_SUITE_P(AllDegrees, LaplaceOperatorTest,
-                         ::testing::Combine(::testing::Values(2, 3), ::testing::Range(1, 11)),
+                         ::testing::Combine(::testing::Values(2, 3), ::testing::Range(1, 11),
+                                            ::testing::Values(all_faces, mixed_faces)),
                          [](const auto &param_info) {
                            return std::to_string(std::get<0>(param_info.param)) + "D_k" +
-                                  std::to_string(std::get<1>(param_info.param));
+                                  std::to_string(std::get<1>(param_info.param)) +
+                                  (std::get<2>(param_info.param) == all_faces ? "" : "_neumann_faces");
                          });
 
 TEST(LaplaceOperator, EnergyOfAnExactlyRepresentedFunction)

@@ -3,7 +3,7 @@
 // the unit cube with non-zero boundary values (float and double V-cycles, 2D and 3D, each
 // level operator that is exact there); the convergence rate k+1 of a smooth solution (also on
 // a deformed mesh); the function form of the manufactured problem against the built-in one;
-// the kernels against direct sums.
+// the kernels against direct sums; Neumann faces with the assembled operator.
 #include <tpmg/fe_1d.h>
 #include <tpmg/geometry.h>
 #include <tpmg/poisson.h>
@@ -12,9 +12,13 @@
 
 #include <gtest/gtest.h>
 
+#include <Eigen/SparseLU>
+
 #include <cmath>
 #include <sstream>
 #include <string>
+
+#include "reference.h"
 
 using namespace tpmg;
 
@@ -193,4 +197,53 @@ TEST(ProblemFunctions, RightHandSideEqualsDirectQuadrature)
   ASSERT_EQ(got.size(), expected.size());
   for (std::size_t i = 0; i < got.size(); ++i)
     EXPECT_NEAR(got[i], expected[i], 1e-13) << i;
+}
+
+// Neumann faces (x-, y+, and z- in 3D) on a non-unit box: with the assembled matrix, whose rows
+// at the Neumann faces' nodes are the natural ones, A u_0 = b (f, the lifting of g on the
+// Dirichlet faces, the flux h on the Neumann faces) gives u_h = u_0 + g_h equal to a polynomial u of
+// degree <= 2 per variable at every node. h = du/dn, one expression for every Neumann face.
+TEST(ProblemFunctions, NeumannFacesReproduceAPolynomialWithTheAssembledOperator)
+{
+  for (int dim : {2, 3})
+    for (int k : {2, 3})
+      {
+        Domain d;
+        d.dim                      = dim;
+        d.lower                    = {0, -1, 0.5};
+        d.upper                    = {2, 1, 1.5};
+        d.coarse_cells             = {2, 2, 1};
+        d.dirichlet_faces          = all_faces & ~(1u | 8u | 16u);
+        const CartesianLevel level = make_hierarchy(d, k, 1).back();
+        const std::string    u     = dim == 3 ? polynomial_3d : polynomial_2d;
+        // du/dx, du/dy, du/dz of the polynomials
+        const std::string ux = dim == 3 ? "(2*x + 3*y^2*z)" : "(2*x - y + 3*y^2)";
+        const std::string uy = dim == 3 ? "(-z + 6*x*y*z)" : "(-x + 6*x*y)";
+        const std::string uz = "(-y + 3*x*y^2)";
+        ProblemFunctions  problem;
+        problem.rhs             = Expression(dim == 3 ? laplacian_3d : laplacian_2d, dim);
+        problem.boundary_values = Expression(u, dim);
+        problem.boundary_flux =
+          Expression("abs(x) < 1e-9 ? -" + ux + " : (abs(y - 1) < 1e-9 ? " + uy + " : -" + uz + ")", dim);
+        Vector<double> b, g_h;
+        assemble_rhs(level, {}, problem, LevelOperatorType::cartesian, Backend::cpu, b);
+        interpolate_boundary_values(level, {}, problem.boundary_values, Backend::cpu, g_h);
+        const Eigen::SparseMatrix<double>            A = test::assemble_laplace(level);
+        Eigen::SparseLU<Eigen::SparseMatrix<double>> lu(A);
+        const std::vector<double>                    bh = b.to_host(), gh = g_h.to_host();
+        const Eigen::VectorXd                        u0 = lu.solve(test::to_eigen(bh));
+        const Expression                             exact(u, dim);
+        const std::vector<double>                    gll   = LagrangeBasis1D(unsigned(k)).support_points();
+        double                                       worst = 0;
+        for (index_t l = 0; l < level.nodes(2); ++l)
+          for (index_t j = 0; j < level.nodes(1); ++j)
+            for (index_t i = 0; i < level.nodes(0); ++i)
+              {
+                const index_t g    = level.dof_index(i, j, l);
+                const double  x[3] = {level.node_coordinate(0, i, gll), level.node_coordinate(1, j, gll),
+                                     dim == 3 ? level.node_coordinate(2, l, gll) : 0.0};
+                worst              = std::max(worst, std::fabs(u0[g] + gh[std::size_t(g)] - exact(x[0], x[1], x[2])));
+              }
+        EXPECT_LT(worst, 1e-11) << dim << "D k=" << k;
+      }
 }

@@ -19,6 +19,9 @@ namespace tpmg
     std::array<double, 3> lower{{0, 0, 0}};
     std::array<double, 3> upper{{1, 1, 1}};
     std::array<int, 3>    coarse_cells{{1, 1, 1}}; ///< N0 per direction
+    /// The faces with Dirichlet data (numbering.h's face bits); the nodes of the others
+    /// (Neumann, Robin) are unknowns.
+    unsigned dirichlet_faces = all_faces;
   };
 
   /// One level of the hierarchy: a uniform Cartesian mesh of a box with Q_k nodes numbered
@@ -41,6 +44,9 @@ namespace tpmg
     std::array<index_t, 3> cell_end{{1, 1, 1}};
     std::array<double, 3>  lower{{0, 0, 0}}; ///< lower corner (of the part, for a part)
     std::array<double, 3>  h{{1, 1, 1}};     ///< cell widths per direction
+    /// Faces of the box whose nodes carry Dirichlet data (numbering.h's face bits): their nodes
+    /// are constrained, no unknowns; the nodes of the other faces (Neumann, Robin) are unknowns.
+    unsigned dirichlet_faces = all_faces;
 
     /// A part of a whole level: its first cell in the whole level, the whole level's cells per
     /// direction and lower corner (unused for a whole level).
@@ -75,13 +81,17 @@ namespace tpmg
     index_t nodes(int d) const { return d < dim ? cells[d] * degree + 1 : 1; }
     index_t n_dofs() const { return nodes(0) * nodes(1) * nodes(2); }
     index_t n_cells() const { return cells[0] * cells[1] * (dim == 3 ? cells[2] : 1); }
+    /// Whether face bit f (2d: lower face of direction d, 2d + 1: upper) has Dirichlet data.
+    bool dirichlet(int f) const { return (dirichlet_faces >> f & 1u) != 0; }
     /// Interior vertices per direction (= vertex patches per direction).
     index_t patches(int d) const { return d < dim ? cells[d] - 1 : 1; }
     index_t n_patches() const { return patches(0) * patches(1) * patches(2); }
+    /// The unknowns: the nodes not on a Dirichlet face.
     index_t n_interior_dofs() const;
 
     index_t dof_index(index_t i, index_t j, index_t l = 0) const { return i + nodes(0) * (j + nodes(1) * l); }
-    bool    on_boundary(index_t i, index_t j, index_t l) const;
+    /// Whether node (i, j, l) is constrained: on a Dirichlet face.
+    bool on_boundary(index_t i, index_t j, index_t l) const;
 
     /// Coordinate of node i in direction d (GLL points inside each cell).
     double node_coordinate(int d, index_t i, const std::vector<double> &gll_points) const;

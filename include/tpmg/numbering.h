@@ -31,6 +31,26 @@ namespace tpmg
   /// product of node counts overflows.
   constexpr index_t max_level_dofs = index_t(1) << 53;
 
+  /// The faces of a level (or of the box) as bits: bit 2d the lower face of direction d, bit
+  /// 2d + 1 the upper one.
+  constexpr unsigned all_faces = 0x3f;
+  /// Whether the node at coordinates g (`nodes` per direction) lies on one of the faces `faces`.
+  TPMG_HD inline bool on_faces(const index_t *nodes, int dim, const index_t *g, unsigned faces)
+  {
+    for (int d = 0; d < dim; ++d)
+      if ((g[d] == 0 && (faces >> (2 * d) & 1u)) || (g[d] == nodes[d] - 1 && (faces >> (2 * d + 1) & 1u)))
+        return true;
+    return false;
+  }
+  /// Global index of local node (x, y, z) of the cell whose first node is c0 (cell_node below),
+  /// -1 where the node lies on one of the faces `constrained` (the Dirichlet faces).
+  TPMG_HD inline index_t cell_node_on(const index_t *nodes, int dim, const index_t *c0, int x, int y, int z,
+                                      unsigned constrained)
+  {
+    const index_t g[3] = {c0[0] + x, c0[1] + y, c0[2] + z};
+    return on_faces(nodes, dim, g, constrained) ? -1 : g[0] + nodes[0] * (g[1] + nodes[1] * g[2]);
+  }
+
   /// Global index of local node (x, y, z) of the cell whose first node is c0, on a level with
   /// `nodes` per direction; -1 if `constrained` and the node lies on the (Dirichlet) boundary,
   /// which the cell kernels then neither read nor write.

@@ -5,7 +5,8 @@
 // Thread structure: one thread per column of k+1 nodes along the last direction (z in 3D,
 // y in 2D), which it keeps in registers, so the contraction along that direction needs no
 // shared memory; the other directions go through shared memory. Several cells per block.
-// Boundary nodes are masked: they read as zero and receive nothing.
+// The nodes of the Dirichlet faces are masked: they read as zero and receive nothing; the
+// nodes of the other faces (Neumann, Robin) are unknowns like the interior ones.
 #pragma once
 
 #include <kernels/common/atomic.h>
@@ -17,7 +18,9 @@
 
 namespace tpmg
 {
-  template <int dim, int k, typename Number>
+  /// `natural`: a level with faces that are not Dirichlet faces, whose nodes are unknowns
+  /// (first, last); without, the boundary test of the kernel is that of every face.
+  template <int dim, int k, typename Number, bool natural = false>
   struct CartesianLaplaceKernel
   {
     static_assert(dim == 2 || dim == 3, "dimension 2 or 3");
@@ -41,6 +44,19 @@ namespace tpmg
     CellGrid               grid; ///< cell coordinates from the cell index
     Number                 coef[3];
     SmallMatrix<Number, n> mass, stiffness;
+    /// the unknowns' node range per direction, [first, last]: 1 .. nodes - 2 between Dirichlet
+    /// faces, the face's node included where a face is not (set_faces)
+    index_t first[3], last[3];
+
+    /// The node ranges for the Dirichlet faces `constrained` (numbering.h's face bits).
+    void set_faces(unsigned constrained)
+    {
+      for (int d = 0; d < 3; ++d)
+        {
+          first[d] = (constrained >> (2 * d) & 1u) ? 1 : 0;
+          last[d]  = (constrained >> (2 * d + 1) & 1u) ? nodes[d] - 2 : nodes[d] - 1;
+        }
+    }
 
     // shared memory: 1D matrices, then (dim == 3 ? 4 : 2) cell buffers per cell
     static constexpr std::size_t align16(std::size_t b) { return (b + 15) / 16 * 16; }
@@ -60,8 +76,18 @@ namespace tpmg
       return s;
     }
 
-    // global node index of local node (x, y, z) of the cell with first node c0; -1 on the boundary
-    TPMG_HD index_t node(const index_t *c0, int x, int y, int z) const { return cell_node(nodes, dim, c0, x, y, z); }
+    // global node index of local node (x, y, z) of the cell with first node c0; -1 on a
+    // Dirichlet face
+    TPMG_HD index_t node(const index_t *c0, int x, int y, int z) const
+    {
+      if constexpr (!natural)
+        return cell_node(nodes, dim, c0, x, y, z);
+      const index_t g[3] = {c0[0] + x, c0[1] + y, c0[2] + z};
+      for (int d = 0; d < dim; ++d)
+        if (g[d] < first[d] || g[d] > last[d])
+          return -1;
+      return g[0] + nodes[0] * (g[1] + nodes[1] * g[2]);
+    }
 
     template <int phase, class Shared>
     TPMG_HD void run(const KernelCtx &ctx, Shared &sh, Registers &reg) const
@@ -147,8 +173,8 @@ namespace tpmg
     }
   };
 
-  /// Boundary rows act as identity: dst = src on boundary nodes (one x-line per index), or
-  /// the residual's dst = b - src where `b` is given.
+  /// Constrained rows act as identity: dst = src on the nodes of the Dirichlet faces
+  /// `constrained` (one x-line per index), or the residual's dst = b - src where `b` is given.
   template <typename Number>
   struct CopyBoundaryLines
   {
@@ -156,26 +182,28 @@ namespace tpmg
     Number       *dst;
     index_t       nodes[3];
     int           dim;
-    const Number *b = nullptr;
+    const Number *b           = nullptr;
+    unsigned      constrained = all_faces;
     TPMG_HD void  row(index_t i) const { dst[i] = b ? b[i] - src[i] : src[i]; }
     TPMG_HD void  operator()(index_t line) const
     {
-      const index_t j = line % nodes[1], l = line / nodes[1];
+      const index_t g[3]  = {0, line % nodes[1], line / nodes[1]};
       const index_t first = line * nodes[0];
-      const bool    whole = j == 0 || j == nodes[1] - 1 || (dim == 3 && (l == 0 || l == nodes[2] - 1));
-      if (whole)
+      if (on_faces(nodes, dim, g, constrained & ~3u)) // the line lies on a constrained y or z face
         for (index_t i = 0; i < nodes[0]; ++i)
           row(first + i);
       else
         {
-          row(first);
-          row(first + nodes[0] - 1);
+          if (constrained & 1u)
+            row(first);
+          if (constrained & 2u)
+            row(first + nodes[0] - 1);
         }
     }
   };
 
-  /// value at the boundary nodes of a level (nodes[d] per direction), the rest unchanged (the
-  /// identity rows of an operator's diagonal).
+  /// value at the nodes of the Dirichlet faces `constrained` of a level (nodes[d] per
+  /// direction), the rest unchanged (the identity rows of an operator's diagonal).
   template <typename Number>
   struct SetBoundaryNodes
   {
@@ -183,15 +211,12 @@ namespace tpmg
     int          dim;
     Number       value;
     Number      *v;
+    unsigned     constrained = all_faces;
     TPMG_HD void operator()(index_t i) const
     {
       const index_t c[3] = {i % nodes[0], (i / nodes[0]) % nodes[1], i / (nodes[0] * nodes[1])};
-      for (int d = 0; d < dim; ++d)
-        if (c[d] == 0 || c[d] == nodes[d] - 1)
-          {
-            v[i] = value;
-            return;
-          }
+      if (on_faces(nodes, dim, c, constrained))
+        v[i] = value;
     }
   };
 } // namespace tpmg

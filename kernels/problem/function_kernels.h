@@ -30,7 +30,8 @@ namespace tpmg
       double        origin[3]{0, 0, 0}; ///< the whole level's lower corner
       index_t       offset[3]{0, 0, 0}; ///< the first cell in the whole level (a rank's part)
       double        h[3]{1, 1, 1};
-      int           parity = 0; ///< the level's offset_parity(): colours are the whole level's
+      int           parity      = 0;         ///< the level's offset_parity(): colours are the whole level's
+      unsigned      constrained = all_faces; ///< the Dirichlet faces (numbering.h's face bits)
 
       /// The 2^dim vertices of cell c, numbered with bit d = upper side in direction d.
       template <int dim>
@@ -286,11 +287,11 @@ namespace tpmg
       }
     };
 
-    /// Global index of local node (x, y, z) of cell c; -1 on the boundary.
+    /// Global index of local node (x, y, z) of cell c; -1 on a Dirichlet face.
     TPMG_HD inline index_t interior_node(const LevelMesh &m, int dim, const index_t (&c)[3], int k, int x, int y, int z)
     {
       const index_t c0[3] = {c[0] * k, c[1] * k, c[2] * k};
-      return cell_node(m.nodes, dim, c0, x, y, z, true);
+      return cell_node_on(m.nodes, dim, c0, x, y, z, m.constrained);
     }
 
     /// local = the values of u at the (k+1)^dim nodes of cell c, boundary nodes included (x fastest).
@@ -351,8 +352,84 @@ namespace tpmg
       }
     };
 
-    /// u_i = g(x_i) at boundary nodes, 0 inside (forall over the level's nodes); x_i is the node's
-    /// position under its cell's map.
+    /// b_i += ∫_F h φ_i over the cells of one colour of face F of the box (forall over
+    /// face_cells()): the Neumann and Robin data, with nq Gauss points per direction of the face.
+    /// The face's cells are coloured by parity in its directions, so that additions need no atomics.
+    template <int dim, int k, int nq>
+    struct IntegrateFaceFunction
+    {
+      static constexpr int       n = k + 1;
+      ExpressionProgram          h;
+      LevelMesh                  mesh;
+      SmallMatrix<double, nq, n> B; ///< φ_i at the Gauss points
+      double                     points[nq], weights[nq];
+      int                        face   = 0; ///< 2d (lower) or 2d + 1 (upper) of direction d
+      int                        colour = 0; ///< bit t: odd cells in the face's t-th direction
+      double                    *b      = nullptr;
+
+      /// The face's two (2D: one) tangential directions.
+      TPMG_HD int tangent(int t) const { return t < face / 2 ? t : t + 1; }
+
+      TPMG_HD void operator()(index_t i) const
+      {
+        const int d    = face / 2;
+        index_t   c[3] = {0, 0, 0}; // the cell
+        c[d]           = face % 2 ? mesh.cells[d] - 1 : 0;
+        for (int t = 0; t < dim - 1; ++t)
+          {
+            const int     e     = tangent(t);
+            const index_t first = (colour >> t) & 1, count = (mesh.cells[e] - first + 1) / 2;
+            c[e] = first + 2 * (i % count);
+            i /= count;
+          }
+        double local[n * n] = {}; // the face's nodes, first tangent fastest
+        double area         = 1;  // the face cell's extent
+        for (int t = 0; t < dim - 1; ++t)
+          area *= mesh.h[tangent(t)];
+        for (int q = 0; q < (dim == 3 ? nq * nq : nq); ++q)
+          {
+            const int q0 = q % nq, q1 = q / nq;
+            double    x[3];
+            for (int r = 0; r < 3; ++r)
+              x[r] = r < dim ? mesh.origin[r] + mesh.h[r] * double(mesh.offset[r] + c[r]) : 0.0;
+            x[d] += face % 2 ? mesh.h[d] : 0.0;
+            x[tangent(0)] += mesh.h[tangent(0)] * points[q0];
+            if (dim == 3)
+              x[tangent(1)] += mesh.h[tangent(1)] * points[q1];
+            const double w = area * weights[q0] * (dim == 3 ? weights[q1] : 1.0) * h(x[0], x[1], x[2]);
+            for (int a = 0; a < (dim == 3 ? n : 1); ++a)
+              for (int j = 0; j < n; ++j)
+                local[a * n + j] += w * B(q0, j) * (dim == 3 ? B(q1, a) : 1.0);
+          }
+        for (int a = 0; a < (dim == 3 ? n : 1); ++a)
+          for (int j = 0; j < n; ++j)
+            {
+              int l[3]      = {0, 0, 0};
+              l[d]          = face % 2 ? k : 0;
+              l[tangent(0)] = j;
+              if (dim == 3)
+                l[tangent(1)] = a;
+              const index_t gi = interior_node(mesh, dim, c, k, l[0], l[1], l[2]);
+              if (gi >= 0)
+                b[gi] += local[a * n + j];
+            }
+      }
+    };
+    /// Cells of colour `colour` of face `face` (IntegrateFaceFunction).
+    inline index_t face_cells(const LevelMesh &mesh, int dim, int face, int colour)
+    {
+      index_t count = 1;
+      for (int e = 0, t = 0; e < dim; ++e)
+        if (e != face / 2)
+          {
+            const index_t first = (colour >> t++) & 1;
+            count *= (mesh.cells[e] - first + 1) / 2;
+          }
+      return count;
+    }
+
+    /// u_i = g(x_i) at the nodes of the Dirichlet faces, 0 elsewhere (forall over the level's
+    /// nodes); x_i is the node's position under its cell's map.
     template <int dim>
     struct BoundaryInterpolant
     {
@@ -365,10 +442,7 @@ namespace tpmg
       TPMG_HD void operator()(index_t i) const
       {
         index_t node[3] = {i % mesh.nodes[0], (i / mesh.nodes[0]) % mesh.nodes[1], i / (mesh.nodes[0] * mesh.nodes[1])};
-        bool    boundary = false;
-        for (int d = 0; d < dim; ++d)
-          boundary = boundary || node[d] == 0 || node[d] == mesh.nodes[d] - 1;
-        if (!boundary)
+        if (!on_faces(mesh.nodes, dim, node, mesh.constrained)) // (the Dirichlet nodes only)
           {
             u[i] = 0;
             return;

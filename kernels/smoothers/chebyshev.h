@@ -35,14 +35,12 @@ namespace tpmg
       double        coef[3];
       int           dim;
       Number       *diag;
+      unsigned      constrained = all_faces; ///< the Dirichlet faces: identity rows
 
       TPMG_HD void operator()(index_t g) const
       {
-        const index_t idx[3]   = {g % nodes[0], (g / nodes[0]) % nodes[1], g / (nodes[0] * nodes[1])};
-        bool          boundary = false;
-        for (int d = 0; d < dim; ++d)
-          boundary = boundary || idx[d] == 0 || idx[d] == nodes[d] - 1;
-        if (boundary)
+        const index_t idx[3] = {g % nodes[0], (g / nodes[0]) % nodes[1], g / (nodes[0] * nodes[1])};
+        if (on_faces(nodes, dim, idx, constrained))
           {
             diag[g] = Number(1);
             return;

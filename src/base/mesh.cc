@@ -9,17 +9,14 @@ namespace tpmg
   {
     index_t n = 1;
     for (int d = 0; d < dim; ++d)
-      n *= nodes(d) - 2;
+      n *= nodes(d) - int(dirichlet(2 * d)) - int(dirichlet(2 * d + 1));
     return n;
   }
 
   bool CartesianLevel::on_boundary(index_t i, index_t j, index_t l) const
   {
-    const index_t idx[3] = {i, j, l};
-    for (int d = 0; d < dim; ++d)
-      if (idx[d] == 0 || idx[d] == nodes(d) - 1)
-        return true;
-    return false;
+    const index_t idx[3] = {i, j, l}, n[3] = {nodes(0), nodes(1), nodes(2)};
+    return on_faces(n, dim, idx, dirichlet_faces);
   }
 
   double CartesianLevel::node_coordinate(int d, index_t i, const std::vector<double> &gll) const
@@ -102,9 +99,10 @@ namespace tpmg
     for (int l = 0; l <= finest_level; ++l)
       {
         CartesianLevel lev;
-        lev.dim    = domain.dim;
-        lev.degree = degree;
-        lev.level  = l;
+        lev.dim             = domain.dim;
+        lev.degree          = degree;
+        lev.level           = l;
+        lev.dirichlet_faces = domain.dirichlet_faces;
         for (int d = 0; d < 3; ++d)
           {
             if (d < domain.dim)

@@ -21,7 +21,8 @@ namespace tpmg::problem_kernels
         m.offset[d] = d < level.dim ? level.global_offset(d) : 0;
         m.h[d]      = level.h[d];
       }
-    m.parity = level.offset_parity();
+    m.parity      = level.offset_parity();
+    m.constrained = level.dirichlet_faces;
     return m;
   }
 } // namespace tpmg::problem_kernels

@@ -19,6 +19,8 @@ namespace tpmg
     template <int dim, int k>
     void add_function_integrals(const CartesianLevel &, const Vector<double> &, const Expression &, Vector<double> &);
     template <int dim, int k>
+    void add_face_integrals(const CartesianLevel &, const Expression &, Vector<double> &);
+    template <int dim, int k>
     void subtract_lifting(const CartesianLevel &, const Vector<double> &, LevelOperatorType, const Vector<double> &,
                           Vector<double> &);
     template <int dim, int k>
@@ -86,11 +88,18 @@ namespace tpmg
   {
     check_dimension(level, problem.rhs, "the right-hand side");
     check_dimension(level, problem.boundary_values, "the boundary values");
+    check_dimension(level, problem.boundary_flux, "the boundary flux");
     const Vector<double> vertices = vertices_of(level, deformation, backend);
     Vector<double>       b64(level.n_dofs(), backend);
     dispatch_level(level, [&](auto dim, auto k) {
       if (!problem.rhs.is_zero())
         internal::add_function_integrals<dim, k>(level, vertices, problem.rhs, b64);
+      if (!problem.boundary_flux.is_zero() && level.dirichlet_faces != all_faces)
+        {
+          if (deformation.type != Deformation::none)
+            throw std::invalid_argument("assemble_rhs: Neumann and Robin faces need an undeformed level");
+          internal::add_face_integrals<dim, k>(level, problem.boundary_flux, b64);
+        }
       if (!problem.boundary_values.is_zero())
         {
           Vector<double> g_h;

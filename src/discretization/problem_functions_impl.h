@@ -51,6 +51,33 @@ namespace tpmg
         }
     }
 
+    /// b += ∫_F h φ_i over the faces F of the box that are not Dirichlet faces (the box's
+    /// affine cells), with k+2 Gauss points per direction of a face.
+    template <int dim, int k>
+    void add_face_integrals(const CartesianLevel &level, const Expression &h, Vector<double> &b)
+    {
+      problem_kernels::IntegrateFaceFunction<dim, k, k + 2> kern;
+      kern.h                  = h.program();
+      kern.mesh               = problem_kernels::level_mesh(level, nullptr);
+      const Quadrature1D    q = gauss_quadrature(k + 2);
+      const LagrangeBasis1D basis(k);
+      kern.B = make_small_matrix<double, k + 2, k + 1>(basis.values(q.points));
+      for (int i = 0; i < k + 2; ++i)
+        {
+          kern.points[i]  = q.points[std::size_t(i)];
+          kern.weights[i] = q.weights[std::size_t(i)];
+        }
+      kern.b = b.data();
+      for (int face = 0; face < 2 * dim; ++face)
+        if (!level.dirichlet(face))
+          for (int colour = 0; colour < (1 << (dim - 1)); ++colour)
+            {
+              kern.face   = face;
+              kern.colour = colour;
+              forall(b.backend(), problem_kernels::face_cells(kern.mesh, dim, face, colour), kern);
+            }
+    }
+
     /// b -= a(g_h, φ_i) (interior nodes) with the quadrature of the level operator.
     template <int dim, int k>
     void subtract_lifting(const CartesianLevel &level, const Vector<double> &vertices, LevelOperatorType op,

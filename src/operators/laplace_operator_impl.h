@@ -11,6 +11,7 @@
 #include <src/operators/laplace_stencil_builders.h>
 
 #include <stdexcept>
+#include <type_traits>
 
 namespace tpmg
 {
@@ -43,18 +44,19 @@ namespace tpmg
     if (src.size() != size() || src.backend() != backend_)
       throw std::invalid_argument("CartesianLaplaceOperator::vmult: source vector does not fit");
     if constexpr (degree == 1)
-      {
-        // Q1: the stencil kernel writes every node (boundary rows copied), no atomics
-        dst.reinit(size(), backend_, false);
-        auto kern =
-          make_laplace_stencil<dim, Number>(matrices_.mass, matrices_.stiffness, direction_coefficients(level_));
-        kern.src = src.data();
-        kern.dst = dst.data();
-        for (int d = 0; d < 3; ++d)
-          kern.nodes[d] = level_.nodes(d);
-        launch(backend_, kern, kern.shape());
-        return;
-      }
+      if (level_.dirichlet_faces == all_faces) // (the stencil's rows are those of interior nodes)
+        {
+          // Q1: the stencil kernel writes every node (boundary rows copied), no atomics
+          dst.reinit(size(), backend_, false);
+          auto kern =
+            make_laplace_stencil<dim, Number>(matrices_.mass, matrices_.stiffness, direction_coefficients(level_));
+          kern.src = src.data();
+          kern.dst = dst.data();
+          for (int d = 0; d < 3; ++d)
+            kern.nodes[d] = level_.nodes(d);
+          launch(backend_, kern, kern.shape());
+          return;
+        }
     dst.reinit(size(), backend_);
     apply_cells(dst.data(), src.data(), Number(1), nullptr);
   }
@@ -70,7 +72,8 @@ namespace tpmg
   void CartesianLaplaceOperator<dim, degree, Number>::residual(Vector<Number> &r, const Vector<Number> &b,
                                                                const Vector<Number> &x) const
   {
-    if (degree == 1) // the stencil kernel writes A x outright: a pass r = b - A x after it
+    if (degree == 1 &&
+        level_.dirichlet_faces == all_faces) // the stencil kernel writes A x outright: a pass r = b - A x after it
       return LinearOperator<Number>::residual(r, b, x);
     if (x.size() != size() || x.backend() != backend_ || b.size() != size() || b.backend() != backend_)
       throw std::invalid_argument("CartesianLaplaceOperator::residual: vectors do not fit");
@@ -83,25 +86,33 @@ namespace tpmg
   void CartesianLaplaceOperator<dim, degree, Number>::apply_cells(Number *dst, const Number *src, Number sign,
                                                                   const Number *boundary_b) const
   {
-    using Kernel = CartesianLaplaceKernel<dim, degree, Number>;
-    const auto c = direction_coefficients(level_);
-    Kernel     kern;
-    kern.src = src;
-    kern.dst = dst;
-    for (int d = 0; d < 3; ++d)
-      {
-        kern.cells[d] = d < dim ? level_.cells[d] : 1;
-        kern.nodes[d] = level_.nodes(d);
-        kern.coef[d]  = sign * Number(c[d]); // every term carries one c_d: the sign goes with them
-      }
-    kern.n_cells   = level_.n_cells();
-    kern.grid      = CellGrid(kern.cells, "Laplace operator");
-    kern.mass      = make_small_matrix<Number, degree + 1, degree + 1>(matrices_.mass);
-    kern.stiffness = make_small_matrix<Number, degree + 1, degree + 1>(matrices_.stiffness);
-    launch_cells(backend_, kern, &Kernel::n_cells, dim, level_.offset_parity());
+    const auto c   = direction_coefficients(level_);
+    auto       run = [&](auto natural) {
+      using Kernel = CartesianLaplaceKernel<dim, degree, Number, decltype(natural)::value>;
+      Kernel kern;
+      kern.src = src;
+      kern.dst = dst;
+      for (int d = 0; d < 3; ++d)
+        {
+          kern.cells[d] = d < dim ? level_.cells[d] : 1;
+          kern.nodes[d] = level_.nodes(d);
+          kern.coef[d]  = sign * Number(c[d]); // every term carries one c_d: the sign goes with them
+        }
+      kern.n_cells   = level_.n_cells();
+      kern.grid      = CellGrid(kern.cells, "Laplace operator");
+      kern.mass      = make_small_matrix<Number, degree + 1, degree + 1>(matrices_.mass);
+      kern.stiffness = make_small_matrix<Number, degree + 1, degree + 1>(matrices_.stiffness);
+      kern.set_faces(level_.dirichlet_faces);
+      launch_cells(backend_, kern, &Kernel::n_cells, dim, level_.offset_parity());
+    };
+    if (level_.dirichlet_faces == all_faces)
+      run(std::false_type{});
+    else
+      run(std::true_type{});
 
-    // boundary rows: the identity (dst = src), in a residual b - src
-    CopyBoundaryLines<Number> copy{src, dst, {level_.nodes(0), level_.nodes(1), level_.nodes(2)}, dim, boundary_b};
+    // constrained rows: the identity (dst = src), in a residual b - src
+    CopyBoundaryLines<Number> copy{src, dst,        {level_.nodes(0), level_.nodes(1), level_.nodes(2)},
+                                   dim, boundary_b, level_.dirichlet_faces};
     forall(backend_, level_.nodes(1) * level_.nodes(2), copy);
   }
 

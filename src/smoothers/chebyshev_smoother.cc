@@ -57,10 +57,11 @@ namespace tpmg
     stiffness.from_host(s1d);
     masses.from_host(m1d);
     diag.reinit(level.n_dofs(), backend, false);
-    f.stiffness = stiffness.data();
-    f.mass      = masses.data();
-    f.dim       = level.dim;
-    f.diag      = diag.data();
+    f.stiffness   = stiffness.data();
+    f.mass        = masses.data();
+    f.dim         = level.dim;
+    f.diag        = diag.data();
+    f.constrained = level.dirichlet_faces;
     forall(backend, diag.size(), f);
   }
 
