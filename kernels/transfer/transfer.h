@@ -210,13 +210,12 @@ namespace tpmg
       const auto    Pt = [this](const Number(&in)[m], Number(&out)[nc]) { restrict_line(in, out); };
       // the z fiber (a, b, ·) of B: the last direction's P or Pᵀ in 3D, a copy of the line
       // (a, ·) in 2D
-      constexpr int nbz       = dim == 3 ? nc : m;
-      const auto    Bz        = [](int a, int b, int j) { return dim == 3 ? L::B::at(a, b, j) : L::B::at(a, j, 0); };
-      const auto    read_line = [this](const auto &line) {
-        return [this, line](int j) {
-          const index_t g = line(j);
-          return g < 0 ? Number(0) : src[g];
-        };
+      constexpr int nbz = dim == 3 ? nc : m;
+      const auto    Bz  = [](int a, int b, int j) { return dim == 3 ? L::B::at(a, b, j) : L::B::at(a, j, 0); };
+      // a line of the source vector, zero where it has no node
+      const auto from = [this](const auto &line, int j) {
+        const index_t g = line(j);
+        return g < 0 ? Number(0) : src[g];
       };
       if constexpr (!restriction)
         {
@@ -225,8 +224,9 @@ namespace tpmg
               // coarse line along y -> A(a, ·, cz)
               if (t < nc * nz)
                 {
-                  const int a = t % nc, cz = t / nc;
-                  fiber_step<Number, nc, m>(read_line(coarse_line(reg.cc, a, cz)), P,
+                  const int  a = t % nc, cz = t / nc;
+                  const auto line = coarse_line(reg.cc, a, cz);
+                  fiber_step<Number, nc, m>([&](int j) { return from(line, j); }, P,
                                             [&](int i, Number v) { A[L::A::at(a, i, cz)] = v; });
                 }
             }
@@ -268,12 +268,19 @@ namespace tpmg
             {
               // 3D: owned fine line (a, b, ·), Pᵀ along z -> B(a, b, ·); 2D: (a, ·) copied to B
               const int  a = t % m, b = t / m;
-              const auto read  = read_line(fine_line(reg.cc, a, b));
-              const auto write = [&](int j, Number v) { B[Bz(a, b, j)] = v; };
+              const auto line = fine_line(reg.cc, a, b);
+              Number     in[m];
+              TPMG_UNROLL
+              for (int i = 0; i < m; ++i)
+                in[i] = from(line, i);
+              Number out[nbz];
               if constexpr (dim == 3)
-                fiber_step<Number, m, nbz>(read, Pt, write);
+                restrict_line(in, out);
               else
-                fiber_step<Number, m, nbz>(read, CopyFiber{}, write);
+                CopyFiber{}(in, out);
+              TPMG_UNROLL
+              for (int j = 0; j < nbz; ++j)
+                B[Bz(a, b, j)] = out[j];
             }
           else if constexpr (phase == 1)
             {
