@@ -38,6 +38,10 @@ namespace
     return v;
   }
 
+  /// Dirichlet faces of the cases: all, or all but x+, y-, z+, or all but x-, y+, z- (the
+  /// nodes of the others are unknowns the transfers interpolate and restrict like interior ones)
+  const unsigned face_cases[] = {all_faces, all_faces & ~(2u | 4u | 32u), all_faces & ~(1u | 8u | 16u)};
+
   class TransferTest : public ::testing::TestWithParam<std::tuple<int, int>>
   {};
 } // namespace
@@ -45,78 +49,83 @@ namespace
 TEST_P(TransferTest, ProlongationInterpolatesAndRestrictionIsTranspose)
 {
   const auto [dim, k] = GetParam();
-  Domain d;
-  d.dim              = dim;
-  d.upper            = {1.0, 2.0, 0.5};
-  d.coarse_cells     = {2, 1, 3};
-  const auto  levels = make_hierarchy(d, k, dim == 3 && k > 4 ? 1 : 2);
-  const auto &fine = levels.back(), &coarse = levels[levels.size() - 2];
-  dispatch_dim(dim, [&](auto D) {
-    dispatch_degree(k, [&](auto K) {
-      constexpr int dd = decltype(D)::value, kk = decltype(K)::value;
-      if constexpr (dd == 2 || kk <= 8)
-        {
-          Transfer<dd, kk, double> t(coarse, fine, Backend::cpu);
-          const auto               uc = random_vector(coarse, 21);
-          Vector<double>           c(coarse.n_dofs(), Backend::cpu), f(fine.n_dofs(), Backend::cpu);
-          c.from_host(uc);
-          // prolongate_add adds: start from a known fine vector
-          const auto f0 = random_vector(fine, 22);
-          f.from_host(f0);
-          t.prolongate_add(f, c);
-          const auto            pf = f.to_host();
-          const LagrangeBasis1D b(kk);
-          double                max_err = 0;
-          for (index_t l = 0; l < fine.nodes(2); ++l)
-            for (index_t j = 0; j < fine.nodes(1); ++j)
-              for (index_t i = 0; i < fine.nodes(0); ++i)
-                {
-                  const index_t               g = fine.dof_index(i, j, l);
-                  const std::array<double, 3> x{fine.node_coordinate(0, i, b.support_points()),
-                                                fine.node_coordinate(1, j, b.support_points()),
-                                                dd == 3 ? fine.node_coordinate(2, l, b.support_points()) : 0.0};
-                  const double expect = is_boundary(fine, g) ? f0[g] : f0[g] + evaluate(coarse, b, uc, x);
-                  max_err             = std::max(max_err, std::fabs(pf[g] - expect));
-                }
-          EXPECT_LT(max_err, 1e-12);
-
-          // (R r, v) = (r, P v) for random r (fine) and v (coarse)
-          const auto     r = random_vector(fine, 23);
-          const auto     v = random_vector(coarse, 24);
-          Vector<double> rf(fine.n_dofs(), Backend::cpu), rc, vc(coarse.n_dofs(), Backend::cpu),
-            pv(fine.n_dofs(), Backend::cpu);
-          rf.from_host(r);
-          vc.from_host(v);
-          t.restrict_to(rc, rf);
-          t.prolongate_add(pv, vc);
-          const auto Rr = rc.to_host(), Pv = pv.to_host();
-          double     lhs = 0, rhs = 0, scale = 0;
-          for (index_t g = 0; g < coarse.n_dofs(); ++g)
+  for (unsigned faces : face_cases)
+    {
+      SCOPED_TRACE("Dirichlet faces " + std::to_string(faces));
+      Domain d;
+      d.dim              = dim;
+      d.upper            = {1.0, 2.0, 0.5};
+      d.coarse_cells     = {2, 1, 3};
+      d.dirichlet_faces  = faces;
+      const auto  levels = make_hierarchy(d, k, dim == 3 && k > 4 ? 1 : 2);
+      const auto &fine = levels.back(), &coarse = levels[levels.size() - 2];
+      dispatch_dim(dim, [&](auto D) {
+        dispatch_degree(k, [&](auto K) {
+          constexpr int dd = decltype(D)::value, kk = decltype(K)::value;
+          if constexpr (dd == 2 || kk <= 8)
             {
-              lhs += Rr[g] * v[g];
-              if (is_boundary(coarse, g))
-                {
-                  EXPECT_EQ(Rr[g], 0.0);
-                }
-            }
-          for (index_t g = 0; g < fine.n_dofs(); ++g)
-            {
-              rhs += r[g] * Pv[g];
-              scale += std::fabs(r[g] * Pv[g]);
-            }
-          EXPECT_NEAR(lhs, rhs, 1e-13 * scale);
+              Transfer<dd, kk, double> t(coarse, fine, Backend::cpu);
+              const auto               uc = random_vector(coarse, 21);
+              Vector<double>           c(coarse.n_dofs(), Backend::cpu), f(fine.n_dofs(), Backend::cpu);
+              c.from_host(uc);
+              // prolongate_add adds: start from a known fine vector
+              const auto f0 = random_vector(fine, 22);
+              f.from_host(f0);
+              t.prolongate_add(f, c);
+              const auto            pf = f.to_host();
+              const LagrangeBasis1D b(kk);
+              double                max_err = 0;
+              for (index_t l = 0; l < fine.nodes(2); ++l)
+                for (index_t j = 0; j < fine.nodes(1); ++j)
+                  for (index_t i = 0; i < fine.nodes(0); ++i)
+                    {
+                      const index_t               g = fine.dof_index(i, j, l);
+                      const std::array<double, 3> x{fine.node_coordinate(0, i, b.support_points()),
+                                                    fine.node_coordinate(1, j, b.support_points()),
+                                                    dd == 3 ? fine.node_coordinate(2, l, b.support_points()) : 0.0};
+                      const double expect = is_boundary(fine, g) ? f0[g] : f0[g] + evaluate(coarse, b, uc, x);
+                      max_err             = std::max(max_err, std::fabs(pf[g] - expect));
+                    }
+              EXPECT_LT(max_err, 1e-12);
 
-          // float path agrees with double
-          Transfer<dd, kk, float> tf(coarse, fine, Backend::cpu);
-          Vector<float>           rff(fine.n_dofs(), Backend::cpu), rcf;
-          rff.from_host(std::vector<float>(r.begin(), r.end()));
-          tf.restrict_to(rcf, rff);
-          EXPECT_LT(rel_diff(rcf.to_host(), Rr), 1e-6);
-        }
-      else
-        FAIL() << "3D transfers exist for k <= 8 only";
-    });
-  });
+              // (R r, v) = (r, P v) for random r (fine) and v (coarse)
+              const auto     r = random_vector(fine, 23);
+              const auto     v = random_vector(coarse, 24);
+              Vector<double> rf(fine.n_dofs(), Backend::cpu), rc, vc(coarse.n_dofs(), Backend::cpu),
+                pv(fine.n_dofs(), Backend::cpu);
+              rf.from_host(r);
+              vc.from_host(v);
+              t.restrict_to(rc, rf);
+              t.prolongate_add(pv, vc);
+              const auto Rr = rc.to_host(), Pv = pv.to_host();
+              double     lhs = 0, rhs = 0, scale = 0;
+              for (index_t g = 0; g < coarse.n_dofs(); ++g)
+                {
+                  lhs += Rr[g] * v[g];
+                  if (is_boundary(coarse, g))
+                    {
+                      EXPECT_EQ(Rr[g], 0.0);
+                    }
+                }
+              for (index_t g = 0; g < fine.n_dofs(); ++g)
+                {
+                  rhs += r[g] * Pv[g];
+                  scale += std::fabs(r[g] * Pv[g]);
+                }
+              EXPECT_NEAR(lhs, rhs, 1e-13 * scale);
+
+              // float path agrees with double
+              Transfer<dd, kk, float> tf(coarse, fine, Backend::cpu);
+              Vector<float>           rff(fine.n_dofs(), Backend::cpu), rcf;
+              rff.from_host(std::vector<float>(r.begin(), r.end()));
+              tf.restrict_to(rcf, rff);
+              EXPECT_LT(rel_diff(rcf.to_host(), Rr), 1e-6);
+            }
+          else
+            FAIL() << "3D transfers exist for k <= 8 only";
+        });
+      });
+    }
 }
 
 // 2D: k = 1..10, 3D: k = 1..8 (the multigrid's range)

@@ -17,10 +17,14 @@ namespace tpmg
 
     /// fine += P coarse
     void prolongate_add(Vector<Number> &fine, const Vector<Number> &coarse) const;
-    /// coarse = Pᵀ fine (boundary entries of coarse are zero)
+    /// coarse = Pᵀ fine (entries of coarse on Dirichlet faces are zero)
     void restrict_to(Vector<Number> &coarse, const Vector<Number> &fine) const;
 
   private:
+    /// run(part, natural) with the kernel variant for the levels (std::integral_constants).
+    template <class Run>
+    void dispatch_transfer(Run &&run) const;
+
     CartesianLevel coarse_, fine_;
     Backend        backend_ = Backend::cpu;
     Matrix1D       p1d_;

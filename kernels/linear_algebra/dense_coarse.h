@@ -1,5 +1,6 @@
 // Dense direct coarse solve: x_I = A_II^{-1} b_I with the precomputed inverse, one row per
-// thread. Interior node i of a level maps to its global index arithmetically.
+// thread. Unknown i of a level (the nodes off its Dirichlet faces) maps to its global index
+// arithmetically.
 #pragma once
 
 #include <tpmg/config.h>
@@ -15,13 +16,29 @@ namespace tpmg
     Number       *x;
     index_t       n;
     index_t       nodes[3]; ///< level nodes per direction
+    /// the unknowns per direction: count[d] nodes from first[d] (1 and nodes - 2 between
+    /// Dirichlet faces; 0 and 1 beyond the dimension)
+    index_t first[3], count[3];
+
+    /// The map for a level of `nodes` per direction whose Dirichlet faces are `constrained`.
+    static DenseCoarseSolve on(const index_t (&nodes)[3], int dim, unsigned constrained)
+    {
+      DenseCoarseSolve s{};
+      for (int d = 0; d < 3; ++d)
+        {
+          s.nodes[d] = nodes[d];
+          s.first[d] = d < dim && (constrained >> (2 * d) & 1u) ? 1 : 0;
+          s.count[d] = d < dim ? nodes[d] - s.first[d] - ((constrained >> (2 * d + 1) & 1u) ? 1 : 0) : 1;
+        }
+      s.n = s.count[0] * s.count[1] * s.count[2];
+      return s;
+    }
 
     TPMG_HD index_t global(index_t i) const
     {
-      const index_t i0 = i % (nodes[0] - 2), r = i / (nodes[0] - 2);
-      const index_t i1 = nodes[1] > 1 ? r % (nodes[1] - 2) : 0;
-      const index_t i2 = nodes[1] > 1 ? r / (nodes[1] - 2) : 0;
-      return (i0 + 1) + nodes[0] * ((i1 + 1) + nodes[1] * (nodes[2] > 1 ? i2 + 1 : 0));
+      const index_t i0 = i % count[0], r = i / count[0];
+      const index_t i1 = r % count[1], i2 = r / count[1];
+      return (first[0] + i0) + nodes[0] * ((first[1] + i1) + nodes[1] * (first[2] + i2));
     }
     TPMG_HD void operator()(index_t row) const
     {

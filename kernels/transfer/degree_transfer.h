@@ -2,7 +2,7 @@
 // function's values at the Q_k nodes (prolongation) and its transpose (restriction), below the
 // coarsest mesh level. On a cell, the Q_1 basis function of corner b at the Q_k node of local
 // index l_d per direction is Π_d φ_{b_d}(ξ_{l_d}), ξ the Gauss–Lobatto points on [0, 1],
-// φ_0 = 1 - ξ, φ_1 = ξ. Boundary values stay zero (homogeneous Dirichlet rows). Both are
+// φ_0 = 1 - ξ, φ_1 = ξ. Values on Dirichlet faces stay zero (homogeneous Dirichlet rows). Both are
 // gathers, one thread per output node: no atomics.
 #pragma once
 
@@ -15,10 +15,11 @@ namespace tpmg
   {
     struct DegreeTransferShape
     {
-      int     dim = 3, k = 1;
-      index_t nodes[3]           = {1, 1, 1}; ///< Q_k level nodes per direction (1 beyond dim)
-      index_t vertices[3]        = {1, 1, 1}; ///< Q_1 nodes (cells + 1; 1 beyond dim)
-      double  xi[max_degree + 1] = {};
+      int      dim = 3, k = 1;
+      index_t  nodes[3]           = {1, 1, 1}; ///< Q_k level nodes per direction (1 beyond dim)
+      index_t  vertices[3]        = {1, 1, 1}; ///< Q_1 nodes (cells + 1; 1 beyond dim)
+      double   xi[max_degree + 1] = {};
+      unsigned constrained        = all_faces; ///< the Dirichlet faces (numbering.h's face bits)
 
       TPMG_HD static void coordinates(index_t i, const index_t (&n)[3], index_t (&g)[3])
       {
@@ -28,7 +29,7 @@ namespace tpmg
       }
     };
 
-    /// x_k += P x_1 at the interior Q_k nodes (x_1 zero on the boundary vertices).
+    /// x_k += P x_1 at the Q_k nodes off the Dirichlet faces (x_1 zero on those faces' vertices).
     template <typename Number>
     struct ProlongateFromQ1
     {
@@ -39,6 +40,8 @@ namespace tpmg
       {
         index_t g[3];
         DegreeTransferShape::coordinates(i, s.nodes, g);
+        if (on_faces(s.nodes, s.dim, g, s.constrained))
+          return;
         index_t c[3] = {0, 0, 0};
         double  w[3][2];
         for (int d = 0; d < 3; ++d)
@@ -49,8 +52,6 @@ namespace tpmg
                 w[d][1] = 0;
                 continue;
               }
-            if (g[d] == 0 || g[d] == s.nodes[d] - 1)
-              return;
             c[d]        = g[d] / s.k < s.vertices[d] - 2 ? g[d] / s.k : s.vertices[d] - 2;
             const int l = int(g[d] - c[d] * s.k);
             w[d][0]     = 1 - s.xi[l];
@@ -69,8 +70,8 @@ namespace tpmg
       }
     };
 
-    /// r_1 = Pᵀ r_k at the interior Q_1 vertices (0 at the boundary ones): the Q_k nodes of the
-    /// cells around vertex v, weighted by v's basis function.
+    /// r_1 = Pᵀ r_k at the Q_1 vertices off the Dirichlet faces (0 on them): the Q_k nodes of
+    /// the cells around vertex v, weighted by v's basis function.
     template <typename Number>
     struct RestrictToQ1
     {
@@ -83,15 +84,18 @@ namespace tpmg
       {
         index_t c[3];
         DegreeTransferShape::coordinates(v, s.vertices, c);
+        if (on_faces(s.vertices, s.dim, c, s.constrained))
+          {
+            r1[v] = Number(0);
+            return;
+          }
+        int lo[3] = {0, 0, 0}, hi[3] = {0, 0, 0}; // the offsets of the cells around v inside the level
         for (int d = 0; d < s.dim; ++d)
-          if (c[d] == 0 || c[d] == s.vertices[d] - 1)
-            {
-              r1[v] = Number(0);
-              return;
-            }
-        const int lo[3] = {1 - s.k, s.dim > 1 ? 1 - s.k : 0, s.dim > 2 ? 1 - s.k : 0};
-        const int hi[3] = {s.k - 1, s.dim > 1 ? s.k - 1 : 0, s.dim > 2 ? s.k - 1 : 0};
-        double    sum   = 0;
+          {
+            lo[d] = c[d] == 0 ? 0 : 1 - s.k;
+            hi[d] = c[d] == s.vertices[d] - 1 ? 0 : s.k - 1;
+          }
+        double sum = 0;
         for (int o2 = lo[2]; o2 <= hi[2]; ++o2)
           for (int o1 = lo[1]; o1 <= hi[1]; ++o1)
             {

@@ -103,7 +103,9 @@ namespace tpmg
   /// `part`: between the parts of two levels that a rank stores (box_layout.h), whose first coarse
   /// cell may be off the coarse part's origin and whose fine faces may be no boundary; the
   /// whole-level instantiation does without the offsets and face flags (fewer registers).
-  template <int dim, int k, typename Number, bool restriction, bool part = false>
+  /// `natural`: between whole levels with Neumann faces (the part's offsets and face flags, and
+  /// the coarse cells past the upper Neumann faces: bounded_line).
+  template <int dim, int k, typename Number, bool restriction, bool part = false, bool natural = false>
   struct TransferKernel
   {
     static_assert(dim == 2 || dim == 3, "dimension 2 or 3");
@@ -134,6 +136,8 @@ namespace tpmg
     /// towards a neighbour, read and written like the inside, so that the restriction of a
     /// rank's part adds what the whole level's does
     unsigned fine_open;
+    /// (part) the coarse level's faces read and written like the inside: its Neumann faces
+    unsigned coarse_open = 0;
     index_t  n_coarse_cells;
     CellGrid grid; ///< coordinates of the coarse cells of the launch from the cell index
 
@@ -171,21 +175,46 @@ namespace tpmg
       apply_even_odd<1>(C().Pt, i2, out);
     }
 
+    /// (part) A line that may leave the array: that of a coarse cell past an upper Neumann face
+    /// (make_transfer_kernel), whose only nodes inside are those on the face.
+    template <int len>
+    struct BoundedLine
+    {
+      NodeLine<len>                    line;
+      int                              inside; ///< the entries before the array's end
+      TPMG_HD TPMG_FORCEINLINE index_t operator()(int j) const { return j < inside ? line(j) : index_t(-1); }
+    };
+    template <int len, int dir>
+    static TPMG_HD TPMG_FORCEINLINE BoundedLine<len> bounded_line(const index_t *nodes, const index_t (&g)[3],
+                                                                  unsigned       open)
+    {
+      bool past = false; // a fixed coordinate past the array
+      for (int d = 0; d < dim; ++d)
+        past = past || (d != dir && g[d] >= nodes[d]);
+      const index_t rest = nodes[dir] - g[dir];
+      return {NodeLine<len>::template along<dim, dir>(nodes, g, open), past ? 0 : int(rest < len ? rest : len)};
+    }
+
     /// The line of coarse nodes (a, ·, cz) of the cell, or of owned fine nodes (a, b, ·) (3D)
     /// or (a, ·) (2D).
-    TPMG_HD TPMG_FORCEINLINE NodeLine<nc> coarse_line(const unsigned (&cc)[3], int a, int cz) const
+    TPMG_HD TPMG_FORCEINLINE auto coarse_line(const unsigned (&cc)[3], int a, int cz) const
     {
       index_t g[3] = {index_t(k) * cc[0] + a, index_t(k) * cc[1], dim == 3 ? index_t(k) * cc[2] + cz : 0};
       if constexpr (part)
         for (int d = 0; d < 3; ++d)
           g[d] += coarse_shift[d];
-      return NodeLine<nc>::template along<dim, 1>(coarse_nodes, g);
+      if constexpr (natural)
+        return bounded_line<nc, 1>(coarse_nodes, g, coarse_open);
+      else
+        return NodeLine<nc>::template along<dim, 1>(coarse_nodes, g);
     }
-    TPMG_HD TPMG_FORCEINLINE NodeLine<m> fine_line(const unsigned (&cc)[3], int a, int b) const
+    TPMG_HD TPMG_FORCEINLINE auto fine_line(const unsigned (&cc)[3], int a, int b) const
     {
       const index_t g[3] = {index_t(m) * cc[0] + a, index_t(m) * cc[1] + (dim == 3 ? b : 0),
                             dim == 3 ? index_t(m) * cc[2] : 0};
-      if constexpr (part)
+      if constexpr (natural)
+        return bounded_line<m, dim - 1>(fine_nodes, g, fine_open);
+      else if constexpr (part)
         return NodeLine<m>::template along<dim, dim - 1>(fine_nodes, g, fine_open);
       else
         return NodeLine<m>::template along<dim, dim - 1>(fine_nodes, g);

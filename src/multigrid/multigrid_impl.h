@@ -346,13 +346,10 @@ namespace tpmg
                                                                       settings.geometry)
                                 : make_level_operator<dim, k, double>(dense, Backend::cpu, type, settings.deformation,
                                                                       settings.geometry);
-            DenseCoarseSolve<double> map{nullptr,
-                                         nullptr,
-                                         nullptr,
-                                         coarse_n_,
-                                         {dense.nodes(0), dense.nodes(1), dense.nodes(2)}};
-            Eigen::MatrixXd          A(coarse_n_, coarse_n_);
-            Vector<double>           e(dense.n_dofs(), Backend::cpu), Ae;
+            const index_t                  nodes[3] = {dense.nodes(0), dense.nodes(1), dense.nodes(2)};
+            const DenseCoarseSolve<double> map      = DenseCoarseSolve<double>::on(nodes, dim, dense.dirichlet_faces);
+            Eigen::MatrixXd                A(coarse_n_, coarse_n_);
+            Vector<double>                 e(dense.n_dofs(), Backend::cpu), Ae;
             for (index_t j = 0; j < coarse_n_; ++j)
               {
                 e.set_zero();
@@ -434,23 +431,22 @@ namespace tpmg
             L.smoother->smooth(x, b, false, x_is_zero && cycle == 0);
             L.op->residual(L.r, b, x);
             forall(backend_, D.r1.size(), tk::RestrictToQ1<Number>{D.shape, L.r.data(), D.r1.data()});
-            forall(backend_, coarse_n_,
-                   DenseCoarseSolve<Number>{coarse_inverse_.data(),
-                                            D.r1.data(),
-                                            D.x1.data(),
-                                            coarse_n_,
-                                            {vertices[0], vertices[1], vertices[2]}});
+            auto solve    = DenseCoarseSolve<Number>::on(vertices, dim, D.shape.constrained);
+            solve.inverse = coarse_inverse_.data();
+            solve.b       = D.r1.data();
+            solve.x       = D.x1.data();
+            forall(backend_, coarse_n_, solve);
             forall(backend_, x.size(), tk::ProlongateFromQ1<Number>{D.shape, D.x1.data(), x.data()});
             L.smoother->smooth(x, b, true, false);
           }
       }
     else if (coarse_n_ > 0)
       {
-        DenseCoarseSolve<Number> solve{coarse_inverse_.data(),
-                                       b.data(),
-                                       x.data(),
-                                       coarse_n_,
-                                       {L.mesh.nodes(0), L.mesh.nodes(1), L.mesh.nodes(2)}};
+        const index_t nodes[3] = {L.mesh.nodes(0), L.mesh.nodes(1), L.mesh.nodes(2)};
+        auto          solve    = DenseCoarseSolve<Number>::on(nodes, dim, L.mesh.dirichlet_faces);
+        solve.inverse          = coarse_inverse_.data();
+        solve.b                = b.data();
+        solve.x                = x.data();
         forall(backend_, coarse_n_, solve);
       }
   }

@@ -35,25 +35,46 @@ namespace tpmg
 
   /// The transfer kernel between two consecutive levels, or between the parts of them that a rank
   /// stores (`part`; host side).
-  template <int dim, int k, typename Number, bool restriction, bool part = false>
-  TransferKernel<dim, k, Number, restriction, part>
+  template <int dim, int k, typename Number, bool restriction, bool part = false, bool natural = false>
+  TransferKernel<dim, k, Number, restriction, part, natural>
   make_transfer_kernel(const CartesianLevel &coarse, const CartesianLevel &fine, const Matrix1D &p1d)
   {
-    TransferKernel<dim, k, Number, restriction, part> kern;
-    index_t                                           first[3], cells[3];
+    TransferKernel<dim, k, Number, restriction, part, natural> kern;
+    index_t                                                    first[3], cells[3];
     transfer_cells(coarse, fine, first, cells);
     if (!part && (coarse.part || fine.part))
       throw std::invalid_argument("make_transfer_kernel: the parts of levels need the `part` kernel");
-    kern.fine_open = 0;
+    if (coarse.dirichlet_faces != fine.dirichlet_faces)
+      throw std::invalid_argument("grid transfer: the levels have different Dirichlet faces");
+    if (natural != (fine.dirichlet_faces != all_faces))
+      throw std::invalid_argument("make_transfer_kernel: levels with Neumann faces need the `natural` kernel, "
+                                  "others the plain one");
+    if (natural && (coarse.part || fine.part))
+      throw std::invalid_argument("grid transfer: Neumann faces are implemented on whole levels");
+    // open faces: a part's faces towards a neighbour (fine level), and the Neumann faces, whose
+    // nodes are unknowns (both levels). Each fine node is owned by one coarse cell, the nodes on
+    // an upper Neumann face by a cell past the face, of which only the face lies inside the
+    // level (bounded_line): one more coarse cell in that direction.
+    kern.fine_open   = 0;
+    kern.coarse_open = 0;
     for (int d = 0; d < 3; ++d)
       {
         kern.coarse_nodes[d] = coarse.nodes(d);
         kern.fine_nodes[d]   = fine.nodes(d);
         kern.coarse_shift[d] = index_t(k) * first[d];
-        if (d < dim && fine.global_offset(d) > 0)
+        if (d >= dim)
+          continue;
+        if (fine.global_offset(d) > 0 || !fine.dirichlet(2 * d))
           kern.fine_open |= 1u << (2 * d);
-        if (d < dim && fine.global_offset(d) + fine.cells[d] < fine.global_cells(d))
+        if (fine.global_offset(d) + fine.cells[d] < fine.global_cells(d) || !fine.dirichlet(2 * d + 1))
           kern.fine_open |= 2u << (2 * d);
+        if (!coarse.dirichlet(2 * d))
+          kern.coarse_open |= 1u << (2 * d);
+        if (!coarse.dirichlet(2 * d + 1))
+          {
+            kern.coarse_open |= 2u << (2 * d);
+            cells[d] += 1;
+          }
       }
     kern.n_coarse_cells = cells[0] * cells[1] * cells[2];
     kern.grid           = CellGrid(cells, "grid transfer");
@@ -70,8 +91,9 @@ namespace tpmg
     inline DegreeTransferShape degree_transfer_shape(const CartesianLevel &lk)
     {
       DegreeTransferShape s;
-      s.dim = lk.dim;
-      s.k   = lk.degree;
+      s.dim         = lk.dim;
+      s.k           = lk.degree;
+      s.constrained = lk.dirichlet_faces;
       for (int d = 0; d < 3; ++d)
         {
           s.nodes[d]    = lk.nodes(d);
