@@ -247,3 +247,63 @@ TEST(ProblemFunctions, NeumannFacesReproduceAPolynomialWithTheAssembledOperator)
         EXPECT_LT(worst, 1e-11) << dim << "D k=" << k;
       }
 }
+
+namespace
+{
+  /// The polynomial problems with Neumann faces x- and y+ (and z- in 3D) on the box of
+  /// user_problem: h = du/dn on those faces, one expression (the faces told apart by coordinates).
+  SolverParameters neumann_problem(int dim, int degree, int level, const std::string &u, const std::string &f,
+                                   const std::string &ux, const std::string &uy, const std::string &uz)
+  {
+    SolverParameters p = user_problem(dim, degree, level, u, f);
+    p.boundary.type    = {BoundaryType::neumann, BoundaryType::dirichlet, BoundaryType::dirichlet,
+                          BoundaryType::neumann, BoundaryType::neumann,   BoundaryType::dirichlet};
+    p.boundary_flux    = "abs(x) < 1e-9 ? -(" + ux + ") : (abs(y - 1) < 1e-9 ? (" + uy + ") : -(" + uz + "))";
+    p.smoother         = SmootherType::chebyshev_jacobi;
+    return p;
+  }
+} // namespace
+
+// poisson_solver's path with Neumann faces (cartesian operator, Chebyshev-Jacobi smoother): the
+// polynomial of degree <= 2 per variable reproduced to rounding through the whole multigrid
+// (transfers and coarse solve with the faces' nodes as unknowns), in float and double V-cycles.
+TEST(ProblemFunctions, NeumannFacesReproduceAPolynomialThroughTheSolver)
+{
+  for (int dim : {2, 3})
+    for (Precision precision : {Precision::fp32, Precision::fp64})
+      for (int k : {2, 3})
+        {
+          SolverParameters p =
+            dim == 3
+              ? neumann_problem(3, k, 1, polynomial_3d, laplacian_3d, "2*x + 3*y^2*z", "-z + 6*x*y*z", "-y + 3*x*y^2")
+              : neumann_problem(2, k, 2, polynomial_2d, laplacian_2d, "2*x - y + 3*y^2", "-x + 6*x*y", "0");
+          p.precision          = precision;
+          p.relative_tolerance = 1e-13;
+          p.max_iterations     = 300;
+          const RunResult r    = solve(p);
+          ASSERT_TRUE(r.converged) << dim << "D k=" << k;
+          EXPECT_LT(*r.l2_error / norm_of(p), 1e-10) << dim << "D k=" << k << " " << to_string(precision);
+          EXPECT_LT(*r.h1_error / norm_of(p), 1e-8) << dim << "D k=" << k;
+        }
+}
+
+// A smooth solution with Neumann faces converges at rate k+1 in L2.
+TEST(ProblemFunctions, NeumannFacesConvergeAtRateKPlusOne)
+{
+  for (int k : {1, 2, 3})
+    {
+      double previous = 0;
+      for (int level = 2; level <= 3; ++level)
+        {
+          SolverParameters p   = neumann_problem(2, k, level, "exp(x)*sin(2*y)", "3*exp(x)*sin(2*y)", "exp(x)*sin(2*y)",
+                                                 "2*exp(x)*cos(2*y)", "0");
+          p.relative_tolerance = 1e-12;
+          p.max_iterations     = 300;
+          const RunResult r    = solve(p);
+          ASSERT_TRUE(r.converged) << "k=" << k << " level " << level;
+          if (level > 2)
+            EXPECT_NEAR(std::log2(previous / *r.l2_error), k + 1, 0.35) << "k=" << k;
+          previous = *r.l2_error;
+        }
+    }
+}

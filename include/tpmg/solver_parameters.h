@@ -56,10 +56,11 @@ namespace tpmg
     Domain domain() const
     {
       Domain d;
-      d.dim          = dim;
-      d.lower        = box_lower;
-      d.upper        = box_upper;
-      d.coarse_cells = coarse_cells;
+      d.dim             = dim;
+      d.lower           = box_lower;
+      d.upper           = box_upper;
+      d.coarse_cells    = coarse_cells;
+      d.dirichlet_faces = all_faces & ~boundary.natural_faces(dim);
       return d;
     }
 
@@ -71,17 +72,19 @@ namespace tpmg
       ProblemFunctions f;
       f.rhs             = Expression(rhs == RightHandSide::one ? "1" : rhs_function, dim);
       f.boundary_values = Expression(boundary_values, dim);
+      f.boundary_flux   = Expression(boundary_flux, dim);
       if (!exact_solution.empty())
         f.exact_solution = Expression(exact_solution, dim);
       return f;
     }
     /// Whether the right-hand side comes from problem_functions() (a function, or f = 1 with
-    /// non-zero boundary values) rather than the built-in separable integrals.
+    /// non-zero boundary values or Neumann faces) rather than the built-in separable integrals.
     bool uses_problem_functions() const
     {
       return conventions == Conventions::standard &&
              (rhs == RightHandSide::function ||
-              (rhs == RightHandSide::one && !Expression(boundary_values, dim).is_zero()));
+              (rhs == RightHandSide::one &&
+               (!Expression(boundary_values, dim).is_zero() || boundary.natural_faces(dim) != 0)));
     }
 
     /// Whether post-smoothing reverses the colors (the symmetric V-cycle that CG needs).

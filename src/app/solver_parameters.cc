@@ -87,15 +87,20 @@ namespace tpmg
                     "side = function' or one");
       if (p.conventions == Conventions::paper_code)
         fail(types, "the paper_code conventions solve the authors' all-Dirichlet problem; use Conventions = standard");
-      // what this version implements
+      // what this version implements: Neumann faces with the cartesian operator and the
+      // Chebyshev-Jacobi smoother (docs/method.md, "Boundary conditions")
       if (bc.any(BoundaryType::periodic, p.dim))
         fail(types, "periodic faces are not implemented in this version");
+      if (robin)
+        fail(types, "Robin faces are not implemented in this version");
       if (bc.singular(p.dim))
-        fail(types, "without a Dirichlet or Robin face the problem is singular (u up to a constant), which this "
-                    "version does not solve");
+        fail(types, "without a Dirichlet face the problem is singular (u up to a constant), which this version "
+                    "does not solve");
       if (p.level_operator != LevelOperatorType::cartesian)
-        fail(types, "Neumann and Robin faces are implemented for Multigrid/Level operator = cartesian");
-      fail(types, "Neumann and Robin faces are not implemented in this version");
+        fail(types, "Neumann faces are implemented for Multigrid/Level operator = cartesian");
+      if (p.smoother != SmootherType::chebyshev_jacobi)
+        fail(types, "Neumann faces need Multigrid/Smoother = chebyshev_jacobi in this version (the vertex patches "
+                    "on the faces are not implemented)");
     }
 
     /// The expressions parse in the problem's dimension, and the choices that use them agree.

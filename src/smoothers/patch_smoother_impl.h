@@ -63,6 +63,9 @@ namespace tpmg
     : level_(level), backend_(backend), settings_(given), problem_(problem), op_(op)
   {
     static_assert(supported(), "vertex-patch smoother: degree out of range for this dimension");
+    if (level.dirichlet_faces != all_faces)
+      throw std::invalid_argument("the vertex-patch smoother needs a level whose faces are all Dirichlet faces (the "
+                                  "patches on Neumann faces are not implemented)");
     config_ =
       resolve_smoother(given, dim, k, std::is_same_v<Number, float> ? Precision::fp32 : Precision::fp64, backend);
     settings_                             = config_.settings; // `automatic` replaced by the choice
