@@ -18,6 +18,7 @@
 #include <kernels/smoothers/patch_fiber.h>
 #include <kernels/smoothers/patch_mma.h>
 
+#include <array>
 #include <cmath>
 #include <iostream>
 #include <random>
@@ -88,6 +89,18 @@ namespace
     EXPECT_LT(rel_diff(out[1], out[0]), tol) << what;
     EXPECT_GT(std::sqrt(std::inner_product(out[0].begin(), out[0].end(), out[0].begin(), 0.0)), 0.0) << what;
   }
+  /// run_poisson of p on the CPU (entry 0) and on the GPU (entry 1).
+  std::array<RunResult, 2> solve_on_both(SolverParameters p)
+  {
+    std::array<RunResult, 2> r;
+    for (DeviceChoice dev : {DeviceChoice::cpu, DeviceChoice::cuda})
+      {
+        p.device = dev;
+        std::ostringstream log;
+        r[dev == DeviceChoice::cuda] = run_poisson(p, log);
+      }
+    return r;
+  }
 } // namespace
 
 TEST(Gpu, DeviceIsPresent)
@@ -99,13 +112,15 @@ TEST(Gpu, DeviceIsPresent)
             << " MiB free\n";
 }
 
+/// `dirichlet`: the level's Dirichlet faces (the others' nodes are unknowns: the `natural` kernel)
 template <typename T>
-void laplace_case(int dim, int k)
+void laplace_case(int dim, int k, unsigned dirichlet = all_faces)
 {
   dispatch_dim(dim, [&](auto D) {
     dispatch_degree(k, [&](auto K) {
       constexpr int dd = decltype(D)::value, kk = decltype(K)::value;
-      const auto    lev = level_of(dd, kk, dd == 3 ? (kk <= 3 ? 3 : 2) : 4, {2, 1, 3});
+      auto          lev   = level_of(dd, kk, dd == 3 ? (kk <= 3 ? 3 : 2) : 4, {2, 1, 3});
+      lev.dirichlet_faces = dirichlet;
       compare_backends<T>(
         lev, {std::vector<T>(lev.n_dofs()), random_interior<T>(lev, 1)},
         [&](Backend b, std::vector<Vector<T>> &v) {
@@ -320,6 +335,42 @@ TEST(Gpu, TooMuchSharedMemoryPerBlockIsRefused)
     }
 }
 
+/// Prolongation and restriction between the two finest levels on a 1 x 2 (x 1) coarse mesh with
+/// the Dirichlet faces `dirichlet`, GPU against CPU.
+template <int dd, int kk>
+void transfer_case(unsigned dirichlet)
+{
+  Domain d;
+  d.dim              = dd;
+  d.coarse_cells     = {1, 2, 1};
+  d.dirichlet_faces  = dirichlet;
+  const auto  levels = make_hierarchy(d, kk, dd == 3 ? 2 : 4);
+  const auto &c = levels[levels.size() - 2], &f = levels.back();
+  for (int restrict_dir = 0; restrict_dir < 2; ++restrict_dir)
+    {
+      std::vector<double> out[2];
+      for (Backend b : {Backend::cpu, Backend::cuda})
+        {
+          Transfer<dd, kk, double> t(c, f, b);
+          Vector<double>           vc(c.n_dofs(), b), vf(f.n_dofs(), b);
+          if (restrict_dir)
+            {
+              vf.from_host(random_interior<double>(f, 4));
+              t.restrict_to(vc, vf);
+              out[b == Backend::cuda] = vc.to_host();
+            }
+          else
+            {
+              vc.from_host(random_interior<double>(c, 5));
+              t.prolongate_add(vf, vc);
+              out[b == Backend::cuda] = vf.to_host();
+            }
+        }
+      EXPECT_LT(rel_diff(out[1], out[0]), 1e-13)
+        << dd << "D k=" << kk << " restrict=" << restrict_dir << " Dirichlet faces " << dirichlet;
+    }
+}
+
 TEST(Gpu, TransferEqualsCpu)
 {
   for (int dim : {2, 3})
@@ -328,35 +379,7 @@ TEST(Gpu, TransferEqualsCpu)
         dispatch_degree(k, [&](auto K) {
           constexpr int dd = decltype(D)::value, kk = decltype(K)::value;
           if constexpr (dd == 2 || kk <= 8)
-            {
-              Domain d;
-              d.dim              = dd;
-              d.coarse_cells     = {1, 2, 1};
-              const auto  levels = make_hierarchy(d, kk, dd == 3 ? 2 : 4);
-              const auto &c = levels[levels.size() - 2], &f = levels.back();
-              for (int restrict_dir = 0; restrict_dir < 2; ++restrict_dir)
-                {
-                  std::vector<double> out[2];
-                  for (Backend b : {Backend::cpu, Backend::cuda})
-                    {
-                      Transfer<dd, kk, double> t(c, f, b);
-                      Vector<double>           vc(c.n_dofs(), b), vf(f.n_dofs(), b);
-                      if (restrict_dir)
-                        {
-                          vf.from_host(random_interior<double>(f, 4));
-                          t.restrict_to(vc, vf);
-                          out[b == Backend::cuda] = vc.to_host();
-                        }
-                      else
-                        {
-                          vc.from_host(random_interior<double>(c, 5));
-                          t.prolongate_add(vf, vc);
-                          out[b == Backend::cuda] = vf.to_host();
-                        }
-                    }
-                  EXPECT_LT(rel_diff(out[1], out[0]), 1e-13) << dd << "D k=" << kk << " restrict=" << restrict_dir;
-                }
-            }
+            transfer_case<dd, kk>(all_faces);
         });
       });
 }
@@ -424,19 +447,13 @@ TEST(Gpu, WholeSolveMatchesCpu)
       for (SolverType st : {SolverType::gmres, SolverType::fmg})
         {
           SolverParameters p;
-          p.dim              = dim;
-          p.degree           = k;
-          p.refinement_level = level;
-          p.precision        = prec;
-          p.solver           = st;
-          p.verbose          = false;
-          RunResult r[2];
-          for (DeviceChoice d : {DeviceChoice::cpu, DeviceChoice::cuda})
-            {
-              p.device = d;
-              std::ostringstream log;
-              r[d == DeviceChoice::cuda] = run_poisson(p, log);
-            }
+          p.dim                            = dim;
+          p.degree                         = k;
+          p.refinement_level               = level;
+          p.precision                      = prec;
+          p.solver                         = st;
+          p.verbose                        = false;
+          const std::array<RunResult, 2> r = solve_on_both(p);
           ASSERT_TRUE(r[1].converged) << r[1].failure;
           EXPECT_EQ(r[1].iterations, r[0].iterations) << dim << "D k=" << k;
           EXPECT_NEAR(*r[1].l2_error / *r[0].l2_error, 1.0, 1e-3);
@@ -579,6 +596,72 @@ TEST(Gpu, MultiDotAndProjectionEqualCpu)
     ASSERT_NEAR(wout[1][i], wout[0][i], 1e-14 * (1 + std::fabs(wout[0][i]))) << i;
 }
 
+/// The natural transfer kernels, the diagonal and the flux integrals on a level with the
+/// Dirichlet faces `dirichlet`, GPU against CPU.
+template <int dd, int kk>
+void neumann_case(unsigned dirichlet)
+{
+  transfer_case<dd, kk>(dirichlet);
+  Domain d;
+  d.dim             = dd;
+  d.coarse_cells    = {1, 2, 1};
+  d.dirichlet_faces = dirichlet;
+  const auto f      = make_hierarchy(d, kk, dd == 3 ? 2 : 4).back();
+  compare_backends<double>(
+    f, {std::vector<double>(f.n_dofs())},
+    [&](Backend b, std::vector<Vector<double>> &v) { laplace_diagonal(f, b, false, v[0]); }, "diagonal, Neumann faces",
+    1e-14);
+  ProblemFunctions problem;
+  problem.rhs           = Expression("1 + x*y", dd);
+  problem.boundary_flux = Expression("sin(3*x) + y", dd);
+  compare_backends<double>(
+    f, {std::vector<double>(f.n_dofs())},
+    [&](Backend b, std::vector<Vector<double>> &v) {
+      assemble_rhs(f, {}, problem, LevelOperatorType::cartesian, b, v[0]);
+    },
+    "rhs with flux integrals", 1e-13);
+}
+
+// Neumann faces (x-, y+, z+): the natural operator kernel, its diagonal, the natural transfer
+// kernels (the coarse cells past the upper faces), the flux integrals, and a whole solve with the
+// Chebyshev-Jacobi smoother
+TEST(Gpu, NeumannFacesEqualCpu)
+{
+  const unsigned dirichlet = all_faces & ~(1u | 8u | 32u);
+  for (int dim : {2, 3})
+    for (int k : {1, 2, 3, 5, 7})
+      {
+        laplace_case<double>(dim, k, dirichlet);
+        laplace_case<float>(dim, k, dirichlet);
+        dispatch_dim(dim, [&](auto D) {
+          dispatch_degree(k, [&](auto K) {
+            constexpr int dd = decltype(D)::value, kk = decltype(K)::value;
+            if constexpr (dd == 2 || kk <= 8) // (3D transfers exist for k <= 8)
+              neumann_case<dd, kk>(dirichlet);
+          });
+        });
+      }
+  SolverParameters p;
+  p.dim                            = 3;
+  p.degree                         = 3;
+  p.refinement_level               = 2;
+  p.coarse_cells                   = {2, 2, 1};
+  p.rhs                            = RightHandSide::function;
+  p.rhs_function                   = "4*exp(x)*sin(2*y)*cos(z)";
+  p.boundary_values                = "exp(x)*sin(2*y)*cos(z)";
+  p.exact_solution                 = p.boundary_values;
+  p.boundary.type                  = {BoundaryType::neumann, BoundaryType::dirichlet, BoundaryType::dirichlet,
+                                      BoundaryType::neumann, BoundaryType::dirichlet, BoundaryType::dirichlet};
+  p.boundary_flux                  = "abs(x) < 1e-9 ? -exp(x)*sin(2*y)*cos(z) : 2*exp(x)*cos(2*y)*cos(z)";
+  p.smoother                       = SmootherType::chebyshev_jacobi;
+  p.relative_tolerance             = 1e-12;
+  p.verbose                        = false;
+  const std::array<RunResult, 2> r = solve_on_both(p);
+  ASSERT_TRUE(r[1].converged) << r[1].failure;
+  EXPECT_EQ(r[1].iterations, r[0].iterations);
+  EXPECT_NEAR(*r[1].l2_error, *r[0].l2_error, 1e-9 * *r[0].l2_error);
+}
+
 TEST(Gpu, ProblemFunctionsEqualCpu)
 {
   // the right-hand side with lifting, the boundary interpolant and the errors of a problem given
@@ -626,26 +709,20 @@ TEST(Gpu, UserProblemMatchesCpu)
     for (Precision prec : {Precision::fp32, Precision::fp64})
       {
         SolverParameters p;
-        p.dim                = dim;
-        p.degree             = 3;
-        p.refinement_level   = dim == 3 ? 2 : 4;
-        p.box_lower          = {0, -1, 0.5};
-        p.box_upper          = {2, 1, 1.5};
-        p.coarse_cells       = {2, 2, 1};
-        p.rhs                = RightHandSide::function;
-        p.rhs_function       = dim == 3 ? "-2 - 6*x*z" : "-2 - 6*x";
-        p.boundary_values    = dim == 3 ? "1 + x^2 - y*z + 3*x*y^2*z" : "1 + x^2 - x*y + 3*x*y^2";
-        p.exact_solution     = p.boundary_values;
-        p.relative_tolerance = 1e-13;
-        p.precision          = prec;
-        p.verbose            = false;
-        RunResult r[2];
-        for (DeviceChoice dev : {DeviceChoice::cpu, DeviceChoice::cuda})
-          {
-            p.device = dev;
-            std::ostringstream log;
-            r[dev == DeviceChoice::cuda] = run_poisson(p, log);
-          }
+        p.dim                            = dim;
+        p.degree                         = 3;
+        p.refinement_level               = dim == 3 ? 2 : 4;
+        p.box_lower                      = {0, -1, 0.5};
+        p.box_upper                      = {2, 1, 1.5};
+        p.coarse_cells                   = {2, 2, 1};
+        p.rhs                            = RightHandSide::function;
+        p.rhs_function                   = dim == 3 ? "-2 - 6*x*z" : "-2 - 6*x";
+        p.boundary_values                = dim == 3 ? "1 + x^2 - y*z + 3*x*y^2*z" : "1 + x^2 - x*y + 3*x*y^2";
+        p.exact_solution                 = p.boundary_values;
+        p.relative_tolerance             = 1e-13;
+        p.precision                      = prec;
+        p.verbose                        = false;
+        const std::array<RunResult, 2> r = solve_on_both(p);
         ASSERT_TRUE(r[1].converged) << r[1].failure;
         EXPECT_EQ(r[1].backend, "cuda");
         EXPECT_EQ(r[1].iterations, r[0].iterations) << dim << "D";
