@@ -158,36 +158,48 @@ namespace tpmg::test
 
 namespace tpmg::test
 {
-  /// Global indices of the interior nodes of the patch around interior vertex v (lexicographic).
-  inline std::vector<index_t> patch_interior(const CartesianLevel &lev, const std::array<index_t, 3> &v)
+  /// The unknowns of the patch around vertex v (any vertex off the Dirichlet faces): per direction
+  /// the nodes strictly inside the cells around v, and v's own node where v lies on a Neumann
+  /// face (lexicographic); empty where v lies on a Dirichlet face.
+  inline std::vector<index_t> patch_unknowns(const CartesianLevel &lev, const std::array<index_t, 3> &v)
   {
-    const int            k  = lev.degree;
-    const int            ni = 2 * k - 1;
+    const int k        = lev.degree;
+    index_t   first[3] = {0, 0, 0}, last[3] = {0, 0, 0};
+    for (int d = 0; d < lev.dim; ++d)
+      {
+        const bool lower = v[d] == 0, upper = v[d] == lev.cells[d];
+        if ((lower && lev.dirichlet(2 * d)) || (upper && lev.dirichlet(2 * d + 1)))
+          return {};
+        first[d] = lower ? 0 : (v[d] - 1) * k + 1;
+        last[d]  = upper ? v[d] * k : (v[d] + 1) * k - 1;
+      }
     std::vector<index_t> idx;
-    for (int l = 0; l < (lev.dim == 3 ? ni : 1); ++l)
-      for (int j = 0; j < ni; ++j)
-        for (int i = 0; i < ni; ++i)
-          idx.push_back(
-            lev.dof_index((v[0] - 1) * k + 1 + i, (v[1] - 1) * k + 1 + j, lev.dim == 3 ? (v[2] - 1) * k + 1 + l : 0));
+    for (index_t l = first[2]; l <= last[2]; ++l)
+      for (index_t j = first[1]; j <= last[1]; ++j)
+        for (index_t i = first[0]; i <= last[0]; ++i)
+          idx.push_back(lev.dof_index(i, j, l));
     return idx;
   }
 
   /// Reference multiplicative Schwarz sweep over vertex patches with dense local solves on
-  /// blocks of the assembled matrix; colors in the given order.
+  /// blocks of the assembled matrix; colors in the given order. The patches sit on the interior
+  /// vertices and on those of the Neumann faces (off the Dirichlet ones).
   inline void reference_patch_sweep(const CartesianLevel &lev, const Eigen::SparseMatrix<double, Eigen::RowMajor> &A,
                                     std::vector<double> &x, const std::vector<double> &b,
                                     const std::vector<int> &color_order)
   {
-    const index_t nv[3] = {lev.cells[0] - 1, lev.cells[1] - 1, lev.dim == 3 ? lev.cells[2] - 1 : 1};
+    const index_t nv[3] = {lev.cells[0], lev.cells[1], lev.dim == 3 ? lev.cells[2] : 0};
     for (int color : color_order)
-      for (index_t vz = 1; vz <= nv[2]; ++vz)
-        for (index_t vy = 1; vy <= nv[1]; ++vy)
-          for (index_t vx = 1; vx <= nv[0]; ++vx)
+      for (index_t vz = 0; vz <= nv[2]; ++vz)
+        for (index_t vy = 0; vy <= nv[1]; ++vy)
+          for (index_t vx = 0; vx <= nv[0]; ++vx)
             {
               const int c = int(vx % 2) + 2 * int(vy % 2) + (lev.dim == 3 ? 4 * int(vz % 2) : 0);
               if (c != color)
                 continue;
-              const auto      I = patch_interior(lev, {vx, vy, vz});
+              const auto I = patch_unknowns(lev, {vx, vy, vz});
+              if (I.empty())
+                continue;
               const int       n = int(I.size());
               Eigen::MatrixXd AII(n, n);
               Eigen::VectorXd r(n);

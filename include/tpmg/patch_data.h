@@ -24,6 +24,12 @@ namespace tpmg
                                                 const std::array<const Matrix1D *, 3> &stiffness,
                                                 const std::array<double, 3>           &coef);
 
+  /// The 1D data of the patches on Neumann faces (kernels/smoothers/boundary_patch.h,
+  /// BoundaryPatchData1DLayout): for the patch directions with both cells, the cell above the
+  /// vertex and the cell below, the reference mass and stiffness over the direction's patch nodes
+  /// and the generalized eigenpairs of the unknowns' block (Sᵀ M S = I), padded to the layout.
+  std::vector<double> boundary_patch_data_1d(int degree, bool lumped_mass);
+
   /// Dense local matrix A_j (interior rows and columns of a patch, lexicographic).
   std::vector<double> patch_interior_matrix(int dim, int degree, const std::array<double, 3> &coef, bool lumped_mass);
 

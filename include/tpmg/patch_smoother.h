@@ -10,6 +10,7 @@
 #include <tpmg/smoother_configuration.h>
 #include <tpmg/vector.h>
 
+#include <array>
 #include <string>
 #include <vector>
 
@@ -60,6 +61,8 @@ namespace tpmg
     /// The kernels of one colour, chosen once from the configuration (patch_smoother_impl.h).
     using Launcher = void (*)(const ColourLaunch<Number> &);
     static Launcher colour_launcher(const SmootherConfiguration &config, bool lumped_mass);
+    /// The lists and data of the patches on the level's Neumann faces.
+    void set_up_boundary_patches();
 
     CartesianLevel                level_;
     Backend                       backend_;
@@ -70,9 +73,13 @@ namespace tpmg
     Vector<Number>                data1d_, inverse_;
     Vector<Number>                inverse_sums_; ///< fiber kernels: fiber_inverse_eigenvalue_sums
     Vector<double>                mma_matrices_; ///< tensor_core: mma_patch_matrices (src/smoothers/patch_builders.h)
-    mutable Vector<Number>        residual_;
-    std::array<double, 3>         coef_;
-    PatchData1D                   data_;
-    Launcher                      launcher_ = nullptr;
+    /// the patches on Neumann faces by colour (their vertices) and their 1D data
+    /// (kernels/smoothers/boundary_patch.h)
+    std::array<Vector<index_t>, 8> boundary_patches_;
+    Vector<Number>                 boundary_data1d_;
+    mutable Vector<Number>         residual_;
+    std::array<double, 3>          coef_;
+    PatchData1D                    data_;
+    Launcher                       launcher_ = nullptr;
   };
 } // namespace tpmg

@@ -87,8 +87,8 @@ namespace tpmg
                     "side = function' or one");
       if (p.conventions == Conventions::paper_code)
         fail(types, "the paper_code conventions solve the authors' all-Dirichlet problem; use Conventions = standard");
-      // what this version implements: Neumann faces with the cartesian operator and the
-      // Chebyshev-Jacobi smoother (docs/method.md, "Boundary conditions")
+      // what this version implements: Neumann faces with the cartesian operator (docs/method.md,
+      // "Boundary conditions")
       if (bc.any(BoundaryType::periodic, p.dim))
         fail(types, "periodic faces are not implemented in this version");
       if (robin)
@@ -98,9 +98,6 @@ namespace tpmg
                     "does not solve");
       if (p.level_operator != LevelOperatorType::cartesian)
         fail(types, "Neumann faces are implemented for Multigrid/Level operator = cartesian");
-      if (p.smoother != SmootherType::chebyshev_jacobi)
-        fail(types, "Neumann faces need Multigrid/Smoother = chebyshev_jacobi in this version (the vertex patches "
-                    "on the faces are not implemented)");
     }
 
     /// The expressions parse in the problem's dimension, and the choices that use them agree.

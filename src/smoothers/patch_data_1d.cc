@@ -9,6 +9,8 @@
 
 #include <cmath>
 #include <stdexcept>
+#include <string>
+#include <vector>
 
 namespace tpmg
 {
@@ -116,5 +118,47 @@ namespace tpmg
     const PatchData1D d = patch_data_1d(k, lumped_mass);
     return kronecker_interior_matrix(dim, 2 * k - 1, {&d.mass, &d.mass, &d.mass},
                                      {&d.stiffness, &d.stiffness, &d.stiffness}, coef);
+  }
+  std::vector<double> boundary_patch_data_1d(int k, bool lumped_mass)
+  {
+    const ElementMatrices1D e  = element_matrices_1d(k);
+    const Matrix1D         &mc = lumped_mass ? e.lumped_mass : e.mass;
+    const int               np = 2 * k + 1, ni = 2 * k - 1;
+    const int               per_kind = 2 * np * np + ni * ni + ni;
+    std::vector<double>     data(std::size_t(3 * per_kind), 0.0);
+    for (int t = 0; t < 3; ++t)
+      {
+        // the kind's patch nodes, cells and unknowns along the direction (BoundaryPatchData1DLayout)
+        const int       n = t == 0 ? np : k + 1, cells = t == 0 ? 2 : 1, first = t == 1 ? 0 : 1;
+        const int       nu = t == 0 ? ni : k;
+        Eigen::MatrixXd M = Eigen::MatrixXd::Zero(n, n), A = Eigen::MatrixXd::Zero(n, n);
+        for (int c = 0; c < cells; ++c)
+          for (int i = 0; i <= k; ++i)
+            for (int j = 0; j <= k; ++j)
+              {
+                M(c * k + i, c * k + j) += mc(i, j);
+                A(c * k + i, c * k + j) += e.stiffness(i, j);
+              }
+        double *out = data.data() + std::size_t(t) * std::size_t(per_kind);
+        for (int i = 0; i < n; ++i)
+          for (int j = 0; j < n; ++j)
+            {
+              out[i * np + j]           = M(i, j);
+              out[np * np + i * np + j] = A(i, j);
+            }
+        const Eigen::MatrixXd                                           Mu = M.block(first, first, nu, nu);
+        const Eigen::MatrixXd                                           Au = A.block(first, first, nu, nu);
+        const Eigen::GeneralizedSelfAdjointEigenSolver<Eigen::MatrixXd> es(Au, Mu);
+        if (es.info() != Eigen::Success)
+          throw std::runtime_error("boundary_patch_data_1d: the eigenproblem of degree " + std::to_string(k) +
+                                   " failed");
+        for (int i = 0; i < nu; ++i)
+          {
+            for (int a = 0; a < nu; ++a)
+              out[2 * np * np + i * ni + a] = es.eigenvectors()(i, a);
+            out[2 * np * np + ni * ni + i] = es.eigenvalues()(i);
+          }
+      }
+    return data;
   }
 } // namespace tpmg

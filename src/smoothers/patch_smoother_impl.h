@@ -6,6 +6,7 @@
 #include <tpmg/patch_smoother.h>
 #include <tpmg/vector_ops.h>
 
+#include <kernels/smoothers/boundary_patch.h>
 #include <kernels/smoothers/patch_basic.h>
 #include <kernels/smoothers/patch_fiber.h>
 #include <kernels/smoothers/patch_mma.h>
@@ -64,8 +65,7 @@ namespace tpmg
   {
     static_assert(supported(), "vertex-patch smoother: degree out of range for this dimension");
     if (level.dirichlet_faces != all_faces)
-      throw std::invalid_argument("the vertex-patch smoother needs a level whose faces are all Dirichlet faces (the "
-                                  "patches on Neumann faces are not implemented)");
+      set_up_boundary_patches();
     config_ =
       resolve_smoother(given, dim, k, std::is_same_v<Number, float> ? Precision::fp32 : Precision::fp64, backend);
     settings_                             = config_.settings; // `automatic` replaced by the choice
@@ -126,6 +126,41 @@ namespace tpmg
     if (settings.kernel != SmootherKernel::fused)
       residual_.reinit(level.n_dofs(), backend);
     launcher_ = colour_launcher(config_, problem.lumped_mass);
+  }
+
+  template <int dim, int k, typename Number>
+  void VertexPatchSmoother<dim, k, Number>::set_up_boundary_patches()
+  {
+    if (level_.part)
+      throw std::invalid_argument("the vertex-patch smoother: Neumann faces are implemented on whole levels");
+    // the vertices on the Neumann faces and off the Dirichlet ones, by colour (vertex parity)
+    std::array<std::vector<index_t>, 8> lists;
+    const index_t nv[3] = {level_.cells[0] + 1, dim > 1 ? level_.cells[1] + 1 : 1, dim > 2 ? level_.cells[2] + 1 : 1};
+    for (index_t v2 = 0; v2 < nv[2]; ++v2)
+      for (index_t v1 = 0; v1 < nv[1]; ++v1)
+        for (index_t v0 = 0; v0 < nv[0]; ++v0)
+          {
+            const index_t v[3] = {v0, v1, v2};
+            bool          face = false, patch = true;
+            for (int d = 0; d < dim; ++d)
+              {
+                const bool lower = v[d] == 0, upper = v[d] == level_.cells[d];
+                if ((lower && level_.dirichlet(2 * d)) || (upper && level_.dirichlet(2 * d + 1)))
+                  patch = false;
+                face = face || lower || upper;
+              }
+            if (patch && face)
+              lists[std::size_t((v0 & 1) | (v1 & 1) << 1 | (v2 & 1) << 2)].push_back(v0 + nv[0] * (v1 + nv[1] * v2));
+          }
+    for (int c = 0; c < n_colors(); ++c)
+      if (!lists[std::size_t(c)].empty())
+        {
+          boundary_patches_[std::size_t(c)].reinit(index_t(lists[std::size_t(c)].size()), backend_, false);
+          boundary_patches_[std::size_t(c)].from_host(lists[std::size_t(c)]);
+        }
+    const std::vector<double> d = boundary_patch_data_1d(k, problem_.lumped_mass);
+    boundary_data1d_.reinit(index_t(d.size()), backend_, false);
+    boundary_data1d_.from_host(std::vector<Number>(d.begin(), d.end()));
   }
 
   template <int dim, int k, typename Number>
@@ -297,28 +332,46 @@ namespace tpmg
                                                          bool x_is_zero, const PatchColorGeometry *part) const
   {
     const PatchColorGeometry geo = part ? *part : patch_color_geometry(level_, color);
-    if (geo.n_patches == 0)
-      return;
-    ColourLaunch<Number> c;
-    c.backend           = backend_;
-    c.variant           = settings_.kernel;
-    c.geo               = geo;
-    c.x                 = x.data();
-    c.b                 = b.data();
-    c.r                 = residual_.data();
-    c.from_zero         = x_is_zero;
-    c.coef              = coef_;
-    c.patches_per_block = config_.patches_per_block;
-    c.data1d            = data1d_.data();
-    c.inverse           = inverse_.data();
-    c.inverse_sums      = inverse_sums_.data();
-    c.mma_matrices      = mma_matrices_.data();
-    c.data              = &data_;
-    c.op                = op_;
-    c.x_vector          = &x;
-    c.b_vector          = &b;
-    c.r_vector          = &residual_;
-    launcher_(c);
+    if (geo.n_patches > 0)
+      {
+        ColourLaunch<Number> c;
+        c.backend           = backend_;
+        c.variant           = settings_.kernel;
+        c.geo               = geo;
+        c.x                 = x.data();
+        c.b                 = b.data();
+        c.r                 = residual_.data();
+        c.from_zero         = x_is_zero;
+        c.coef              = coef_;
+        c.patches_per_block = config_.patches_per_block;
+        c.data1d            = data1d_.data();
+        c.inverse           = inverse_.data();
+        c.inverse_sums      = inverse_sums_.data();
+        c.mma_matrices      = mma_matrices_.data();
+        c.data              = &data_;
+        c.op                = op_;
+        c.x_vector          = &x;
+        c.b_vector          = &b;
+        c.r_vector          = &residual_;
+        launcher_(c);
+      }
+    // the colour's patches on Neumann faces (their unknowns are not the others')
+    if (const Vector<index_t> &on_faces = boundary_patches_[std::size_t(color)]; on_faces.size() > 0)
+      {
+        BoundaryPatchKernel<dim, k, Number> kern;
+        kern.patches   = on_faces.data();
+        kern.n_patches = on_faces.size();
+        for (int d = 0; d < 3; ++d)
+          {
+            kern.cells[d] = d < dim ? level_.cells[d] : 1;
+            kern.nodes[d] = level_.nodes(d);
+            kern.coef[d]  = Number(coef_[std::size_t(d)]);
+          }
+        kern.data1d = boundary_data1d_.data();
+        kern.b      = b.data();
+        kern.x      = x.data();
+        launch(backend_, kern, kern.shape());
+      }
   }
 
 } // namespace tpmg

@@ -1,0 +1,207 @@
+// Vertex patches on the Neumann faces of a level (docs/method.md, "Boundary conditions"). The
+// patch of a vertex on such a face has cells on one side of the face only: along the face's
+// normal it has k + 1 nodes, of which k are unknowns (the face's node and the k − 1 inside the
+// cell), where an interior patch has 2k + 1 nodes and 2k − 1 unknowns. Its local problem is
+// separable like an interior patch's, with the truncated direction's own 1D matrices and
+// eigenpairs, and is solved the same way: the local residual b − A x from the patch's nodes,
+// then the fast diagonalization (S ⊗ S ⊗ S) Λ⁻¹ (Sᵀ ⊗ Sᵀ ⊗ Sᵀ). These patches lie on the faces,
+// few beside the interior ones: one block per patch, each phase one contraction of the whole
+// patch tensor with the block's threads over its entries, all of it in shared memory.
+#pragma once
+
+#include <kernels/common/tensor.h>
+#include <kernels/runtime/runner.h>
+
+#include <tpmg/numbering.h>
+
+namespace tpmg
+{
+  /// The kinds of a patch direction: the vertex inside (two cells), on a lower Neumann face (the
+  /// cell above), on an upper one (the cell below).
+  enum class PatchSide
+  {
+    both,
+    above,
+    below
+  };
+
+  /// Where a kind's 1D data lie in the array of BoundaryPatchKernel::data1d: per kind t, the
+  /// reference mass and stiffness over the patch's nodes (np × np, rows of np), the M-orthonormal
+  /// eigenvectors of the unknowns' block (ni × ni, column a the a-th vector) and its eigenvalues.
+  template <int k>
+  struct BoundaryPatchData1DLayout
+  {
+    static constexpr int np = 2 * k + 1, ni = 2 * k - 1;
+    static constexpr int mass = 0, stiffness = np * np, vectors = 2 * np * np, values = vectors + ni * ni;
+    static constexpr int per_kind = values + ni;
+    static constexpr int size     = 3 * per_kind;
+    /// the patch's nodes along a direction of this kind, the first unknown among them, the unknowns
+    static TPMG_HD constexpr int nodes(int t) { return t == 0 ? np : k + 1; }
+    static TPMG_HD constexpr int first(int t) { return t == 1 ? 0 : 1; }
+    static TPMG_HD constexpr int unknowns(int t) { return t == 0 ? ni : k; }
+  };
+
+  /// One smoothing step on the boundary patches of one colour: x += A_P⁻¹ (b − A x)|_P, patch by
+  /// patch (their unknowns are disjoint within a colour).
+  template <int dim, int k, typename Number>
+  struct BoundaryPatchKernel
+  {
+    using L                                    = BoundaryPatchData1DLayout<k>;
+    static constexpr int np                    = L::np;
+    static constexpr int cube                  = ipow<np, dim>(); ///< one patch tensor, strides np
+    static constexpr int max_threads_per_block = 128;
+    static constexpr int n_phases              = dim == 3 ? 13 : 9;
+
+    struct Registers
+    {};
+
+    const index_t *patches   = nullptr; ///< the patches' vertices (lexicographic, cells + 1 per direction)
+    index_t        n_patches = 0;
+    index_t        cells[3]{1, 1, 1}, nodes[3]{1, 1, 1};
+    Number         coef[3]{0, 0, 0};
+    const Number  *data1d = nullptr; ///< BoundaryPatchData1DLayout
+    const Number  *b      = nullptr;
+    Number        *x      = nullptr;
+
+    LaunchShape shape() const
+    {
+      LaunchShape s;
+      s.grid.x       = unsigned(n_patches);
+      s.block        = Dim3{max_threads_per_block, 1, 1};
+      s.shared_bytes = 4 * std::size_t(cube) * sizeof(Number);
+      return s;
+    }
+
+    /// The patch: per direction its kind, its first node in the level.
+    struct Patch
+    {
+      int     kind[3];
+      index_t origin[3];
+    };
+    TPMG_HD Patch patch(index_t p) const
+    {
+      index_t v = patches[p];
+      Patch   P;
+      for (int d = 0; d < 3; ++d)
+        {
+          const index_t vd = v % (cells[d] + 1);
+          v /= cells[d] + 1;
+          P.kind[d]   = d >= dim ? -1 : vd == 0 ? 1 : vd == cells[d] ? 2 : 0;
+          P.origin[d] = d >= dim ? 0 : P.kind[d] == 1 ? 0 : (vd - 1) * k;
+        }
+      return P;
+    }
+    // extents of the patch nodes and unknowns along d (1 beyond the dimension)
+    static TPMG_HD int    extent(const Patch &P, int d) { return d < dim ? L::nodes(P.kind[d]) : 1; }
+    static TPMG_HD int    unknowns(const Patch &P, int d) { return d < dim ? L::unknowns(P.kind[d]) : 1; }
+    static TPMG_HD int    at(int i, int j, int l) { return i + np * (j + np * l); }
+    TPMG_HD const Number *matrix(const Patch &P, int d, int which) const
+    {
+      return data1d + P.kind[d] * L::per_kind + which;
+    }
+
+    /// out = C ∘_d in over `ext` (the extents of out; the contracted index runs over `len` of in):
+    /// out(.., i_d, ..) = Σ_j C(i_d, j) in(.., j, ..), C with rows of `stride`; `transpose` swaps
+    /// C's indices; out += `scale` times the result where `add`.
+    template <class Ctx>
+    static TPMG_HD void contract(const Ctx &ctx, Number *out, const Number *in, const Number *C, int stride,
+                                 bool transpose, int d, const int (&ext)[3], int len, Number scale, bool add)
+    {
+      const int total = ext[0] * ext[1] * ext[2];
+      for (int t = int(ctx.linear_thread()); t < total; t += int(ctx.block_dim.size()))
+        {
+          int       i[3]  = {t % ext[0], (t / ext[0]) % ext[1], t / (ext[0] * ext[1])};
+          const int row   = i[d];
+          Number    s     = 0;
+          const int step  = d == 0 ? 1 : d == 1 ? np : np * np;
+          i[d]            = 0;
+          const int first = at(i[0], i[1], i[2]);
+          for (int j = 0; j < len; ++j)
+            s += (transpose ? C[j * stride + row] : C[row * stride + j]) * in[first + j * step];
+          i[d]        = row;
+          const int o = at(i[0], i[1], i[2]);
+          out[o]      = add ? out[o] + scale * s : scale * s;
+        }
+    }
+
+    /// 3D: 0 gather x | 1-4 A x, direction by direction | 5 the residual | 6-8 Sᵀ per direction
+    /// | 9 divided by the eigenvalue sums | 10-12 S per direction, added to x. 2D alike, 9 phases.
+    template <int phase, class Shared>
+    TPMG_HD void run(const KernelCtx &ctx, Shared &sh, Registers &) const
+    {
+      auto        X = sh.template array<Number>(0), B1 = X + cube, B2 = B1 + cube, B3 = B2 + cube;
+      const Patch P    = patch(index_t(ctx.block.x));
+      const int   e[3] = {extent(P, 0), extent(P, 1), extent(P, 2)};
+      const int   u[3] = {unknowns(P, 0), unknowns(P, 1), unknowns(P, 2)};
+      // the unknowns' first patch node per direction
+      const int f[3] = {L::first(P.kind[0]), L::first(P.kind[1]), dim == 3 ? L::first(P.kind[2]) : 0};
+      auto      M    = [&](int d) { return matrix(P, d, L::mass); };
+      auto      K    = [&](int d) { return matrix(P, d, L::stiffness); };
+      auto      S    = [&](int d) { return matrix(P, d, L::vectors); };
+      auto      node = [&](int i, int j, int l) {
+        return (P.origin[0] + i) + nodes[0] * ((P.origin[1] + j) + nodes[1] * (P.origin[2] + l));
+      };
+      // the threads over the entries of a tensor of extents n: f(i, j, l)
+      auto each = [&](const int(&n)[3], auto &&fn) {
+        for (int t = int(ctx.linear_thread()); t < n[0] * n[1] * n[2]; t += int(ctx.block_dim.size()))
+          fn(t % n[0], (t / n[0]) % n[1], t / (n[0] * n[1]));
+      };
+      constexpr int residual = dim == 3 ? 5 : 3; // the phase of the residual
+      if constexpr (phase == 0)
+        each(e, [&](int i, int j, int l) { X[at(i, j, l)] = x[node(i, j, l)]; });
+      else if constexpr (phase == 1)
+        {
+          contract(ctx, B1, X, K(0), np, false, 0, e, e[0], Number(1), false);
+          contract(ctx, B2, X, M(0), np, false, 0, e, e[0], Number(1), false);
+        }
+      else if constexpr (phase == 2) // 2D: A x = B3 + X
+        {
+          contract(ctx, B3, B1, M(1), np, false, 1, e, e[1], dim == 3 ? Number(1) : coef[0], false);
+          contract(ctx, X, B2, K(1), np, false, 1, e, e[1], dim == 3 ? Number(1) : coef[1], false);
+        }
+      else if constexpr (dim == 3 && phase == 3)
+        contract(ctx, B1, B2, M(1), np, false, 1, e, e[1], Number(1), false);
+      else if constexpr (dim == 3 && phase == 4) // A x = B2
+        {
+          contract(ctx, B2, B3, M(2), np, false, 2, e, e[2], coef[0], false);
+          contract(ctx, B2, X, M(2), np, false, 2, e, e[2], coef[1], true);
+          contract(ctx, B2, B1, K(2), np, false, 2, e, e[2], coef[2], true);
+        }
+      else if constexpr (phase == residual) // r = b - A x at the unknowns, indexed from 0: into R
+        each(u, [&](int i, int j, int l) {
+          const int    p                   = at(f[0] + i, f[1] + j, f[2] + l);
+          const Number ax                  = dim == 3 ? B2[p] : B3[p] + X[p];
+          (dim == 3 ? X : B1)[at(i, j, l)] = b[node(f[0] + i, f[1] + j, f[2] + l)] - ax;
+        });
+      // Sᵀ along each direction (3D: R = X -> B1 -> B2 -> B1; 2D: R = B1 -> B2 -> B3)
+      else if constexpr (phase == residual + 1)
+        contract(ctx, dim == 3 ? B1 : B2, dim == 3 ? X : B1, S(0), L::ni, true, 0, u, u[0], Number(1), false);
+      else if constexpr (phase == residual + 2)
+        contract(ctx, dim == 3 ? B2 : B3, dim == 3 ? B1 : B2, S(1), L::ni, true, 1, u, u[1], Number(1), false);
+      else if constexpr (dim == 3 && phase == residual + 3)
+        contract(ctx, B1, B2, S(2), L::ni, true, 2, u, u[2], Number(1), false);
+      else if constexpr (phase == residual + dim + 1) // divided by c_0 λ_a + c_1 λ_b (+ c_2 λ_c)
+        each(u, [&](int i, int j, int l) {
+          Number sum = coef[0] * matrix(P, 0, L::values)[i] + coef[1] * matrix(P, 1, L::values)[j];
+          if constexpr (dim == 3)
+            sum += coef[2] * matrix(P, 2, L::values)[l];
+          (dim == 3 ? B1 : B3)[at(i, j, l)] /= sum;
+        });
+      // S along each direction (3D: B1 -> B2 -> B3 -> x; 2D: B3 -> B2 -> x)
+      else if constexpr (dim == 3 && phase == residual + 5)
+        contract(ctx, B2, B1, S(2), L::ni, false, 2, u, u[2], Number(1), false);
+      else if constexpr (phase == n_phases - 2)
+        contract(ctx, dim == 3 ? B3 : B2, dim == 3 ? B2 : B3, S(1), L::ni, false, 1, u, u[1], Number(1), false);
+      else if constexpr (phase == n_phases - 1)
+        {
+          const Number *Z = dim == 3 ? B3 : B2;
+          each(u, [&](int i, int j, int l) {
+            Number s = 0;
+            for (int a = 0; a < u[0]; ++a)
+              s += S(0)[i * L::ni + a] * Z[at(a, j, l)];
+            x[node(f[0] + i, f[1] + j, f[2] + l)] += s;
+          });
+        }
+    }
+  };
+} // namespace tpmg
