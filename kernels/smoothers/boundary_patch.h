@@ -16,16 +16,9 @@
 
 namespace tpmg
 {
-  /// The kinds of a patch direction: the vertex inside (two cells), on a lower Neumann face (the
-  /// cell above), on an upper one (the cell below).
-  enum class PatchSide
-  {
-    both,
-    above,
-    below
-  };
-
-  /// Where a kind's 1D data lie in the array of BoundaryPatchKernel::data1d: per kind t, the
+  /// Where a kind's 1D data lie in the array of BoundaryPatchKernel::data1d. The kinds of a patch
+  /// direction: t = 0 the vertex inside (two cells), 1 on a lower Neumann face (the cell above),
+  /// 2 on an upper one (the cell below). Per kind, the
   /// reference mass and stiffness over the patch's nodes (np × np, rows of np), the M-orthonormal
   /// eigenvectors of the unknowns' block (ni × ni, column a the a-th vector) and its eigenvalues.
   template <int k>
