@@ -8,6 +8,8 @@
 #   gpu-tests          the GPU test suite (every kernel's GPU result against the CPU runner)
 #   sanitizer          compute-sanitizer memcheck, racecheck, synccheck on 18 solver runs
 #   sanitizer-bp       the same tools on the BP kernels (k = 3, 7, all geometries)
+#   sanitizer-boundary the same tools on solves with Neumann faces (prm/neumann_faces.prm: every smoother
+#                      kernel, Chebyshev-Jacobi, k = 1, 2D), and two larger Neumann solves
 #   host-sanitizers    the CPU test suite under ASan + UBSan (scripts/sanitizers.sh address tests; a CPU build)
 #   operator           level operator `cartesian`: 3D k = 2..8, and k = 1 (stencil) in 2D and 3D
 #   transfer           restriction + prolongation, 3D k = 1..8 and 2D k = 1..10
@@ -163,6 +165,30 @@ RUNS
       mkdir -p "$OUT/checks"; rm -f "$OUT/checks/sanitizer_bp.txt"
       sanitize "$OUT/checks/sanitizer_bp.txt" "tpmg_bench bp k = 3,7, BP1/3/5, float+double, stored+on_the_fly+polynomial" \
         $BENCH bp --dim 3 --degrees 3,7 --bp 1,3,5 --precision both --geometry stored,on_the_fly,polynomial --deformation sine --dofs 1e5 --groups 1 --runs 1
+      ;;
+    sanitizer-boundary)
+      mkdir -p "$OUT/checks"; rm -f "$OUT/checks/sanitizer_boundary.txt"
+      two_d=(--set Dimension=2 --set "Mesh/Box lower=0,-1" --set "Mesh/Box upper=2,1" --set "Mesh/Coarse cells=2,2"
+        --set "Problem/Boundary types=neumann,dirichlet,dirichlet,neumann" --set "Problem/Right-hand side function=3*exp(x)*sin(2*y)"
+        --set "Problem/Boundary values=exp(x)*sin(2*y)" --set "Problem/Exact solution=exp(x)*sin(2*y)"
+        --set "Problem/Boundary flux=abs(x) < 1e-9 ? -exp(x)*sin(2*y) : 2*exp(x)*cos(2*y)")
+      while read -r args; do
+        eval "set -- $args"
+        [ "${1:-}" = 2d ] && { shift; set -- "${two_d[@]}" "$@"; }
+        sanitize "$OUT/checks/sanitizer_boundary.txt" "${args:-default}" $SOLVER prm/neumann_faces.prm \
+          --set "Mesh/Refinement level=2" --set Output/Verbose=false "$@"
+      done <<'RUNS'
+
+--set Multigrid/Smoother\ kernel=global
+--set Multigrid/Smoother\ kernel=separate --set Multigrid/Kernel\ optimization=basic
+--set Multigrid/Smoother=chebyshev_jacobi
+--set Polynomial\ degree=1 --set Mesh/Refinement\ level=3
+2d --set Polynomial\ degree=5 --set Mesh/Refinement\ level=3
+RUNS
+      for k in 3 7; do
+        echo "k = $k: $($SOLVER prm/neumann_faces.prm --set "Polynomial degree=$k" --set "Mesh/Refinement level=$((k == 3 ? 5 : 4))" \
+          --set Output/Verbose=false > "$OUT/logs/neumann.log" 2>&1; result_line "$OUT/logs/neumann.log")" | tee -a "$OUT/checks/sanitizer_boundary.txt"
+      done
       ;;
     operator)
       mkdir -p "$OUT/operator"; o=$OUT/operator
