@@ -170,6 +170,8 @@ Exit codes: 0 converged, 1 not converged or failed at run time, 2 bad input.
         const RunResult r = run_poisson(params, root ? std::cout : quiet, world);
         if (root)
           {
+            for (const std::string &w : r.warnings)
+              std::cerr << "poisson_solver: warning: " << w << std::endl;
             print_report(std::cout, r);
             if (!params.json_file.empty())
               write_json_file(params.json_file, r);

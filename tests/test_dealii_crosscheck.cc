@@ -11,7 +11,8 @@
 //  * for random x with nonzero boundary entries, our operator is diag(A_II, I): interior rows
 //    equal A_II x_I (boundary columns ignored), boundary rows copy x;
 //  * with Neumann faces (deal.II's colorized boundary ids, Dirichlet DoFs extracted on the other
-//    faces only), the nodes of those faces are unknowns whose rows are deal.II's natural ones.
+//    faces only), the nodes of those faces are unknowns whose rows are deal.II's natural ones;
+//    with every face Neumann, the whole singular matrix of a pure-Neumann problem.
 // A negative control (cell width perturbed by 1%) makes sure the comparison detects errors.
 
 #include <tpmg/fe_1d.h>
@@ -73,6 +74,8 @@ namespace
       // Neumann faces x-, y+, z- and x+, y-, z+
       {{{2, 3, 2}}, 0, {{0, 0, 0}}, {{1, 2, 0.5}}, tpmg::all_faces & ~(1u | 8u | 16u)},
       {{{3, 2, 2}}, 0, {{-0.5, 0.25, -1.0}}, {{0.75, 1.0, -0.25}}, tpmg::all_faces & ~(2u | 4u | 32u)},
+      // every face Neumann: the singular matrix of a pure-Neumann problem
+      {{{2, 1, 2}}, 1, {{-0.5, 0.25, -1.0}}, {{0.75, 1.0, -0.25}}, 0u},
     };
     return c;
   }
@@ -230,8 +233,10 @@ namespace
       for (int f = 0; f < 2 * dim; ++f)
         if (c.dirichlet_faces >> f & 1u)
           dirichlet.insert(dealii::types::boundary_id(f));
+      // (an empty set of ids means every boundary to deal.II: no Dirichlet face, no DoF)
       const dealii::IndexSet boundary =
-        dealii::DoFTools::extract_boundary_dofs(dof_handler, dealii::ComponentMask(), dirichlet);
+        dirichlet.empty() ? dealii::IndexSet(dof_handler.n_dofs())
+                          : dealii::DoFTools::extract_boundary_dofs(dof_handler, dealii::ComponentMask(), dirichlet);
       for (std::size_t dof = 0; dof < support.size(); ++dof)
         ASSERT_EQ(boundary.is_element(dof), bool(ref.lex_on_boundary[std::size_t(ref.dealii_to_lex[dof])]))
           << "boundary flag of deal.II DoF " << dof << " at " << support[dof];

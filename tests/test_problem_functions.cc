@@ -263,33 +263,46 @@ namespace
   }
 } // namespace
 
+namespace
+{
+  /// The polynomial of degree <= 2 per variable through poisson_solver's path with the faces that
+  /// `faces` gives (one of neumann_problem, pure_neumann): reproduced to rounding, float and
+  /// double V-cycles, both smoothers, 2D and 3D, k = 2, 3; `check(r, what)` adds its own checks.
+  template <class Faces, class Check>
+  void polynomial_through_solver(const Faces &faces, const Check &check)
+  {
+    for (int dim : {2, 3})
+      for (Precision precision : {Precision::fp32, Precision::fp64})
+        for (int k : {2, 3})
+          {
+            SolverParameters p =
+              dim == 3 ? faces(3, k, 1, polynomial_3d, laplacian_3d, "2*x + 3*y^2*z", "-z + 6*x*y*z", "-y + 3*x*y^2")
+                       : faces(2, k, 2, polynomial_2d, laplacian_2d, "2*x - y + 3*y^2", "-x + 6*x*y", "0");
+            p.precision          = precision;
+            p.relative_tolerance = 1e-13;
+            p.max_iterations     = 300;
+            for (SmootherType smoother : {SmootherType::vertex_patch, SmootherType::chebyshev_jacobi})
+              {
+                p.smoother             = smoother;
+                const RunResult   r    = solve(p);
+                const std::string what = std::to_string(dim) + "D k=" + std::to_string(k) + " " + to_string(precision) +
+                                         " " + to_string(smoother);
+                ASSERT_TRUE(r.converged) << what;
+                EXPECT_LT(*r.l2_error / norm_of(p), 1e-10) << what;
+                EXPECT_LT(*r.h1_error / norm_of(p), 1e-8) << what;
+                check(r, what);
+              }
+          }
+  }
+} // namespace
+
 // poisson_solver's path with Neumann faces (cartesian operator; the vertex-patch smoother with its
-// patches on the faces, and Chebyshev-Jacobi): the polynomial of degree <= 2 per variable
-// reproduced to rounding through the whole multigrid (transfers and coarse solve with the faces'
-// nodes as unknowns), in float and double V-cycles.
+// patches on the faces, and Chebyshev-Jacobi): the polynomial reproduced to rounding through the
+// whole multigrid (transfers and coarse solve with the faces' nodes as unknowns).
 TEST(ProblemFunctions, NeumannFacesReproduceAPolynomialThroughTheSolver)
 {
-  for (int dim : {2, 3})
-    for (Precision precision : {Precision::fp32, Precision::fp64})
-      for (int k : {2, 3})
-        {
-          SolverParameters p =
-            dim == 3
-              ? neumann_problem(3, k, 1, polynomial_3d, laplacian_3d, "2*x + 3*y^2*z", "-z + 6*x*y*z", "-y + 3*x*y^2")
-              : neumann_problem(2, k, 2, polynomial_2d, laplacian_2d, "2*x - y + 3*y^2", "-x + 6*x*y", "0");
-          p.precision          = precision;
-          p.relative_tolerance = 1e-13;
-          p.max_iterations     = 300;
-          for (SmootherType smoother : {SmootherType::vertex_patch, SmootherType::chebyshev_jacobi})
-            {
-              p.smoother        = smoother;
-              const RunResult r = solve(p);
-              ASSERT_TRUE(r.converged) << dim << "D k=" << k << " " << to_string(smoother);
-              EXPECT_LT(*r.l2_error / norm_of(p), 1e-10)
-                << dim << "D k=" << k << " " << to_string(precision) << " " << to_string(smoother);
-              EXPECT_LT(*r.h1_error / norm_of(p), 1e-8) << dim << "D k=" << k << " " << to_string(smoother);
-            }
-        }
+  polynomial_through_solver(neumann_problem,
+                            [](const RunResult &r, const std::string &what) { EXPECT_FALSE(r.singular) << what; });
 }
 
 // A smooth solution with Neumann faces converges at rate k+1 in L2.
@@ -313,4 +326,128 @@ TEST(ProblemFunctions, NeumannFacesConvergeAtRateKPlusOne)
           previous = *r.l2_error;
         }
     }
+}
+
+namespace
+{
+  /// h = du/dn on every face of user_problem's box [0, 2] x [-1, 1] (x [0.5, 1.5]), the faces told
+  /// apart by their coordinates.
+  std::string flux_on_every_face(int dim, const std::string &ux, const std::string &uy, const std::string &uz)
+  {
+    const std::string z = dim == 3 ? "(abs(z - 0.5) < 1e-9 ? -(" + uz + ") : (" + uz + "))" : "0";
+    return "abs(x) < 1e-9 ? -(" + ux + ") : (abs(x - 2) < 1e-9 ? (" + ux + ") : (abs(y + 1) < 1e-9 ? -(" + uy +
+           ") : (abs(y - 1) < 1e-9 ? (" + uy + ") : " + z + ")))";
+  }
+
+  /// A problem without a Dirichlet face: every face Neumann, h from u's derivatives.
+  SolverParameters pure_neumann(int dim, int degree, int level, const std::string &u, const std::string &f,
+                                const std::string &ux, const std::string &uy, const std::string &uz)
+  {
+    SolverParameters p = user_problem(dim, degree, level, u, f);
+    p.boundary.type.fill(BoundaryType::neumann);
+    p.boundary_values = "0";
+    p.boundary_flux   = flux_on_every_face(dim, ux, uy, uz);
+    return p;
+  }
+
+  /// cos(pi x / 2) cos(pi y) (cos(pi (z - 1/2))) + c on user_problem's box: zero flux on every
+  /// face, mean c.
+  SolverParameters cosine_neumann(int dim, int degree, int level, const std::string &c)
+  {
+    const std::string u = std::string("cos(pi*x/2)*cos(pi*y)") + (dim == 3 ? "*cos(pi*(z - 0.5))" : "");
+    const std::string f = (dim == 3 ? "2.25*pi^2*" : "1.25*pi^2*") + u;
+    SolverParameters  p = pure_neumann(dim, degree, level, u + " + " + c, f, "0", "0", "0");
+    p.boundary_flux     = "0";
+    return p;
+  }
+} // namespace
+
+// Pure Neumann (no Dirichlet face, u up to a constant): the polynomial reproduced to rounding.
+// The data are compatible, so the right-hand side's sum is rounding and no warning is given; the
+// solution is shifted to the exact solution's mean.
+TEST(ProblemFunctions, PureNeumannReproducesAPolynomialThroughTheSolver)
+{
+  polynomial_through_solver(pure_neumann, [](const RunResult &r, const std::string &what) {
+    EXPECT_TRUE(r.singular) << what;
+    EXPECT_LT(r.compatibility_relative, 1e-12) << what;
+    EXPECT_TRUE(r.warnings.empty()) << what;
+  });
+}
+
+// Pure Neumann with a smooth solution: rate k+1 in L2 towards u, whose mean is 3 (the solver's
+// zero-mean iterate shifted by about 3), with every outer solver.
+TEST(ProblemFunctions, PureNeumannConvergesToTheExactSolutionsMean)
+{
+  for (int k : {1, 2, 3})
+    {
+      double previous = 0;
+      for (int level = 2; level <= 3; ++level)
+        {
+          SolverParameters p   = cosine_neumann(2, k, level, "3");
+          p.relative_tolerance = 1e-12;
+          p.max_iterations     = 300;
+          const RunResult r    = solve(p);
+          ASSERT_TRUE(r.converged) << "k=" << k << " level " << level;
+          EXPECT_NEAR(r.solution_shift, 3.0, 0.05) << "k=" << k;
+          if (level > 2)
+            {
+              EXPECT_NEAR(std::log2(previous / *r.l2_error), k + 1, 0.35) << "k=" << k;
+            }
+          previous = *r.l2_error;
+        }
+    }
+  for (SolverType solver : {SolverType::gmres, SolverType::cg, SolverType::fmg})
+    {
+      SolverParameters p   = cosine_neumann(3, 3, 2, "0");
+      p.solver             = solver;
+      p.relative_tolerance = 1e-10;
+      p.max_iterations     = 300;
+      const RunResult r    = solve(p);
+      ASSERT_TRUE(r.converged) << to_string(solver);
+      EXPECT_LT(*r.l2_error / norm_of(p), 2e-4) << to_string(solver);
+      EXPECT_LT(std::fabs(r.solution_shift), 1e-3) << to_string(solver);
+    }
+}
+
+// Incompatible data (f + 1 with f, h of a zero-mean u, no Dirichlet face): ∫(f + 1) = |Ω| = 4 is
+// reported and warned about, the constant 1 is taken from f, and the solution converges to u.
+TEST(ProblemFunctions, PureNeumannWithIncompatibleDataWarns)
+{
+  SolverParameters p   = cosine_neumann(2, 3, 3, "0");
+  const double     ref = *solve(p).l2_error;
+  p.rhs_function += " + 1";
+  const RunResult r = solve(p);
+  ASSERT_TRUE(r.converged);
+  EXPECT_TRUE(r.singular);
+  EXPECT_NEAR(r.compatibility_defect, 4.0, 1e-9); // the box [0, 2] x [-1, 1]
+  EXPECT_GT(r.compatibility_relative, 1e-3);
+  ASSERT_EQ(r.warnings.size(), 1u);
+  EXPECT_NE(r.warnings[0].find("incompatible"), std::string::npos) << r.warnings[0];
+  EXPECT_NEAR(*r.l2_error, ref, 1e-3 * ref);
+}
+
+// Iterations of GMRES + V-cycle to 1e-9 on pure Neumann problems stay within +2 of the same size
+// with Dirichlet faces everywhere (the bound), both smoothers.
+TEST(ProblemFunctions, PureNeumannIterationsStayNearTheDirichletCount)
+{
+  struct Case
+  {
+    int dim, k, level;
+  } cases[] = {{2, 1, 4}, {2, 3, 3}, {2, 5, 2}, {3, 2, 2}, {3, 4, 1}};
+  for (const Case &c : cases)
+    for (SmootherType smoother : {SmootherType::vertex_patch, SmootherType::chebyshev_jacobi})
+      {
+        SolverParameters neumann   = cosine_neumann(c.dim, c.k, c.level, "0");
+        neumann.smoother           = smoother;
+        neumann.relative_tolerance = 1e-9;
+        SolverParameters dirichlet = neumann;
+        dirichlet.boundary         = BoundaryConditions{};
+        dirichlet.boundary_flux    = "0";
+        dirichlet.boundary_values  = neumann.exact_solution;
+        const RunResult rn = solve(neumann), rd = solve(dirichlet);
+        ASSERT_TRUE(rn.converged && rd.converged);
+        EXPECT_LE(rn.iterations, rd.iterations + 2)
+          << c.dim << "D k=" << c.k << " level " << c.level << " " << to_string(smoother) << ": " << rn.iterations
+          << " against " << rd.iterations;
+      }
 }

@@ -133,6 +133,26 @@ namespace
   };
 } // namespace
 
+// sum and add against the entries on the host: Σ x_i in double, and y_i + c in every entry
+TEST(VectorOps, SumAndAddConstant)
+{
+  Vector<float>            x   = random_vector<float>(1001, 3);
+  const std::vector<float> h   = x.to_host();
+  double                   ref = 0;
+  for (float v : h)
+    ref += double(v);
+  EXPECT_NEAR(sum(x), ref, 1e-12 * std::fabs(ref) + 1e-12);
+  add(0.5f, x);
+  const std::vector<float> after     = x.to_host();
+  double                   ref_after = 0;
+  for (std::size_t i = 0; i < h.size(); ++i)
+    {
+      ASSERT_EQ(after[i], h[i] + 0.5f) << i;
+      ref_after += double(after[i]);
+    }
+  EXPECT_NEAR(sum(x), ref_after, 1e-12 * std::fabs(ref_after));
+}
+
 TEST(VectorOps, MultiAxpyAndEquEqualTheSingleOperations)
 {
   check_multi_ops<double>(1e-13);

@@ -83,6 +83,9 @@ namespace tpmg
     index_t n_cells() const { return cells[0] * cells[1] * (dim == 3 ? cells[2] : 1); }
     /// Whether face bit f (2d: lower face of direction d, 2d + 1: upper) has Dirichlet data.
     bool dirichlet(int f) const { return (dirichlet_faces >> f & 1u) != 0; }
+    /// Whether no face carries Dirichlet data: the constants solve the homogeneous problem, so
+    /// the level operator is singular with the constant vector as its null space.
+    bool singular() const { return (dirichlet_faces & ((1u << (2 * dim)) - 1u)) == 0; }
     /// Interior vertices per direction (= vertex patches per direction).
     index_t patches(int d) const { return d < dim ? cells[d] - 1 : 1; }
     index_t n_patches() const { return patches(0) * patches(1) * patches(2); }

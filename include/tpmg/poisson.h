@@ -77,6 +77,17 @@ namespace tpmg
 
     std::optional<double> l2_error, h1_error;
 
+    /// A problem without a Dirichlet face (u is fixed up to a constant, `singular`): Σ_i b_i of
+    /// the assembled right-hand side, the data's compatibility defect (∫f + ∮h up to quadrature),
+    /// removed from b as its mean; its size relative to √n ‖b‖; and the constant added to the
+    /// solution to give it zero mean, or the exact solution's mean where one is given.
+    bool   singular               = false;
+    double compatibility_defect   = 0;
+    double compatibility_relative = 0;
+    double solution_shift         = 0;
+    /// What the user should know although the run succeeded (incompatible data, say).
+    std::vector<std::string> warnings;
+
     double              setup_time_s = 0, solve_time_s = 0;
     double              rhs_time_s = 0; ///< of setup_time_s: the fine-level right-hand side (and lifting)
     std::vector<double> solve_times;    ///< every repetition

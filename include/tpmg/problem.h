@@ -91,6 +91,18 @@ namespace tpmg
   void interpolate_boundary_values(const CartesianLevel &level, const DeformationSettings &deformation,
                                    const Expression &g, Backend backend, Vector<double> &g_h);
 
+  /// ∫(u - u_h) and the volume over a level's owned cells: u_h + integral / volume has u's mean.
+  struct MeanDifference
+  {
+    double integral = 0;
+    double volume   = 0;
+  };
+
+  /// ∫(u - u_h) and |Ω| over the level's owned cells, with the quadrature of compute_errors below
+  /// (u = 0: minus u_h's integral).
+  MeanDifference mean_difference(const CartesianLevel &level, const DeformationSettings &deformation,
+                                 const Expression &u, const Vector<double> &u_h);
+
   /// ‖u - u_h‖_L2 and |u - u_h|_H1 (gradient of u by symbolic differentiation) with Gauss
   /// quadrature of k+3 points per direction, on u_h's backend; u_h holds all nodes (boundary
   /// values included).

@@ -127,12 +127,23 @@ namespace tpmg
           z.reinit_like(r, false);
           convert(z_, z);
         }
+      if (constants_ > 0)
+        {
+          const auto t = time_scope(timers_, outer_level, Component::outer_vector);
+          add(-sum(z) / double(constants_), z);
+        }
     }
+
+    /// For an outer operator whose null space is the constant vector (no Dirichlet face): each
+    /// result has its mean removed, so that the iterates gather no constant that rounding could
+    /// let grow. n: the number of values (over all ranks); 0 turns it off.
+    void remove_constants(index_t n) { constants_ = n; }
 
   private:
     const Precond         &p_;
     Backend                backend_;
     Timers                *timers_;
+    index_t                constants_ = 0;
     mutable Vector<Number> r_, z_;
   };
 

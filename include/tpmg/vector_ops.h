@@ -15,6 +15,10 @@ namespace tpmg
   void convert(const Vector<From> &x, Vector<To> &y); ///< y = x (precision change)
   template <typename N>
   double dot(const Vector<N> &x, const Vector<N> &y); ///< accumulated in double
+  template <typename N>
+  double sum(const Vector<N> &x); ///< Σ x_i, accumulated in double
+  template <typename N>
+  void add(N c, Vector<N> &y); ///< y_i += c for every i (ghost copies included)
   /// w += a x, then returns (w, v) of the updated w, or (w, w) for v = nullptr: one pass over
   /// w, x and v (modified Gram-Schmidt: each orthogonalization fused with the next dot product).
   template <typename N>

@@ -37,6 +37,23 @@ namespace tpmg
       TPMG_HD void operator()(index_t i) const { y[i] = To(x[i]); }
     };
 
+    /// y_i += c
+    template <typename N>
+    struct AddConstant
+    {
+      N            c;
+      N           *y;
+      TPMG_HD void operator()(index_t i) const { y[i] += c; }
+    };
+
+    /// x_i, accumulated in double by reduce_sum
+    template <typename N>
+    struct SumTerm
+    {
+      const N       *x;
+      TPMG_HD double operator()(index_t i) const { return double(x[i]); }
+    };
+
     /// y = a x
     template <typename N>
     struct Equ

@@ -543,9 +543,10 @@ namespace tpmg
       }
     };
 
-    /// The squared L2 error (component 0) or squared H1-seminorm error (component 1) of u_h on
-    /// cell i of the box [box_begin, box_begin + box_cells) (the owned cells) against u (du: its
-    /// partial derivatives), for reduce_sum over the box's cells.
+    /// The squared L2 error (component 0), the squared H1-seminorm error (component 1), the
+    /// integral of u - u_h (component 2) or the volume (component 3) of cell i of the box
+    /// [box_begin, box_begin + box_cells) (the owned cells), u_h against u (du: its partial
+    /// derivatives), for reduce_sum over the box's cells.
     template <int dim, int k, int nq>
     struct FunctionError
     {
@@ -594,6 +595,10 @@ namespace tpmg
                         const double e = u(x[0], x[1], x[2]) - val;
                         sum += wdet * e * e;
                       }
+                    else if (component == 2)
+                      sum += wdet * (u(x[0], x[1], x[2]) - val);
+                    else if (component == 3)
+                      sum += wdet;
                     else
                       for (int r = 0; r < dim; ++r)
                         {

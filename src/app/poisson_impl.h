@@ -68,6 +68,34 @@ namespace tpmg
       return ErrorNorms{std::sqrt(sq[0]), std::sqrt(sq[1])};
     }
 
+    /// Above this relative size (|Σ b_i| / (√n ‖b‖)) the data of a singular problem are called
+    /// incompatible: well above rounding, and above the quadrature error of ∫f + ∮h for smooth
+    /// compatible data on the meshes the solver is used on.
+    constexpr double incompatible_data = 1e-8;
+
+    /// A problem without a Dirichlet face (A's null space is the constant vector, so A x = b
+    /// needs Σ b_i = ∫f + ∮h = 0): the constant c = Σ b_i / |Ω| taken from f, b -= c m with
+    /// m_i = ∫φ_i (so Σ b_i = 0 after), recorded in res, with a warning where the data were
+    /// incompatible. Returns c.
+    inline double make_compatible(Vector<double> &b, const Vector<double> &m, RunResult &res)
+    {
+      const double s = sum(b), volume = sum(m), scale = std::sqrt(double(b.size())) * norm_l2(b);
+      const double c = s / volume;
+      axpy(-c, m, b);
+      res.singular               = true;
+      res.compatibility_defect   = s;
+      res.compatibility_relative = scale > 0 ? std::fabs(s) / scale : 0.0;
+      if (res.compatibility_relative > incompatible_data)
+        {
+          std::ostringstream w;
+          w << std::scientific << std::setprecision(3) << "the data are incompatible: with no Dirichlet face, the "
+            << "integral of f plus the boundary integral of h must vanish, but it is " << s << " (relative "
+            << res.compatibility_relative << "); the solution is that of f - " << c << " (f's excess mean removed)";
+          res.warnings.push_back(w.str());
+        }
+      return c;
+    }
+
     /// The multigrid's settings from the parameters (the authors' conventions start with the odd
     /// colour).
     inline MultigridSettings multigrid_settings(const SolverParameters &p)
@@ -280,6 +308,16 @@ namespace tpmg
           g_h.set_layout(x.layout_ptr());
           axpy(1.0, g_h, x);
         }
+      if (res.singular) // u up to a constant: the exact solution's mean, or zero mean
+        {
+          const Expression     zero("0", fine.dim);
+          const MeanDifference m =
+            mean_difference(fine, p.deformation, problem.exact_solution ? *problem.exact_solution : zero, x);
+          double sums[2] = {m.integral, m.volume};
+          comm.sum(sums, 2);
+          res.solution_shift = sums[0] / sums[1];
+          add(res.solution_shift, x);
+        }
       if (problem.exact_solution)
         {
           const ErrorNorms e = combine(comm, compute_errors(fine, p.deformation, *problem.exact_solution, x));
@@ -381,13 +419,28 @@ namespace tpmg
       const ProblemFunctions problem   = p.rhs != RightHandSide::manufactured && p.conventions == Conventions::standard
                                            ? p.problem_functions()
                                            : ProblemFunctions{};
-      auto                   assemble  = [&](const CartesianLevel &lev, auto &vec) {
+      // m_i = ∫φ_i (the right-hand side of f = 1), and f's excess mean c of a problem without a
+      // Dirichlet face (make_compatible), which every level's right-hand side loses as c m
+      ProblemFunctions unit;
+      unit.rhs             = Expression("1", dim);
+      auto basis_integrals = [&](const CartesianLevel &lev, auto &vec) {
+        assemble_rhs(lev, p.deformation, unit, p.level_operator, backend, vec);
+      };
+      double f_excess = 0;
+      auto   assemble = [&](const CartesianLevel &lev, auto &vec) {
         if (functions)
           assemble_rhs(lev, p.deformation, problem, p.level_operator, backend, vec);
         else if (deformed)
           assemble_rhs_deformed(lev, p.deformation, rhs, backend, vec);
         else
           assemble_rhs(lev, rhs, backend, vec);
+        if (f_excess != 0)
+          {
+            using V = std::decay_t<decltype(vec)>;
+            V m;
+            basis_integrals(lev, m);
+            axpy(typename V::value_type(-f_excess), m, vec);
+          }
       };
       {
         synchronize(backend);
@@ -395,6 +448,13 @@ namespace tpmg
         const double t_rhs0 = wall_seconds();
         assemble(fine, b);
         attach(b, fine_layout);
+        if (levels.back().singular())
+          {
+            Vector<double> m;
+            basis_integrals(fine, m);
+            attach(m, fine_layout);
+            f_excess = make_compatible(b, m, res);
+          }
         synchronize(backend);
         res.rhs_time_s = comm.max(wall_seconds() - t_rhs0);
       }
@@ -412,7 +472,9 @@ namespace tpmg
 
       // ---------------------------------------------------------------- solve
       MixedPrecisionPreconditioner<Number, Multigrid<dim, k, Number>> precond(multigrid, backend, &timers);
-      SolverControl                                                   control;
+      if (levels.back().singular())
+        precond.remove_constants(levels.back().n_dofs());
+      SolverControl control;
       control.relative_tolerance = p.relative_tolerance;
       control.max_iterations     = p.max_iterations;
       control.restart            = p.gmres_restart;

@@ -96,6 +96,11 @@ namespace tpmg
       out << "problem: f = " << (r.problem.rhs == "function" ? r.problem.rhs_function : r.problem.rhs)
           << ", boundary values " << r.problem.boundary_values << faces
           << (r.problem.exact_solution.empty() ? "" : ", exact solution " + r.problem.exact_solution) << "\n";
+    if (r.singular)
+      out << std::scientific << std::setprecision(2) << "singular (no Dirichlet face): f + h integrate to "
+          << r.compatibility_defect << " (relative " << r.compatibility_relative
+          << "), taken from f; the solution shifted by " << r.solution_shift << " to "
+          << (r.problem.exact_solution.empty() ? "zero mean" : "the exact solution's mean") << std::fixed << "\n";
 
     double total = 0;
     for (const auto &[name, t] : r.breakdown)
@@ -133,18 +138,18 @@ namespace tpmg
     kv("degree", std::to_string(r.degree));
     kv("level", std::to_string(r.level));
     kv("dofs", std::to_string(r.dofs));
+    auto string_list = [](const std::vector<std::string> &v) {
+      std::string s = "[";
+      for (std::size_t i = 0; i < v.size(); ++i)
+        s += (i ? ", " : "") + json_string(v[i]);
+      return s + "]";
+    };
     {
       const ProblemSummary &q    = r.problem;
       auto                  list = [](const auto &v) {
         std::string s = "[";
         for (std::size_t i = 0; i < v.size(); ++i)
           s += (i ? ", " : "") + json_number(double(v[i]));
-        return s + "]";
-      };
-      auto string_list = [](const std::vector<std::string> &v) {
-        std::string s = "[";
-        for (std::size_t i = 0; i < v.size(); ++i)
-          s += (i ? ", " : "") + json_string(v[i]);
         return s + "]";
       };
       kv("problem", "{\"box_lower\": " + list(q.box_lower) + ", \"box_upper\": " + list(q.box_upper) +
@@ -186,6 +191,11 @@ namespace tpmg
     for (std::size_t i = 0; i < r.history.size(); ++i)
       hist += (i ? ", " : "") + json_number(r.history[i]);
     kv("residual_history", hist + "]");
+    kv("singular", r.singular ? "{\"compatibility_defect\": " + json_number(r.compatibility_defect) +
+                                  ", \"compatibility_relative\": " + json_number(r.compatibility_relative) +
+                                  ", \"solution_shift\": " + json_number(r.solution_shift) + "}"
+                              : std::string("null"));
+    kv("warnings", string_list(r.warnings));
     kv("l2_error", r.l2_error ? json_number(*r.l2_error) : "null");
     kv("h1_error", r.h1_error ? json_number(*r.h1_error) : "null");
     kv("setup_time_s", json_number(r.setup_time_s));

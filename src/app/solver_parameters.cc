@@ -53,6 +53,8 @@ namespace tpmg
       const bool robin   = bc.any(BoundaryType::robin, p.dim);
       if (!Expression(p.boundary_flux, p.dim).is_zero() && !natural)
         fail("Problem/Boundary flux", "a boundary flux is given, but no face is neumann or robin (Boundary types)");
+      if (!Expression(p.boundary_values, p.dim).is_zero() && !bc.any(BoundaryType::dirichlet, p.dim))
+        fail("Problem/Boundary values", "boundary values are given, but no face is dirichlet (Boundary types)");
       if (!Expression(p.robin_coefficient, p.dim).is_zero() && !robin)
         fail("Problem/Robin coefficient", "a Robin coefficient is given, but no face is robin (Boundary types)");
       if (robin) // alpha >= 0 on a grid of points of each Robin face
@@ -93,9 +95,6 @@ namespace tpmg
         fail(types, "periodic faces are not implemented in this version");
       if (robin)
         fail(types, "Robin faces are not implemented in this version");
-      if (bc.singular(p.dim))
-        fail(types, "without a Dirichlet face the problem is singular (u up to a constant), which this version "
-                    "does not solve");
       if (p.level_operator != LevelOperatorType::cartesian)
         fail(types, "Neumann faces are implemented for Multigrid/Level operator = cartesian");
     }
@@ -319,7 +318,9 @@ namespace tpmg
         b.push_back(
           {"Problem/Boundary types", Pattern::list(choice<BoundaryType>(), 1, 6),
            "Condition on each face, x-, x+, y-, y+ (, z-, z+), or one value for all: dirichlet (u = g), neumann "
-           "(du/dn = h), robin (du/dn + alpha u = h; n the outer normal), periodic (opposite faces in pairs)",
+           "(du/dn = h), robin (du/dn + alpha u = h; n the outer normal), periodic (opposite faces in pairs); "
+           "without a Dirichlet face u is fixed up to a constant (the solution gets the exact solution's mean, "
+           "or zero mean)",
            [](const SolverParameters &) { return std::string(to_string(BoundaryType::dirichlet)); },
            [](const ParameterHandler &prm, SolverParameters &p) {
              const std::string              path = "Problem/Boundary types";

@@ -128,6 +128,18 @@ namespace tpmg
   }
 
   template <typename N>
+  double sum(const Vector<N> &x)
+  {
+    return reduce_owned(x.backend(), x.size(), x.layout(), vector_kernels::SumTerm<N>{x.data()});
+  }
+
+  template <typename N>
+  void add(N c, Vector<N> &y)
+  {
+    forall(y.backend(), y.size(), vector_kernels::AddConstant<N>{c, y.data()});
+  }
+
+  template <typename N>
   double axpy_dot(N a, const Vector<N> &x, Vector<N> &w, const Vector<N> *v)
   {
     check_compatible(x, w, "axpy_dot");
@@ -210,6 +222,8 @@ namespace tpmg
   template void    axpy<N>(N, const Vector<N> &, Vector<N> &);                                           \
   template void    sadd<N>(N, N, const Vector<N> &, Vector<N> &);                                        \
   template double  dot<N>(const Vector<N> &, const Vector<N> &);                                         \
+  template double  sum<N>(const Vector<N> &);                                                            \
+  template void    add<N>(N, Vector<N> &);                                                               \
   template double  axpy_dot<N>(N, const Vector<N> &, Vector<N> &, const Vector<N> *);                    \
   template double  norm_l2<N>(const Vector<N> &);                                                        \
   template index_t count_non_finite<N>(const Vector<N> &);                                               \

@@ -13,6 +13,9 @@ namespace vk = tpmg::vector_kernels;
   TPMG_INSTANTIATE_DEVICE_REDUCE_ACCURATE(vk::Owned<vk::AxpyDot<N>>)       \
   TPMG_INSTANTIATE_DEVICE_REDUCE_ACCURATE(vk::Owned<vk::NonFinite<N>>)     \
   TPMG_INSTANTIATE_DEVICE_FORALL(vk::Equ<N>)                               \
+  TPMG_INSTANTIATE_DEVICE_FORALL(vk::AddConstant<N>)                       \
+  TPMG_INSTANTIATE_DEVICE_REDUCE_ACCURATE(vk::SumTerm<N>)                  \
+  TPMG_INSTANTIATE_DEVICE_REDUCE_ACCURATE(vk::Owned<vk::SumTerm<N>>)       \
   TPMG_INSTANTIATE_DEVICE_FORALL(vk::MultiAxpy<N>)                         \
   TPMG_INSTANTIATE_DEVICE_REDUCE_ACCURATE(vk::MultiAxpyNorm<N>)            \
   TPMG_INSTANTIATE_DEVICE_REDUCE_ACCURATE(vk::Owned<vk::MultiAxpyNorm<N>>) \

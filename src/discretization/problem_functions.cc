@@ -26,6 +26,9 @@ namespace tpmg
     template <int dim, int k>
     ErrorNorms function_errors(const CartesianLevel &, const Vector<double> &, const Expression &,
                                const Vector<double> &);
+    template <int dim, int k>
+    MeanDifference function_mean_difference(const CartesianLevel &, const Vector<double> &, const Expression &,
+                                            const Vector<double> &);
   } // namespace internal
 
   namespace
@@ -126,6 +129,18 @@ namespace tpmg
     const Vector<double> vertices = vertices_of(level, deformation, u_h.backend());
     return dispatch_level(level,
                           [&](auto dim, auto k) { return internal::function_errors<dim, k>(level, vertices, u, u_h); });
+  }
+
+  MeanDifference mean_difference(const CartesianLevel &level, const DeformationSettings &deformation,
+                                 const Expression &u, const Vector<double> &u_h)
+  {
+    check_dimension(level, u, "the exact solution");
+    if (u_h.size() != level.n_dofs())
+      throw std::invalid_argument("mean_difference: vector size " + std::to_string(u_h.size()) +
+                                  " differs from the level's " + std::to_string(level.n_dofs()) + " nodes");
+    const Vector<double> vertices = vertices_of(level, deformation, u_h.backend());
+    return dispatch_level(
+      level, [&](auto dim, auto k) { return internal::function_mean_difference<dim, k>(level, vertices, u, u_h); });
   }
 
   template void assemble_rhs<float>(const CartesianLevel &, const DeformationSettings &, const ProblemFunctions &,

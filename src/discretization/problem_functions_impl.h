@@ -107,30 +107,57 @@ namespace tpmg
         }
     }
 
+    /// The error kernel of u_h against u on the level's owned cells (du with `gradient`), and the
+    /// number of those cells.
     template <int dim, int k>
-    ErrorNorms function_errors(const CartesianLevel &level, const Vector<double> &vertices, const Expression &u,
-                               const Vector<double> &u_h)
+    problem_kernels::FunctionError<dim, k, k + 3> error_kernel(const CartesianLevel &level,
+                                                               const Vector<double> &vertices, const Expression &u,
+                                                               const Vector<double> &u_h, bool gradient, index_t &owned)
     {
       problem_kernels::FunctionError<dim, k, k + 3> kern;
       kern.mesh = problem_kernels::level_mesh(level, vertices.size() > 0 ? vertices.data() : nullptr);
       kern.rule = cell_rule<dim, k, k + 3>(false);
       kern.uh   = u_h.data();
       kern.u    = u.program();
-      for (int d = 0; d < dim; ++d)
-        kern.du[d] = u.derivative(d).program();
-      index_t owned = 1; // the owned cells: each cell of the whole level counted once
+      if (gradient)
+        for (int d = 0; d < dim; ++d)
+          kern.du[d] = u.derivative(d).program();
+      owned = 1; // the owned cells: each cell of the whole level counted once
       for (int d = 0; d < 3; ++d)
         {
           kern.box_begin[d] = d < dim ? level.owned_begin(d) : 0;
           kern.box_cells[d] = d < dim ? level.owned_end(d) - level.owned_begin(d) : 1;
           owned *= kern.box_cells[d];
         }
+      return kern;
+    }
+
+    template <int dim, int k>
+    ErrorNorms function_errors(const CartesianLevel &level, const Vector<double> &vertices, const Expression &u,
+                               const Vector<double> &u_h)
+    {
+      index_t    owned = 0;
+      auto       kern  = error_kernel<dim, k>(level, vertices, u, u_h, true, owned);
       ErrorNorms e;
       kern.component = 0;
       e.l2           = std::sqrt(std::max(0.0, reduce_sum(u_h.backend(), owned, kern)));
       kern.component = 1;
       e.h1_semi      = std::sqrt(std::max(0.0, reduce_sum(u_h.backend(), owned, kern)));
       return e;
+    }
+
+    template <int dim, int k>
+    MeanDifference function_mean_difference(const CartesianLevel &level, const Vector<double> &vertices,
+                                            const Expression &u, const Vector<double> &u_h)
+    {
+      index_t        owned = 0;
+      auto           kern  = error_kernel<dim, k>(level, vertices, u, u_h, false, owned);
+      MeanDifference m;
+      kern.component = 2;
+      m.integral     = reduce_sum(u_h.backend(), owned, kern);
+      kern.component = 3;
+      m.volume       = reduce_sum(u_h.backend(), owned, kern);
+      return m;
     }
   } // namespace internal
 } // namespace tpmg

@@ -48,6 +48,26 @@ namespace tpmg
 
   namespace internal
   {
+    /// The dense coarse solve's matrix: A⁻¹, or for a singular level (no Dirichlet face, A 1 =
+    /// 0) the pseudo-inverse A⁺ = P (A + c 1 1ᵀ)⁻¹ P with P = I - 1 1ᵀ / n, which returns the
+    /// zero-mean solution for a right-hand side orthogonal to 1 and ignores b's mean otherwise
+    /// (c = mean diagonal / n keeps the shifted matrix as well conditioned as A on 1's complement).
+    inline Eigen::MatrixXd coarse_inverse(Eigen::MatrixXd A, bool singular)
+    {
+      const Eigen::Index n = A.rows();
+      if (!singular)
+        return A.llt().solve(Eigen::MatrixXd::Identity(n, n));
+      A.array() += A.diagonal().mean() / double(n);
+      Eigen::MatrixXd          inv  = A.llt().solve(Eigen::MatrixXd::Identity(n, n));
+      const Eigen::VectorXd    rows = inv.rowwise().mean();
+      const Eigen::RowVectorXd cols = inv.colwise().mean();
+      const double             all  = inv.mean();
+      inv.colwise() -= rows;
+      inv.rowwise() -= cols;
+      inv.array() += all;
+      return inv;
+    }
+
     /// v as a vector of the level `layout` describes: with the layout where the level is
     /// distributed (reductions over the ranks), a plain array otherwise.
     template <typename Number>
@@ -358,7 +378,7 @@ namespace tpmg
                 for (index_t i = 0; i < coarse_n_; ++i)
                   A(i, j) = Ae.data()[map.global(i)];
               }
-            const Eigen::MatrixXd inv = A.llt().solve(Eigen::MatrixXd::Identity(coarse_n_, coarse_n_));
+            const Eigen::MatrixXd inv = internal::coarse_inverse(A, dense.singular());
             std::vector<Number>   h(std::size_t(coarse_n_) * coarse_n_);
             for (index_t i = 0; i < coarse_n_; ++i)
               for (index_t j = 0; j < coarse_n_; ++j)

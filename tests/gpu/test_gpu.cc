@@ -391,7 +391,7 @@ TEST(Gpu, VectorOperationsEqualCpu)
 {
   const auto          lev = level_of(3, 2, 4);
   const auto          x = random_interior<double>(lev, 6), y = random_interior<double>(lev, 7);
-  double              dots[2];
+  double              dots[2], sums[2];
   std::vector<double> ax[2];
   for (Backend b : {Backend::cpu, Backend::cuda})
     {
@@ -399,6 +399,8 @@ TEST(Gpu, VectorOperationsEqualCpu)
       vx.from_host(x);
       vy.from_host(y);
       dots[b == Backend::cuda] = dot(vx, vy);
+      sums[b == Backend::cuda] = sum(vx);
+      add(0.25, vy);
       axpy(0.5, vx, vy);
       sadd(2.0, -1.0, vx, vy);
       Vector<float> f(lev.n_dofs(), b);
@@ -408,6 +410,7 @@ TEST(Gpu, VectorOperationsEqualCpu)
       EXPECT_EQ(count_non_finite(vy), 0);
     }
   EXPECT_NEAR(dots[1], dots[0], 1e-12 * std::fabs(dots[0]));
+  EXPECT_NEAR(sums[1], sums[0], 1e-12 * std::fabs(sums[0]));
   EXPECT_LT(rel_diff(ax[1], ax[0]), 1e-15);
 }
 
@@ -669,6 +672,24 @@ TEST(Gpu, NeumannFacesEqualCpu)
   ASSERT_TRUE(r[1].converged) << r[1].failure;
   EXPECT_EQ(r[1].iterations, r[0].iterations);
   EXPECT_NEAR(*r[1].l2_error, *r[0].l2_error, 1e-9 * *r[0].l2_error);
+  // every face Neumann (singular: the right-hand side made compatible, the preconditioner's
+  // results and the coarse solve without the constant, the solution shifted to u's mean 2)
+  p.boundary.type.fill(BoundaryType::neumann);
+  p.boundary_values = "0";
+  p.exact_solution  = "cos(pi*x/2)*cos(pi*y)*cos(pi*(z - 0.5)) + 2";
+  p.rhs_function    = "2.25*pi^2*cos(pi*x/2)*cos(pi*y)*cos(pi*(z - 0.5))";
+  p.boundary_flux   = "0";
+  for (Precision precision : {Precision::fp32, Precision::fp64})
+    {
+      p.precision                      = precision;
+      const std::array<RunResult, 2> s = solve_on_both(p);
+      ASSERT_TRUE(s[1].converged) << s[1].failure;
+      EXPECT_TRUE(s[1].singular);
+      EXPECT_EQ(s[1].iterations, s[0].iterations);
+      EXPECT_NEAR(*s[1].l2_error, *s[0].l2_error, 1e-6 * *s[0].l2_error);
+      EXPECT_NEAR(s[1].solution_shift, s[0].solution_shift, 1e-9);
+      EXPECT_NEAR(s[1].compatibility_defect, s[0].compatibility_defect, 1e-12);
+    }
 }
 
 TEST(Gpu, ProblemFunctionsEqualCpu)
