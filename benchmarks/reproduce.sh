@@ -9,7 +9,7 @@
 #   sanitizer          compute-sanitizer memcheck, racecheck, synccheck on 18 solver runs
 #   sanitizer-bp       the same tools on the BP kernels (k = 3, 7, all geometries)
 #   sanitizer-boundary the same tools on solves with Neumann faces (prm/neumann_faces.prm: every smoother
-#                      kernel, Chebyshev-Jacobi, k = 1, 2D), and two larger Neumann solves
+#                      kernel, Chebyshev-Jacobi, k = 1, 2D; prm/pure_neumann.prm), and four larger solves
 #   host-sanitizers    the CPU test suite under ASan + UBSan (scripts/sanitizers.sh address tests; a CPU build)
 #   operator           level operator `cartesian`: 3D k = 2..8, and k = 1 (stencil) in 2D and 3D
 #   transfer           restriction + prolongation, 3D k = 1..8 and 2D k = 1..10
@@ -185,9 +185,18 @@ RUNS
 --set Polynomial\ degree=1 --set Mesh/Refinement\ level=3
 2d --set Polynomial\ degree=5 --set Mesh/Refinement\ level=3
 RUNS
-      for k in 3 7; do
-        echo "k = $k: $($SOLVER prm/neumann_faces.prm --set "Polynomial degree=$k" --set "Mesh/Refinement level=$((k == 3 ? 5 : 4))" \
-          --set Output/Verbose=false > "$OUT/logs/neumann.log" 2>&1; result_line "$OUT/logs/neumann.log")" | tee -a "$OUT/checks/sanitizer_boundary.txt"
+      # every face Neumann (singular): the default smoother, Chebyshev-Jacobi, FMG
+      for args in "" "--set Multigrid/Smoother=chebyshev_jacobi" "--set Solver/Type=fmg"; do
+        eval "set -- $args"
+        sanitize "$OUT/checks/sanitizer_boundary.txt" "pure_neumann.prm ${args:-default}" $SOLVER prm/pure_neumann.prm \
+          --set "Mesh/Refinement level=2" --set Output/Verbose=false "$@"
+      done
+      for f in neumann_faces pure_neumann; do
+        for k in 3 7; do
+          echo "$f k = $k: $($SOLVER prm/$f.prm --set "Polynomial degree=$k" --set "Mesh/Refinement level=$((k == 3 ? 5 : 4))" \
+            --set Output/Verbose=false > "$OUT/logs/neumann.log" 2>&1; result_line "$OUT/logs/neumann.log")" |
+            tee -a "$OUT/checks/sanitizer_boundary.txt"
+        done
       done
       ;;
     operator)
