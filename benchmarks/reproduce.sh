@@ -8,6 +8,8 @@
 #   gpu-tests          the GPU test suite (every kernel's GPU result against the CPU runner)
 #   sanitizer          compute-sanitizer memcheck, racecheck, synccheck on 18 solver runs
 #   sanitizer-bp       the same tools on the BP kernels (k = 3, 7, all geometries)
+#   boundary-solves    prm/pure_neumann.prm against the same problem with Dirichlet faces (u = g), k = 3
+#                      levels 5 and 6, two rounds of 5 solves: the cost of the faces' patches and operators
 #   sanitizer-boundary the same tools on solves with Neumann faces (prm/neumann_faces.prm: every smoother
 #                      kernel, Chebyshev-Jacobi, k = 1, 2D; prm/pure_neumann.prm), and four larger solves
 #   host-sanitizers    the CPU test suite under ASan + UBSan (scripts/sanitizers.sh address tests; a CPU build)
@@ -196,6 +198,24 @@ RUNS
           echo "$f k = $k: $($SOLVER prm/$f.prm --set "Polynomial degree=$k" --set "Mesh/Refinement level=$((k == 3 ? 5 : 4))" \
             --set Output/Verbose=false > "$OUT/logs/neumann.log" 2>&1; result_line "$OUT/logs/neumann.log")" |
             tee -a "$OUT/checks/sanitizer_boundary.txt"
+        done
+      done
+      ;;
+    boundary-solves)
+      mkdir -p "$OUT/solve"; J=$OUT/logs/boundary; mkdir -p "$J"
+      u='cos(pi*x/2)*cos(pi*y)*cos(pi*(z - 0.5)) + 2'
+      echo "# round faces level dofs iterations solve_s l2_error finest_smoother_s coarser_levels_s outer_vector_s" |
+        tee "$OUT/solve/boundary_solves.txt"
+      for round in 1 2; do
+        for L in 5 6; do
+          for faces in neumann dirichlet; do
+            set -- --set "Problem/Boundary types=$faces"
+            [ $faces = dirichlet ] && set -- "$@" --set "Problem/Boundary values=$u"
+            $SOLVER prm/pure_neumann.prm --set "Mesh/Refinement level=$L" --set Backend/Repetitions=5 "$@" \
+              --json "$J/${faces}_$L.json" > "$J/${faces}_$L.log" 2>&1
+            python3 -c "import json,sys; r=json.load(open(sys.argv[1])); b=r['breakdown']; print(*sys.argv[2:], r['dofs'], r['iterations'], min(r['solve_times_s']), r['l2_error'], b['finest_smoother'], b['coarser_levels'], b['outer_vector'])" \
+              "$J/${faces}_$L.json" $round $faces $L | tee -a "$OUT/solve/boundary_solves.txt"
+          done
         done
       done
       ;;
