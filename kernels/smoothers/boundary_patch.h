@@ -6,7 +6,7 @@
 // eigenpairs, and is solved the same way: the local residual b − A x from the patch's nodes,
 // then the fast diagonalization (S ⊗ S ⊗ S) Λ⁻¹ (Sᵀ ⊗ Sᵀ ⊗ Sᵀ). These patches lie on the faces,
 // few beside the interior ones: one block per patch, each phase one contraction of the whole
-// patch tensor with the block's threads over its entries, all of it in shared memory.
+// patch tensor with a thread per fiber, all of it in shared memory.
 #pragma once
 
 #include <kernels/common/tensor.h>
@@ -42,7 +42,7 @@ namespace tpmg
     using L                                    = BoundaryPatchData1DLayout<k>;
     static constexpr int np                    = L::np;
     static constexpr int cube                  = ipow<np, dim>(); ///< one patch tensor, strides np
-    static constexpr int max_threads_per_block = 128;
+    static constexpr int max_threads_per_block = 64;
     static constexpr int n_phases              = dim == 3 ? 13 : 9;
 
     struct Registers
@@ -95,25 +95,41 @@ namespace tpmg
 
     /// out = C ∘_d in over `ext` (the extents of out; the contracted index runs over `len` of in):
     /// out(.., i_d, ..) = Σ_j C(i_d, j) in(.., j, ..), C with rows of `stride`; `transpose` swaps
-    /// C's indices; out += `scale` times the result where `add`.
+    /// C's indices; out += `scale` times the result where `add`. One thread per fiber along d:
+    /// the fiber of `in` into registers once, then its ext[d] outputs, the loops of the
+    /// compile-time length np (the run-time lengths as predicates), so that each thread
+    /// decomposes one index per fiber instead of one per entry, and the loads of C and of the
+    /// fiber are independent. A thread writes only its fiber, so calls that accumulate into the
+    /// same `out` need no barrier between them.
     template <class Ctx>
     static TPMG_HD void contract(const Ctx &ctx, Number *out, const Number *in, const Number *C, int stride,
                                  bool transpose, int d, const int (&ext)[3], int len, Number scale, bool add)
     {
-      const int total = ext[0] * ext[1] * ext[2];
-      for (int t = int(ctx.linear_thread()); t < total; t += int(ctx.block_dim.size()))
+      const int a = d == 0 ? 1 : 0, c = d == 2 ? 1 : 2; // the other two directions
+      const int step = d == 0 ? 1 : d == 1 ? np : np * np;
+      for (int t = int(ctx.linear_thread()); t < ext[a] * ext[c]; t += int(ctx.block_dim.size()))
         {
-          int       i[3]  = {t % ext[0], (t / ext[0]) % ext[1], t / (ext[0] * ext[1])};
-          const int row   = i[d];
-          Number    s     = 0;
-          const int step  = d == 0 ? 1 : d == 1 ? np : np * np;
+          int i[3];
+          i[a]            = t % ext[a];
+          i[c]            = t / ext[a];
           i[d]            = 0;
           const int first = at(i[0], i[1], i[2]);
-          for (int j = 0; j < len; ++j)
-            s += (transpose ? C[j * stride + row] : C[row * stride + j]) * in[first + j * step];
-          i[d]        = row;
-          const int o = at(i[0], i[1], i[2]);
-          out[o]      = add ? out[o] + scale * s : scale * s;
+          Number    v[np];
+          TPMG_UNROLL
+          for (int j = 0; j < np; ++j)
+            v[j] = j < len ? in[first + j * step] : Number(0);
+          TPMG_UNROLL
+          for (int r = 0; r < np; ++r)
+            if (r < ext[d])
+              {
+                Number s = 0;
+                TPMG_UNROLL
+                for (int j = 0; j < np; ++j)
+                  if (j < len)
+                    s += (transpose ? C[j * stride + r] : C[r * stride + j]) * v[j];
+                Number &o = out[first + r * step];
+                o         = add ? o + scale * s : scale * s;
+              }
         }
     }
 
