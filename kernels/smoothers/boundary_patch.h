@@ -101,9 +101,9 @@ namespace tpmg
     /// decomposes one index per fiber instead of one per entry, and the loads of C and of the
     /// fiber are independent. A thread writes only its fiber, so calls that accumulate into the
     /// same `out` need no barrier between them.
-    template <class Ctx>
-    static TPMG_HD void contract(const Ctx &ctx, Number *out, const Number *in, const Number *C, int stride,
-                                 bool transpose, int d, const int (&ext)[3], int len, Number scale, bool add)
+    template <class Ctx, class Out, class In>
+    static TPMG_HD void contract(const Ctx &ctx, Out out, In in, const Number *C, int stride, bool transpose, int d,
+                                 const int (&ext)[3], int len, Number scale, bool add)
     {
       const int a = d == 0 ? 1 : 0, c = d == 2 ? 1 : 2; // the other two directions
       const int step = d == 0 ? 1 : d == 1 ? np : np * np;
@@ -127,8 +127,8 @@ namespace tpmg
                 for (int j = 0; j < np; ++j)
                   if (j < len)
                     s += (transpose ? C[j * stride + r] : C[r * stride + j]) * v[j];
-                Number &o = out[first + r * step];
-                o         = add ? o + scale * s : scale * s;
+                const int o = first + r * step;
+                out[o]      = add ? Number(out[o]) + scale * s : scale * s;
               }
         }
     }
@@ -194,7 +194,8 @@ namespace tpmg
           Number sum = coef[0] * matrix(P, 0, L::values)[i] + coef[1] * matrix(P, 1, L::values)[j];
           if constexpr (dim == 3)
             sum += coef[2] * matrix(P, 2, L::values)[l];
-          (dim == 3 ? B1 : B3)[at(i, j, l)] /= sum;
+          const int p             = at(i, j, l);
+          (dim == 3 ? B1 : B3)[p] = Number((dim == 3 ? B1 : B3)[p]) / sum;
         });
       // S along each direction (3D: B1 -> B2 -> B3 -> x; 2D: B3 -> B2 -> x)
       else if constexpr (dim == 3 && phase == residual + 5)
@@ -203,7 +204,7 @@ namespace tpmg
         contract(ctx, dim == 3 ? B3 : B2, dim == 3 ? B2 : B3, S(1), L::ni, false, 1, u, u[1], Number(1), false);
       else if constexpr (phase == n_phases - 1)
         {
-          const Number *Z = dim == 3 ? B3 : B2;
+          const auto Z = dim == 3 ? B3 : B2;
           each(u, [&](int i, int j, int l) {
             Number s = 0;
             for (int a = 0; a < u[0]; ++a)
