@@ -133,3 +133,30 @@ TEST(Threads, BakeOffOperatorsOnDeformedMeshesGiveTheSameBitsOnAnyThreadCount)
   q.deformation.amplitude = 0.1;
   expect_same_bits_on_any_thread_count(q, "2D k = 3 sine mesh, bp3");
 }
+
+TEST(Threads, NeumannFacesAndPureNeumannGiveTheSameBitsOnAnyThreadCount)
+{
+  // u = cos(pi x) cos(pi y) cos(pi z) on the unit cube has zero flux on every face: faces x- and y+
+  // Neumann (the natural operator kernel, the face patches, the natural transfers), then every
+  // face Neumann (the compatible right-hand side, the preconditioner's mean removal, the
+  // pseudo-inverse coarse solve, the shift to u's mean), with either smoother
+  const std::string u = "cos(pi*x)*cos(pi*y)*cos(pi*z)";
+  for (bool pure : {false, true})
+    for (SmootherType smoother : {SmootherType::vertex_patch, SmootherType::chebyshev_jacobi})
+      {
+        SolverParameters p = base(3, 2, 4);
+        p.rhs              = RightHandSide::function;
+        p.rhs_function     = "3*pi^2*" + u;
+        p.exact_solution   = u;
+        p.smoother         = smoother;
+        if (pure)
+          p.boundary.type.fill(BoundaryType::neumann);
+        else
+          {
+            p.boundary.type[0] = p.boundary.type[3] = BoundaryType::neumann;
+            p.boundary_values                       = u;
+          }
+        expect_same_bits_on_any_thread_count(p, std::string("3D k = 2, ") + (pure ? "every face" : "faces x-, y+") +
+                                                  " Neumann, " + to_string(smoother));
+      }
+}
