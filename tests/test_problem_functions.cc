@@ -375,7 +375,7 @@ TEST(ProblemFunctions, PureNeumannReproducesAPolynomialThroughTheSolver)
 }
 
 // Pure Neumann with a smooth solution: rate k+1 in L2 towards u, whose mean is 3 (the solver's
-// zero-mean iterate shifted by about 3), with every outer solver.
+// zero-mean iterate shifted by about 3), with every outer solver (GMRES, CG, FMG, V-cycles).
 TEST(ProblemFunctions, PureNeumannConvergesToTheExactSolutionsMean)
 {
   for (int k : {1, 2, 3})
@@ -396,7 +396,7 @@ TEST(ProblemFunctions, PureNeumannConvergesToTheExactSolutionsMean)
           previous = *r.l2_error;
         }
     }
-  for (SolverType solver : {SolverType::gmres, SolverType::cg, SolverType::fmg})
+  for (SolverType solver : {SolverType::gmres, SolverType::cg, SolverType::fmg, SolverType::vcycle})
     {
       SolverParameters p   = cosine_neumann(3, 3, 2, "0");
       p.solver             = solver;
