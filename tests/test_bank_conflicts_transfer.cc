@@ -37,27 +37,19 @@ namespace
 // direction, as for the BP kernels); the counts are printed.
 TEST(BankConflicts, TransferKernelsNearIdeal)
 {
-  for (int dim : {2, 3})
-    for (int k = 1; k <= (dim == 2 ? 10 : 8); ++k)
-      dispatch_dim(dim, [&](auto D) {
-        dispatch_degree(k, [&](auto K) {
-          constexpr int dd = decltype(D)::value, kk = decltype(K)::value;
-          if constexpr (dd == 2 || kk <= 8)
-            {
-              auto check = [&](auto number, const char *what) {
-                using Number         = decltype(number);
-                BankConflictCounts c = transfer_counts<dd, kk, Number, false>();
-                c += transfer_counts<dd, kk, Number, true>();
-                EXPECT_GT(c.instructions, 0u);
-                EXPECT_EQ(c.hazards, 0u) << what << " " << dd << "D k=" << kk;
-                EXPECT_LE(double(c.wavefronts), 1.6 * double(c.ideal)) << what << " " << dd << "D k=" << kk;
-                std::cout << std::setw(6) << what << " " << dd << "D k=" << std::setw(2) << kk
-                          << " transfer wavefronts " << std::setw(6) << c.wavefronts << " ideal " << std::setw(6)
-                          << c.ideal << "\n";
-              };
-              check(float(), "float");
-              check(double(), "double");
-            }
-        });
-      });
+  for_each_solver_degree([](auto D, auto K) {
+    constexpr int dd = decltype(D)::value, kk = decltype(K)::value;
+    auto          check = [&](auto number, const char *what) {
+      using Number         = decltype(number);
+      BankConflictCounts c = transfer_counts<dd, kk, Number, false>();
+      c += transfer_counts<dd, kk, Number, true>();
+      EXPECT_GT(c.instructions, 0u);
+      EXPECT_EQ(c.hazards, 0u) << what << " " << dd << "D k=" << kk;
+      EXPECT_LE(double(c.wavefronts), 1.6 * double(c.ideal)) << what << " " << dd << "D k=" << kk;
+      std::cout << std::setw(6) << what << " " << dd << "D k=" << std::setw(2) << kk << " transfer wavefronts "
+                << std::setw(6) << c.wavefronts << " ideal " << std::setw(6) << c.ideal << "\n";
+    };
+    check(float(), "float");
+    check(double(), "double");
+  });
 }

@@ -44,4 +44,19 @@ namespace tpmg
       throw std::invalid_argument("dimension must be 2 or 3, not " + std::to_string(dim));
     return internal::dispatch_int<2, 3>(dim, std::forward<F>(f));
   }
+
+  /// Calls f(D, K) (std::integral_constant dimension and degree) for dimension 2 and 3 and every
+  /// degree the multigrid solver is built for in it (max_solver_degree).
+  template <class F>
+  void for_each_solver_degree(F &&f)
+  {
+    for (int dim : {2, 3})
+      for (int k = 1; k <= max_solver_degree(dim); ++k)
+        dispatch_dim(dim, [&](auto D) {
+          dispatch_degree(k, [&](auto K) {
+            if constexpr (decltype(K)::value <= max_solver_degree(std::decay_t<decltype(D)>::value))
+              f(D, K);
+          });
+        });
+  }
 } // namespace tpmg

@@ -376,15 +376,7 @@ void transfer_case(unsigned dirichlet)
 
 TEST(Gpu, TransferEqualsCpu)
 {
-  for (int dim : {2, 3})
-    for (int k = 1; k <= (dim == 2 ? 10 : 8); ++k)
-      dispatch_dim(dim, [&](auto D) {
-        dispatch_degree(k, [&](auto K) {
-          constexpr int dd = decltype(D)::value, kk = decltype(K)::value;
-          if constexpr (dd == 2 || kk <= 8)
-            transfer_case<dd, kk>(all_faces);
-        });
-      });
+  for_each_solver_degree([](auto D, auto K) { transfer_case<decltype(D)::value, decltype(K)::value>(all_faces); });
 }
 
 TEST(Gpu, VectorOperationsEqualCpu)
