@@ -12,6 +12,9 @@
 #                      levels 5 and 6, two rounds of 5 solves: the cost of the faces' patches and operators
 #   sanitizer-boundary the same tools on solves with Neumann faces (prm/neumann_faces.prm: every smoother
 #                      kernel, Chebyshev-Jacobi, k = 1, 2D; prm/pure_neumann.prm), and four larger solves
+#   robin              prm/robin_faces.prm under the three tools (every smoother kernel, Chebyshev-Jacobi,
+#                      k = 1, 2D, every face Robin), then k = 3 levels 5 and 6 against the same problem
+#                      with Dirichlet faces, two rounds of 5 solves: the cost of the Robin faces
 #   host-sanitizers    the CPU test suite under ASan + UBSan (scripts/sanitizers.sh address tests; a CPU build)
 #   operator           level operator `cartesian`: 3D k = 2..8, and k = 1 (stencil) in 2D and 3D
 #   transfer           restriction + prolongation, 3D k = 1..8 and 2D k = 1..10
@@ -198,6 +201,49 @@ RUNS
           echo "$f k = $k: $($SOLVER prm/$f.prm --set "Polynomial degree=$k" --set "Mesh/Refinement level=$((k == 3 ? 5 : 4))" \
             --set Output/Verbose=false > "$OUT/logs/neumann.log" 2>&1; result_line "$OUT/logs/neumann.log")" |
             tee -a "$OUT/checks/sanitizer_boundary.txt"
+        done
+      done
+      ;;
+    robin)
+      mkdir -p "$OUT/checks" "$OUT/solve"; rm -f "$OUT/checks/sanitizer_robin.txt"
+      two_d=(--set Dimension=2 --set "Mesh/Box lower=0,-1" --set "Mesh/Box upper=2,1" --set "Mesh/Coarse cells=2,2"
+        --set "Problem/Boundary types=robin,dirichlet,dirichlet,robin" --set "Problem/Right-hand side function=3*exp(x)*sin(2*y)"
+        --set "Problem/Boundary values=exp(x)*sin(2*y)" --set "Problem/Exact solution=exp(x)*sin(2*y)"
+        --set "Problem/Robin coefficient=1 + x^2 + y"
+        --set "Problem/Boundary flux=abs(x) < 1e-9 ? (x^2 + y)*exp(x)*sin(2*y) : (2*cos(2*y) + (1 + x^2 + y)*sin(2*y))*exp(x)")
+      every_face=(--set "Problem/Boundary types=robin" --set "Problem/Boundary values=0" --set "Problem/Boundary flux=1"
+        --set "Problem/Exact solution=")
+      while read -r args; do
+        eval "set -- $args"
+        [ "${1:-}" = 2d ] && { shift; set -- "${two_d[@]}" "$@"; }
+        [ "${1:-}" = all ] && { shift; set -- "${every_face[@]}" "$@"; }
+        sanitize "$OUT/checks/sanitizer_robin.txt" "${args:-default}" $SOLVER prm/robin_faces.prm \
+          --set "Mesh/Refinement level=2" --set Output/Verbose=false "$@"
+      done <<'RUNS'
+
+--set Multigrid/Smoother\ kernel=global
+--set Multigrid/Smoother\ kernel=separate --set Multigrid/Kernel\ optimization=basic
+--set Multigrid/Smoother=chebyshev_jacobi
+--set Polynomial\ degree=1 --set Mesh/Refinement\ level=3
+--set Polynomial\ degree=8 --set Mesh/Refinement\ level=1
+2d --set Polynomial\ degree=5 --set Mesh/Refinement\ level=3
+all --set Solver/Type=fmg
+RUNS
+      J=$OUT/logs/robin; mkdir -p "$J"
+      u='exp(x)*sin(2*y)*cos(z)'
+      echo "# round faces level dofs iterations solve_s l2_error finest_smoother_s coarser_levels_s finest_matvec_s outer_matvec_s" |
+        tee "$OUT/solve/robin_solves.txt"
+      for round in 1 2; do
+        for L in 5 6; do
+          for faces in robin dirichlet; do
+            set --
+            [ $faces = dirichlet ] && set -- --set "Problem/Boundary types=dirichlet" --set "Problem/Boundary flux=0" \
+              --set "Problem/Robin coefficient=0"
+            $SOLVER prm/robin_faces.prm --set "Mesh/Refinement level=$L" --set Backend/Repetitions=5 "$@" \
+              --json "$J/${faces}_$L.json" > "$J/${faces}_$L.log" 2>&1
+            python3 -c "import json,sys; r=json.load(open(sys.argv[1])); b=r['breakdown']; print(*sys.argv[2:], r['dofs'], r['iterations'], min(r['solve_times_s']), r['l2_error'], b['finest_smoother'], b['coarser_levels'], b['finest_matvec'], b['outer_matvec'])" \
+              "$J/${faces}_$L.json" $round $faces $L | tee -a "$OUT/solve/robin_solves.txt"
+          done
         done
       done
       ;;

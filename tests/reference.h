@@ -10,6 +10,7 @@
 #include <Eigen/SparseCholesky>
 
 #include <array>
+#include <functional>
 #include <random>
 #include <vector>
 
@@ -121,6 +122,76 @@ namespace tpmg::test
     Eigen::SparseMatrix<double> A(lev.n_dofs(), lev.n_dofs());
     A.setFromTriplets(trip.begin(), trip.end());
     return A;
+  }
+
+  /// The Robin term α ∫_F u v of the level's Robin faces (off its Dirichlet faces), entry by
+  /// entry: per face cell, Σ over the k + 1 Gauss points per face direction of α(x) w φ_i φ_j,
+  /// at the rows and columns of the unknowns.
+  inline Eigen::SparseMatrix<double> assemble_robin(const CartesianLevel                                &lev,
+                                                    const std::function<double(double, double, double)> &alpha)
+  {
+    const int                           k = lev.degree, dim = lev.dim;
+    const LagrangeBasis1D               basis{unsigned(k)};
+    const Quadrature1D                  q = gauss_quadrature(unsigned(k + 1));
+    std::vector<Eigen::Triplet<double>> trip;
+    for (int f = 0; f < 2 * dim; ++f)
+      {
+        if (!lev.robin(f) || lev.dirichlet(f))
+          continue;
+        const int     d = f / 2, t0 = d == 0 ? 1 : 0, t1 = d == 2 ? 1 : 2; // t1 = 2: none in 2D
+        const index_t n1 = dim == 3 ? lev.cells[std::size_t(t1)] : 1;
+        const int     m1 = dim == 3 ? k + 1 : 1, q1n = dim == 3 ? k + 1 : 1;
+        for (index_t c1 = 0; c1 < n1; ++c1)
+          for (index_t c0 = 0; c0 < lev.cells[std::size_t(t0)]; ++c0)
+            {
+              // the face cell's nodes, the first tangent fastest
+              std::vector<index_t> g;
+              std::vector<int>     a0, a1;
+              for (int b = 0; b < m1; ++b)
+                for (int a = 0; a < k + 1; ++a)
+                  {
+                    index_t i[3] = {0, 0, 0};
+                    i[d]         = f % 2 ? lev.nodes(d) - 1 : 0;
+                    i[t0]        = c0 * k + a;
+                    if (dim == 3)
+                      i[t1] = c1 * k + b;
+                    g.push_back(lev.dof_index(i[0], i[1], i[2]));
+                    a0.push_back(a);
+                    a1.push_back(b);
+                  }
+              for (std::size_t I = 0; I < g.size(); ++I)
+                for (std::size_t J = 0; J < g.size(); ++J)
+                  {
+                    if (is_boundary(lev, g[I]) || is_boundary(lev, g[J]))
+                      continue;
+                    double v = 0;
+                    for (int p1 = 0; p1 < q1n; ++p1)
+                      for (int p0 = 0; p0 < k + 1; ++p0)
+                        {
+                          double x[3];
+                          x[d]     = lev.lower[d] + (f % 2 ? lev.h[d] * double(lev.cells[d]) : 0.0);
+                          x[t0]    = lev.lower[t0] + lev.h[t0] * (double(c0) + q.points[std::size_t(p0)]);
+                          double w = q.weights[std::size_t(p0)] * lev.h[t0] *
+                                     basis.value(unsigned(a0[I]), q.points[std::size_t(p0)]) *
+                                     basis.value(unsigned(a0[J]), q.points[std::size_t(p0)]);
+                          if (dim == 3)
+                            {
+                              x[t1] = lev.lower[t1] + lev.h[t1] * (double(c1) + q.points[std::size_t(p1)]);
+                              w *= q.weights[std::size_t(p1)] * lev.h[t1] *
+                                   basis.value(unsigned(a1[I]), q.points[std::size_t(p1)]) *
+                                   basis.value(unsigned(a1[J]), q.points[std::size_t(p1)]);
+                            }
+                          else
+                            x[2] = 0;
+                          v += w * alpha(x[0], x[1], x[2]);
+                        }
+                    trip.emplace_back(g[I], g[J], v);
+                  }
+            }
+      }
+    Eigen::SparseMatrix<double> R(lev.n_dofs(), lev.n_dofs());
+    R.setFromTriplets(trip.begin(), trip.end());
+    return R;
   }
 
   /// Random vector in [-1,1], zero on the boundary unless `with_boundary`.

@@ -5,11 +5,13 @@
 #include <tpmg/dispatch.h>
 #include <tpmg/mesh.h>
 #include <tpmg/patch_data.h>
+#include <tpmg/robin_faces.h>
 
 #include <gtest/gtest.h>
 
 #include <kernels/runtime/bank_recorder.h>
 #include <kernels/smoothers/boundary_patch.h>
+#include <src/operators/robin_faces_impl.h>
 
 #include <iomanip>
 #include <iostream>
@@ -19,15 +21,16 @@ using namespace tpmg;
 
 namespace
 {
-  // Every vertex on the boundary of a level of 3 cells per direction, all faces Neumann: one
-  // block each.
-  template <int dim, int k, typename Number>
+  // Every vertex on the boundary of a level of 3 cells per direction, all faces Neumann (or, with
+  // `robin`, all faces Robin: the face term's shared arrays too): one block each.
+  template <int dim, int k, typename Number, bool robin = false>
   BankConflictCounts face_patch_counts()
   {
     Domain d;
     d.dim                      = dim;
     d.coarse_cells             = {3, 3, dim == 3 ? 3 : 1};
     d.dirichlet_faces          = 0;
+    d.robin_faces              = robin ? all_faces : 0u;
     const CartesianLevel level = make_hierarchy(d, k, 0).back();
     std::vector<index_t> patches;
     std::vector<Dim3>    blocks;
@@ -40,10 +43,18 @@ namespace
               blocks.push_back(Dim3{unsigned(patches.size()), 0, 0});
               patches.push_back(v0 + nv * (v1 + nv * v2));
             }
-    const std::vector<double>           d1 = boundary_patch_data_1d(k, false);
-    const std::vector<Number>           data(d1.begin(), d1.end());
-    std::vector<Number>                 x(level.n_dofs(), Number(0.5)), b(level.n_dofs(), Number(1));
-    BoundaryPatchKernel<dim, k, Number> kern;
+    const std::vector<double> d1 =
+      robin ? boundary_patch_data_1d(k, false, {1, 1, 1, 1, 1, 1}) : boundary_patch_data_1d(k, false);
+    const std::vector<Number>                  data(d1.begin(), d1.end());
+    std::vector<Number>                        x(level.n_dofs(), Number(0.5)), b(level.n_dofs(), Number(1));
+    const RobinFaces<Number>                   alpha(level, Expression(robin ? "1 + x" : "0", dim), Backend::cpu);
+    BoundaryPatchKernel<dim, k, Number, robin> kern;
+    if constexpr (robin)
+      {
+        for (int f = 0; f < 2 * dim; ++f)
+          kern.robin_weights[f] = alpha.weights(f);
+        kern.face_basis = robin_face_basis<k, Number>();
+      }
     kern.patches   = patches.data();
     kern.n_patches = index_t(patches.size());
     for (int e = 0; e < 3; ++e)
@@ -73,6 +84,28 @@ TEST(BankConflicts, FacePatchKernelHasNoHazardsAndFewConflicts)
       std::cout << std::setw(6) << what << " " << dd << "D k=" << std::setw(2) << kk << " face patches: wavefronts "
                 << std::setw(7) << c.wavefronts << " ideal " << std::setw(7) << c.ideal << " (" << std::fixed
                 << std::setprecision(2) << double(c.wavefronts) / double(c.ideal) << "x)\n";
+    };
+    check(float(), "float");
+    check(double(), "double");
+  });
+}
+
+// The kernel of Robin faces (the face term in shared memory beside phases 1 and 2): no hazards;
+// the face term's arrays are small beside the patch tensors, so the wavefronts stay within the
+// Neumann kernel's bound.
+TEST(BankConflicts, RobinFacePatchKernelHasNoHazards)
+{
+  for_each_solver_degree([](auto D, auto K) {
+    constexpr int dd = decltype(D)::value, kk = decltype(K)::value;
+    auto          check = [&](auto number, const char *what) {
+      const BankConflictCounts c = face_patch_counts<dd, kk, decltype(number), true>();
+      EXPECT_GT(c.instructions, 0u);
+      EXPECT_EQ(c.hazards, 0u) << what << " " << dd << "D k=" << kk;
+      EXPECT_LE(double(c.wavefronts), 2.05 * double(c.ideal)) << what << " " << dd << "D k=" << kk;
+      std::cout << std::setw(6) << what << " " << dd << "D k=" << std::setw(2) << kk
+                << " Robin face patches: wavefronts " << std::setw(7) << c.wavefronts << " ideal " << std::setw(7)
+                << c.ideal << " (" << std::fixed << std::setprecision(2) << double(c.wavefronts) / double(c.ideal)
+                << "x)\n";
     };
     check(float(), "float");
     check(double(), "double");

@@ -12,7 +12,9 @@
 //    equal A_II x_I (boundary columns ignored), boundary rows copy x;
 //  * with Neumann faces (deal.II's colorized boundary ids, Dirichlet DoFs extracted on the other
 //    faces only), the nodes of those faces are unknowns whose rows are deal.II's natural ones;
-//    with every face Neumann, the whole singular matrix of a pure-Neumann problem.
+//    with every face Neumann, the whole singular matrix of a pure-Neumann problem;
+//  * with Robin faces, deal.II's face term α ∫_F φ_i φ_j (FEFaceValues, QGauss<dim-1>(k+1), α
+//    varying along the faces) added on them, with some faces Dirichlet and with none.
 // A negative control (cell width perturbed by 1%) makes sure the comparison detects errors.
 
 #include <tpmg/fe_1d.h>
@@ -25,6 +27,7 @@
 #include <deal.II/dofs/dof_tools.h>
 #include <deal.II/fe/fe_q.h>
 #include <deal.II/fe/fe_values.h>
+
 #include <deal.II/fe/mapping_q1.h>
 #include <deal.II/grid/grid_generator.h>
 #include <deal.II/grid/tria.h>
@@ -33,6 +36,7 @@
 #include <deal.II/lac/sparse_matrix.h>
 #include <deal.II/lac/sparsity_pattern.h>
 #include <deal.II/lac/vector.h>
+#include <tpmg/robin_faces.h>
 
 #include <gtest/gtest.h>
 
@@ -60,7 +64,18 @@ namespace
     /// the faces with Dirichlet conditions (tpmg's face bits = deal.II's boundary ids of a
     /// colorized box: x-, x+, y-, y+, z-, z+); the others are Neumann faces, whose nodes are unknowns
     unsigned dirichlet_faces = tpmg::all_faces;
+    /// the faces with a Robin term (among the others)
+    unsigned robin_faces = 0;
   };
+
+  /// The Robin coefficient of the cases with Robin faces: the text for tpmg, the same function
+  /// for deal.II.
+  std::string robin_alpha(int dim) { return dim == 3 ? "1 + x^2 + 0.5*y*z" : "1 + x^2 + 0.5*y"; }
+  template <int dim>
+  double robin_alpha_at(const dealii::Point<dim> &p)
+  {
+    return 1 + p[0] * p[0] + 0.5 * p[1] * (dim == 3 ? p[dim - 1] : 1.0);
+  }
 
   // The box of the brief, [0,1]x[0,2](x[0,0.5]), anisotropic cells, plus a shifted box
   // (tests `lower` in node_coordinate) and the N0 = 1, level 1 mesh of docs/method.md, "Numbering".
@@ -76,6 +91,10 @@ namespace
       {{{3, 2, 2}}, 0, {{-0.5, 0.25, -1.0}}, {{0.75, 1.0, -0.25}}, tpmg::all_faces & ~(2u | 4u | 32u)},
       // every face Neumann: the singular matrix of a pure-Neumann problem
       {{{2, 1, 2}}, 1, {{-0.5, 0.25, -1.0}}, {{0.75, 1.0, -0.25}}, 0u},
+      // Robin faces x- and y+ beside the Neumann face z- (2D: y- Dirichlet, x+ Dirichlet)
+      {{{2, 3, 2}}, 0, {{0, 0, 0}}, {{1, 2, 0.5}}, tpmg::all_faces & ~(1u | 8u | 16u), 1u | 8u},
+      // every face Robin: no Dirichlet face, a regular matrix
+      {{{2, 1, 2}}, 1, {{-0.5, 0.25, -1.0}}, {{0.75, 1.0, -0.25}}, 0u, tpmg::all_faces},
     };
     return c;
   }
@@ -91,7 +110,9 @@ namespace
     if (dim == 3)
       s << "x[" << c.lower[2] << "," << c.upper[2] << "]";
     if (c.dirichlet_faces != tpmg::all_faces)
-      s << ", Neumann faces " << (~c.dirichlet_faces & ((1u << (2 * dim)) - 1));
+      s << ", Neumann faces " << (~c.dirichlet_faces & ~c.robin_faces & ((1u << (2 * dim)) - 1));
+    if (c.robin_faces != 0)
+      s << ", Robin faces " << (c.robin_faces & ((1u << (2 * dim)) - 1));
     return s.str();
   }
 
@@ -288,6 +309,30 @@ namespace
         cell->get_dof_indices(dof_indices);
         ref.matrix.add(dof_indices, cell_matrix);
       }
+
+    // --- the Robin faces' term α ∫_F φ_i φ_j ---------------------------------------------
+    if (c.robin_faces != 0)
+      {
+        const dealii::QGauss<dim - 1> face_quad(degree + 1);
+        dealii::FEFaceValues<dim>     face_values(
+              mapping, fe, face_quad, dealii::update_values | dealii::update_quadrature_points | dealii::update_JxW_values);
+        for (const auto &cell : dof_handler.active_cell_iterators())
+          for (unsigned f = 0; f < dealii::GeometryInfo<dim>::faces_per_cell; ++f)
+            if (cell->face(f)->at_boundary() && (c.robin_faces >> cell->face(f)->boundary_id() & 1u))
+              {
+                face_values.reinit(cell, f);
+                cell_matrix = 0;
+                for (unsigned q = 0; q < face_quad.size(); ++q)
+                  {
+                    const double w = robin_alpha_at<dim>(face_values.quadrature_point(q)) * face_values.JxW(q);
+                    for (unsigned i = 0; i < dpc; ++i)
+                      for (unsigned j = 0; j < dpc; ++j)
+                        cell_matrix(i, j) += w * face_values.shape_value(i, q) * face_values.shape_value(j, q);
+                  }
+                cell->get_dof_indices(dof_indices);
+                ref.matrix.add(dof_indices, cell_matrix);
+              }
+      }
   }
 
   /// Interior rows: A_II x_I with deal.II's matrix (x zeroed on boundary nodes first);
@@ -334,8 +379,9 @@ namespace
       }
     const std::vector<double> expected = reference_apply(ref, xd, true);
 
-    tpmg::CartesianLaplaceOperator<dim, degree, Number> op(level, tpmg::Backend::cpu);
-    tpmg::Vector<Number>                                src(index_t(n), tpmg::Backend::cpu), dst;
+    tpmg::CartesianLaplaceOperator<dim, degree, Number> op(
+      level, tpmg::Backend::cpu, tpmg::make_robin_faces<Number>(level, robin_alpha(dim), tpmg::Backend::cpu));
+    tpmg::Vector<Number> src(index_t(n), tpmg::Backend::cpu), dst;
     src.from_host(x);
     op.vmult(dst, src);
     const std::vector<Number> y = dst.to_host();
@@ -386,6 +432,7 @@ namespace
         domain.upper                     = c.upper;
         domain.coarse_cells              = c.coarse;
         domain.dirichlet_faces           = c.dirichlet_faces;
+        domain.robin_faces               = c.robin_faces;
         const tpmg::CartesianLevel level = tpmg::make_hierarchy(domain, degree, c.level).back();
 
         Reference<dim> ref;

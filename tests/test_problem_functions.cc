@@ -199,6 +199,35 @@ TEST(ProblemFunctions, RightHandSideEqualsDirectQuadrature)
     EXPECT_NEAR(got[i], expected[i], 1e-13) << i;
 }
 
+namespace
+{
+  /// The largest deviation of u_0 + g_h from u at the nodes of `level`, u_0 solving A u_0 = b with
+  /// the assembled matrix A and b from `problem` (assemble_rhs), g_h the interpolant of its
+  /// boundary values.
+  double assembled_solution_error(const CartesianLevel &level, const ProblemFunctions &problem,
+                                  const Eigen::SparseMatrix<double> &A, const Expression &u)
+  {
+    Vector<double> b, g_h;
+    assemble_rhs(level, {}, problem, LevelOperatorType::cartesian, Backend::cpu, b);
+    interpolate_boundary_values(level, {}, problem.boundary_values, Backend::cpu, g_h);
+    Eigen::SparseLU<Eigen::SparseMatrix<double>> lu(A);
+    const std::vector<double>                    bh = b.to_host(), gh = g_h.to_host();
+    const Eigen::VectorXd                        u0    = lu.solve(test::to_eigen(bh));
+    const std::vector<double>                    gll   = LagrangeBasis1D(unsigned(level.degree)).support_points();
+    double                                       worst = 0;
+    for (index_t l = 0; l < level.nodes(2); ++l)
+      for (index_t j = 0; j < level.nodes(1); ++j)
+        for (index_t i = 0; i < level.nodes(0); ++i)
+          {
+            const index_t g    = level.dof_index(i, j, l);
+            const double  x[3] = {level.node_coordinate(0, i, gll), level.node_coordinate(1, j, gll),
+                                 level.dim == 3 ? level.node_coordinate(2, l, gll) : 0.0};
+            worst              = std::max(worst, std::fabs(u0[g] + gh[std::size_t(g)] - u(x[0], x[1], x[2])));
+          }
+    return worst;
+  }
+} // namespace
+
 // Neumann faces (x-, y+, and z- in 3D) on a non-unit box: with the assembled matrix, whose rows
 // at the Neumann faces' nodes are the natural ones, A u_0 = b (f, the lifting of g on the
 // Dirichlet faces, the flux h on the Neumann faces) gives u_h = u_0 + g_h equal to a polynomial u of
@@ -225,25 +254,8 @@ TEST(ProblemFunctions, NeumannFacesReproduceAPolynomialWithTheAssembledOperator)
         problem.boundary_values = Expression(u, dim);
         problem.boundary_flux =
           Expression("abs(x) < 1e-9 ? -" + ux + " : (abs(y - 1) < 1e-9 ? " + uy + " : -" + uz + ")", dim);
-        Vector<double> b, g_h;
-        assemble_rhs(level, {}, problem, LevelOperatorType::cartesian, Backend::cpu, b);
-        interpolate_boundary_values(level, {}, problem.boundary_values, Backend::cpu, g_h);
-        const Eigen::SparseMatrix<double>            A = test::assemble_laplace(level);
-        Eigen::SparseLU<Eigen::SparseMatrix<double>> lu(A);
-        const std::vector<double>                    bh = b.to_host(), gh = g_h.to_host();
-        const Eigen::VectorXd                        u0 = lu.solve(test::to_eigen(bh));
-        const Expression                             exact(u, dim);
-        const std::vector<double>                    gll   = LagrangeBasis1D(unsigned(k)).support_points();
-        double                                       worst = 0;
-        for (index_t l = 0; l < level.nodes(2); ++l)
-          for (index_t j = 0; j < level.nodes(1); ++j)
-            for (index_t i = 0; i < level.nodes(0); ++i)
-              {
-                const index_t g    = level.dof_index(i, j, l);
-                const double  x[3] = {level.node_coordinate(0, i, gll), level.node_coordinate(1, j, gll),
-                                     dim == 3 ? level.node_coordinate(2, l, gll) : 0.0};
-                worst              = std::max(worst, std::fabs(u0[g] + gh[std::size_t(g)] - exact(x[0], x[1], x[2])));
-              }
+        const double worst =
+          assembled_solution_error(level, problem, test::assemble_laplace(level), Expression(u, dim));
         EXPECT_LT(worst, 1e-11) << dim << "D k=" << k;
       }
 }
@@ -326,6 +338,124 @@ TEST(ProblemFunctions, NeumannFacesConvergeAtRateKPlusOne)
           previous = *r.l2_error;
         }
     }
+}
+
+namespace
+{
+  /// The Robin coefficient of the Robin tests: linear (so that Gauss quadrature with k + 1 points
+  /// integrates α u v exactly for u of degree <= 2 per variable and k >= 2), positive on the box.
+  const char *robin_alpha = "(1 + 0.5*x + 0.25*y)";
+
+  /// The polynomial problems with Robin faces x- and y+ (du/dn + α u = h) and, in 3D, the Neumann
+  /// face z- on the box of user_problem; the other faces Dirichlet.
+  SolverParameters robin_problem(int dim, int degree, int level, const std::string &u, const std::string &f,
+                                 const std::string &ux, const std::string &uy, const std::string &uz)
+  {
+    SolverParameters p   = user_problem(dim, degree, level, u, f);
+    p.boundary.type      = {BoundaryType::robin, BoundaryType::dirichlet, BoundaryType::dirichlet,
+                            BoundaryType::robin, BoundaryType::neumann,   BoundaryType::dirichlet};
+    p.robin_coefficient  = robin_alpha;
+    const std::string au = std::string(robin_alpha) + "*(" + u + ")";
+    p.boundary_flux =
+      "abs(x) < 1e-9 ? -(" + ux + ") + " + au + " : (abs(y - 1) < 1e-9 ? (" + uy + ") + " + au + " : -(" + uz + "))";
+    return p;
+  }
+} // namespace
+
+// Robin faces through poisson_solver's path (the level operators' face term, the vertex patches
+// on the Robin faces with their own 1D eigenpairs, Chebyshev-Jacobi's diagonal, the lifting of
+// g on the Robin faces' edges): the polynomial reproduced to rounding.
+TEST(ProblemFunctions, RobinFacesReproduceAPolynomialThroughTheSolver)
+{
+  polynomial_through_solver(robin_problem,
+                            [](const RunResult &r, const std::string &what) { EXPECT_FALSE(r.singular) << what; });
+}
+
+// The same with the assembled Laplacian plus Robin term (test::assemble_robin): the right-hand
+// side's flux and lifting against an independent matrix.
+TEST(ProblemFunctions, RobinFacesReproduceAPolynomialWithTheAssembledOperator)
+{
+  for (int dim : {2, 3})
+    for (int k : {2, 3})
+      {
+        const SolverParameters p =
+          dim == 3
+            ? robin_problem(3, k, 1, polynomial_3d, laplacian_3d, "2*x + 3*y^2*z", "-z + 6*x*y*z", "-y + 3*x*y^2")
+            : robin_problem(2, k, 1, polynomial_2d, laplacian_2d, "2*x - y + 3*y^2", "-x + 6*x*y", "0");
+        const CartesianLevel level = make_hierarchy(p.domain(), k, 1).back();
+        ASSERT_EQ(level.robin_faces, 1u | 8u);
+        const Expression alpha(robin_alpha, dim);
+        const double     worst = assembled_solution_error(
+              level, p.problem_functions(),
+              test::assemble_laplace(level) +
+                test::assemble_robin(level, [&](double x, double y, double z) { return alpha(x, y, z); }),
+              Expression(p.exact_solution, dim));
+        EXPECT_LT(worst, 1e-11) << dim << "D k=" << k;
+      }
+}
+
+// A smooth solution with Robin faces and a coefficient that varies along them converges at rate
+// k+1 in L2 (2D, k = 1..3; 3D k = 2).
+TEST(ProblemFunctions, RobinFacesConvergeAtRateKPlusOne)
+{
+  struct Case
+  {
+    int dim, k, first_level;
+  } cases[] = {{2, 1, 2}, {2, 2, 2}, {2, 3, 2}, {3, 2, 1}};
+  for (const Case &c : cases)
+    {
+      double previous = 0;
+      for (int level = c.first_level; level <= c.first_level + 1; ++level)
+        {
+          const bool        three = c.dim == 3;
+          const std::string u     = three ? "exp(x)*sin(2*y)*cos(z)" : "exp(x)*sin(2*y)";
+          SolverParameters  p     = robin_problem(c.dim, c.k, level, u, three ? "4*" + u : "3*" + u, u,
+                                             three ? "2*exp(x)*cos(2*y)*cos(z)" : "2*exp(x)*cos(2*y)",
+                                             three ? "-exp(x)*sin(2*y)*sin(z)" : "0");
+          p.robin_coefficient     = "1 + x^2 + y^2";
+          p.boundary_flux = "abs(x) < 1e-9 ? -(" + u + ") + (1 + x^2 + y^2)*(" + u + ") : (abs(y - 1) < 1e-9 ? (" +
+                            (three ? "2*exp(x)*cos(2*y)*cos(z)" : "2*exp(x)*cos(2*y)") + ") + (1 + x^2 + y^2)*(" + u +
+                            ") : " + (three ? "exp(x)*sin(2*y)*sin(z)" : "0") + ")";
+          p.relative_tolerance = 1e-12;
+          p.max_iterations     = 300;
+          const RunResult r    = solve(p);
+          ASSERT_TRUE(r.converged) << c.dim << "D k=" << c.k << " level " << level;
+          if (level > c.first_level)
+            {
+              EXPECT_NEAR(std::log2(previous / *r.l2_error), c.k + 1, 0.35) << c.dim << "D k=" << c.k;
+            }
+          previous = *r.l2_error;
+        }
+    }
+}
+
+// Iterations of GMRES + V-cycle to 1e-9 with Robin faces stay within +1 of the same problem with
+// Dirichlet faces everywhere, both smoothers, levels 2..4 (2D) and 2..3 (3D).
+TEST(ProblemFunctions, RobinFacesIterationsStayNearTheDirichletCount)
+{
+  struct Case
+  {
+    int dim, k, level;
+  } cases[] = {{2, 1, 4}, {2, 3, 3}, {2, 6, 2}, {3, 2, 2}, {3, 4, 1}};
+  for (const Case &c : cases)
+    for (SmootherType smoother : {SmootherType::vertex_patch, SmootherType::chebyshev_jacobi})
+      {
+        const std::string u         = c.dim == 3 ? "exp(x)*sin(2*y)*cos(z)" : "exp(x)*sin(2*y)";
+        SolverParameters  robin     = robin_problem(c.dim, c.k, c.level, u, c.dim == 3 ? "4*" + u : "3*" + u, u,
+                                               c.dim == 3 ? "2*exp(x)*cos(2*y)*cos(z)" : "2*exp(x)*cos(2*y)",
+                                               c.dim == 3 ? "-exp(x)*sin(2*y)*sin(z)" : "0");
+        robin.smoother              = smoother;
+        robin.relative_tolerance    = 1e-9;
+        SolverParameters dirichlet  = robin;
+        dirichlet.boundary          = BoundaryConditions{};
+        dirichlet.boundary_flux     = "0";
+        dirichlet.robin_coefficient = "0";
+        const RunResult rr = solve(robin), rd = solve(dirichlet);
+        ASSERT_TRUE(rr.converged && rd.converged);
+        EXPECT_LE(rr.iterations, rd.iterations + 1)
+          << c.dim << "D k=" << c.k << " level " << c.level << " " << to_string(smoother) << ": " << rr.iterations
+          << " against " << rd.iterations;
+      }
 }
 
 namespace

@@ -160,3 +160,23 @@ TEST(Threads, NeumannFacesAndPureNeumannGiveTheSameBitsOnAnyThreadCount)
                                                   " Neumann, " + to_string(smoother));
       }
 }
+
+TEST(Threads, RobinFacesGiveTheSameBitsOnAnyThreadCount)
+{
+  // faces x- and y+ Robin with α varying along them (the face kernel's colours, the Robin
+  // patches' face term, the lifting on the Robin faces' edges), either smoother
+  const std::string u = "cos(pi*x)*cos(pi*y)*cos(pi*z)";
+  for (SmootherType smoother : {SmootherType::vertex_patch, SmootherType::chebyshev_jacobi})
+    {
+      SolverParameters p = base(3, 2, 4);
+      p.rhs              = RightHandSide::function;
+      p.rhs_function     = "3*pi^2*" + u;
+      p.exact_solution   = u;
+      p.boundary_values  = u;
+      p.smoother         = smoother;
+      p.boundary.type[0] = p.boundary.type[3] = BoundaryType::robin;
+      p.robin_coefficient                     = "1 + x + y*z";
+      p.boundary_flux                         = "(1 + x + y*z)*" + u; // du/dn = 0 on both faces
+      expect_same_bits_on_any_thread_count(p, std::string("3D k = 2, faces x-, y+ Robin, ") + to_string(smoother));
+    }
+}

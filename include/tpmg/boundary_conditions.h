@@ -29,14 +29,19 @@ namespace tpmg
     {
       return !any(BoundaryType::neumann, dim) && !any(BoundaryType::robin, dim) && !any(BoundaryType::periodic, dim);
     }
-    /// Faces whose nodes are unknowns of the discrete problem (Neumann and Robin): bit f.
-    unsigned natural_faces(int dim) const
+    /// The faces of type t among the first 2 dim: bit f.
+    unsigned faces_of(BoundaryType t, int dim) const
     {
       unsigned m = 0;
       for (int f = 0; f < 2 * dim; ++f)
-        if (type[std::size_t(f)] == BoundaryType::neumann || type[std::size_t(f)] == BoundaryType::robin)
+        if (type[std::size_t(f)] == t)
           m |= 1u << f;
       return m;
+    }
+    /// Faces whose nodes are unknowns of the discrete problem (Neumann and Robin): bit f.
+    unsigned natural_faces(int dim) const
+    {
+      return faces_of(BoundaryType::neumann, dim) | faces_of(BoundaryType::robin, dim);
     }
     /// Whether no face fixes the constant (all Neumann or periodic: the operator is singular).
     bool singular(int dim) const { return !any(BoundaryType::dirichlet, dim) && !any(BoundaryType::robin, dim); }

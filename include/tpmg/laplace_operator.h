@@ -4,12 +4,16 @@
 #include <tpmg/fe_1d.h>
 #include <tpmg/linear_operator.h>
 #include <tpmg/mesh.h>
+#include <tpmg/robin_faces.h>
 #include <tpmg/vector.h>
+
+#include <memory>
 
 namespace tpmg
 {
   /// The Q_k Laplacian of a uniform Cartesian level, applied matrix-free in its Kronecker form
-  /// on the level's backend; Dirichlet boundary rows act as the identity.
+  /// on the level's backend, with the Robin term α ∫_F u v on the level's Robin faces;
+  /// Dirichlet boundary rows act as the identity.
   template <int dim, int degree, typename Number>
   class CartesianLaplaceOperator final : public LinearOperator<Number>
   {
@@ -17,7 +21,9 @@ namespace tpmg
     using value_type = Number;
 
     CartesianLaplaceOperator() = default;
-    CartesianLaplaceOperator(const CartesianLevel &level, Backend backend);
+    /// `robin`: α on the level's Robin faces (required where level.robin_faces is not empty).
+    CartesianLaplaceOperator(const CartesianLevel &level, Backend backend,
+                             std::shared_ptr<const RobinFaces<Number>> robin = nullptr);
 
     /// dst = A src (interior rows), dst = src on boundary nodes.
     void vmult(Vector<Number> &dst, const Vector<Number> &src) const override;
@@ -27,10 +33,13 @@ namespace tpmg
     void residual(Vector<Number> &r, const Vector<Number> &b, const Vector<Number> &x) const override;
 
     index_t size() const override { return level_.n_dofs(); }
-    /// The diagonal from the 1D diagonals (chebyshev_smoother.h, laplace_diagonal).
+    /// The diagonal from the 1D diagonals (chebyshev_smoother.h, laplace_diagonal) and the
+    /// Robin term's.
     bool                  diagonal(Vector<Number> &d) const override;
     const CartesianLevel &level() const { return level_; }
     Backend               backend() const { return backend_; }
+    /// α on the Robin faces (null without).
+    const std::shared_ptr<const RobinFaces<Number>> &robin() const { return robin_; }
 
     /// Scaling of the direction-d term: (1/h_d) Π_{e≠d} h_e.
     static std::array<double, 3> direction_coefficients(const CartesianLevel &level);
@@ -39,8 +48,9 @@ namespace tpmg
     /// the cell kernel's scatter-add of `sign` A src into dst, then the boundary rows
     void apply_cells(Number *dst, const Number *src, Number sign, const Number *boundary_b) const;
 
-    CartesianLevel    level_;
-    Backend           backend_ = Backend::cpu;
-    ElementMatrices1D matrices_;
+    CartesianLevel                            level_;
+    Backend                                   backend_ = Backend::cpu;
+    ElementMatrices1D                         matrices_;
+    std::shared_ptr<const RobinFaces<Number>> robin_;
   };
 } // namespace tpmg

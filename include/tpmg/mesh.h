@@ -22,6 +22,8 @@ namespace tpmg
     /// The faces with Dirichlet data (numbering.h's face bits); the nodes of the others
     /// (Neumann, Robin) are unknowns.
     unsigned dirichlet_faces = all_faces;
+    /// The faces with a Robin term α ∫_F u v in the operator (among those without Dirichlet data).
+    unsigned robin_faces = 0;
   };
 
   /// One level of the hierarchy: a uniform Cartesian mesh of a box with Q_k nodes numbered
@@ -47,6 +49,9 @@ namespace tpmg
     /// Faces of the box whose nodes carry Dirichlet data (numbering.h's face bits): their nodes
     /// are constrained, no unknowns; the nodes of the other faces (Neumann, Robin) are unknowns.
     unsigned dirichlet_faces = all_faces;
+    /// Faces with a Robin term α ∫_F u v in the operator (among the faces without Dirichlet data;
+    /// α: RobinFaces, tpmg/robin_faces.h).
+    unsigned robin_faces = 0;
 
     /// A part of a whole level: its first cell in the whole level, the whole level's cells per
     /// direction and lower corner (unused for a whole level).
@@ -83,9 +88,12 @@ namespace tpmg
     index_t n_cells() const { return cells[0] * cells[1] * (dim == 3 ? cells[2] : 1); }
     /// Whether face bit f (2d: lower face of direction d, 2d + 1: upper) has Dirichlet data.
     bool dirichlet(int f) const { return (dirichlet_faces >> f & 1u) != 0; }
-    /// Whether no face carries Dirichlet data: the constants solve the homogeneous problem, so
-    /// the level operator is singular with the constant vector as its null space.
-    bool singular() const { return (dirichlet_faces & ((1u << (2 * dim)) - 1u)) == 0; }
+    /// Whether face bit f carries a Robin term.
+    bool robin(int f) const { return (robin_faces >> f & 1u) != 0; }
+    /// Whether no face carries Dirichlet data or a Robin term: the constants solve the
+    /// homogeneous problem, so the level operator is singular with the constant vector as its
+    /// null space.
+    bool singular() const { return ((dirichlet_faces | robin_faces) & ((1u << (2 * dim)) - 1u)) == 0; }
     /// Interior vertices per direction (= vertex patches per direction).
     index_t patches(int d) const { return d < dim ? cells[d] - 1 : 1; }
     index_t n_patches() const { return patches(0) * patches(1) * patches(2); }

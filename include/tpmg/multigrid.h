@@ -10,6 +10,7 @@
 #include <tpmg/mesh.h>
 #include <tpmg/options.h>
 #include <tpmg/patch_smoother.h>
+#include <tpmg/robin_faces.h>
 #include <tpmg/smoother_configuration.h>
 #include <tpmg/timers.h>
 #include <tpmg/transfer.h>
@@ -32,6 +33,8 @@ namespace tpmg
     LevelOperatorType     level_operator = LevelOperatorType::cartesian;
     /// Mesh deformation (bp3/bp5 level operators only).
     DeformationSettings deformation;
+    /// α (an expression in the coordinates) on the levels' Robin faces (CartesianLevel::robin_faces).
+    std::string robin_coefficient = "0";
     /// The vertex-patch smoother's patch problems and, for fitted ones, how they smooth (the
     /// Chebyshev polynomial from `chebyshev`).
     PatchGeometry   patch_geometry   = PatchGeometry::automatic;
@@ -86,12 +89,14 @@ namespace tpmg
   std::size_t level_operator_memory_bytes(const CartesianLevel &level, LevelOperatorType type, GeometryMode geometry,
                                           std::size_t number_bytes);
 
-  /// A level operator of the chosen kind: `cartesian` (Kronecker form, undeformed meshes),
-  /// `bp3` or `bp5` (geometric factors of the deformed mesh, stored or on the fly).
+  /// A level operator of the chosen kind: `cartesian` (Kronecker form, undeformed meshes; with
+  /// the Robin term on the level's Robin faces, `robin`), `bp3` or `bp5` (geometric factors of
+  /// the deformed mesh, stored or on the fly; no Robin faces).
   template <int dim, int degree, typename Number>
   std::unique_ptr<LinearOperator<Number>>
   make_level_operator(const CartesianLevel &level, Backend backend, LevelOperatorType type,
-                      const DeformationSettings &deformation = {}, GeometryMode geometry = GeometryMode::stored);
+                      const DeformationSettings &deformation = {}, GeometryMode geometry = GeometryMode::stored,
+                      std::shared_ptr<const RobinFaces<Number>> robin = nullptr);
 
   /// The smoother of one level, behind one interface.
   template <typename Number>

@@ -7,10 +7,12 @@
 #include <tpmg/mesh.h>
 #include <tpmg/options.h>
 #include <tpmg/patch_data.h>
+#include <tpmg/robin_faces.h>
 #include <tpmg/smoother_configuration.h>
 #include <tpmg/vector.h>
 
 #include <array>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -32,9 +34,11 @@ namespace tpmg
   class VertexPatchSmoother
   {
   public:
-    /// `op` (the level operator) is used by the `global` kernel variant.
+    /// `op` (the level operator) is used by the `global` kernel variant; `robin`: α on the
+    /// level's Robin faces (required where it has some: the level operator's).
     VertexPatchSmoother(const CartesianLevel &level, Backend backend, const PatchSmootherSettings &settings,
-                        const LinearOperator<Number> *op, const PatchProblem &problem = {});
+                        const LinearOperator<Number> *op, const PatchProblem &problem = {},
+                        std::shared_ptr<const RobinFaces<Number>> robin = nullptr);
 
     /// One multiplicative sweep over all colors: x <- S(x, b). With `reverse` the colors
     /// run in the opposite order (post-smoothing of the symmetric V-cycle). With `x_is_zero`
@@ -61,7 +65,7 @@ namespace tpmg
     /// The kernels of one colour, chosen once from the configuration (patch_smoother_impl.h).
     using Launcher = void (*)(const ColourLaunch<Number> &);
     static Launcher colour_launcher(const SmootherConfiguration &config, bool lumped_mass);
-    /// The lists and data of the patches on the level's Neumann faces.
+    /// The lists and data of the patches on the level's Neumann and Robin faces.
     void set_up_boundary_patches();
 
     CartesianLevel                level_;
@@ -73,13 +77,14 @@ namespace tpmg
     Vector<Number>                data1d_, inverse_;
     Vector<Number>                inverse_sums_; ///< fiber kernels: fiber_inverse_eigenvalue_sums
     Vector<double>                mma_matrices_; ///< tensor_core: mma_patch_matrices (src/smoothers/patch_builders.h)
-    /// the patches on Neumann faces by colour (their vertices) and their 1D data
-    /// (kernels/smoothers/boundary_patch.h)
-    std::array<Vector<index_t>, 8> boundary_patches_;
-    Vector<Number>                 boundary_data1d_;
-    mutable Vector<Number>         residual_;
-    std::array<double, 3>          coef_;
-    PatchData1D                    data_;
-    Launcher                       launcher_ = nullptr;
+    /// the patches on Neumann and Robin faces by colour (their vertices) and their 1D data
+    /// (kernels/smoothers/boundary_patch.h); α on the Robin faces
+    std::array<Vector<index_t>, 8>            boundary_patches_;
+    Vector<Number>                            boundary_data1d_;
+    std::shared_ptr<const RobinFaces<Number>> robin_;
+    mutable Vector<Number>                    residual_;
+    std::array<double, 3>                     coef_;
+    PatchData1D                               data_;
+    Launcher                                  launcher_ = nullptr;
   };
 } // namespace tpmg

@@ -70,14 +70,16 @@ namespace tpmg
   /// What defines the problem besides the mesh.
   struct ProblemFunctions
   {
-    Expression                rhs;             ///< f
-    Expression                boundary_values; ///< Dirichlet data g (the zero function by default)
-    Expression                boundary_flux;   ///< h on the level's other faces: ∂u/∂n = h (Neumann)
-    std::optional<Expression> exact_solution;  ///< u, for the error norms (optional)
+    Expression                rhs;               ///< f
+    Expression                boundary_values;   ///< Dirichlet data g (the zero function by default)
+    Expression                boundary_flux;     ///< h on the level's other faces: ∂u/∂n (+ α u) = h
+    Expression                robin_coefficient; ///< α on the level's Robin faces (CartesianLevel::robin_faces)
+    std::optional<Expression> exact_solution;    ///< u, for the error norms (optional)
   };
 
   /// b_i = ∫ f φ_i + ∫_Γ h φ_i - a(g_h, φ_i) at the unknowns (Γ: the faces that are not the
-  /// level's Dirichlet faces; undeformed levels), 0 at the Dirichlet nodes; b is resized to
+  /// level's Dirichlet faces; undeformed levels; a includes the Robin faces' α ∫ u v, which
+  /// couples g_h on their edges to the unknowns), 0 at the Dirichlet nodes; b is resized to
   /// level.n_dofs() on `backend`. ∫ f φ_i uses Gauss quadrature with k+2 points per direction
   /// on each (multilinear) cell; a(g_h, φ_i) uses the quadrature of `level_operator` (Gauss k+2
   /// for cartesian and bp3, the k+1 Gauss–Lobatto nodes for bp5), so that it is the operator's

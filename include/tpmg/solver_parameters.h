@@ -61,6 +61,7 @@ namespace tpmg
       d.upper           = box_upper;
       d.coarse_cells    = coarse_cells;
       d.dirichlet_faces = all_faces & ~boundary.natural_faces(dim);
+      d.robin_faces     = boundary.faces_of(BoundaryType::robin, dim);
       return d;
     }
 
@@ -70,9 +71,10 @@ namespace tpmg
     ProblemFunctions problem_functions() const
     {
       ProblemFunctions f;
-      f.rhs             = Expression(rhs == RightHandSide::one ? "1" : rhs_function, dim);
-      f.boundary_values = Expression(boundary_values, dim);
-      f.boundary_flux   = Expression(boundary_flux, dim);
+      f.rhs               = Expression(rhs == RightHandSide::one ? "1" : rhs_function, dim);
+      f.boundary_values   = Expression(boundary_values, dim);
+      f.boundary_flux     = Expression(boundary_flux, dim);
+      f.robin_coefficient = Expression(robin_coefficient, dim);
       if (!exact_solution.empty())
         f.exact_solution = Expression(exact_solution, dim);
       return f;

@@ -7,6 +7,12 @@
 // then the fast diagonalization (S ⊗ S ⊗ S) Λ⁻¹ (Sᵀ ⊗ Sᵀ ⊗ Sᵀ). These patches lie on the faces,
 // few beside the interior ones: one block per patch, each phase one contraction of the whole
 // patch tensor with a thread per fiber, all of it in shared memory.
+//
+// On a Robin face the local operator has the face's term α ∫_F u v besides the Laplacian: the
+// local residual adds it exactly, with α at the face cells' Gauss points (the level operator's
+// RobinFaceWeights, kernels/operators/robin_face.h), and the local solve takes the face's mean α̅
+// into the direction's 1D stiffness, K + α̅ h e eᵀ (e the face's node), whose eigenpairs make the
+// problem separable again: exact where α is constant on the face.
 #pragma once
 
 #include <kernels/common/tensor.h>
@@ -21,13 +27,18 @@ namespace tpmg
   /// 2 on an upper one (the cell below). Per kind, the
   /// reference mass and stiffness over the patch's nodes (np × np, rows of np), the M-orthonormal
   /// eigenvectors of the unknowns' block (ni × ni, column a the a-th vector) and its eigenvalues.
+  /// With Robin faces the array holds 1 + 6 kinds: the interior one, then one per face f of the
+  /// box (1 + f), whose eigenpairs are those of its own 1D problem (face_kind).
   template <int k>
   struct BoundaryPatchData1DLayout
   {
     static constexpr int np = 2 * k + 1, ni = 2 * k - 1;
     static constexpr int mass = 0, stiffness = np * np, vectors = 2 * np * np, values = vectors + ni * ni;
-    static constexpr int per_kind = values + ni;
-    static constexpr int size     = 3 * per_kind;
+    static constexpr int per_kind    = values + ni;
+    static constexpr int size        = 3 * per_kind;
+    static constexpr int robin_kinds = 7, robin_size = robin_kinds * per_kind;
+    /// The data's kind of a patch direction d of kind t, with Robin faces.
+    static TPMG_HD constexpr int face_kind(int d, int t) { return t == 0 ? 0 : 1 + 2 * d + (t - 1); }
     /// the patch's nodes along a direction of this kind, the first unknown among them, the unknowns
     static TPMG_HD constexpr int nodes(int t) { return t == 0 ? np : k + 1; }
     static TPMG_HD constexpr int first(int t) { return t == 1 ? 0 : 1; }
@@ -35,8 +46,9 @@ namespace tpmg
   };
 
   /// One smoothing step on the boundary patches of one colour: x += A_P⁻¹ (b − A x)|_P, patch by
-  /// patch (their unknowns are disjoint within a colour).
-  template <int dim, int k, typename Number>
+  /// patch (their unknowns are disjoint within a colour). `robin`: a level with Robin faces
+  /// (`robin_weights`, the data's face kinds); without, the kernel of Neumann faces alone.
+  template <int dim, int k, typename Number, bool robin = false>
   struct BoundaryPatchKernel
   {
     using L                                    = BoundaryPatchData1DLayout<k>;
@@ -44,6 +56,13 @@ namespace tpmg
     static constexpr int cube                  = ipow<np, dim>(); ///< one patch tensor, strides np
     static constexpr int max_threads_per_block = 64;
     static constexpr int n_phases              = dim == 3 ? 13 : 9;
+    /// Robin faces: the Gauss points per face direction, a face cell's points, the patch's face
+    /// cells per face (at most 2^(dim-1)), and the shared arrays beyond the four patch tensors:
+    /// per direction the term on the face's plane (np^(dim-1)) and the values at its cells' points.
+    static constexpr int nq = k + 1, points = dim == 3 ? nq * nq : nq, face_cells = 1 << (dim - 1);
+    static constexpr int plane    = dim == 3 ? np * np : np;
+    static constexpr int off_term = 4 * cube, off_points = off_term + 3 * plane;
+    static constexpr int shared_numbers = robin ? off_points + 3 * face_cells * points : 4 * cube;
 
     struct Registers
     {};
@@ -55,13 +74,17 @@ namespace tpmg
     const Number  *data1d = nullptr; ///< BoundaryPatchData1DLayout
     const Number  *b      = nullptr;
     Number        *x      = nullptr;
+    /// with `robin`: per face of the box RobinFaceWeights' values (null where it is no Robin
+    /// face), and the basis at the nq Gauss points of a face direction
+    const Number                  *robin_weights[6]{};
+    SmallMatrix<Number, nq, k + 1> face_basis{};
 
     LaunchShape shape() const
     {
       LaunchShape s;
       s.grid.x       = unsigned(n_patches);
       s.block        = Dim3{max_threads_per_block, 1, 1};
-      s.shared_bytes = 4 * std::size_t(cube) * sizeof(Number);
+      s.shared_bytes = std::size_t(shared_numbers) * sizeof(Number);
       return s;
     }
 
@@ -90,7 +113,105 @@ namespace tpmg
     static TPMG_HD int    at(int i, int j, int l) { return i + np * (j + np * l); }
     TPMG_HD const Number *matrix(const Patch &P, int d, int which) const
     {
-      return data1d + P.kind[d] * L::per_kind + which;
+      return data1d + (robin ? L::face_kind(d, P.kind[d]) : P.kind[d]) * L::per_kind + which;
+    }
+
+    /// The Robin face of direction d of patch P (-1 where its face there is none or no Robin
+    /// face), and the patch's plane on it (the index along d of the face's nodes).
+    TPMG_HD int robin_face(const Patch &P, int d) const
+    {
+      if (d >= dim || P.kind[d] == 0)
+        return -1;
+      const int f = 2 * d + P.kind[d] - 1;
+      return robin_weights[f] ? f : -1;
+    }
+    static TPMG_HD int robin_plane(const Patch &P, int d) { return P.kind[d] == 1 ? 0 : k; }
+    /// The face's tangential directions (the second is 2 in 2D: unused).
+    static TPMG_HD int tangent(int d, int t) { return t < d ? t : t + 1; }
+    /// Patch cells along direction e: two around an interior vertex, one at a face.
+    static TPMG_HD int cells_along(const Patch &P, int e) { return e < dim && P.kind[e] == 0 ? 2 : 1; }
+
+    /// Robin faces, first step (beside phase 1, which reads x as well): on every face cell of
+    /// the patch on a Robin face, x at its Gauss points times α w (RobinFaceWeights).
+    template <class Ctx, class Shared>
+    TPMG_HD void robin_points(const Ctx &ctx, Shared &sh, const Patch &P) const
+    {
+      auto      X = sh.template array<Number>(0);
+      auto      U = sh.template array<Number>(off_points * sizeof(Number));
+      const int n = 3 * face_cells * points;
+      for (int t = int(ctx.linear_thread()); t < n; t += int(ctx.block_dim.size()))
+        {
+          const int d = t / (face_cells * points), cell = (t / points) % face_cells, q = t % points;
+          const int f = robin_face(P, d);
+          if (f < 0)
+            continue;
+          const int e0 = tangent(d, 0), e1 = tangent(d, 1);
+          const int j0 = cell % 2, j1 = cell / 2; // the patch's cell along each tangent
+          if (j0 >= cells_along(P, e0) || j1 >= (dim == 3 ? cells_along(P, e1) : 1))
+            continue;
+          const int q0 = q % nq, q1 = q / nq;
+          // the face cell's index among the face's cells (FaceCells' order)
+          const index_t c0 = P.origin[e0] / k + j0, c1 = dim == 3 ? P.origin[e1] / k + j1 : 0;
+          const index_t fc = c0 + cells[e0] * c1;
+          Number        s  = 0;
+          for (int b1 = 0; b1 < (dim == 3 ? k + 1 : 1); ++b1)
+            for (int a = 0; a < k + 1; ++a)
+              {
+                int i[3];
+                i[d]  = robin_plane(P, d);
+                i[e0] = j0 * k + a;
+                if (dim == 3)
+                  i[e1] = j1 * k + b1;
+                else
+                  i[2] = 0;
+                s += face_basis(q0, a) * (dim == 3 ? face_basis(q1, b1) : Number(1)) * X[at(i[0], i[1], i[2])];
+              }
+          U[(d * face_cells + cell) * points + q] = robin_weights[f][fc * points + q] * s;
+        }
+    }
+
+    /// Robin faces, second step (beside phase 2): the term α ∫_F x φ_i at every node of the
+    /// patch's plane on each Robin face, from the values at the points.
+    template <class Ctx, class Shared>
+    TPMG_HD void robin_term(const Ctx &ctx, Shared &sh, const Patch &P) const
+    {
+      auto U    = sh.template array<Number>(off_points * sizeof(Number));
+      auto Term = sh.template array<Number>(off_term * sizeof(Number));
+      for (int t = int(ctx.linear_thread()); t < 3 * plane; t += int(ctx.block_dim.size()))
+        {
+          const int d = t / plane, i0 = (t % plane) % np, i1 = (t % plane) / np;
+          if (robin_face(P, d) < 0)
+            continue;
+          const int e0 = tangent(d, 0), e1 = tangent(d, 1);
+          const int n0 = cells_along(P, e0), n1 = dim == 3 ? cells_along(P, e1) : 1;
+          if (i0 > n0 * k || i1 > (dim == 3 ? n1 * k : 0))
+            continue;
+          Number s = 0;
+          for (int j1 = 0; j1 < n1; ++j1)
+            for (int j0 = 0; j0 < n0; ++j0)
+              {
+                const int a = i0 - j0 * k, b1 = i1 - j1 * k;
+                if (a < 0 || a > k || b1 < 0 || b1 > (dim == 3 ? k : 0))
+                  continue;
+                for (int q = 0; q < points; ++q)
+                  s += face_basis(q % nq, a) * (dim == 3 ? face_basis(q / nq, b1) : Number(1)) *
+                       U[(d * face_cells + j0 + 2 * j1) * points + q];
+              }
+          Term[d * plane + i0 + np * i1] = s;
+        }
+    }
+
+    /// Σ over the patch's Robin faces whose plane holds patch node (i0, i1, i2) of their term there.
+    template <class Shared>
+    TPMG_HD Number robin_at(Shared &sh, const Patch &P, int i0, int i1, int i2) const
+    {
+      auto      Term = sh.template array<Number>(off_term * sizeof(Number));
+      const int i[3] = {i0, i1, i2};
+      Number    s    = 0;
+      for (int d = 0; d < dim; ++d)
+        if (robin_face(P, d) >= 0 && i[d] == robin_plane(P, d))
+          s += Term[d * plane + i[tangent(d, 0)] + (dim == 3 ? np * i[tangent(d, 1)] : 0)];
+      return s;
     }
 
     /// out = C ∘_d in over `ext` (the extents of out; the contracted index runs over `len` of in):
@@ -162,11 +283,15 @@ namespace tpmg
         {
           contract(ctx, B1, X, K(0), np, false, 0, e, e[0], Number(1), false);
           contract(ctx, B2, X, M(0), np, false, 0, e, e[0], Number(1), false);
+          if constexpr (robin)
+            robin_points(ctx, sh, P);
         }
       else if constexpr (phase == 2) // 2D: A x = B3 + X
         {
           contract(ctx, B3, B1, M(1), np, false, 1, e, e[1], dim == 3 ? Number(1) : coef[0], false);
           contract(ctx, X, B2, K(1), np, false, 1, e, e[1], dim == 3 ? Number(1) : coef[1], false);
+          if constexpr (robin)
+            robin_term(ctx, sh, P);
         }
       else if constexpr (dim == 3 && phase == 3)
         contract(ctx, B1, B2, M(1), np, false, 1, e, e[1], Number(1), false);
@@ -178,8 +303,10 @@ namespace tpmg
         }
       else if constexpr (phase == residual) // r = b - A x at the unknowns, indexed from 0: into R
         each(u, [&](int i, int j, int l) {
-          const int    p                   = at(f[0] + i, f[1] + j, f[2] + l);
-          const Number ax                  = dim == 3 ? B2[p] : B3[p] + X[p];
+          const int p  = at(f[0] + i, f[1] + j, f[2] + l);
+          Number    ax = dim == 3 ? B2[p] : B3[p] + X[p];
+          if constexpr (robin)
+            ax += robin_at(sh, P, f[0] + i, f[1] + j, f[2] + l);
           (dim == 3 ? X : B1)[at(i, j, l)] = b[node(f[0] + i, f[1] + j, f[2] + l)] - ax;
         });
       // Sᵀ along each direction (3D: R = X -> B1 -> B2 -> B1; 2D: R = B1 -> B2 -> B3)

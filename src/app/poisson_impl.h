@@ -101,14 +101,15 @@ namespace tpmg
     inline MultigridSettings multigrid_settings(const SolverParameters &p)
     {
       MultigridSettings mg;
-      mg.smoother         = p.smoother;
-      mg.patch            = p.patch;
-      mg.color_order      = p.conventions == Conventions::paper_code ? ColorOrder::odd_first : ColorOrder::standard;
-      mg.level_operator   = p.level_operator;
-      mg.deformation      = p.deformation;
-      mg.geometry         = p.geometry;
-      mg.patch_geometry   = p.patch_geometry;
-      mg.fitted_smoothing = p.fitted_smoothing;
+      mg.smoother          = p.smoother;
+      mg.patch             = p.patch;
+      mg.color_order       = p.conventions == Conventions::paper_code ? ColorOrder::odd_first : ColorOrder::standard;
+      mg.level_operator    = p.level_operator;
+      mg.deformation       = p.deformation;
+      mg.robin_coefficient = p.robin_coefficient;
+      mg.geometry          = p.geometry;
+      mg.patch_geometry    = p.patch_geometry;
+      mg.fitted_smoothing  = p.fitted_smoothing;
       set_chebyshev_polynomial(mg, p.chebyshev_degree, p.chebyshev_range);
       mg.symmetric = p.symmetric_vcycle();
       mg.overlap   = p.overlap;
@@ -410,7 +411,8 @@ namespace tpmg
         log << "  multigrid ready (" << multigrid.coarse_solver_name() << " coarse solver on level "
             << multigrid.coarsest_level() << ")" << std::endl;
       std::unique_ptr<LinearOperator<double>> A =
-        make_level_operator<dim, k, double>(fine, backend, p.level_operator, p.deformation, p.geometry);
+        make_level_operator<dim, k, double>(fine, backend, p.level_operator, p.deformation, p.geometry,
+                                            make_robin_faces<double>(fine, p.robin_coefficient, backend));
       if (fine_layout->distributed())
         A = std::make_unique<DistributedOperator<double>>(std::move(A), fine_layout);
       Vector<double> b, x(fine_layout->size(), backend);

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cmath>
 #include <functional>
 #include <string>
 #include <type_traits>
@@ -60,7 +61,8 @@ namespace tpmg
       if (robin) // alpha >= 0 on a grid of points of each Robin face
         {
           const Expression alpha(p.robin_coefficient, p.dim);
-          constexpr int    n = 9;
+          constexpr int    n        = 9;
+          double           positive = 0; // the largest sampled alpha
           for (int f = 0; f < 2 * p.dim; ++f)
             if (bc.type[std::size_t(f)] == BoundaryType::robin)
               for (int i = 0; i < (p.dim == 3 ? n * n : n); ++i)
@@ -75,12 +77,18 @@ namespace tpmg
                         x[d]        = p.box_lower[d] + (p.box_upper[d] - p.box_lower[d]) * j / (n - 1);
                       }
                   const double a = alpha(x[0], x[1], x[2]);
-                  if (!(a >= 0))
+                  if (!(a >= 0) || !std::isfinite(a))
                     fail("Problem/Robin coefficient",
                          "alpha = " + std::to_string(a) + " at (" + std::to_string(x[0]) + ", " + std::to_string(x[1]) +
                            (p.dim == 3 ? ", " + std::to_string(x[2]) : std::string()) + ") on face " +
                            BoundaryConditions::face_name(f) + "; the Robin coefficient must be >= 0");
+                  positive = std::max(positive, a);
                 }
+          // without a Dirichlet face only alpha > 0 somewhere fixes the constant
+          if (!bc.any(BoundaryType::dirichlet, p.dim) && !(positive > 0))
+            fail("Problem/Robin coefficient", "alpha is 0 wherever it was sampled on the Robin faces and no face is "
+                                              "dirichlet: u would be fixed only up to a constant; make those faces "
+                                              "neumann (or give alpha > 0)");
         }
       if (bc.all_dirichlet(p.dim))
         return;
@@ -89,14 +97,13 @@ namespace tpmg
                     "side = function' or one");
       if (p.conventions == Conventions::paper_code)
         fail(types, "the paper_code conventions solve the authors' all-Dirichlet problem; use Conventions = standard");
-      // what this version implements: Neumann faces with the cartesian operator (docs/method.md,
-      // "Boundary conditions")
+      // what this version implements: Neumann and Robin faces with the cartesian operator
+      // (docs/method.md, "Boundary conditions")
       if (bc.any(BoundaryType::periodic, p.dim))
         fail(types, "periodic faces are not implemented in this version");
-      if (robin)
-        fail(types, "Robin faces are not implemented in this version");
       if (p.level_operator != LevelOperatorType::cartesian)
-        fail(types, "Neumann faces are implemented for Multigrid/Level operator = cartesian");
+        fail(types, std::string(robin ? "Robin" : "Neumann") +
+                      " faces are implemented for Multigrid/Level operator = cartesian");
     }
 
     /// The expressions parse in the problem's dimension, and the choices that use them agree.

@@ -103,6 +103,7 @@ namespace tpmg
         lev.degree          = degree;
         lev.level           = l;
         lev.dirichlet_faces = domain.dirichlet_faces;
+        lev.robin_faces     = domain.robin_faces & ~domain.dirichlet_faces;
         for (int d = 0; d < 3; ++d)
           {
             if (d < domain.dim)

@@ -3,6 +3,7 @@
 #include <tpmg/dispatch.h>
 #include <tpmg/geometry.h>
 #include <tpmg/problem.h>
+#include <tpmg/robin_faces.h>
 #include <tpmg/vector_ops.h>
 
 #include <kernels/problem/function_kernels.h>
@@ -108,6 +109,12 @@ namespace tpmg
           Vector<double> g_h;
           interpolate_boundary_values(level, deformation, problem.boundary_values, backend, g_h);
           internal::subtract_lifting<dim, k>(level, vertices, level_operator, g_h, b64);
+          if ((level.robin_faces & ~level.dirichlet_faces) != 0) // α ∫_F g_h φ_i on the Robin faces' edges
+            {
+              check_dimension(level, problem.robin_coefficient, "the Robin coefficient");
+              const RobinFaces<double> robin(level, problem.robin_coefficient, backend);
+              apply_robin_faces<dim, k>(robin, b64.data(), g_h.data(), -1.0, true);
+            }
         }
     });
     if constexpr (std::is_same_v<Number, double>)

@@ -29,14 +29,17 @@ namespace tpmg
   template <int dim, int k, typename Number>
   std::unique_ptr<LinearOperator<Number>>
   make_level_operator(const CartesianLevel &level, Backend backend, LevelOperatorType type,
-                      const DeformationSettings &deformation, GeometryMode geometry)
+                      const DeformationSettings &deformation, GeometryMode geometry,
+                      std::shared_ptr<const RobinFaces<Number>> robin)
   {
+    if (type != LevelOperatorType::cartesian && (level.robin_faces & ~level.dirichlet_faces) != 0)
+      throw std::invalid_argument("Robin faces are implemented for the cartesian level operator");
     switch (type)
       {
         case LevelOperatorType::cartesian:
           if (deformation.type != Deformation::none)
             throw std::invalid_argument("the cartesian level operator needs an undeformed mesh; use bp3 or bp5");
-          return std::make_unique<CartesianLaplaceOperator<dim, k, Number>>(level, backend);
+          return std::make_unique<CartesianLaplaceOperator<dim, k, Number>>(level, backend, std::move(robin));
         case LevelOperatorType::bp3:
           return std::make_unique<BPOperator<dim, k, Number>>(level, backend, BakeOff::bp3, deformation, true,
                                                               geometry);
@@ -90,9 +93,10 @@ namespace tpmg
       /// whether the colour's patches near the shared faces run first, then its exchange beside
       /// the others (split_patch_centres, overlap_exchanges; their geometries made here, once).
       PatchSmootherAdapter(const CartesianLevel &level, Backend b, const PatchSmootherSettings &s,
-                           const PatchProblem &problem, const LinearOperator<Number> *op, bool symmetric,
-                           const BoxLayout *layout, ExchangeOverlap overlap)
-        : smoother_(level, b, s, op, problem), symmetric_(symmetric), layout_(layout),
+                           const PatchProblem &problem, const LinearOperator<Number> *op,
+                           std::shared_ptr<const RobinFaces<Number>> robin, bool symmetric, const BoxLayout *layout,
+                           ExchangeOverlap overlap)
+        : smoother_(level, b, s, op, problem, std::move(robin)), symmetric_(symmetric), layout_(layout),
           layers_(s.kernel == SmootherKernel::global ? GhostLayers::all : GhostLayers::one)
       {
         if (layout_ && layers_ == GhostLayers::one)
@@ -219,11 +223,12 @@ namespace tpmg
   template <int dim, int k, typename Number>
   struct Multigrid<dim, k, Number>::Level
   {
-    std::shared_ptr<const BoxLayout>        layout;
-    CartesianLevel                          mesh;               ///< what this rank stores (layout->level())
-    std::unique_ptr<LinearOperator<Number>> op;                 ///< with the ghost exchange where distributed
-    const LinearOperator<Number>           *local_op = nullptr; ///< the stored part's operator alone
-    std::unique_ptr<Smoother<Number>>       smoother;
+    std::shared_ptr<const BoxLayout>          layout;
+    CartesianLevel                            mesh;               ///< what this rank stores (layout->level())
+    std::shared_ptr<const RobinFaces<Number>> robin;              ///< α on the Robin faces (null without)
+    std::unique_ptr<LinearOperator<Number>>   op;                 ///< with the ghost exchange where distributed
+    const LinearOperator<Number>             *local_op = nullptr; ///< the stored part's operator alone
+    std::unique_ptr<Smoother<Number>>         smoother;
     /// from this level to the next finer one: on the ranks' parts, or on whole levels on rank 0
     /// where this level is not distributed and the finer one is (`gathers`)
     Transfer<dim, k, Number> to_finer;
@@ -283,8 +288,9 @@ namespace tpmg
         L->mesh   = L->layout->level();
         if (L->layout->stores())
           {
+            L->robin    = make_robin_faces<Number>(L->mesh, settings.robin_coefficient, backend);
             auto raw    = make_level_operator<dim, k, Number>(L->mesh, backend, settings.level_operator,
-                                                           settings.deformation, settings.geometry);
+                                                           settings.deformation, settings.geometry, L->robin);
             L->local_op = raw.get();
             if (L->layout->distributed())
               L->op = std::make_unique<DistributedOperator<Number>>(std::move(raw), L->layout);
@@ -301,7 +307,7 @@ namespace tpmg
               {
                 if constexpr (VertexPatchSmoother<dim, k, Number>::supported())
                   L->smoother = std::make_unique<internal::PatchSmootherAdapter<dim, k, Number>>(
-                    L->mesh, backend, settings.patch, problem, L->local_op, settings.symmetric,
+                    L->mesh, backend, settings.patch, problem, L->local_op, L->robin, settings.symmetric,
                     L->layout->distributed() ? L->layout.get() : nullptr, settings.overlap);
                 else
                   throw std::invalid_argument("the vertex-patch smoother supports degrees up to 8 in 3D");
@@ -359,13 +365,14 @@ namespace tpmg
         if (coarse_n_ > 0 && lev(coarsest_).layout->stores())
           {
             // Assemble A_II column by column with a double-precision CPU copy of the operator.
-            const LevelOperatorType type = by_degree && settings.level_operator == LevelOperatorType::bp5
-                                             ? LevelOperatorType::bp3
-                                             : settings.level_operator;
+            const LevelOperatorType type  = by_degree && settings.level_operator == LevelOperatorType::bp5
+                                              ? LevelOperatorType::bp3
+                                              : settings.level_operator;
+            const auto              robin = make_robin_faces<double>(dense, settings.robin_coefficient, Backend::cpu);
             auto op = by_degree ? make_level_operator<dim, 1, double>(dense, Backend::cpu, type, settings.deformation,
-                                                                      settings.geometry)
+                                                                      settings.geometry, robin)
                                 : make_level_operator<dim, k, double>(dense, Backend::cpu, type, settings.deformation,
-                                                                      settings.geometry);
+                                                                      settings.geometry, robin);
             const index_t                  nodes[3] = {dense.nodes(0), dense.nodes(1), dense.nodes(2)};
             const DenseCoarseSolve<double> map      = DenseCoarseSolve<double>::on(nodes, dim, dense.dirichlet_faces);
             Eigen::MatrixXd                A(coarse_n_, coarse_n_);

@@ -9,6 +9,7 @@
 #include <kernels/runtime/cell_launch.h>
 #include <kernels/runtime/forall.h>
 #include <src/operators/laplace_stencil_builders.h>
+#include <src/operators/robin_faces_impl.h>
 
 #include <stdexcept>
 #include <type_traits>
@@ -31,11 +32,20 @@ namespace tpmg
   }
 
   template <int dim, int degree, typename Number>
-  CartesianLaplaceOperator<dim, degree, Number>::CartesianLaplaceOperator(const CartesianLevel &level, Backend backend)
-    : level_(level), backend_(backend), matrices_(element_matrices_1d(degree))
+  CartesianLaplaceOperator<dim, degree, Number>::CartesianLaplaceOperator(
+    const CartesianLevel &level, Backend backend, std::shared_ptr<const RobinFaces<Number>> robin)
+    : level_(level), backend_(backend), matrices_(element_matrices_1d(degree)), robin_(std::move(robin))
   {
     if (level.dim != dim || level.degree != degree)
       throw std::invalid_argument("CartesianLaplaceOperator: level does not match dim/degree");
+    const unsigned robin_faces = level.robin_faces & ~level.dirichlet_faces;
+    if (robin_faces != 0 && !robin_)
+      throw std::invalid_argument("CartesianLaplaceOperator: the level has Robin faces, but no Robin coefficient");
+    if (robin_ &&
+        (robin_->faces() != robin_faces || robin_->backend() != backend || robin_->level().n_dofs() != level.n_dofs()))
+      throw std::invalid_argument("CartesianLaplaceOperator: the Robin coefficient is not on this level's faces");
+    if (robin_ && robin_faces == 0)
+      robin_.reset();
   }
 
   template <int dim, int degree, typename Number>
@@ -65,6 +75,8 @@ namespace tpmg
   bool CartesianLaplaceOperator<dim, degree, Number>::diagonal(Vector<Number> &d) const
   {
     laplace_diagonal(level_, backend_, false, d);
+    if (robin_)
+      add_robin_diagonal<dim, degree>(*robin_, d.data());
     return true;
   }
 
@@ -109,6 +121,8 @@ namespace tpmg
       run(std::false_type{});
     else
       run(std::true_type{});
+    if (robin_)
+      apply_robin_faces<dim, degree>(*robin_, dst, src, sign);
 
     // constrained rows: the identity (dst = src), in a residual b - src
     CopyBoundaryLines<Number> copy{src, dst,        {level_.nodes(0), level_.nodes(1), level_.nodes(2)},

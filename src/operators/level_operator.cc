@@ -1,6 +1,7 @@
 // What the level operators cost in memory beside their vectors (tpmg/multigrid.h).
 #include <tpmg/bp_operator.h>
 #include <tpmg/multigrid.h>
+#include <tpmg/robin_faces.h>
 
 namespace tpmg
 {
@@ -8,7 +9,7 @@ namespace tpmg
                                           std::size_t number_bytes)
   {
     if (type == LevelOperatorType::cartesian)
-      return 0; // the cell widths only
+      return robin_faces_bytes(level, number_bytes); // the cell widths, α on the Robin faces
     return bp_geometry_bytes(level, bake_off(type), geometry, number_bytes);
   }
 } // namespace tpmg

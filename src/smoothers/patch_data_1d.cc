@@ -119,46 +119,69 @@ namespace tpmg
     return kronecker_interior_matrix(dim, 2 * k - 1, {&d.mass, &d.mass, &d.mass},
                                      {&d.stiffness, &d.stiffness, &d.stiffness}, coef);
   }
+  namespace
+  {
+    /// One kind of BoundaryPatchData1DLayout (t: 0 interior, 1 lower face, 2 upper face) into
+    /// out, its eigenpairs those of K + β e eᵀ (e the face's node, t > 0).
+    void boundary_kind_1d(int k, const ElementMatrices1D &e, const Matrix1D &mc, int t, double beta, double *out)
+    {
+      const int np = 2 * k + 1, ni = 2 * k - 1;
+      // the kind's patch nodes, cells and unknowns along the direction (BoundaryPatchData1DLayout)
+      const int       n = t == 0 ? np : k + 1, cells = t == 0 ? 2 : 1, first = t == 1 ? 0 : 1;
+      const int       nu = t == 0 ? ni : k;
+      Eigen::MatrixXd M = Eigen::MatrixXd::Zero(n, n), A = Eigen::MatrixXd::Zero(n, n);
+      for (int c = 0; c < cells; ++c)
+        for (int i = 0; i <= k; ++i)
+          for (int j = 0; j <= k; ++j)
+            {
+              M(c * k + i, c * k + j) += mc(unsigned(i), unsigned(j));
+              A(c * k + i, c * k + j) += e.stiffness(unsigned(i), unsigned(j));
+            }
+      for (int i = 0; i < n; ++i)
+        for (int j = 0; j < n; ++j)
+          {
+            out[i * np + j]           = M(i, j);
+            out[np * np + i * np + j] = A(i, j);
+          }
+      const Eigen::MatrixXd Mu = M.block(first, first, nu, nu);
+      Eigen::MatrixXd       Au = A.block(first, first, nu, nu);
+      if (t > 0) // the face's node: the first unknown on a lower face, the last on an upper one
+        Au(t == 1 ? 0 : nu - 1, t == 1 ? 0 : nu - 1) += beta;
+      const Eigen::GeneralizedSelfAdjointEigenSolver<Eigen::MatrixXd> es(Au, Mu);
+      if (es.info() != Eigen::Success)
+        throw std::runtime_error("boundary_patch_data_1d: the eigenproblem of degree " + std::to_string(k) + " failed");
+      for (int i = 0; i < nu; ++i)
+        {
+          for (int a = 0; a < nu; ++a)
+            out[2 * np * np + i * ni + a] = es.eigenvectors()(i, a);
+          out[2 * np * np + ni * ni + i] = es.eigenvalues()(i);
+        }
+    }
+  } // namespace
+
   std::vector<double> boundary_patch_data_1d(int k, bool lumped_mass)
   {
-    const ElementMatrices1D e  = element_matrices_1d(k);
-    const Matrix1D         &mc = lumped_mass ? e.lumped_mass : e.mass;
+    const ElementMatrices1D e  = element_matrices_1d(unsigned(k));
     const int               np = 2 * k + 1, ni = 2 * k - 1;
     const int               per_kind = 2 * np * np + ni * ni + ni;
     std::vector<double>     data(std::size_t(3 * per_kind), 0.0);
     for (int t = 0; t < 3; ++t)
-      {
-        // the kind's patch nodes, cells and unknowns along the direction (BoundaryPatchData1DLayout)
-        const int       n = t == 0 ? np : k + 1, cells = t == 0 ? 2 : 1, first = t == 1 ? 0 : 1;
-        const int       nu = t == 0 ? ni : k;
-        Eigen::MatrixXd M = Eigen::MatrixXd::Zero(n, n), A = Eigen::MatrixXd::Zero(n, n);
-        for (int c = 0; c < cells; ++c)
-          for (int i = 0; i <= k; ++i)
-            for (int j = 0; j <= k; ++j)
-              {
-                M(c * k + i, c * k + j) += mc(i, j);
-                A(c * k + i, c * k + j) += e.stiffness(i, j);
-              }
-        double *out = data.data() + std::size_t(t) * std::size_t(per_kind);
-        for (int i = 0; i < n; ++i)
-          for (int j = 0; j < n; ++j)
-            {
-              out[i * np + j]           = M(i, j);
-              out[np * np + i * np + j] = A(i, j);
-            }
-        const Eigen::MatrixXd                                           Mu = M.block(first, first, nu, nu);
-        const Eigen::MatrixXd                                           Au = A.block(first, first, nu, nu);
-        const Eigen::GeneralizedSelfAdjointEigenSolver<Eigen::MatrixXd> es(Au, Mu);
-        if (es.info() != Eigen::Success)
-          throw std::runtime_error("boundary_patch_data_1d: the eigenproblem of degree " + std::to_string(k) +
-                                   " failed");
-        for (int i = 0; i < nu; ++i)
-          {
-            for (int a = 0; a < nu; ++a)
-              out[2 * np * np + i * ni + a] = es.eigenvectors()(i, a);
-            out[2 * np * np + ni * ni + i] = es.eigenvalues()(i);
-          }
-      }
+      boundary_kind_1d(k, e, lumped_mass ? e.lumped_mass : e.mass, t, 0.0,
+                       data.data() + std::size_t(t) * std::size_t(per_kind));
+    return data;
+  }
+
+  std::vector<double> boundary_patch_data_1d(int k, bool lumped_mass, const std::array<double, 6> &robin_beta)
+  {
+    const ElementMatrices1D e  = element_matrices_1d(unsigned(k));
+    const int               np = 2 * k + 1, ni = 2 * k - 1;
+    const int               per_kind = 2 * np * np + ni * ni + ni;
+    std::vector<double>     data(std::size_t(7 * per_kind), 0.0);
+    const Matrix1D         &mc = lumped_mass ? e.lumped_mass : e.mass;
+    boundary_kind_1d(k, e, mc, 0, 0.0, data.data());
+    for (int f = 0; f < 6; ++f)
+      boundary_kind_1d(k, e, mc, 1 + f % 2, robin_beta[std::size_t(f)],
+                       data.data() + std::size_t(1 + f) * std::size_t(per_kind));
     return data;
   }
 } // namespace tpmg

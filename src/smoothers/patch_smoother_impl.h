@@ -11,6 +11,7 @@
 #include <kernels/smoothers/patch_fiber.h>
 #include <kernels/smoothers/patch_mma.h>
 #include <kernels/smoothers/patch_tile.h>
+#include <src/operators/robin_faces_impl.h>
 #include <src/smoothers/patch_builders.h>
 #include <src/smoothers/patch_geometry.h>
 
@@ -58,12 +59,17 @@ namespace tpmg
 
   template <int dim, int k, typename Number>
   VertexPatchSmoother<dim, k, Number>::VertexPatchSmoother(const CartesianLevel &level, Backend backend,
-                                                           const PatchSmootherSettings  &given,
-                                                           const LinearOperator<Number> *op,
-                                                           const PatchProblem           &problem)
-    : level_(level), backend_(backend), settings_(given), problem_(problem), op_(op)
+                                                           const PatchSmootherSettings              &given,
+                                                           const LinearOperator<Number>             *op,
+                                                           const PatchProblem                       &problem,
+                                                           std::shared_ptr<const RobinFaces<Number>> robin)
+    : level_(level), backend_(backend), settings_(given), problem_(problem), op_(op), robin_(std::move(robin))
   {
     static_assert(supported(), "vertex-patch smoother: degree out of range for this dimension");
+    if ((level.robin_faces & ~level.dirichlet_faces) != 0 && !robin_)
+      throw std::invalid_argument("the vertex-patch smoother: the level has Robin faces, but no Robin coefficient");
+    if (robin_ && robin_->faces() == 0)
+      robin_.reset();
     if (level.dirichlet_faces != all_faces)
       set_up_boundary_patches();
     config_ =
@@ -158,7 +164,12 @@ namespace tpmg
           boundary_patches_[std::size_t(c)].reinit(index_t(lists[std::size_t(c)].size()), backend_, false);
           boundary_patches_[std::size_t(c)].from_host(lists[std::size_t(c)]);
         }
-    const std::vector<double> d = boundary_patch_data_1d(k, problem_.lumped_mass);
+    std::array<double, 6> beta{}; // α̅ h on the Robin faces: their patches' 1D problems
+    if (robin_)
+      for (int f = 0; f < 2 * dim; ++f)
+        beta[std::size_t(f)] = robin_->mean(f) * level_.h[std::size_t(f / 2)];
+    const std::vector<double> d =
+      robin_ ? boundary_patch_data_1d(k, problem_.lumped_mass, beta) : boundary_patch_data_1d(k, problem_.lumped_mass);
     boundary_data1d_.reinit(index_t(d.size()), backend_, false);
     boundary_data1d_.from_host(std::vector<Number>(d.begin(), d.end()));
   }
@@ -355,22 +366,34 @@ namespace tpmg
         c.r_vector          = &residual_;
         launcher_(c);
       }
-    // the colour's patches on Neumann faces (their unknowns are not the others')
+    // the colour's patches on Neumann and Robin faces (their unknowns are not the others')
     if (const Vector<index_t> &on_faces = boundary_patches_[std::size_t(color)]; on_faces.size() > 0)
       {
-        BoundaryPatchKernel<dim, k, Number> kern;
-        kern.patches   = on_faces.data();
-        kern.n_patches = on_faces.size();
-        for (int d = 0; d < 3; ++d)
-          {
-            kern.cells[d] = d < dim ? level_.cells[d] : 1;
-            kern.nodes[d] = level_.nodes(d);
-            kern.coef[d]  = Number(coef_[std::size_t(d)]);
-          }
-        kern.data1d = boundary_data1d_.data();
-        kern.b      = b.data();
-        kern.x      = x.data();
-        launch(backend_, kern, kern.shape());
+        auto run = [&](auto robin) {
+          BoundaryPatchKernel<dim, k, Number, decltype(robin)::value> kern;
+          kern.patches   = on_faces.data();
+          kern.n_patches = on_faces.size();
+          for (int d = 0; d < 3; ++d)
+            {
+              kern.cells[d] = d < dim ? level_.cells[d] : 1;
+              kern.nodes[d] = level_.nodes(d);
+              kern.coef[d]  = Number(coef_[std::size_t(d)]);
+            }
+          kern.data1d = boundary_data1d_.data();
+          kern.b      = b.data();
+          kern.x      = x.data();
+          if constexpr (decltype(robin)::value)
+            {
+              for (int f = 0; f < 2 * dim; ++f)
+                kern.robin_weights[f] = robin_->has(f) ? robin_->weights(f) : nullptr;
+              kern.face_basis = robin_face_basis<k, Number>();
+            }
+          launch(backend_, kern, kern.shape());
+        };
+        if (robin_)
+          run(std::true_type{});
+        else
+          run(std::false_type{});
       }
   }
 

@@ -112,19 +112,35 @@ TEST(Gpu, DeviceIsPresent)
             << " MiB free\n";
 }
 
-/// `dirichlet`: the level's Dirichlet faces (the others' nodes are unknowns: the `natural` kernel)
+/// The Robin faces of a case and their coefficient (none by default).
+struct RobinCase
+{
+  unsigned    faces = 0;
+  std::string alpha = "0";
+};
+
+/// `dirichlet`: the level's Dirichlet faces (the others' nodes are unknowns: the `natural` kernel);
+/// `robin`: its Robin faces (with their diagonal too)
 template <typename T>
-void laplace_case(int dim, int k, unsigned dirichlet = all_faces)
+void laplace_case(int dim, int k, unsigned dirichlet = all_faces, const RobinCase &robin = {})
 {
   dispatch_dim(dim, [&](auto D) {
     dispatch_degree(k, [&](auto K) {
       constexpr int dd = decltype(D)::value, kk = decltype(K)::value;
       auto          lev   = level_of(dd, kk, dd == 3 ? (kk <= 3 ? 3 : 2) : 4, {2, 1, 3});
       lev.dirichlet_faces = dirichlet;
+      lev.robin_faces     = robin.faces;
+      auto op_on          = [&](Backend b) {
+        return CartesianLaplaceOperator<dd, kk, T>(lev, b, make_robin_faces<T>(lev, robin.alpha, b));
+      };
+      if (robin.faces != 0)
+        compare_backends<T>(
+          lev, {std::vector<T>(lev.n_dofs())}, [&](Backend b, std::vector<Vector<T>> &v) { op_on(b).diagonal(v[0]); },
+          "laplace diagonal with Robin faces " + std::to_string(dd) + "D k=" + std::to_string(kk));
       compare_backends<T>(
         lev, {std::vector<T>(lev.n_dofs()), random_interior<T>(lev, 1)},
         [&](Backend b, std::vector<Vector<T>> &v) {
-          CartesianLaplaceOperator<dd, kk, T> op(lev, b);
+          const auto op = op_on(b);
           op.vmult(v[0], v[1]);
         },
         "laplace " + std::to_string(dd) + "D k=" + std::to_string(kk));
@@ -132,7 +148,7 @@ void laplace_case(int dim, int k, unsigned dirichlet = all_faces)
       compare_backends<T>(
         lev, {std::vector<T>(lev.n_dofs()), random_interior<T>(lev, 2), random_interior<T>(lev, 3)},
         [&](Backend b, std::vector<Vector<T>> &v) {
-          CartesianLaplaceOperator<dd, kk, T> op(lev, b);
+          const auto op = op_on(b);
           op.residual(v[0], v[2], v[1]);
         },
         "laplace residual " + std::to_string(dd) + "D k=" + std::to_string(kk));
@@ -150,11 +166,12 @@ TEST(Gpu, LaplaceOperatorEqualsCpu)
       }
 }
 
-/// `dirichlet`: the level's Dirichlet faces (the patches on the others: BoundaryPatchKernel)
+/// `dirichlet`: the level's Dirichlet faces (the patches on the others: BoundaryPatchKernel);
+/// `robin`: its Robin faces
 template <typename T>
 void smoother_case(int dim, int k, SmootherKernel kern, LocalSolver ls,
                    KernelOptimization opt = KernelOptimization::basic, ThreadStructure ts = ThreadStructure::column,
-                   bool lumped_mass = false, unsigned dirichlet = all_faces)
+                   bool lumped_mass = false, unsigned dirichlet = all_faces, const RobinCase &robin = {})
 {
   dispatch_dim(dim, [&](auto D) {
     dispatch_degree(k, [&](auto K) {
@@ -163,6 +180,7 @@ void smoother_case(int dim, int k, SmootherKernel kern, LocalSolver ls,
         {
           auto lev            = level_of(dd, kk, dd == 3 ? (kk <= 4 ? 3 : 2) : 4, {1, 2, 1});
           lev.dirichlet_faces = dirichlet;
+          lev.robin_faces     = robin.faces;
           PatchSmootherSettings s;
           s.kernel           = kern;
           s.local_solver     = ls;
@@ -171,8 +189,9 @@ void smoother_case(int dim, int k, SmootherKernel kern, LocalSolver ls,
           compare_backends<T>(
             lev, {random_interior<T>(lev, 2), random_interior<T>(lev, 3)},
             [&](Backend b, std::vector<Vector<T>> &v) {
-              CartesianLaplaceOperator<dd, kk, T> op(lev, b);
-              VertexPatchSmoother<dd, kk, T>      sm(lev, b, s, &op, PatchProblem{lumped_mass});
+              const auto                          alpha = make_robin_faces<T>(lev, robin.alpha, b);
+              CartesianLaplaceOperator<dd, kk, T> op(lev, b, alpha);
+              VertexPatchSmoother<dd, kk, T>      sm(lev, b, s, &op, PatchProblem{lumped_mass}, alpha);
               sm.smooth(v[0], v[1]);
               sm.smooth(v[0], v[1], true);
               Vector<T> z(lev.n_dofs(), b); // a sweep from zero, told so
@@ -182,7 +201,7 @@ void smoother_case(int dim, int k, SmootherKernel kern, LocalSolver ls,
             "smoother " + std::to_string(dd) + "D k=" + std::to_string(kk) + " " + std::to_string(int(kern)) + "/" +
               std::to_string(int(ls)) + "/" + std::to_string(int(opt)) + "/threads " +
               std::to_string(int(s.thread_structure)) + (lumped_mass ? " lumped" : "") +
-              (dirichlet != all_faces ? " Neumann faces" : ""));
+              (dirichlet != all_faces ? " Neumann faces" : "") + (robin.faces != 0 ? " Robin faces" : ""));
         }
     });
   });
@@ -682,6 +701,78 @@ TEST(Gpu, NeumannFacesEqualCpu)
       EXPECT_NEAR(s[1].solution_shift, s[0].solution_shift, 1e-9);
       EXPECT_NEAR(s[1].compatibility_defect, s[0].compatibility_defect, 1e-12);
     }
+}
+
+// Robin faces (x- and y+ Robin with a coefficient varying along them, z+ Neumann): the operator
+// with its face term, residual and diagonal, the vertex-patch smoother with the Robin patches'
+// face term and eigenpairs, the right-hand side with the lifting on the Robin faces' edges, and
+// whole solves (both smoothers, float and double V-cycles).
+TEST(Gpu, RobinFacesEqualCpu)
+{
+  const unsigned  dirichlet = all_faces & ~(1u | 8u | 32u);
+  const RobinCase robin{1u | 8u, "1 + x^2 + y"};
+  for (int dim : {2, 3})
+    for (int k : {1, 2, 3, 5, 7})
+      {
+        RobinCase r = robin;
+        if (dim == 3)
+          r.alpha = "1 + x^2 + y*z";
+        laplace_case<double>(dim, k, dirichlet, r);
+        laplace_case<float>(dim, k, dirichlet, r);
+        for (SmootherKernel kern : {SmootherKernel::global, SmootherKernel::fused})
+          {
+            smoother_case<double>(dim, k, kern, LocalSolver::fast_diagonalization, KernelOptimization::automatic,
+                                  ThreadStructure::automatic, false, dirichlet, r);
+            smoother_case<float>(dim, k, kern, LocalSolver::fast_diagonalization, KernelOptimization::automatic,
+                                 ThreadStructure::automatic, false, dirichlet, r);
+          }
+      }
+  Domain d;
+  d.dim             = 3;
+  d.coarse_cells    = {1, 2, 1};
+  d.dirichlet_faces = dirichlet;
+  d.robin_faces     = robin.faces;
+  ProblemFunctions problem;
+  problem.rhs               = Expression("1 + x*y", 3);
+  problem.boundary_values   = Expression("exp(x)*cos(y) + z", 3);
+  problem.boundary_flux     = Expression("sin(3*x) + y", 3);
+  problem.robin_coefficient = Expression("1 + x^2 + y*z", 3);
+  for (int k : {2, 5})
+    {
+      const auto f = make_hierarchy(d, k, 2).back();
+      compare_backends<double>(
+        f, {std::vector<double>(f.n_dofs())},
+        [&](Backend b, std::vector<Vector<double>> &v) {
+          assemble_rhs(f, {}, problem, LevelOperatorType::cartesian, b, v[0]);
+        },
+        "rhs with Robin faces, k=" + std::to_string(k), 1e-13);
+    }
+  SolverParameters p;
+  p.dim                = 3;
+  p.degree             = 3;
+  p.refinement_level   = 2;
+  p.coarse_cells       = {2, 2, 1};
+  p.rhs                = RightHandSide::function;
+  p.rhs_function       = "4*exp(x)*sin(2*y)*cos(z)";
+  p.boundary_values    = "exp(x)*sin(2*y)*cos(z)";
+  p.exact_solution     = p.boundary_values;
+  p.boundary.type      = {BoundaryType::robin, BoundaryType::dirichlet, BoundaryType::dirichlet,
+                          BoundaryType::robin, BoundaryType::dirichlet, BoundaryType::dirichlet};
+  p.robin_coefficient  = "1 + x^2 + y*z";
+  p.boundary_flux      = "abs(x) < 1e-9 ? (-1 + 1 + x^2 + y*z)*exp(x)*sin(2*y)*cos(z) : 2*exp(x)*cos(2*y)*cos(z) + "
+                         "(1 + x^2 + y*z)*exp(x)*sin(2*y)*cos(z)";
+  p.relative_tolerance = 1e-12;
+  p.verbose            = false;
+  for (SmootherType smoother : {SmootherType::vertex_patch, SmootherType::chebyshev_jacobi})
+    for (Precision precision : {Precision::fp32, Precision::fp64})
+      {
+        p.smoother                       = smoother;
+        p.precision                      = precision;
+        const std::array<RunResult, 2> r = solve_on_both(p);
+        ASSERT_TRUE(r[1].converged) << r[1].failure;
+        EXPECT_EQ(r[1].iterations, r[0].iterations) << to_string(smoother) << " " << to_string(precision);
+        EXPECT_NEAR(*r[1].l2_error, *r[0].l2_error, 1e-6 * *r[0].l2_error) << to_string(smoother);
+      }
 }
 
 TEST(Gpu, ProblemFunctionsEqualCpu)

@@ -1,0 +1,116 @@
+// RobinFaces: α at the Gauss points of the Robin faces' cells, on the level's backend.
+#include <tpmg/fe_1d.h>
+#include <tpmg/robin_faces.h>
+
+#include <kernels/operators/robin_face.h>
+#include <kernels/runtime/forall.h>
+
+#include <stdexcept>
+
+namespace tpmg
+{
+  namespace
+  {
+    /// The cells of face f of `level` (all of them).
+    FaceCells face_cells(const CartesianLevel &level, int f)
+    {
+      FaceCells F;
+      F.face = f;
+      F.dim  = level.dim;
+      for (int d = 0; d < 3; ++d)
+        {
+          F.cells[d] = d < level.dim ? level.cells[d] : 1;
+          F.nodes[d] = level.nodes(d);
+        }
+      return F;
+    }
+
+    template <int dim, typename Number>
+    void evaluate(const CartesianLevel &level, const Expression &alpha, int f, Vector<Number> &w)
+    {
+      RobinFaceWeights<dim, Number> kern;
+      kern.F               = face_cells(level, f);
+      kern.alpha           = alpha.program();
+      kern.nq              = level.degree + 1;
+      const Quadrature1D q = gauss_quadrature(unsigned(kern.nq));
+      for (int i = 0; i < kern.nq; ++i)
+        {
+          kern.points[i]  = q.points[std::size_t(i)];
+          kern.weights[i] = q.weights[std::size_t(i)];
+        }
+      for (int d = 0; d < 3; ++d)
+        {
+          kern.origin[d] = d < dim ? level.lower[d] : 0.0;
+          kern.h[d]      = d < dim ? level.h[d] : 1.0;
+        }
+      kern.value = w.data();
+      forall(w.backend(), kern.F.count(), kern);
+    }
+  } // namespace
+
+  template <typename Number>
+  RobinFaces<Number>::RobinFaces(const CartesianLevel &level, const Expression &alpha, Backend backend)
+    : level_(level), backend_(backend)
+  {
+    if (level.part)
+      throw std::invalid_argument("Robin faces are implemented on whole levels");
+    if (alpha.dim() != level.dim)
+      throw std::invalid_argument("RobinFaces: the Robin coefficient's dimension is not the level's");
+    level_.robin_faces &= ~level.dirichlet_faces;
+    const int per_cell = level.dim == 3 ? points() * points() : points();
+    for (int f = 0; f < 2 * level.dim; ++f)
+      if (has(f))
+        {
+          Vector<Number> &w = weights_[std::size_t(f)];
+          w.reinit(face_cells(level, f).count() * per_cell, backend, false);
+          if (level.dim == 2)
+            evaluate<2>(level, alpha, f, w);
+          else
+            evaluate<3>(level, alpha, f, w);
+          // the mean, for the vertex patches' separable local problems
+          double sum = 0, area = 1;
+          for (const Number v : w.to_host())
+            sum += double(v);
+          for (int d = 0; d < level.dim; ++d)
+            if (d != f / 2)
+              area *= level.extent(d);
+          means_[std::size_t(f)] = sum / area;
+        }
+  }
+
+  template <typename Number>
+  std::size_t RobinFaces<Number>::bytes() const
+  {
+    std::size_t b = 0;
+    for (const auto &w : weights_)
+      b += w.bytes();
+    return b;
+  }
+
+  template <typename Number>
+  std::shared_ptr<const RobinFaces<Number>> make_robin_faces(const CartesianLevel &level,
+                                                             const std::string &robin_coefficient, Backend backend)
+  {
+    if ((level.robin_faces & ~level.dirichlet_faces) == 0)
+      return nullptr;
+    return std::make_shared<const RobinFaces<Number>>(level, Expression(robin_coefficient, level.dim), backend);
+  }
+
+  std::size_t robin_faces_bytes(const CartesianLevel &level, std::size_t number_bytes)
+  {
+    const std::size_t per_cell =
+      std::size_t(level.dim == 3 ? (level.degree + 1) * (level.degree + 1) : level.degree + 1);
+    std::size_t b = 0;
+    for (int f = 0; f < 2 * level.dim; ++f)
+      if (level.robin(f) && !level.dirichlet(f))
+        b += std::size_t(face_cells(level, f).count()) * per_cell * number_bytes;
+    return b;
+  }
+
+  template class RobinFaces<float>;
+  template class RobinFaces<double>;
+  template std::shared_ptr<const RobinFaces<float>> make_robin_faces<float>(const CartesianLevel &, const std::string &,
+                                                                            Backend);
+  template std::shared_ptr<const RobinFaces<double>> make_robin_faces<double>(const CartesianLevel &,
+                                                                              const std::string &, Backend);
+} // namespace tpmg
