@@ -43,9 +43,20 @@ namespace
               blocks.push_back(Dim3{unsigned(patches.size()), 0, 0});
               patches.push_back(v0 + nv * (v1 + nv * v2));
             }
-    const std::vector<double> d1 =
-      robin ? boundary_patch_data_1d(k, false, {1, 1, 1, 1, 1, 1}) : boundary_patch_data_1d(k, false);
-    const std::vector<Number>                  data(d1.begin(), d1.end());
+    const std::vector<double> d1 = boundary_patch_data_1d(k, false);
+    const std::vector<Number> data(d1.begin(), d1.end());
+    // with `robin`, eigenpairs of the lower (entry 0) and upper (1) kind, per patch direction
+    std::vector<Number> pairs;
+    std::vector<int>    index;
+    for (int t : {1, 2})
+      for (const double v : robin_patch_eigenpairs_1d(k, false, t, 0.5))
+        pairs.push_back(Number(v));
+    for (const index_t p : patches)
+      for (int e = 0; e < 3; ++e)
+        {
+          const index_t ve = e == 0 ? p % nv : e == 1 ? (p / nv) % nv : p / (nv * nv);
+          index.push_back(e >= dim || (ve % 3) != 0 ? -1 : ve == 0 ? 0 : 1);
+        }
     std::vector<Number>                        x(level.n_dofs(), Number(0.5)), b(level.n_dofs(), Number(1));
     const RobinFaces<Number>                   alpha(level, Expression(robin ? "1 + x" : "0", dim), Backend::cpu);
     BoundaryPatchKernel<dim, k, Number, robin> kern;
@@ -53,7 +64,9 @@ namespace
       {
         for (int f = 0; f < 2 * dim; ++f)
           kern.robin_weights[f] = alpha.weights(f);
-        kern.face_basis = robin_face_basis<k, Number>();
+        kern.face_basis  = robin_face_basis<k, Number>();
+        kern.robin_pairs = pairs.data();
+        kern.robin_index = index.data();
       }
     kern.patches   = patches.data();
     kern.n_patches = index_t(patches.size());

@@ -160,7 +160,7 @@ TEST(PatchSmoother, NeumannFacesSweepEqualsReference)
 }
 
 // Robin faces x- and x+ (and y+ Neumann; 3D z+ Neumann) with α = 1 + 3x, constant on each Robin
-// face (1 and 4): the patches on them solve their local problems exactly (the face's α in the 1D
+// face (1 and 4): the patches on them solve their local problems exactly (the patch's α in the 1D
 // stiffness), so a sweep equals the reference sweep with dense local solves on the assembled
 // Laplacian plus Robin term; every kernel variant of the interior patches, basic and fiber
 // kernels, float and double, from x0 and from zero.
@@ -188,7 +188,7 @@ TEST(PatchSmoother, RobinFacesSweepEqualsReference)
 // A Robin coefficient that varies along the faces (and a Robin face on every side: corners and
 // edges between Robin faces): the patches' local residuals hold the exact term, so the exact
 // solution of A x = b is a fixed point of a sweep, and a sweep from elsewhere reduces the error
-// in the energy norm although the local solves take each face's mean α.
+// in the energy norm although the local solves take each patch's mean α.
 TEST(PatchSmoother, VaryingRobinCoefficientKeepsTheSolutionAndReducesTheError)
 {
   for (int dim : {2, 3})

@@ -29,11 +29,11 @@ namespace tpmg
   /// vertex and the cell below, the reference mass and stiffness over the direction's patch nodes
   /// and the generalized eigenpairs of the unknowns' block (Sᵀ M S = I), padded to the layout.
   std::vector<double> boundary_patch_data_1d(int degree, bool lumped_mass);
-  /// The same for a level with Robin faces (BoundaryPatchData1DLayout's robin_kinds): the interior
-  /// kind, then per face f of the box the truncated kind of its side, whose eigenpairs are those
-  /// of K + β_f e eᵀ (e the face's node; β_f = α̅ h, the face's mean Robin coefficient times the
-  /// cell width along its normal, 0 on the other faces).
-  std::vector<double> boundary_patch_data_1d(int degree, bool lumped_mass, const std::array<double, 6> &robin_beta);
+  /// The eigenpairs of a patch direction on a Robin face (BoundaryPatchData1DLayout::robin_pair):
+  /// those of K + β e eᵀ over the unknowns of the truncated kind t (1: a lower face, 2: an upper
+  /// one; e the face's node, β = α̅ h, the patch's mean Robin coefficient times the cell width
+  /// along the face's normal), vectors (rows of 2k - 1) then values.
+  std::vector<double> robin_patch_eigenpairs_1d(int degree, bool lumped_mass, int t, double beta);
 
   /// Dense local matrix A_j (interior rows and columns of a patch, lexicographic).
   std::vector<double> patch_interior_matrix(int dim, int degree, const std::array<double, 3> &coef, bool lumped_mass);

@@ -67,6 +67,8 @@ namespace tpmg
     static Launcher colour_launcher(const SmootherConfiguration &config, bool lumped_mass);
     /// The lists and data of the patches on the level's Neumann and Robin faces.
     void set_up_boundary_patches();
+    /// The eigenpairs of the directions of those patches (`lists`, by colour) on Robin faces.
+    void set_up_robin_patches(const std::array<std::vector<index_t>, 8> &lists);
 
     CartesianLevel                level_;
     Backend                       backend_;
@@ -82,9 +84,12 @@ namespace tpmg
     std::array<Vector<index_t>, 8>            boundary_patches_;
     Vector<Number>                            boundary_data1d_;
     std::shared_ptr<const RobinFaces<Number>> robin_;
-    mutable Vector<Number>                    residual_;
-    std::array<double, 3>                     coef_;
-    PatchData1D                               data_;
-    Launcher                                  launcher_ = nullptr;
+    /// per colour and patch the index of each direction's Robin eigenpairs (-1: none), the pairs
+    std::array<Vector<int>, 8> robin_index_;
+    Vector<Number>             robin_pairs_;
+    mutable Vector<Number>     residual_;
+    std::array<double, 3>      coef_;
+    PatchData1D                data_;
+    Launcher                   launcher_ = nullptr;
   };
 } // namespace tpmg

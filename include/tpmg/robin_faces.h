@@ -12,6 +12,7 @@
 #include <array>
 #include <memory>
 #include <string>
+#include <vector>
 
 namespace tpmg
 {
@@ -34,16 +35,17 @@ namespace tpmg
     Backend               backend() const { return backend_; }
     /// Per cell of face `face` (FaceCells' order), at its points (the first tangent fastest): α w |cell face|.
     const Number *weights(int face) const { return weights_[std::size_t(face)].data(); }
-    /// ∫_F α / |F| on face `face` (0 where it is not a Robin face).
-    double mean(int face) const { return means_[std::size_t(face)]; }
+    /// ∫_K α over each cell K of face `face` (FaceCells' order; host memory, empty where it is no
+    /// Robin face): the vertex patches' mean α.
+    const std::vector<double> &cell_integrals(int face) const { return integrals_[std::size_t(face)]; }
     /// Bytes held (for the memory estimates).
     std::size_t bytes() const;
 
   private:
-    CartesianLevel                level_;
-    Backend                       backend_ = Backend::cpu;
-    std::array<Vector<Number>, 6> weights_;
-    std::array<double, 6>         means_{};
+    CartesianLevel                     level_;
+    Backend                            backend_ = Backend::cpu;
+    std::array<Vector<Number>, 6>      weights_;
+    std::array<std::vector<double>, 6> integrals_;
   };
 
   /// α (the text of an expression) on the Robin faces of `level`, or null where it has none.

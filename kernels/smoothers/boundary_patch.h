@@ -10,9 +10,10 @@
 //
 // On a Robin face the local operator has the face's term α ∫_F u v besides the Laplacian: the
 // local residual adds it exactly, with α at the face cells' Gauss points (the level operator's
-// RobinFaceWeights, kernels/operators/robin_face.h), and the local solve takes the face's mean α̅
-// into the direction's 1D stiffness, K + α̅ h e eᵀ (e the face's node), whose eigenpairs make the
-// problem separable again: exact where α is constant on the face.
+// RobinFaceWeights, kernels/operators/robin_face.h), and the local solve takes the patch's mean α̅
+// into the direction's 1D stiffness, K + α̅ h e eᵀ (e the face's node, α̅ the mean over the patch's
+// face cells), whose eigenpairs make the problem separable again: exact where α is constant on
+// the patch's face.
 #pragma once
 
 #include <kernels/common/tensor.h>
@@ -27,18 +28,16 @@ namespace tpmg
   /// 2 on an upper one (the cell below). Per kind, the
   /// reference mass and stiffness over the patch's nodes (np × np, rows of np), the M-orthonormal
   /// eigenvectors of the unknowns' block (ni × ni, column a the a-th vector) and its eigenvalues.
-  /// With Robin faces the array holds 1 + 6 kinds: the interior one, then one per face f of the
-  /// box (1 + f), whose eigenpairs are those of its own 1D problem (face_kind).
+  /// On a Robin face a patch direction takes its own eigenpairs instead (robin_pair numbers:
+  /// the vectors, then the values), those of its 1D problem with the patch's mean α.
   template <int k>
   struct BoundaryPatchData1DLayout
   {
     static constexpr int np = 2 * k + 1, ni = 2 * k - 1;
     static constexpr int mass = 0, stiffness = np * np, vectors = 2 * np * np, values = vectors + ni * ni;
-    static constexpr int per_kind    = values + ni;
-    static constexpr int size        = 3 * per_kind;
-    static constexpr int robin_kinds = 7, robin_size = robin_kinds * per_kind;
-    /// The data's kind of a patch direction d of kind t, with Robin faces.
-    static TPMG_HD constexpr int face_kind(int d, int t) { return t == 0 ? 0 : 1 + 2 * d + (t - 1); }
+    static constexpr int per_kind   = values + ni;
+    static constexpr int size       = 3 * per_kind;
+    static constexpr int robin_pair = ni * ni + ni;
     /// the patch's nodes along a direction of this kind, the first unknown among them, the unknowns
     static TPMG_HD constexpr int nodes(int t) { return t == 0 ? np : k + 1; }
     static TPMG_HD constexpr int first(int t) { return t == 1 ? 0 : 1; }
@@ -47,7 +46,7 @@ namespace tpmg
 
   /// One smoothing step on the boundary patches of one colour: x += A_P⁻¹ (b − A x)|_P, patch by
   /// patch (their unknowns are disjoint within a colour). `robin`: a level with Robin faces
-  /// (`robin_weights`, the data's face kinds); without, the kernel of Neumann faces alone.
+  /// (`robin_weights`, the patches' own eigenpairs); without, the kernel of Neumann faces alone.
   template <int dim, int k, typename Number, bool robin = false>
   struct BoundaryPatchKernel
   {
@@ -75,9 +74,12 @@ namespace tpmg
     const Number  *b      = nullptr;
     Number        *x      = nullptr;
     /// with `robin`: per face of the box RobinFaceWeights' values (null where it is no Robin
-    /// face), and the basis at the nq Gauss points of a face direction
+    /// face), the basis at the nq Gauss points of a face direction, and per patch of the launch
+    /// and direction the index of its eigenpairs in robin_pairs (-1: the kind's own)
     const Number                  *robin_weights[6]{};
     SmallMatrix<Number, nq, k + 1> face_basis{};
+    const Number                  *robin_pairs = nullptr;
+    const int                     *robin_index = nullptr;
 
     LaunchShape shape() const
     {
@@ -88,9 +90,10 @@ namespace tpmg
       return s;
     }
 
-    /// The patch: per direction its kind, its first node in the level.
+    /// The patch: its index in the launch, per direction its kind, its first node in the level.
     struct Patch
     {
+      index_t index;
       int     kind[3];
       index_t origin[3];
     };
@@ -98,6 +101,7 @@ namespace tpmg
     {
       index_t v = patches[p];
       Patch   P;
+      P.index = p;
       for (int d = 0; d < 3; ++d)
         {
           const index_t vd = v % (cells[d] + 1);
@@ -113,7 +117,11 @@ namespace tpmg
     static TPMG_HD int    at(int i, int j, int l) { return i + np * (j + np * l); }
     TPMG_HD const Number *matrix(const Patch &P, int d, int which) const
     {
-      return data1d + (robin ? L::face_kind(d, P.kind[d]) : P.kind[d]) * L::per_kind + which;
+      if constexpr (robin)
+        if (which >= L::vectors)
+          if (const int r = robin_index[3 * P.index + d]; r >= 0)
+            return robin_pairs + index_t(r) * L::robin_pair + (which - L::vectors);
+      return data1d + P.kind[d] * L::per_kind + which;
     }
 
     /// The Robin face of direction d of patch P (-1 where its face there is none or no Robin

@@ -67,14 +67,13 @@ namespace tpmg
             evaluate<2>(level, alpha, f, w);
           else
             evaluate<3>(level, alpha, f, w);
-          // the mean, for the vertex patches' separable local problems
-          double sum = 0, area = 1;
-          for (const Number v : w.to_host())
-            sum += double(v);
-          for (int d = 0; d < level.dim; ++d)
-            if (d != f / 2)
-              area *= level.extent(d);
-          means_[std::size_t(f)] = sum / area;
+          // per face cell ∫ α, for the vertex patches' separable local problems
+          const std::vector<Number> h = w.to_host();
+          std::vector<double>      &I = integrals_[std::size_t(f)];
+          I.assign(h.size() / std::size_t(per_cell), 0.0);
+          for (std::size_t c = 0; c < I.size(); ++c)
+            for (int q = 0; q < per_cell; ++q)
+              I[c] += double(h[c * std::size_t(per_cell) + std::size_t(q)]);
         }
   }
 

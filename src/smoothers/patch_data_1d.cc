@@ -171,17 +171,13 @@ namespace tpmg
     return data;
   }
 
-  std::vector<double> boundary_patch_data_1d(int k, bool lumped_mass, const std::array<double, 6> &robin_beta)
+  std::vector<double> robin_patch_eigenpairs_1d(int k, bool lumped_mass, int t, double beta)
   {
     const ElementMatrices1D e  = element_matrices_1d(unsigned(k));
     const int               np = 2 * k + 1, ni = 2 * k - 1;
     const int               per_kind = 2 * np * np + ni * ni + ni;
-    std::vector<double>     data(std::size_t(7 * per_kind), 0.0);
-    const Matrix1D         &mc = lumped_mass ? e.lumped_mass : e.mass;
-    boundary_kind_1d(k, e, mc, 0, 0.0, data.data());
-    for (int f = 0; f < 6; ++f)
-      boundary_kind_1d(k, e, mc, 1 + f % 2, robin_beta[std::size_t(f)],
-                       data.data() + std::size_t(1 + f) * std::size_t(per_kind));
-    return data;
+    std::vector<double>     kind(std::size_t(per_kind), 0.0);
+    boundary_kind_1d(k, e, lumped_mass ? e.lumped_mass : e.mass, t, beta, kind.data());
+    return std::vector<double>(kind.begin() + 2 * np * np, kind.end());
   }
 } // namespace tpmg
