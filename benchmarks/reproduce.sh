@@ -231,7 +231,7 @@ all --set Solver/Type=fmg
 RUNS
       J=$OUT/logs/robin; mkdir -p "$J"
       u='exp(x)*sin(2*y)*cos(z)'
-      echo "# round faces level dofs iterations solve_s l2_error finest_smoother_s coarser_levels_s finest_matvec_s outer_matvec_s" |
+      echo "# round faces level dofs iterations solve_s l2_error finest_smoother_s coarser_levels_s finest_matvec_s outer_matvec_s setup_s" |
         tee "$OUT/solve/robin_solves.txt"
       for round in 1 2; do
         for L in 5 6; do
@@ -241,11 +241,12 @@ RUNS
               --set "Problem/Robin coefficient=0"
             $SOLVER prm/robin_faces.prm --set "Mesh/Refinement level=$L" --set Backend/Repetitions=5 "$@" \
               --json "$J/${faces}_$L.json" > "$J/${faces}_$L.log" 2>&1
-            python3 -c "import json,sys; r=json.load(open(sys.argv[1])); b=r['breakdown']; print(*sys.argv[2:], r['dofs'], r['iterations'], min(r['solve_times_s']), r['l2_error'], b['finest_smoother'], b['coarser_levels'], b['finest_matvec'], b['outer_matvec'])" \
+            python3 -c "import json,sys; r=json.load(open(sys.argv[1])); b=r['breakdown']; print(*sys.argv[2:], r['dofs'], r['iterations'], min(r['solve_times_s']), r['l2_error'], b['finest_smoother'], b['coarser_levels'], b['finest_matvec'], b['outer_matvec'], r['setup_time_s'])" \
               "$J/${faces}_$L.json" $round $faces $L | tee -a "$OUT/solve/robin_solves.txt"
           done
         done
       done
+      tar czf "$OUT/logs/robin_logs.tgz" -C "$OUT/logs" robin sanitizer_full.log && rm -rf "$J" "$OUT/logs/sanitizer_full.log"
       ;;
     boundary-solves)
       mkdir -p "$OUT/solve"; J=$OUT/logs/boundary; mkdir -p "$J"
