@@ -361,3 +361,42 @@ TEST(Partition, OverlappedPatchesStayClearOfTheColourExchange)
   EXPECT_FALSE(overlap_exchanges(split_patch_centres(coarse), coarse, Backend::cuda, O::automatic));
   EXPECT_TRUE(overlap_exchanges(split_patch_centres(coarse), coarse, Backend::cpu, O::always));
 }
+
+// A part keeps the conditions of the box's faces it lies on; its faces inside the box are
+// Dirichlet faces to the kernels (no Robin term there). smoothed_vertices reaches the Neumann and
+// Robin faces where the rank's owned cells do, patch_centres never.
+TEST(Partition, PartsKeepTheBoxFacesConditions)
+{
+  Domain d;
+  d.dim                           = 3;
+  d.coarse_cells                  = {2, 3, 2};
+  d.dirichlet_faces               = all_faces & ~(1u | 8u | 16u); // x-, y+ Robin, z- Neumann
+  d.robin_faces                   = 1u | 8u;
+  const auto               levels = make_hierarchy(d, 2, 3);
+  const ProcessGrid        grid   = make_process_grid(8, levels);
+  const HierarchyPartition partition(levels, grid);
+  const int                l = int(levels.size()) - 1;
+  for (int rank = 0; rank < grid.size(); ++rank)
+    {
+      const CartesianLevel part = partition.stored(l, rank);
+      ASSERT_TRUE(part.part);
+      for (int dd = 0; dd < 3; ++dd)
+        {
+          const bool lower_box = part.global_offset(dd) == 0;
+          const bool upper_box = part.global_offset(dd) + part.cells[dd] == part.global_cells(dd);
+          EXPECT_EQ(part.dirichlet(2 * dd), lower_box ? levels[l].dirichlet(2 * dd) : true) << rank << " " << dd;
+          EXPECT_EQ(part.dirichlet(2 * dd + 1), upper_box ? levels[l].dirichlet(2 * dd + 1) : true)
+            << rank << " " << dd;
+          EXPECT_EQ(part.robin(2 * dd), lower_box && levels[l].robin(2 * dd));
+          EXPECT_EQ(part.robin(2 * dd + 1), upper_box && levels[l].robin(2 * dd + 1));
+          const auto centres = patch_centres(part, dd), all = smoothed_vertices(part, dd);
+          EXPECT_GE(centres.first, 1);
+          EXPECT_LE(centres.second, part.global_cells(dd) - 1);
+          const bool owns_lower = part.global_offset(dd) + part.cell_begin[dd] == 0;
+          const bool owns_upper = part.global_offset(dd) + part.cell_end[dd] == part.global_cells(dd);
+          EXPECT_EQ(all.first, owns_lower && !levels[l].dirichlet(2 * dd) ? 0 : centres.first) << rank << " " << dd;
+          EXPECT_EQ(all.second, owns_upper && !levels[l].dirichlet(2 * dd + 1) ? part.global_cells(dd) : centres.second)
+            << rank << " " << dd;
+        }
+    }
+}

@@ -63,6 +63,11 @@ namespace tpmg
   /// writes the nodes k (v - 1) + 1 ... k (v + 1) - 1 along d. Colour c runs the centres whose
   /// parity along d is bit d of c.
   std::pair<index_t, index_t> patch_centres(const CartesianLevel &level, int d);
+  /// The same with the vertices on the level's Neumann and Robin faces of the box, where the rank
+  /// computes them (its owned cells' closed box reaches the face): the centres of every patch it
+  /// smooths, the truncated ones on those faces included (whose patch writes the nodes
+  /// k (v - 1) + 1 ... k (v + 1) - 1 within the level all the same).
+  std::pair<index_t, index_t> smoothed_vertices(const CartesianLevel &level, int d);
 
   /// A box of patch centres: whole-level vertex indices first[d] ... last[d] along each
   /// direction (empty where first > last in a direction; directions >= dim hold 1 ... 1).
@@ -145,8 +150,10 @@ namespace tpmg
     CartesianLevel owned(int l, int rank) const;
     /// Level l as `rank` stores it: on a distributed level of a grid of several ranks the part
     /// (CartesianLevel::part) of its box and ghost_cells layers of cells beyond every face
-    /// with a neighbour, cell_begin/cell_end the owned box in the part's coordinates; otherwise
-    /// the whole level (on rank 0; a level without cells on the others: `stores` is false).
+    /// with a neighbour, cell_begin/cell_end the owned box in the part's coordinates, its faces
+    /// inside the box Dirichlet faces (boundary to the kernels), those on the box as the level's;
+    /// otherwise the whole level (on rank 0; a level without cells on the others: `stores` is
+    /// false).
     CartesianLevel stored(int l, int rank) const;
     /// Whether `rank` stores cells of level l.
     bool stores(int l, int rank) const { return distributed(l) || rank == 0; }

@@ -48,9 +48,13 @@ namespace tpmg
 
     /// The patches of one color only; `x_is_zero` as in smooth(); `part`: only these patches of
     /// the colour (patch_color_geometry of a part of the centres, src/smoothers/patch_geometry.h),
-    /// all where null.
+    /// and none on the Neumann and Robin faces (smooth_boundary_patches), all where null.
     void smooth_color(Vector<Number> &x, const Vector<Number> &b, int color, bool x_is_zero = false,
                       const PatchColorGeometry *part = nullptr) const;
+    /// The color's patches on the level's Neumann and Robin faces alone. Their unknowns are not
+    /// the color's other patches', and neither reads what the other writes: in either order the
+    /// same result.
+    void smooth_boundary_patches(Vector<Number> &x, const Vector<Number> &b, int color) const;
 
     int n_colors() const { return 1 << dim; }
     /// The color processed at position `i` of a forward sweep.

@@ -22,8 +22,8 @@ namespace tpmg
   public:
     /// No Robin face.
     RobinFaces() = default;
-    /// α (a function of the box's coordinates) on the Robin faces of `level`, a whole level,
-    /// evaluated on `backend`; throws std::invalid_argument for a rank's part of a level.
+    /// α (a function of the box's coordinates) on the Robin faces of `level` (a whole level or a
+    /// rank's part of one), evaluated on `backend`.
     RobinFaces(const CartesianLevel &level, const Expression &alpha, Backend backend);
 
     /// The Robin faces (numbering.h's face bits).

@@ -24,8 +24,10 @@ namespace tpmg
   {
     int     face = 0, dim = 3;
     index_t cells[3]{1, 1, 1}, nodes[3]{1, 1, 1}; ///< the level's
-    /// the colour of the cells to visit (bit t: odd cells along the t-th tangent), or -1: all
-    int colour = -1;
+    /// the colour of the cells to visit (bit t: odd cells of the whole level along the t-th
+    /// tangent), or -1: all; the parity of the level's offset in the whole level (bit d), so that
+    /// a rank's part adds in the whole level's order
+    int colour = -1, parity = 0;
 
     TPMG_HD int normal() const { return face / 2; }
     /// The t-th tangential direction (t < dim - 1).
@@ -33,11 +35,13 @@ namespace tpmg
     /// The cells of the face along its t-th tangent (1 for t >= dim - 1).
     TPMG_HD index_t along(int t) const { return t < dim - 1 ? cells[tangent(t)] : 1; }
     /// The cells this launch visits: all of the face's, or those of `colour`.
+    /// The first cell of the colour along the t-th tangent.
+    TPMG_HD index_t first(int t) const { return ((colour >> t) ^ (parity >> tangent(t))) & 1; }
     TPMG_HD index_t count() const
     {
       index_t n = 1;
       for (int t = 0; t < dim - 1; ++t)
-        n *= colour < 0 ? along(t) : (along(t) - ((colour >> t) & 1) + 1) / 2;
+        n *= colour < 0 ? along(t) : (along(t) - first(t) + 1) / 2;
       return n;
     }
     /// The tangential coordinates of the i-th visited cell, and its index among the face's cells.
@@ -53,8 +57,8 @@ namespace tpmg
             }
           else
             {
-              const index_t first = (colour >> t) & 1, n = (along(t) - first + 1) / 2;
-              c[t] = first + 2 * (i % n);
+              const index_t f = first(t), n = (along(t) - f + 1) / 2;
+              c[t] = f + 2 * (i % n);
               i /= n;
             }
         }
@@ -75,7 +79,8 @@ namespace tpmg
 
   /// The data of the Robin term on one face (forall over FaceCells::count(), all cells): at
   /// point (q0, q1) of face cell i, value[i nq^(dim-1) + q0 + nq q1] = α(x) w_q0 w_q1 |cell face|,
-  /// α evaluated at the point's position x on the box.
+  /// α evaluated at the point's position x, computed from the whole level's corner and cell
+  /// indices as the other kernels compute it (a rank's part gets the one-rank values).
   template <int dim, typename Number>
   struct RobinFaceWeights
   {
@@ -84,7 +89,8 @@ namespace tpmg
     ExpressionProgram    alpha;
     int                  nq = 2;
     double               points[max_points]{}, weights[max_points]{}; ///< the Gauss rule on [0, 1]
-    double               origin[3]{0, 0, 0}, h[3]{1, 1, 1};           ///< the box's lower corner, cell widths
+    double               origin[3]{0, 0, 0}, h[3]{1, 1, 1};           ///< the whole level's lower corner, cell widths
+    index_t              offset[3]{0, 0, 0}, whole_cells[3]{1, 1, 1}; ///< the level in the whole level
     Number              *value = nullptr;
 
     TPMG_HD void operator()(index_t i) const
@@ -100,11 +106,15 @@ namespace tpmg
       for (int q = 0; q < per_cell; ++q)
         {
           const int q0 = q % nq, q1 = q / nq;
-          double    x[3]  = {0, 0, 0};
-          x[d]            = origin[d] + (F.face % 2 ? h[d] * double(F.cells[d]) : 0.0);
-          x[F.tangent(0)] = origin[F.tangent(0)] + h[F.tangent(0)] * (double(c[0]) + points[q0]);
+          double    x[3] = {0, 0, 0};
+          x[d]           = origin[d] + h[d] * double(F.face % 2 ? whole_cells[d] : 0);
+          const int e0   = F.tangent(0);
+          x[e0]          = origin[e0] + h[e0] * (double(offset[e0] + c[0]) + points[q0]);
           if (dim == 3)
-            x[F.tangent(1)] = origin[F.tangent(1)] + h[F.tangent(1)] * (double(c[1]) + points[q1]);
+            {
+              const int e1 = F.tangent(1);
+              x[e1]        = origin[e1] + h[e1] * (double(offset[e1] + c[1]) + points[q1]);
+            }
           const double w          = weights[q0] * (dim == 3 ? weights[q1] : 1.0) * area;
           value[i * per_cell + q] = Number(w * alpha(x[0], x[1], x[2]));
         }

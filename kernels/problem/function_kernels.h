@@ -364,7 +364,7 @@ namespace tpmg
       SmallMatrix<double, nq, n> B; ///< φ_i at the Gauss points
       double                     points[nq], weights[nq];
       int                        face   = 0; ///< 2d (lower) or 2d + 1 (upper) of direction d
-      int                        colour = 0; ///< bit t: odd cells in the face's t-th direction
+      int                        colour = 0; ///< bit t: odd cells of the whole level in the face's t-th direction
       double                    *b      = nullptr;
 
       /// The face's two (2D: one) tangential directions.
@@ -378,7 +378,7 @@ namespace tpmg
         for (int t = 0; t < dim - 1; ++t)
           {
             const int     e     = tangent(t);
-            const index_t first = (colour >> t) & 1, count = (mesh.cells[e] - first + 1) / 2;
+            const index_t first = ((colour >> t) ^ (mesh.parity >> e)) & 1, count = (mesh.cells[e] - first + 1) / 2;
             c[e] = first + 2 * (i % count);
             i /= count;
           }
@@ -422,7 +422,7 @@ namespace tpmg
       for (int e = 0, t = 0; e < dim; ++e)
         if (e != face / 2)
           {
-            const index_t first = (colour >> t++) & 1;
+            const index_t first = ((colour >> t++) ^ (mesh.parity >> e)) & 1;
             count *= (mesh.cells[e] - first + 1) / 2;
           }
       return count;

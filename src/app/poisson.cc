@@ -68,11 +68,6 @@ namespace tpmg
       }
     if (const std::string error = comm.first_error(why); !error.empty())
       throw ParameterError(error);
-    if (comm.size() > 1 && p.boundary.natural_faces(p.dim) != 0)
-      throw ParameterError(p.source +
-                           ": Problem/Boundary types: Neumann and Robin faces are implemented on one rank, this "
-                           "run has " +
-                           std::to_string(comm.size()));
     const Communicator ranks = comm.size() > 1 ? comm.with_exchange(path) : comm;
     return dispatch_dim(p.dim, [&](auto D) {
       constexpr int dim = decltype(D)::value;

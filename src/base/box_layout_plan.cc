@@ -105,8 +105,8 @@ namespace tpmg
           const index_t     b0 = box.begin[dd], b1 = box.begin[dd] + box.extent[dd];
           // interior k (v - 1) + 1 ... k (v + 1) - 1 meets [b0, b1)
           const index_t lo = floor_div(b0 + 1 + k - 1, k) - 1, hi = floor_div(b1 - 2, k) + 1;
-          const auto    r = patch_centres(runner, d), o = patch_centres(other, d);
-          I[d].a = up(std::max<index_t>({lo, r.first, 1}), p);
+          const auto    r = smoothed_vertices(runner, d), o = smoothed_vertices(other, d);
+          I[d].a = up(std::max<index_t>({lo, r.first, 0}), p);
           I[d].b = down(std::min(hi, r.second), p);
           if (o.first > o.second)
             J[d][0] = I[d];

@@ -23,6 +23,17 @@ namespace tpmg
       off + std::min<index_t>({level.owned_end(d), level.global_cells(d) - 1 - off, level.cells[std::size_t(d)] - 1})};
   }
 
+  std::pair<index_t, index_t> smoothed_vertices(const CartesianLevel &level, int d)
+  {
+    auto          range = patch_centres(level, d);
+    const index_t off   = level.global_offset(d);
+    if (!level.dirichlet(2 * d) && off + level.owned_begin(d) == 0)
+      range.first = 0;
+    if (!level.dirichlet(2 * d + 1) && off + level.owned_end(d) == level.global_cells(d))
+      range.second = level.global_cells(d);
+    return range;
+  }
+
   index_t CentreBox::count() const
   {
     index_t n = 1;
@@ -231,6 +242,13 @@ namespace tpmg
         part.cell_begin[d] = lev.cell_begin[d] - lo;
         part.cell_end[d]   = lev.cell_end[d] - lo;
         part.lower[d]      = lev.lower[d] + double(lo) * lev.h[d];
+        // a face of the part inside the box is boundary to the kernels (the ghost layers make it
+        // so): a Dirichlet face; the faces on the box keep their conditions
+        const unsigned lower_face = 1u << (2 * d), upper_face = 2u << (2 * d);
+        if (lo > 0)
+          part.dirichlet_faces |= lower_face, part.robin_faces &= ~lower_face;
+        if (hi < lev.cells[d])
+          part.dirichlet_faces |= upper_face, part.robin_faces &= ~upper_face;
       }
     return part;
   }

@@ -122,6 +122,7 @@ namespace tpmg
               {
                 for (const PatchColorGeometry &near : split_.near[std::size_t(colour)])
                   smoother_.smooth_color(x, b, colour, zero, &near);
+                smoother_.smooth_boundary_patches(x, b, colour); // (before the exchange, which sends them)
                 layout_->start_update_ghosts_after_colour(x, colour);
                 smoother_.smooth_color(x, b, colour, zero, &split_.inner[std::size_t(colour)]);
                 layout_->finish_ghost_update();

@@ -33,6 +33,14 @@ namespace tpmg
       }
   }
 
+  /// Whether `level` (a whole level, or a rank's part of one) reaches face f of the box.
+  inline bool reaches_face(const CartesianLevel &level, int f)
+  {
+    const int d = f / 2;
+    return f % 2 ? level.global_offset(d) + level.cells[std::size_t(d)] == level.global_cells(d)
+                 : level.global_offset(d) == 0;
+  }
+
   /// The transfer kernel between two consecutive levels, or between the parts of them that a rank
   /// stores (`part`; host side).
   template <int dim, int k, typename Number, bool restriction, bool part = false, bool natural = false>
@@ -44,17 +52,18 @@ namespace tpmg
     transfer_cells(coarse, fine, first, cells);
     if (!part && (coarse.part || fine.part))
       throw std::invalid_argument("make_transfer_kernel: the parts of levels need the `part` kernel");
-    if (coarse.dirichlet_faces != fine.dirichlet_faces)
-      throw std::invalid_argument("grid transfer: the levels have different Dirichlet faces");
+    // the box's faces that the fine part reaches have the same conditions on both levels (a
+    // coarse part may reach a face in its ghost layers that the fine part does not: no matter)
+    for (int f = 0; f < 2 * dim; ++f)
+      if (reaches_face(fine, f) && coarse.dirichlet(f) != fine.dirichlet(f))
+        throw std::invalid_argument("grid transfer: the levels have different Dirichlet faces");
     if (natural != (fine.dirichlet_faces != all_faces))
       throw std::invalid_argument("make_transfer_kernel: levels with Neumann faces need the `natural` kernel, "
                                   "others the plain one");
-    if (natural && (coarse.part || fine.part))
-      throw std::invalid_argument("grid transfer: Neumann faces are implemented on whole levels");
-    // open faces: a part's faces towards a neighbour (fine level), and the Neumann faces, whose
-    // nodes are unknowns (both levels). Each fine node is owned by one coarse cell, the nodes on
-    // an upper Neumann face by a cell past the face, of which only the face lies inside the
-    // level (bounded_line): one more coarse cell in that direction.
+    // open faces: a part's faces towards a neighbour (fine level), and the Neumann faces the fine
+    // level reaches, whose nodes are unknowns (both levels). Each fine node is owned by one coarse
+    // cell, the nodes on an upper Neumann face by a cell past the face, of which only the face
+    // lies inside the level (bounded_line): one more coarse cell in that direction.
     kern.fine_open   = 0;
     kern.coarse_open = 0;
     for (int d = 0; d < 3; ++d)
@@ -64,13 +73,14 @@ namespace tpmg
         kern.coarse_shift[d] = index_t(k) * first[d];
         if (d >= dim)
           continue;
-        if (fine.global_offset(d) > 0 || !fine.dirichlet(2 * d))
+        const bool lower = reaches_face(fine, 2 * d), upper = reaches_face(fine, 2 * d + 1);
+        if (!lower || !fine.dirichlet(2 * d))
           kern.fine_open |= 1u << (2 * d);
-        if (fine.global_offset(d) + fine.cells[d] < fine.global_cells(d) || !fine.dirichlet(2 * d + 1))
+        if (!upper || !fine.dirichlet(2 * d + 1))
           kern.fine_open |= 2u << (2 * d);
-        if (!coarse.dirichlet(2 * d))
+        if (lower && !fine.dirichlet(2 * d))
           kern.coarse_open |= 1u << (2 * d);
-        if (!coarse.dirichlet(2 * d + 1))
+        if (upper && !fine.dirichlet(2 * d + 1))
           {
             kern.coarse_open |= 2u << (2 * d);
             cells[d] += 1;

@@ -15,8 +15,9 @@ namespace tpmg
     FaceCells face_cells(const CartesianLevel &level, int f)
     {
       FaceCells F;
-      F.face = f;
-      F.dim  = level.dim;
+      F.face   = f;
+      F.dim    = level.dim;
+      F.parity = level.offset_parity();
       for (int d = 0; d < 3; ++d)
         {
           F.cells[d] = d < level.dim ? level.cells[d] : 1;
@@ -40,8 +41,10 @@ namespace tpmg
         }
       for (int d = 0; d < 3; ++d)
         {
-          kern.origin[d] = d < dim ? level.lower[d] : 0.0;
-          kern.h[d]      = d < dim ? level.h[d] : 1.0;
+          kern.origin[d]      = d < dim ? level.origin(d) : 0.0;
+          kern.h[d]           = d < dim ? level.h[d] : 1.0;
+          kern.offset[d]      = d < dim ? level.global_offset(d) : 0;
+          kern.whole_cells[d] = d < dim ? level.global_cells(d) : 1;
         }
       kern.value = w.data();
       forall(w.backend(), kern.F.count(), kern);
@@ -52,8 +55,6 @@ namespace tpmg
   RobinFaces<Number>::RobinFaces(const CartesianLevel &level, const Expression &alpha, Backend backend)
     : level_(level), backend_(backend)
   {
-    if (level.part)
-      throw std::invalid_argument("Robin faces are implemented on whole levels");
     if (alpha.dim() != level.dim)
       throw std::invalid_argument("RobinFaces: the Robin coefficient's dimension is not the level's");
     level_.robin_faces &= ~level.dirichlet_faces;

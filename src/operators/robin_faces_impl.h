@@ -28,6 +28,7 @@ namespace tpmg
       const CartesianLevel &level = robin.level();
       kern.B                      = robin_face_basis<k, Number>();
       kern.F.dim                  = dim;
+      kern.F.parity               = level.offset_parity();
       for (int d = 0; d < 3; ++d)
         {
           kern.F.cells[d] = d < dim ? level.cells[d] : 1;

@@ -17,8 +17,6 @@
 
 #include <Eigen/Dense>
 
-#include <cmath>
-#include <limits>
 #include <map>
 
 #include <stdexcept>
@@ -141,9 +139,9 @@ namespace tpmg
   template <int dim, int k, typename Number>
   void VertexPatchSmoother<dim, k, Number>::set_up_boundary_patches()
   {
-    if (level_.part)
-      throw std::invalid_argument("the vertex-patch smoother: Neumann faces are implemented on whole levels");
-    // the vertices on the Neumann faces and off the Dirichlet ones, by colour (vertex parity)
+    // the vertices on the Neumann and Robin faces and off the Dirichlet ones (a rank's part: those
+    // of its owned cells' closed box, its faces inside the box being Dirichlet faces), by colour
+    // (the whole level's vertex parity)
     std::array<std::vector<index_t>, 8> lists;
     const index_t nv[3] = {level_.cells[0] + 1, dim > 1 ? level_.cells[1] + 1 : 1, dim > 2 ? level_.cells[2] + 1 : 1};
     for (index_t v2 = 0; v2 < nv[2]; ++v2)
@@ -152,15 +150,18 @@ namespace tpmg
           {
             const index_t v[3] = {v0, v1, v2};
             bool          face = false, patch = true;
+            int           colour = 0;
             for (int d = 0; d < dim; ++d)
               {
                 const bool lower = v[d] == 0, upper = v[d] == level_.cells[d];
-                if ((lower && level_.dirichlet(2 * d)) || (upper && level_.dirichlet(2 * d + 1)))
+                if ((lower && level_.dirichlet(2 * d)) || (upper && level_.dirichlet(2 * d + 1)) ||
+                    v[d] < level_.owned_begin(d) || v[d] > level_.owned_end(d))
                   patch = false;
                 face = face || lower || upper;
+                colour |= int((v[d] + level_.global_offset(d)) & 1) << d;
               }
             if (patch && face)
-              lists[std::size_t((v0 & 1) | (v1 & 1) << 1 | (v2 & 1) << 2)].push_back(v0 + nv[0] * (v1 + nv[1] * v2));
+              lists[std::size_t(colour)].push_back(v0 + nv[0] * (v1 + nv[1] * v2));
           }
     for (int c = 0; c < n_colors(); ++c)
       if (!lists[std::size_t(c)].empty())
@@ -179,10 +180,11 @@ namespace tpmg
   void VertexPatchSmoother<dim, k, Number>::set_up_robin_patches(const std::array<std::vector<index_t>, 8> &lists)
   {
     // A patch direction on a Robin face solves with K + β e eᵀ, β = α̅ h: α̅ the mean of α over
-    // the patch's cells on the face. The eigenpairs are computed once per β up to a relative
-    // 2^(1/512) - 1 = 0.14 % (a constant α: one set per face and level).
-    std::map<std::pair<int, long long>, int> known; // (kind, bucket of β) -> entry
-    std::vector<Number>                      pairs;
+    // the patch's cells on the face (added in a fixed order: the same bits on every rank). The
+    // eigenpairs are computed once per value of β (a constant α: one set per face and level),
+    // in parallel.
+    std::map<std::pair<int, double>, int> known; // (kind, β) -> entry
+    std::vector<std::pair<int, double>>   entries;
     for (int c = 0; c < n_colors(); ++c)
       {
         const std::vector<index_t> &list = lists[std::size_t(c)];
@@ -217,14 +219,12 @@ namespace tpmg
                     sum += I[std::size_t(c0 + level_.cells[e0] * c1)];
                 double       area = level_.h[e0] * (dim == 3 ? level_.h[e1] : 1.0);
                 const double beta = sum / (cells * area) * level_.h[d];
-                const auto   key  = std::make_pair(t, beta > 0 ? (long long)(std::llround(std::log2(beta) * 512.0))
-                                                               : std::numeric_limits<long long>::min());
+                const auto   key  = std::make_pair(t, beta);
                 auto         it   = known.find(key);
                 if (it == known.end())
                   {
-                    it                             = known.emplace(key, int(known.size())).first;
-                    const std::vector<double> pair = robin_patch_eigenpairs_1d(k, problem_.lumped_mass, t, beta);
-                    pairs.insert(pairs.end(), pair.begin(), pair.end());
+                    it = known.emplace(key, int(entries.size())).first;
+                    entries.push_back(key);
                   }
                 index[3 * p + std::size_t(d)] = it->second;
               }
@@ -234,6 +234,16 @@ namespace tpmg
             robin_index_[std::size_t(c)].reinit(index_t(index.size()), backend_, false);
             robin_index_[std::size_t(c)].from_host(index);
           }
+      }
+    constexpr int       per_entry = BoundaryPatchData1DLayout<k>::robin_pair;
+    std::vector<Number> pairs(entries.size() * std::size_t(per_entry));
+#pragma omp parallel for schedule(dynamic, 16) if (entries.size() > 64)
+    for (std::size_t e = 0; e < entries.size(); ++e)
+      {
+        const std::vector<double> pair =
+          robin_patch_eigenpairs_1d(k, problem_.lumped_mass, entries[e].first, entries[e].second);
+        for (int i = 0; i < per_entry; ++i)
+          pairs[e * per_entry + std::size_t(i)] = Number(pair[std::size_t(i)]);
       }
     robin_pairs_.reinit(index_t(pairs.size()), backend_, false);
     robin_pairs_.from_host(pairs);
@@ -431,7 +441,14 @@ namespace tpmg
         c.r_vector          = &residual_;
         launcher_(c);
       }
-    // the colour's patches on Neumann and Robin faces (their unknowns are not the others')
+    if (!part) // the colour's patches on Neumann and Robin faces (their unknowns are not the others')
+      smooth_boundary_patches(x, b, color);
+  }
+
+  template <int dim, int k, typename Number>
+  void VertexPatchSmoother<dim, k, Number>::smooth_boundary_patches(Vector<Number> &x, const Vector<Number> &b,
+                                                                    int color) const
+  {
     if (const Vector<index_t> &on_faces = boundary_patches_[std::size_t(color)]; on_faces.size() > 0)
       {
         auto run = [&](auto robin) {

@@ -1,7 +1,8 @@
 // The whole solver on the ranks of an mpirun against the same solve on one rank (label "mpi"):
 // GMRES (right and left preconditioned), CG, FMG and the V-cycle iteration, 2D and 3D, degrees
 // 1 to 4, the cartesian, bp3 and bp5 level operators, sine and Kershaw meshes, the Chebyshev
-// smoother, a problem given by functions with boundary values, float and double V-cycles, on
+// smoother, a problem given by functions with boundary values, Neumann and Robin faces and a
+// problem without a Dirichlet face, float and double V-cycles, on
 // meshes whose cells do not split evenly over the rank grid. For each, the iteration count must
 // equal the one-rank count, the residual history agree to 1e-10 relative and the L2 error to
 // 1e-12 relative. (On the CPU runner with one thread the distributed solve reproduces the
@@ -158,6 +159,31 @@ int main(int argc, char **argv)
     {"2D k=2 separate kernel", with(d2, {"Polynomial degree=2", "Multigrid/Smoother kernel=separate"})},
     {"3D k=2 global kernel double",
      with(d3, {"Polynomial degree=2", "Multigrid/Smoother kernel=global", "Multigrid/Precision=double"})},
+    // Neumann and Robin faces: their nodes unknowns on the ranks at the box's faces, the patches
+    // on them among those the colour exchanges send
+    {"3D k=2 neumann faces",
+     with(d3, {"Polynomial degree=2", "Problem/Right-hand side=function",
+               "Problem/Right-hand side function=4*exp(x)*sin(2*y)*cos(z)",
+               "Problem/Boundary values=exp(x)*sin(2*y)*cos(z)", "Problem/Exact solution=exp(x)*sin(2*y)*cos(z)",
+               "Problem/Boundary types=neumann,dirichlet,dirichlet,neumann,dirichlet,dirichlet",
+               "Problem/Boundary flux=abs(x) < 1e-9 ? -exp(x)*sin(2*y)*cos(z) : 2*exp(x)*cos(2*y)*cos(z)"})},
+    {"2D k=3 robin faces",
+     with(d2, {"Polynomial degree=3", "Problem/Right-hand side=function",
+               "Problem/Right-hand side function=3*exp(x)*sin(2*y)", "Problem/Boundary values=exp(x)*sin(2*y)",
+               "Problem/Exact solution=exp(x)*sin(2*y)", "Problem/Boundary types=robin,dirichlet,neumann,dirichlet",
+               "Problem/Robin coefficient=1 + x + y^2",
+               "Problem/Boundary flux=abs(x) < 1e-9 ? (x + y^2)*exp(x)*sin(2*y) : -2*exp(x)*cos(2*y)"})},
+    {"3D k=2 robin faces chebyshev",
+     with(d3, {"Polynomial degree=2", "Multigrid/Smoother=chebyshev_jacobi", "Problem/Right-hand side=one",
+               "Problem/Boundary types=robin,robin,dirichlet,neumann,robin,dirichlet",
+               "Problem/Robin coefficient=1 + x*y + z", "Problem/Boundary flux=1 + y"})},
+    {"3D k=2 pure neumann",
+     with(d3, {"Polynomial degree=2", "Problem/Right-hand side=function",
+               "Problem/Right-hand side function=3*pi^2*cos(pi*x)*cos(pi*y)*cos(pi*z)",
+               "Problem/Exact solution=cos(pi*x)*cos(pi*y)*cos(pi*z) + 1", "Problem/Boundary types=neumann"})},
+    {"2D k=2 every face robin, separate kernel",
+     with(d2, {"Polynomial degree=2", "Multigrid/Smoother kernel=separate", "Problem/Right-hand side=one",
+               "Problem/Boundary types=robin", "Problem/Robin coefficient=1 + x", "Problem/Boundary flux=x*y"})},
   };
 
   for (Case c : all)
