@@ -38,8 +38,6 @@ namespace tpmg
     /// ∫_K α over each cell K of face `face` (FaceCells' order; host memory, empty where it is no
     /// Robin face): the vertex patches' mean α.
     const std::vector<double> &cell_integrals(int face) const { return integrals_[std::size_t(face)]; }
-    /// Bytes held (for the memory estimates).
-    std::size_t bytes() const;
 
   private:
     CartesianLevel                     level_;

@@ -4,6 +4,7 @@
 
 #include <kernels/operators/robin_face.h>
 #include <kernels/runtime/forall.h>
+#include <src/operators/robin_faces_impl.h>
 
 #include <stdexcept>
 
@@ -11,26 +12,11 @@ namespace tpmg
 {
   namespace
   {
-    /// The cells of face f of `level` (all of them).
-    FaceCells face_cells(const CartesianLevel &level, int f)
-    {
-      FaceCells F;
-      F.face   = f;
-      F.dim    = level.dim;
-      F.parity = level.offset_parity();
-      for (int d = 0; d < 3; ++d)
-        {
-          F.cells[d] = d < level.dim ? level.cells[d] : 1;
-          F.nodes[d] = level.nodes(d);
-        }
-      return F;
-    }
-
     template <int dim, typename Number>
     void evaluate(const CartesianLevel &level, const Expression &alpha, int f, Vector<Number> &w)
     {
       RobinFaceWeights<dim, Number> kern;
-      kern.F               = face_cells(level, f);
+      kern.F               = face_cells_of(level, f);
       kern.alpha           = alpha.program();
       kern.nq              = level.degree + 1;
       const Quadrature1D q = gauss_quadrature(unsigned(kern.nq));
@@ -63,7 +49,7 @@ namespace tpmg
       if (has(f))
         {
           Vector<Number> &w = weights_[std::size_t(f)];
-          w.reinit(face_cells(level, f).count() * per_cell, backend, false);
+          w.reinit(face_cells_of(level, f).count() * per_cell, backend, false);
           if (level.dim == 2)
             evaluate<2>(level, alpha, f, w);
           else
@@ -76,15 +62,6 @@ namespace tpmg
             for (int q = 0; q < per_cell; ++q)
               I[c] += double(h[c * std::size_t(per_cell) + std::size_t(q)]);
         }
-  }
-
-  template <typename Number>
-  std::size_t RobinFaces<Number>::bytes() const
-  {
-    std::size_t b = 0;
-    for (const auto &w : weights_)
-      b += w.bytes();
-    return b;
   }
 
   template <typename Number>
@@ -103,7 +80,7 @@ namespace tpmg
     std::size_t b = 0;
     for (int f = 0; f < 2 * level.dim; ++f)
       if (level.robin(f) && !level.dirichlet(f))
-        b += std::size_t(face_cells(level, f).count()) * per_cell * number_bytes;
+        b += std::size_t(face_cells_of(level, f).count()) * per_cell * number_bytes;
     return b;
   }
 

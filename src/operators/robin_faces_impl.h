@@ -18,6 +18,21 @@ namespace tpmg
     return make_small_matrix<Number, k + 1, k + 1>(LagrangeBasis1D(unsigned(k)).values(q.points));
   }
 
+  /// The cells of face f of `level` (all of them: colour -1).
+  inline FaceCells face_cells_of(const CartesianLevel &level, int f)
+  {
+    FaceCells F;
+    F.face   = f;
+    F.dim    = level.dim;
+    F.parity = level.offset_parity();
+    for (int d = 0; d < 3; ++d)
+      {
+        F.cells[d] = d < level.dim ? level.cells[d] : 1;
+        F.nodes[d] = level.nodes(d);
+      }
+    return F;
+  }
+
   namespace internal
   {
     /// Runs `kern` over every Robin face of `robin`: on the CPU colour by colour, on the GPU all
@@ -25,19 +40,11 @@ namespace tpmg
     template <int dim, int k, typename Number>
     void run_robin_faces(const RobinFaces<Number> &robin, RobinFaceKernel<dim, k, Number> kern)
     {
-      const CartesianLevel &level = robin.level();
-      kern.B                      = robin_face_basis<k, Number>();
-      kern.F.dim                  = dim;
-      kern.F.parity               = level.offset_parity();
-      for (int d = 0; d < 3; ++d)
-        {
-          kern.F.cells[d] = d < dim ? level.cells[d] : 1;
-          kern.F.nodes[d] = level.nodes(d);
-        }
+      kern.B = robin_face_basis<k, Number>();
       for (int f = 0; f < 2 * dim; ++f)
         if (robin.has(f))
           {
-            kern.F.face  = f;
+            kern.F       = face_cells_of(robin.level(), f);
             kern.weights = robin.weights(f);
             if (robin.backend() == Backend::cuda)
               {
