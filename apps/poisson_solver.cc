@@ -121,16 +121,19 @@ Exit codes: 0 converged, 1 not converged or failed at run time, 2 bad input.
       params.source += (params.source.empty() ? "" : " ") + std::string("--set ") + o;
     if (!c.json.empty())
       params.json_file = c.json;
-    if (!params.vtu_file.empty())
+    if (!params.vtu_file.empty() && params.vtu_format == VtuFormat::ascii)
       {
         std::array<index_t, 3> cells{{1, 1, 1}};
         for (int d = 0; d < params.dim; ++d)
           cells[d] = index_t(params.coarse_cells[d]) << params.refinement_level;
-        const index_t nodes = checked_level_dofs(params.dim, params.degree, cells);
+        checked_level_dofs(params.dim, params.degree, cells); // (names a level too large to index)
+        index_t nodes = 1;
+        for (int d = 0; d < params.dim; ++d)
+          nodes *= index_t(vtu_node_indices(cells[d] * params.degree + 1, 0, params.vtu_stride).size());
         if (nodes > max_vtu_nodes)
-          throw ParameterError(prm.where("Output/VTU file") + ": a VTU file of " + std::to_string(nodes) +
+          throw ParameterError(prm.where("Output/VTU file") + ": an ASCII VTU file of " + std::to_string(nodes) +
                                " nodes is refused (at most " + std::to_string(max_vtu_nodes) +
-                               "); lower Mesh/Refinement level");
+                               "); set Output/VTU format = binary or a larger Output/VTU stride");
       }
     auto check_output = [](const std::string &path, const std::string &label) {
       if (!path.empty())

@@ -35,6 +35,8 @@
 #   user-problem       Table 7 sizes with the right-hand side, boundary values and exact solution
 #                      given as expressions: setup (rhs_time_s) against the solve
 #   deformed           solves on sine- and Kershaw-deformed meshes
+#   output             binary VTU files of 14 M and 29 M nodes and a strided one of the 722 M-DoF Table 7
+#                      solve, timed as the process with the file against without; point values there
 #   kershaw            CEED BPS5 on Kershaw meshes (prm/kershaw_bps5.prm): eps = 0.3, k = 7 at 4.8 M, 38 M
 #                      and 305 M DoFs
 #   kershaw-levels     the same, eps = 0.3 across levels: k = 3..7 on levels 1-3, k = 3 on level 4
@@ -584,6 +586,26 @@ PY
             "$OUT/logs/user_${f}_$problem.json" $f $problem | tee -a "$OUT/solve/user_problem.txt"
         done
       done
+      ;;
+    output)
+      # one line per case: nodes written, file bytes, the process's seconds without and with
+      # the file (the difference: evaluating, copying and writing it), the point values
+      mkdir -p "$OUT/solve"; W=${VTU_DIR:-/tmp/tpmg_vtu}; mkdir -p "$W"
+      echo "# case nodes bytes process_s process_with_vtu_s point_values" | tee "$OUT/solve/vtu_output.txt"
+      while read -r name file args; do
+        eval "set -- $args"
+        s0=$( { /usr/bin/time -f %e $SOLVER prm/$file.prm "$@" --set Output/Verbose=false > /dev/null; } 2>&1 | tail -1)
+        s1=$( { /usr/bin/time -f %e $SOLVER prm/$file.prm "$@" --set Output/Verbose=false --set "Output/VTU file=$W/$name.vtu" \
+          --set "Output/Point values=0.5, 0.5, 0.75; 0.9, 0.2, 0.6" --json "$OUT/logs/vtu_$name.json" > /dev/null; } 2>&1 | tail -1)
+        python3 -c "import json,sys,os; r=json.load(open(sys.argv[1])); print(sys.argv[2], os.path.getsize(sys.argv[3]), sys.argv[4], sys.argv[5], [p['value'] for p in r['point_values']])" \
+          "$OUT/logs/vtu_$name.json" "$name" "$W/$name.vtu" "$s0" "$s1" | tee -a "$OUT/solve/vtu_output.txt"
+        head -c 400 "$W/$name.vtu" | grep -o 'NumberOfPoints="[0-9]*"' | tee -a "$OUT/solve/vtu_output.txt"
+        rm -f "$W/$name.vtu"
+      done <<'CASES'
+k3_14M user_problem --set Polynomial\ degree=3 --set Mesh/Refinement\ level=6 --set Mesh/Coarse\ cells=2,1,1
+k3_29M user_problem --set Polynomial\ degree=3 --set Mesh/Refinement\ level=6 --set Mesh/Coarse\ cells=2,2,1
+k7_stride7 table7_k7_mixed --set Output/VTU\ stride=7
+CASES
       ;;
     deformed)
       mkdir -p "$OUT/solve"; rm -f "$OUT/solve/deformed_bp5_sine.txt" "$OUT/solve/kershaw.txt"

@@ -93,7 +93,7 @@ TEST(Parameters, PrintedFileReadsBackToTheSameValues)
   prm.set_override("Output/CSV file=a\\\\#b#c.csv");
   EXPECT_EQ(prm.get("Output/CSV file"), "a\\\\#b#c.csv");
   const std::string text = printed(prm);
-  EXPECT_NE(text.find("set JSON file = run\\#1.json\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("set JSON file    = run\\#1.json\n"), std::string::npos) << text; // (aligned to Point values)
 
   ParameterHandler again;
   declare_parameters(again);

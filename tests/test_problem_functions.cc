@@ -619,3 +619,69 @@ TEST(ProblemFunctions, VaryingRobinCoefficientIterationsStayNearTheDirichletCoun
         << c.dim << "D k=" << c.k << " level " << c.level << ": " << rr.iterations << " against " << rd.iterations;
     }
 }
+
+// The solution's values at points (Output/Point values) and its summary: a polynomial of
+// degree <= k per variable is solved to the solver's tolerance, so its values anywhere, its
+// range over the nodes and its mean are the exact solution's.
+TEST(ProblemFunctions, PointValuesAndSummaryAreTheExactSolutions)
+{
+  for (int dim : {2, 3})
+    {
+      SolverParameters p   = user_problem(dim, 2, dim == 3 ? 1 : 2, dim == 3 ? polynomial_3d : polynomial_2d,
+                                        dim == 3 ? laplacian_3d : laplacian_2d);
+      p.relative_tolerance = 1e-12;
+      p.point_values       = {{{0.3, -0.2, 0.7}}, {{2, 1, 1.5}}, {{1.1, 0.05, 1.2}}, {{0, -1, 0.5}}};
+      const RunResult  r   = solve(p);
+      const Expression u(p.exact_solution, dim);
+      ASSERT_EQ(r.point_values.size(), p.point_values.size());
+      for (std::size_t q = 0; q < p.point_values.size(); ++q)
+        {
+          const auto &x = p.point_values[q];
+          EXPECT_NEAR(r.point_values[q], u(x[0], x[1], x[2]), 1e-9) << dim << "D, point " << q;
+        }
+      // range and mean of u on the box, sampled finely (u's extremes lie at nodes or inside cells)
+      double    lo = 1e300, hi = -1e300, mean = 0;
+      const int n = 40;
+      for (int i = 0; i <= n; ++i)
+        for (int j = 0; j <= n; ++j)
+          for (int l = 0; l <= (dim == 3 ? n : 0); ++l)
+            {
+              const double v = u(2.0 * i / n, -1 + 2.0 * j / n, 0.5 + double(l) / n);
+              lo             = std::min(lo, v);
+              hi             = std::max(hi, v);
+            }
+      EXPECT_GE(r.solution_min, lo - 1e-9);
+      EXPECT_LE(r.solution_max, hi + 1e-9);
+      EXPECT_LT(r.solution_min, lo + 0.2 * (hi - lo)); // the nodes reach near the extremes
+      EXPECT_GT(r.solution_max, hi - 0.2 * (hi - lo));
+      // the mean by a tensor Gauss rule of 3 points (exact for degree <= 5 per variable)
+      const double g[3] = {-std::sqrt(0.6), 0.0, std::sqrt(0.6)}, w[3] = {5.0 / 9, 8.0 / 9, 5.0 / 9};
+      double       volume = 0;
+      for (int i = 0; i < 3; ++i)
+        for (int j = 0; j < 3; ++j)
+          for (int l = 0; l < (dim == 3 ? 3 : 1); ++l)
+            {
+              const double weight = w[i] * w[j] * (dim == 3 ? w[l] : 1.0);
+              mean += weight * u(1 + g[i], g[j], 1 + 0.5 * g[l]);
+              volume += weight;
+            }
+      EXPECT_NEAR(r.solution_mean, mean / volume, 1e-9) << dim << "D";
+    }
+}
+
+// An expression that does not parse, given through the API: the error names its field.
+TEST(ProblemFunctions, ExpressionErrorsNameTheirField)
+{
+  SolverParameters p = user_problem(2, 2, 1, polynomial_2d, laplacian_2d);
+  p.boundary_values  = "1 + x^";
+  try
+    {
+      solve(p);
+      FAIL() << "no error";
+    }
+  catch (const ExpressionError &e)
+    {
+      EXPECT_NE(std::string(e.what()).find("SolverParameters::boundary_values = '1 + x^'"), std::string::npos)
+        << e.what();
+    }
+}

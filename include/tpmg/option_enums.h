@@ -30,6 +30,13 @@ namespace tpmg
     mpi,
     host
   };
+  /// How a VTU file stores its arrays: raw binary appended after the XML (compact, any size) or
+  /// ASCII text inside it (readable, for small meshes).
+  enum class VtuFormat
+  {
+    binary,
+    ascii
+  };
   /// Whether a vertex-patch colour's ghost exchange runs beside the colour's patches away from
   /// the faces shared with other ranks (split_patch_centres, tpmg/partition.h): `automatic` on
   /// the levels where overlap_exchanges says so, `always` wherever a rank has such patches, `never`.

@@ -77,6 +77,7 @@ namespace tpmg
                   {RightHandSide::function, "function"}, {RightHandSide::ones_vector, "ones_vector"});
   TPMG_ENUM_NAMES(BoundaryType, 4, {BoundaryType::dirichlet, "dirichlet"}, {BoundaryType::neumann, "neumann"},
                   {BoundaryType::robin, "robin"}, {BoundaryType::periodic, "periodic"});
+  TPMG_ENUM_NAMES(VtuFormat, 2, {VtuFormat::binary, "binary"}, {VtuFormat::ascii, "ascii"});
 #undef TPMG_ENUM_NAMES
 
   /// Former names of values that parameter files may still use (read, never written): pairs of

@@ -3,6 +3,7 @@
 
 #include <tpmg/solver_parameters.h>
 
+#include <array>
 #include <iosfwd>
 #include <optional>
 #include <stdexcept>
@@ -76,6 +77,11 @@ namespace tpmg
     std::string         failure;
 
     std::optional<double> l2_error, h1_error;
+    /// The solution's smallest and largest nodal value and its mean (∫u_h / |Ω|).
+    double solution_min = 0, solution_max = 0, solution_mean = 0;
+    /// Output/Point values: the points and the solution's values there.
+    std::vector<std::array<double, 3>> points;
+    std::vector<double>                point_values;
 
     /// A problem without a Dirichlet face (u is fixed up to a constant, `singular`): Σ_i b_i of
     /// the assembled right-hand side, the data's compatibility defect (∫f + ∮h up to quadrature),

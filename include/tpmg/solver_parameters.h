@@ -12,6 +12,7 @@
 
 #include <array>
 #include <string>
+#include <vector>
 
 namespace tpmg
 {
@@ -71,13 +72,25 @@ namespace tpmg
     ProblemFunctions problem_functions() const
     {
       ProblemFunctions f;
-      f.rhs               = Expression(rhs == RightHandSide::one ? "1" : rhs_function, dim);
-      f.boundary_values   = Expression(boundary_values, dim);
-      f.boundary_flux     = Expression(boundary_flux, dim);
-      f.robin_coefficient = Expression(robin_coefficient, dim);
+      f.rhs               = expression("rhs_function", rhs == RightHandSide::one ? "1" : rhs_function);
+      f.boundary_values   = expression("boundary_values", boundary_values);
+      f.boundary_flux     = expression("boundary_flux", boundary_flux);
+      f.robin_coefficient = expression("robin_coefficient", robin_coefficient);
       if (!exact_solution.empty())
-        f.exact_solution = Expression(exact_solution, dim);
+        f.exact_solution = expression("exact_solution", exact_solution);
       return f;
+    }
+    /// One of the expression fields parsed; an ExpressionError names the field.
+    Expression expression(const std::string &field, const std::string &text) const
+    {
+      try
+        {
+          return Expression(text, dim);
+        }
+      catch (const ExpressionError &e)
+        {
+          throw ExpressionError("SolverParameters::" + field + " = '" + text + "': " + e.what());
+        }
     }
     /// Whether the right-hand side comes from problem_functions() (a function, or f = 1 with
     /// non-zero boundary values or Neumann faces) rather than the built-in separable integrals.
@@ -86,7 +99,7 @@ namespace tpmg
       return conventions == Conventions::standard &&
              (rhs == RightHandSide::function ||
               (rhs == RightHandSide::one &&
-               (!Expression(boundary_values, dim).is_zero() || boundary.natural_faces(dim) != 0)));
+               (!expression("boundary_values", boundary_values).is_zero() || boundary.natural_faces(dim) != 0)));
     }
 
     /// Whether post-smoothing reverses the colors (the symmetric V-cycle that CG needs).
@@ -105,7 +118,12 @@ namespace tpmg
     int             repetitions = 1;
 
     std::string json_file, csv_file, vtu_file;
-    bool        verbose = true;
+    VtuFormat   vtu_format = VtuFormat::binary;
+    /// Output/VTU stride: the VTU file holds every stride-th node along each direction
+    int vtu_stride = 1;
+    /// Output/Point values: where u is printed and recorded (physical coordinates)
+    std::vector<std::array<double, 3>> point_values;
+    bool                               verbose = true;
 
     /// where each value came from, for error messages naming the file and line
     std::string source;

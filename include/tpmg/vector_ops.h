@@ -3,6 +3,7 @@
 
 #include <tpmg/vector.h>
 
+#include <array>
 #include <vector>
 
 namespace tpmg
@@ -27,6 +28,8 @@ namespace tpmg
   double norm_l2(const Vector<N> &x);
   template <typename N>
   index_t count_non_finite(const Vector<N> &x);
+  template <typename N>
+  std::array<double, 2> min_max(const Vector<N> &x); ///< {min_i x_i, max_i x_i} over every rank's owned entries
   template <typename N>
   void equ(N a, const Vector<N> &x, Vector<N> &y); ///< y = a x
 

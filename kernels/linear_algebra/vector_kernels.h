@@ -1,6 +1,8 @@
 // Element-wise vector operations as forall functors (one body for CPU and GPU).
 #pragma once
 
+#include <limits>
+
 #include <tpmg/config.h>
 #include <tpmg/numbering.h>
 
@@ -195,6 +197,21 @@ namespace tpmg
       {
         const N v = x[i];
         return (v - v != N(0)) ? 1.0 : 0.0;
+      }
+    };
+
+    /// sign x_i on the owned entries (all entries without `owned_only`), -inf elsewhere: the
+    /// terms of max (sign 1) and -min (sign -1).
+    template <typename N>
+    struct SignedOwnedValue
+    {
+      const N       *x;
+      double         sign;
+      bool           owned_only;
+      OwnedNodes     owned;
+      TPMG_HD double operator()(index_t i) const
+      {
+        return !owned_only || owned(i) ? sign * double(x[i]) : -std::numeric_limits<double>::infinity();
       }
     };
   } // namespace vector_kernels

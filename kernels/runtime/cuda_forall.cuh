@@ -62,6 +62,34 @@ namespace tpmg
 
   namespace internal
   {
+    /// The larger of two values, NaN passed over (as the CPU loop does).
+    struct MaxOf
+    {
+      __device__ double operator()(double a, double b) const { return b > a ? b : a; }
+    };
+  } // namespace internal
+
+  template <class F>
+  double reduce_max_on_device(index_t n, const F &f)
+  {
+    thrust::counting_iterator<index_t> first(0);
+    std::size_t                        temp_bytes = 0;
+    const internal::AsDouble<F>        op{f};
+    const double                       lowest = -std::numeric_limits<double>::infinity();
+    TPMG_CUDA_CHECK(cub::DeviceReduce::TransformReduce(nullptr, temp_bytes, first, (double *)nullptr, n,
+                                                       internal::MaxOf{}, op, lowest, current_stream()));
+    auto   *scratch = static_cast<unsigned char *>(internal::reduction_scratch(temp_bytes + 16));
+    double *d_out   = reinterpret_cast<double *>(scratch);
+    TPMG_CUDA_CHECK(cub::DeviceReduce::TransformReduce(scratch + 16, temp_bytes, first, d_out, n, internal::MaxOf{}, op,
+                                                       lowest, current_stream()));
+    double result = 0;
+    TPMG_CUDA_CHECK(cudaMemcpyAsync(&result, d_out, sizeof(double), cudaMemcpyDeviceToHost, current_stream()));
+    TPMG_CUDA_CHECK(cudaStreamSynchronize(current_stream()));
+    return result;
+  }
+
+  namespace internal
+  {
     constexpr int accurate_block = 256;
 
     /// The block's double-double sum of the threads' sums s (in thread order), by thread 0.
@@ -185,6 +213,8 @@ namespace tpmg
   template void tpmg::forall_on_device<__VA_ARGS__>(tpmg::index_t, const __VA_ARGS__ &);
 #define TPMG_INSTANTIATE_DEVICE_REDUCE(...) \
   template double tpmg::reduce_sum_on_device<__VA_ARGS__>(tpmg::index_t, const __VA_ARGS__ &);
+#define TPMG_INSTANTIATE_DEVICE_REDUCE_MAX(...) \
+  template double tpmg::reduce_max_on_device<__VA_ARGS__>(tpmg::index_t, const __VA_ARGS__ &);
 #define TPMG_INSTANTIATE_DEVICE_REDUCE_ACCURATE(...) \
   template tpmg::DoubleDouble tpmg::reduce_sum_accurate_on_device<__VA_ARGS__>(tpmg::index_t, const __VA_ARGS__ &);
 #define TPMG_INSTANTIATE_DEVICE_REDUCE_ACCURATE_MULTI(K, ...)                                           \

@@ -9,6 +9,7 @@
 #include <tpmg/numbering.h>
 #include <tpmg/option_enums.h>
 
+#include <limits>
 #include <memory>
 
 #ifdef _OPENMP
@@ -22,6 +23,8 @@ namespace tpmg
   void forall_on_device(index_t n, const F &f);
   template <class F>
   double reduce_sum_on_device(index_t n, const F &f);
+  template <class F>
+  double reduce_max_on_device(index_t n, const F &f);
   template <class F>
   DoubleDouble reduce_sum_accurate_on_device(index_t n, const F &f);
   template <int K, class F>
@@ -82,6 +85,32 @@ namespace tpmg
     for (index_t c = 0; c < n_chunks; ++c)
       sum += part[static_cast<std::size_t>(c)];
     return sum;
+  }
+
+  /// Returns max_i f(i) for i in [0, n) (-inf for n = 0; NaN terms are passed over).
+  template <class F>
+  double reduce_max(Backend backend, index_t n, const F &f)
+  {
+    double m = -std::numeric_limits<double>::infinity();
+    if (n <= 0)
+      return m;
+    if (backend == Backend::cuda)
+      {
+#ifdef TPMG_WITH_CUDA
+        return reduce_max_on_device(n, f);
+#else
+        throw_no_cuda("reduce_max");
+#endif
+      }
+#pragma omp parallel for schedule(static) \
+  reduction(max                           \
+            : m) if (static_cast <unsigned long long>(n) >= host_parallel_threshold)
+    for (index_t i = 0; i < n; ++i)
+      {
+        const double v = f(i);
+        m              = v > m ? v : m;
+      }
+    return m;
   }
 
   /// Σ_i f(i) for i in [0, n) in double-double arithmetic (double_double.h): rounded to double,

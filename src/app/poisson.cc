@@ -39,6 +39,7 @@ namespace tpmg
 
   RunResult run_poisson(const SolverParameters &p, std::ostream &log, const Communicator &comm)
   {
+    p.problem_functions(); // (expressions that do not parse: an ExpressionError naming the field)
     // every rank must find a usable backend, and the same one
     Backend     b = Backend::cpu;
     std::string why;

@@ -7,6 +7,7 @@
 #include <tpmg/distributed_operator.h>
 #include <tpmg/laplace_operator.h>
 #include <tpmg/multigrid.h>
+#include <tpmg/point_values.h>
 #include <tpmg/poisson.h>
 #include <tpmg/problem.h>
 #include <tpmg/solvers.h>
@@ -333,8 +334,32 @@ namespace tpmg
           res.l2_error = e.l2;
           res.h1_error = e.h1_semi;
         }
+      // what the report says of u_h: its range and mean, and its values at the asked points
+      const std::array<double, 2> range = min_max(x);
+      res.solution_min                  = range[0];
+      res.solution_max                  = range[1];
+      {
+        const MeanDifference m       = mean_difference(fine, p.deformation, Expression("0", fine.dim), x);
+        double               sums[2] = {m.integral, m.volume};
+        comm.sum(sums, 2);
+        res.solution_mean = -sums[0] / sums[1];
+      }
+      if (!p.point_values.empty())
+        {
+          std::vector<PointLocation> where;
+          for (const std::array<double, 3> &point : p.point_values)
+            {
+              const std::optional<PointLocation> at = locate_point(fine_layout->whole(), p.deformation, point);
+              if (!at)
+                throw std::runtime_error("Output/Point values: no cell of the mesh holds the point (" +
+                                         format_point(point, fine.dim) + ")");
+              where.push_back(*at);
+            }
+          res.points       = p.point_values;
+          res.point_values = point_values(*fine_layout, x, where);
+        }
       if (!p.vtu_file.empty())
-        write_vtu(p.vtu_file, *fine_layout, x, p.deformation);
+        write_vtu(p.vtu_file, *fine_layout, x, p.deformation, VtuSettings{p.vtu_format, p.vtu_stride});
     }
 
     /// The right-hand side of every level for FMG, this rank's parts: the fine one converted from

@@ -1,4 +1,5 @@
 #include <tpmg/boundary_conditions.h>
+#include <tpmg/point_values.h>
 #include <tpmg/report.h>
 
 #include <algorithm>
@@ -70,9 +71,13 @@ namespace tpmg
         << "\n";
     out << std::setw(14) << r.dofs << std::setw(8) << r.iterations << std::scientific << std::setprecision(2)
         << std::setw(12) << r.relative_residual << std::setw(10) << r.average_reduction << std::setw(12)
-        << r.solve_time_s << std::setw(12) << r.dofs_per_second() << std::setw(12) << (r.l2_error ? *r.l2_error : NAN)
-        << std::setw(12) << (r.h1_error ? *r.h1_error : NAN) << std::fixed << std::setprecision(2)
-        << double(r.memory_bytes) / (1 << 30) << " GiB\n";
+        << r.solve_time_s << std::setw(12) << r.dofs_per_second();
+    for (const std::optional<double> &e : {r.l2_error, r.h1_error}) // (only where an exact solution is known)
+      if (e)
+        out << std::setw(12) << *e;
+      else
+        out << std::setw(12) << "-";
+    out << std::fixed << std::setprecision(2) << double(r.memory_bytes) / (1 << 30) << " GiB\n";
     out << "setup " << std::setprecision(3) << r.setup_time_s << " s; coarse solver on level " << r.coarsest_level
         << ": " << r.coarse_solver << (r.converged ? "" : "; NOT CONVERGED: " + r.failure) << "\n";
     if (r.ranks > 1)
@@ -101,6 +106,11 @@ namespace tpmg
           << r.compatibility_defect << " (relative " << r.compatibility_relative
           << "), taken from f; the solution shifted by " << r.solution_shift << " to "
           << (r.problem.exact_solution.empty() ? "zero mean" : "the exact solution's mean") << std::fixed << "\n";
+    out << std::setprecision(6) << std::defaultfloat << "solution: min " << r.solution_min << ", max " << r.solution_max
+        << ", mean " << r.solution_mean << "\n";
+    for (std::size_t q = 0; q < r.points.size() && q < r.point_values.size(); ++q)
+      out << "u(" << format_point(r.points[q], r.dim) << ") = " << std::setprecision(12) << r.point_values[q] << "\n";
+    out << std::fixed;
 
     double total = 0;
     for (const auto &[name, t] : r.breakdown)
@@ -198,6 +208,17 @@ namespace tpmg
     kv("warnings", string_list(r.warnings));
     kv("l2_error", r.l2_error ? json_number(*r.l2_error) : "null");
     kv("h1_error", r.h1_error ? json_number(*r.h1_error) : "null");
+    kv("solution", "{\"min\": " + json_number(r.solution_min) + ", \"max\": " + json_number(r.solution_max) +
+                     ", \"mean\": " + json_number(r.solution_mean) + "}");
+    std::string points = "[";
+    for (std::size_t q = 0; q < r.points.size() && q < r.point_values.size(); ++q)
+      {
+        points += std::string(q ? ", " : "") + "{\"point\": [";
+        for (int d = 0; d < r.dim; ++d)
+          points += (d ? ", " : "") + json_number(r.points[q][std::size_t(d)]);
+        points += "], \"value\": " + json_number(r.point_values[q]) + "}";
+      }
+    kv("point_values", points + "]");
     kv("setup_time_s", json_number(r.setup_time_s));
     kv("rhs_time_s", json_number(r.rhs_time_s));
     kv("solve_time_s", json_number(r.solve_time_s));

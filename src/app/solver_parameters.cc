@@ -2,12 +2,15 @@
 // their validated, typed form. The names of every choice come from the tables of
 // tpmg/options.h; the smoother's rules from resolve_smoother (smoother_configuration.h).
 #include <tpmg/geometry.h>
+#include <tpmg/point_values.h>
 #include <tpmg/smoother_configuration.h>
 #include <tpmg/solver_parameters.h>
+#include <tpmg/vtu.h>
 
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <cstdlib>
 #include <functional>
 #include <string>
 #include <type_traits>
@@ -106,6 +109,8 @@ namespace tpmg
                       " faces are implemented for Multigrid/Level operator = cartesian");
     }
 
+    void check_samples(const ParameterHandler &prm, const SolverParameters &p);
+
     /// The expressions parse in the problem's dimension, and the choices that use them agree.
     void check_problem(const ParameterHandler &prm, const SolverParameters &p)
     {
@@ -148,6 +153,76 @@ namespace tpmg
              "the paper_code conventions solve the authors' problem (b = 1, zero boundary values); use Conventions "
              "= standard");
       check_boundary(prm, p);
+      check_samples(prm, p);
+    }
+
+    /// The problem's expressions give finite values where they are used, sampled at 9 points per
+    /// direction of the box (f and the exact solution in the closed box, g on the Dirichlet
+    /// faces, h on the Neumann and Robin faces; alpha: check_boundary), and the exact solution
+    /// equals g on the Dirichlet faces there (to 1e-9 relative): a solve would otherwise end in
+    /// NaN, or report the error against a function that is not the problem's solution.
+    void check_samples(const ParameterHandler &prm, const SolverParameters &p)
+    {
+      constexpr int n     = 9;
+      auto          where = [&](const double(&x)[3]) {
+        return "(" + std::to_string(x[0]) + ", " + std::to_string(x[1]) +
+               (p.dim == 3 ? ", " + std::to_string(x[2]) : std::string()) + ")";
+      };
+      // the grid points of the closed box (face < 0) or of one face of it
+      auto each_point = [&](int face, auto &&fn) {
+        const int m = face < 0 ? p.dim : p.dim - 1, count = m == 3 ? n * n * n : m == 2 ? n * n : n;
+        for (int i = 0; i < count; ++i)
+          {
+            double x[3] = {0, 0, 0};
+            for (int d = 0, r = i; d < p.dim; ++d)
+              if (d == face / 2 && face >= 0)
+                x[d] = face % 2 ? p.box_upper[std::size_t(d)] : p.box_lower[std::size_t(d)];
+              else
+                {
+                  const int j = r % n;
+                  r /= n;
+                  x[d] = p.box_lower[std::size_t(d)] +
+                         (p.box_upper[std::size_t(d)] - p.box_lower[std::size_t(d)]) * j / (n - 1);
+                }
+            fn(x);
+          }
+      };
+      auto finite = [&](const char *path, const std::string &text, int face) {
+        const Expression e(text, p.dim);
+        each_point(face, [&](const double(&x)[3]) {
+          const double v = e(x[0], x[1], x[2]);
+          if (!std::isfinite(v))
+            throw ParameterError(prm.where(path) + ": " + std::string(path).substr(8) + " '" + printable(text) +
+                                 "' is " + std::to_string(v) + " at " + where(x) +
+                                 (face >= 0 ? " on face " + BoundaryConditions::face_name(face) : std::string()) +
+                                 "; it must be finite wherever it is used");
+        });
+      };
+      if (p.rhs == RightHandSide::function)
+        finite("Problem/Right-hand side function", p.rhs_function, -1);
+      if (!p.exact_solution.empty())
+        finite("Problem/Exact solution", p.exact_solution, -1);
+      for (int f = 0; f < 2 * p.dim; ++f)
+        {
+          const BoundaryType t = p.boundary.type[std::size_t(f)];
+          if (t == BoundaryType::dirichlet)
+            finite("Problem/Boundary values", p.boundary_values, f);
+          if (t == BoundaryType::neumann || t == BoundaryType::robin)
+            finite("Problem/Boundary flux", p.boundary_flux, f);
+        }
+      if (p.exact_solution.empty() || p.rhs == RightHandSide::manufactured)
+        return;
+      const Expression u(p.exact_solution, p.dim), g(p.boundary_values, p.dim);
+      for (int f = 0; f < 2 * p.dim; ++f)
+        if (p.boundary.type[std::size_t(f)] == BoundaryType::dirichlet)
+          each_point(f, [&](const double(&x)[3]) {
+            const double ux = u(x[0], x[1], x[2]), gx = g(x[0], x[1], x[2]);
+            if (std::fabs(ux - gx) > 1e-9 * (1 + std::fabs(ux)))
+              throw ParameterError(prm.where("Problem/Exact solution") + ": the exact solution is " +
+                                   std::to_string(ux) + " at " + where(x) + " on the Dirichlet face " +
+                                   BoundaryConditions::face_name(f) + ", where the boundary values give " +
+                                   std::to_string(gx) + "; give its values there as Boundary values");
+          });
     }
 
     /// The checks of the mesh that need its levels: sizes, the coarse solve, the deformation
@@ -205,6 +280,43 @@ namespace tpmg
 
   namespace
   {
+    /// The points of a list "x, y (, z); x, y (, z); ...", dim coordinates each.
+    std::vector<std::array<double, 3>> parse_points(const ParameterHandler &prm, const std::string &path, int dim)
+    {
+      std::vector<std::array<double, 3>> points;
+      const std::string                  all = prm.get(path);
+      if (all.find_first_not_of(" \t") == std::string::npos)
+        return points;
+      std::size_t begin = 0;
+      while (begin <= all.size())
+        {
+          const std::size_t     end   = std::min(all.find(';', begin), all.size());
+          const std::string     point = all.substr(begin, end - begin);
+          std::array<double, 3> x{{0, 0, 0}};
+          int                   n  = 0;
+          std::size_t           at = 0;
+          bool                  ok = true;
+          while (ok && at <= point.size())
+            {
+              const std::size_t comma = std::min(point.find(',', at), point.size());
+              const std::string value = point.substr(at, comma - at);
+              char             *stop  = nullptr;
+              const double      v     = std::strtod(value.c_str(), &stop);
+              ok = stop != value.c_str() && std::string(stop).find_first_not_of(" \t") == std::string::npos &&
+                   std::isfinite(v) && n < dim;
+              if (ok)
+                x[std::size_t(n++)] = v;
+              at = comma + 1;
+            }
+          if (!ok || n != dim)
+            throw ParameterError(prm.where(path) + ": point " + std::to_string(points.size() + 1) + " ('" + point +
+                                 "') is not " + std::to_string(dim) + " numbers separated by ','");
+          points.push_back(x);
+          begin = end + 1;
+        }
+      return points;
+    }
+
     /// One parameter of the file bound to its field of SolverParameters: declared with the
     /// field's default as its text, read into the field. `path`: "Section/Name", or "Name".
     struct Binding
@@ -434,7 +546,23 @@ namespace tpmg
         b.push_back(
           text("Output/JSON file", TPMG_FIELD(json_file), "Write the summary as JSON here (also --json FILE)"));
         b.push_back(text("Output/CSV file", TPMG_FIELD(csv_file), "Write the runtime breakdown as CSV here"));
-        b.push_back(text("Output/VTU file", TPMG_FIELD(vtu_file), "Write the solution for ParaView here (small runs)"));
+        b.push_back(text("Output/VTU file", TPMG_FIELD(vtu_file),
+                         "Write the solution for ParaView here (.vtu; on several ranks a .pvtu and a piece per rank)"));
+        b.push_back(choice("Output/VTU format", TPMG_FIELD(vtu_format),
+                           "binary = the arrays as raw bytes after the XML (compact, any size), ascii = as text "
+                           "(readable, at most " +
+                             std::to_string(max_vtu_nodes) + " nodes)"));
+        b.push_back(integer("Output/VTU stride", TPMG_FIELD(vtu_stride), 1, 1 << 20,
+                            "Write every s-th node along each direction (and each direction's last), for a view of "
+                            "a run too large to write whole; s = Polynomial degree writes the cells' vertices"));
+        b.push_back(
+          {"Output/Point values", Pattern::anything(),
+           "Points where the solution is printed and written to the JSON report: x, y (, z) per point in physical "
+           "coordinates, points separated by ';' (e.g. 0.5, 0.5, 0.5; 0.25, 0.5, 0.75)",
+           [](const SolverParameters &) { return std::string(); },
+           [](const ParameterHandler &prm, SolverParameters &p) {
+             p.point_values = parse_points(prm, "Output/Point values", p.dim);
+           }});
         b.push_back(
           {"Output/Verbose", Pattern::boolean(), "Print a line per iteration and setup progress",
            [](const SolverParameters &p) { return std::string(p.verbose ? "true" : "false"); },
@@ -482,6 +610,17 @@ namespace tpmg
         fail(prm.where("Mesh/Box upper") == "default" ? "Mesh/Box lower" : "Mesh/Box upper",
              "'Box upper' must be larger than 'Box lower' in every direction (direction " + std::to_string(d) + ": " +
                std::to_string(p.box_lower[d]) + " and " + std::to_string(p.box_upper[d]) + ")");
+
+    for (const std::array<double, 3> &x : p.point_values) // (every mesh fills its box)
+      for (int d = 0; d < p.dim; ++d)
+        {
+          const std::size_t dd    = std::size_t(d);
+          const double      slack = 1e-12 * (p.box_upper[dd] - p.box_lower[dd]);
+          if (!(x[dd] >= p.box_lower[dd] - slack && x[dd] <= p.box_upper[dd] + slack))
+            fail("Output/Point values", "the point (" + format_point(x, p.dim) + ") lies outside the box (direction " +
+                                          std::to_string(d) + ": " + format_point({{p.box_lower[dd]}}, 1) + " to " +
+                                          format_point({{p.box_upper[dd]}}, 1) + ")");
+        }
 
     // cross-checks, reported at the line that set the offending value
     if (p.degree > max_solver_degree(p.dim))

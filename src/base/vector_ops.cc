@@ -162,6 +162,24 @@ namespace tpmg
   }
 
   template <typename N>
+  std::array<double, 2> min_max(const Vector<N> &x)
+  {
+    const BoxLayout *layout     = x.layout();
+    const bool       owned_only = layout && !layout->owns_all();
+    const auto       owned      = owned_only ? owned_nodes(*layout) : vector_kernels::OwnedNodes{};
+    double           lowest =
+      -reduce_max(x.backend(), x.size(), vector_kernels::SignedOwnedValue<N>{x.data(), -1.0, owned_only, owned});
+    double highest =
+      reduce_max(x.backend(), x.size(), vector_kernels::SignedOwnedValue<N>{x.data(), 1.0, owned_only, owned});
+    if (layout && layout->distributed())
+      {
+        lowest  = -layout->comm().max(-lowest);
+        highest = layout->comm().max(highest);
+      }
+    return {lowest, highest};
+  }
+
+  template <typename N>
   void equ(N a, const Vector<N> &x, Vector<N> &y)
   {
     check_compatible(x, y, "equ");
@@ -218,19 +236,20 @@ namespace tpmg
       out[c] = sums[std::size_t(c)].value();
   }
 
-#define TPMG_INSTANTIATE(N)                                                                              \
-  template void    axpy<N>(N, const Vector<N> &, Vector<N> &);                                           \
-  template void    sadd<N>(N, N, const Vector<N> &, Vector<N> &);                                        \
-  template double  dot<N>(const Vector<N> &, const Vector<N> &);                                         \
-  template double  sum<N>(const Vector<N> &);                                                            \
-  template void    add<N>(N, Vector<N> &);                                                               \
-  template double  axpy_dot<N>(N, const Vector<N> &, Vector<N> &, const Vector<N> *);                    \
-  template double  norm_l2<N>(const Vector<N> &);                                                        \
-  template index_t count_non_finite<N>(const Vector<N> &);                                               \
-  template void    equ<N>(N, const Vector<N> &, Vector<N> &);                                            \
-  template void    multi_axpy<N>(const double *, const std::vector<Vector<N>> &, int, Vector<N> &);      \
-  template double  multi_axpy_norm<N>(const double *, const std::vector<Vector<N>> &, int, Vector<N> &); \
-  template void    multi_dot<N>(const std::vector<Vector<N>> &, int, const Vector<N> &, double *);
+#define TPMG_INSTANTIATE(N)                                                                                            \
+  template void                  axpy<N>(N, const Vector<N> &, Vector<N> &);                                           \
+  template void                  sadd<N>(N, N, const Vector<N> &, Vector<N> &);                                        \
+  template double                dot<N>(const Vector<N> &, const Vector<N> &);                                         \
+  template double                sum<N>(const Vector<N> &);                                                            \
+  template void                  add<N>(N, Vector<N> &);                                                               \
+  template double                axpy_dot<N>(N, const Vector<N> &, Vector<N> &, const Vector<N> *);                    \
+  template double                norm_l2<N>(const Vector<N> &);                                                        \
+  template index_t               count_non_finite<N>(const Vector<N> &);                                               \
+  template std::array<double, 2> min_max<N>(const Vector<N> &);                                                        \
+  template void                  equ<N>(N, const Vector<N> &, Vector<N> &);                                            \
+  template void                  multi_axpy<N>(const double *, const std::vector<Vector<N>> &, int, Vector<N> &);      \
+  template double                multi_axpy_norm<N>(const double *, const std::vector<Vector<N>> &, int, Vector<N> &); \
+  template void                  multi_dot<N>(const std::vector<Vector<N>> &, int, const Vector<N> &, double *);
   TPMG_INSTANTIATE(float)
   TPMG_INSTANTIATE(double)
 #undef TPMG_INSTANTIATE

@@ -12,6 +12,7 @@ namespace vk = tpmg::vector_kernels;
   TPMG_INSTANTIATE_DEVICE_REDUCE_ACCURATE(vk::Owned<vk::DotTerm<N>>)       \
   TPMG_INSTANTIATE_DEVICE_REDUCE_ACCURATE(vk::Owned<vk::AxpyDot<N>>)       \
   TPMG_INSTANTIATE_DEVICE_REDUCE_ACCURATE(vk::Owned<vk::NonFinite<N>>)     \
+  TPMG_INSTANTIATE_DEVICE_REDUCE_MAX(vk::SignedOwnedValue<N>)              \
   TPMG_INSTANTIATE_DEVICE_FORALL(vk::Equ<N>)                               \
   TPMG_INSTANTIATE_DEVICE_FORALL(vk::AddConstant<N>)                       \
   TPMG_INSTANTIATE_DEVICE_REDUCE_ACCURATE(vk::SumTerm<N>)                  \

@@ -845,6 +845,35 @@ TEST(Gpu, UserProblemMatchesCpu)
       }
 }
 
+// The solution's summary (min_max and the mean on the device) and its values at points (the
+// cells' nodes copied from device memory) equal the CPU's.
+TEST(Gpu, SolutionSummaryAndPointValuesEqualCpu)
+{
+  for (int dim : {2, 3})
+    {
+      SolverParameters p;
+      p.dim                            = dim;
+      p.degree                         = 4;
+      p.refinement_level               = dim == 3 ? 2 : 4;
+      p.rhs                            = RightHandSide::function;
+      p.rhs_function                   = "exp(x)*sin(3*y)";
+      p.boundary_values                = "x - y^2";
+      p.point_values                   = {{{0.5, 0.5, 0.5}}, {{0.13, 0.77, 0.41}}, {{1, 1, 1}}};
+      p.relative_tolerance             = 1e-12;
+      p.verbose                        = false;
+      const std::array<RunResult, 2> r = solve_on_both(p);
+      ASSERT_TRUE(r[1].converged) << r[1].failure;
+      ASSERT_EQ(r[1].point_values.size(), 3u);
+      const double scale = std::max(std::fabs(r[0].solution_min), std::fabs(r[0].solution_max));
+      EXPECT_NEAR(r[1].solution_min, r[0].solution_min, 1e-9 * scale) << dim << "D";
+      EXPECT_NEAR(r[1].solution_max, r[0].solution_max, 1e-9 * scale) << dim << "D";
+      EXPECT_NEAR(r[1].solution_mean, r[0].solution_mean, 1e-9 * scale) << dim << "D";
+      for (std::size_t q = 0; q < 3; ++q)
+        EXPECT_NEAR(r[1].point_values[q], r[0].point_values[q], 1e-9 * scale) << dim << "D, point " << q;
+      EXPECT_NEAR(r[0].point_values[2], 0.0, 1e-12); // g(1, 1) = 0 at the corner
+    }
+}
+
 TEST(Gpu, FittedPatchSolvesAndKershawSolveEqualCpu)
 {
   // the fitted patch solves of every colour, float and double, on a Kershaw mesh

@@ -122,11 +122,12 @@ int main(int argc, char **argv)
     return base;
   };
   const std::vector<Case> all = {
-    {"3D k=2 gmres float", with(d3, {"Polynomial degree=2"})},
+    {"3D k=2 gmres float",
+     with(d3, {"Polynomial degree=2", "Output/Point values=0.5, 0.5, 0.5; 0.1, 0.9, 0.35; 1, 0, 0.77"})},
     {"3D k=3 gmres double", with(d3, {"Polynomial degree=3", "Multigrid/Precision=double"})},
     {"3D k=1 gmres float, single coarse cell",
      {"Dimension=3", "Polynomial degree=1", "Mesh/Coarse cells=1", "Mesh/Refinement level=4"}},
-    {"2D k=4 gmres float", with(d2, {"Polynomial degree=4"})},
+    {"2D k=4 gmres float", with(d2, {"Polynomial degree=4", "Output/Point values=0.33, 0.71; 0.5, 0.5"})},
     {"2D k=2 gmres left", with(d2, {"Polynomial degree=2", "Solver/Preconditioning side=left"})},
     {"3D k=2 gmres classical", with(d3, {"Polynomial degree=2", "Solver/Orthogonalization=classical"})},
     {"2D k=2 gmres classical, restart 3", with(d2, {"Polynomial degree=2", "Solver/Orthogonalization=classical",
@@ -145,7 +146,7 @@ int main(int argc, char **argv)
     {"3D k=2 bp5 kershaw",
      {"Dimension=3", "Polynomial degree=2", "Mesh/Coarse cells=6,2,2", "Mesh/Refinement level=1",
       "Multigrid/Level operator=bp5", "Mesh/Deformation=kershaw", "Mesh/Deformation amplitude=0.7",
-      "Solver/Maximum iterations=200"}},
+      "Solver/Maximum iterations=200", "Output/Point values=0.5, 0.5, 0.5; 0.12, 0.61, 0.93"}},
     {"3D k=2 bp3 sine fitted multiplicative",
      with(d3, {"Polynomial degree=2", "Multigrid/Level operator=bp3", "Mesh/Deformation=sine",
                "Mesh/Deformation amplitude=0.1", "Multigrid/Fitted patch smoothing=multiplicative"})},
@@ -240,6 +241,18 @@ int main(int argc, char **argv)
                 fail(c.name + m);
               }
           }
+        // the solution's range, mean and point values (where asked for) as on one rank
+        const double        scale = std::max({1.0, std::fabs(one.solution_min), std::fabs(one.solution_max)});
+        std::vector<double> a     = {one.solution_min, one.solution_max, one.solution_mean},
+                            b     = {distributed.solution_min, distributed.solution_max, distributed.solution_mean};
+        a.insert(a.end(), one.point_values.begin(), one.point_values.end());
+        b.insert(b.end(), distributed.point_values.begin(), distributed.point_values.end());
+        if (a.size() != b.size() || one.point_values.size() != p.point_values.size())
+          fail(c.name + ": point values missing");
+        for (std::size_t i = 0; i < std::min(a.size(), b.size()); ++i)
+          if (!(std::fabs(a[i] - b[i]) <= std::max(l2_tolerance, 1e-14) * scale))
+            fail(c.name + ": solution value " + std::to_string(i) + " (min, max, mean, points) " +
+                 std::to_string(b[i]) + ", on one rank " + std::to_string(a[i]));
         std::printf("%-40s %3d its, histories within %.1e (one rank twice: %.1e), %s\n", c.name.c_str(),
                     distributed.iterations, worst, spread, distributed.process_grid.c_str());
       }
@@ -248,51 +261,54 @@ int main(int argc, char **argv)
         fail(c.name + ": " + e.what());
       }
   // the VTU output: on several ranks one piece per rank (its owned cells) and a .pvtu index; the
-  // pieces' sub-cells add up to the whole level's
-  try
-    {
-      Case              c{"vtu", with(d3, {"Polynomial degree=2"})};
-      SolverParameters  p   = parameters(c, device);
-      const std::string dir = "mpi_solver_vtu_" + std::to_string(world.size());
-      if (root)
-        std::filesystem::create_directories(dir);
-      world.barrier();
-      p.vtu_file = dir + "/solution.vtu";
-      std::ostringstream log;
-      const RunResult    r = run_poisson(p, log, world);
-      world.barrier();
-      if (root)
-        {
-          auto count_in = [](const std::string &file, const std::string &key) {
-            std::ifstream in(file);
-            std::string   text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-            long          n = 0;
-            for (std::size_t at = text.find(key); at != std::string::npos; at = text.find(key, at + 1))
-              n += key.back() == '"' ? std::atol(text.c_str() + at + key.size()) : 1;
-            return n;
-          };
-          const long whole_cells = (13 - 1) * (9 - 1) * (21 - 1); // k = 2 sub-cells of 6 x 4 x 10 cells
-          long       cells       = 0;
-          if (world.size() == 1)
-            cells = count_in(p.vtu_file, "NumberOfCells=\"");
-          else
-            {
-              if (count_in(dir + "/solution.pvtu", "<Piece Source=") != world.size())
-                fail("the .pvtu file does not list " + std::to_string(world.size()) + " pieces");
-              for (int q = 0; q < world.size(); ++q)
-                cells += count_in(dir + "/solution_" + std::to_string(q) + ".vtu", "NumberOfCells=\"");
-            }
-          if (cells != whole_cells || !r.converged)
-            fail("VTU output: " + std::to_string(cells) + " sub-cells in the pieces, " + std::to_string(whole_cells) +
-                 " expected");
-          std::printf("VTU output: %ld sub-cells in %d piece(s)\n", cells, world.size());
-          std::filesystem::remove_all(dir);
-        }
-    }
-  catch (const std::exception &e)
-    {
-      fail(std::string("vtu: ") + e.what());
-    }
+  // pieces' sub-cells add up to the whole level's (with stride 2 = k, the cells themselves)
+  for (int stride : {1, 2})
+    try
+      {
+        Case              c{"vtu", with(d3, {"Polynomial degree=2"})};
+        SolverParameters  p   = parameters(c, device);
+        const std::string dir = "mpi_solver_vtu_" + std::to_string(world.size());
+        if (root)
+          std::filesystem::create_directories(dir);
+        world.barrier();
+        p.vtu_file   = dir + "/solution.vtu";
+        p.vtu_stride = stride;
+        std::ostringstream log;
+        const RunResult    r = run_poisson(p, log, world);
+        world.barrier();
+        if (root)
+          {
+            auto count_in = [](const std::string &file, const std::string &key) {
+              std::ifstream in(file);
+              std::string   text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+              long          n = 0;
+              for (std::size_t at = text.find(key); at != std::string::npos; at = text.find(key, at + 1))
+                n += key.back() == '"' ? std::atol(text.c_str() + at + key.size()) : 1;
+              return n;
+            };
+            const long whole_cells = stride == 1 ? (13 - 1) * (9 - 1) * (21 - 1) // k = 2 sub-cells of 6 x 4 x 10 cells
+                                                 : 6 * 4 * 10;
+            long       cells       = 0;
+            if (world.size() == 1)
+              cells = count_in(p.vtu_file, "NumberOfCells=\"");
+            else
+              {
+                if (count_in(dir + "/solution.pvtu", "<Piece Source=") != world.size())
+                  fail("the .pvtu file does not list " + std::to_string(world.size()) + " pieces");
+                for (int q = 0; q < world.size(); ++q)
+                  cells += count_in(dir + "/solution_" + std::to_string(q) + ".vtu", "NumberOfCells=\"");
+              }
+            if (cells != whole_cells || !r.converged)
+              fail("VTU output: " + std::to_string(cells) + " sub-cells in the pieces, " + std::to_string(whole_cells) +
+                   " expected");
+            std::printf("VTU output, stride %d: %ld sub-cells in %d piece(s)\n", stride, cells, world.size());
+            std::filesystem::remove_all(dir);
+          }
+      }
+    catch (const std::exception &e)
+      {
+        fail(std::string("vtu: ") + e.what());
+      }
 
   const bool ok = !world.any(failures > 0);
   if (root)
