@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <array>
+#include <chrono>
 #include <cstdlib>
 #include <cstring>
 #include <iostream>
@@ -18,6 +19,9 @@
 #include <streambuf>
 #include <string>
 #include <vector>
+
+/// When the process began (static initialization), for the report's process time.
+const std::chrono::steady_clock::time_point process_start = std::chrono::steady_clock::now();
 
 namespace
 {
@@ -168,9 +172,10 @@ Exit codes: 0 converged, 1 not converged or failed at run time, 2 bad input.
     };
     try
       {
-        NullBuffer      discard;
-        std::ostream    quiet(&discard);
-        const RunResult r = run_poisson(params, root ? std::cout : quiet, world);
+        NullBuffer   discard;
+        std::ostream quiet(&discard);
+        RunResult    r   = run_poisson(params, root ? std::cout : quiet, world);
+        r.process_time_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - process_start).count();
         if (root)
           {
             for (const std::string &w : r.warnings)

@@ -35,6 +35,8 @@
 #   user-problem       Table 7 sizes with the right-hand side, boundary values and exact solution
 #                      given as expressions: setup (rhs_time_s) against the solve
 #   deformed           solves on sine- and Kershaw-deformed meshes
+#   many-solves        examples/many_solves (one PoissonSolver, five solves with new data) at 7.2 M DoFs
+#                      beside poisson_solver's single solve of the same problem (needs example_many_solves built)
 #   output             binary VTU files of 14 M and 29 M nodes and a strided one of the 722 M-DoF Table 7
 #                      solve, timed as the process with the file against without; point values there
 #   kershaw            CEED BPS5 on Kershaw meshes (prm/kershaw_bps5.prm): eps = 0.3, k = 7 at 4.8 M, 38 M
@@ -585,6 +587,19 @@ PY
           python3 -c "import json,sys; r=json.load(open(sys.argv[1])); print(sys.argv[2], sys.argv[3], r['setup_time_s'], r['rhs_time_s'], r['solve_time_s'], r['iterations'], r['l2_error'])" \
             "$OUT/logs/user_${f}_$problem.json" $f $problem | tee -a "$OUT/solve/user_problem.txt"
         done
+      done
+      ;;
+    many-solves)
+      mkdir -p "$OUT/solve"
+      f="3*pi^2*1.5*sin(pi*x)*sin(pi*y)*sin(pi*z)"; u="1.5*sin(pi*x)*sin(pi*y)*sin(pi*z) + 0.5*x*y*z"
+      $B/apps/example_many_solves 6 2>&1 | tee "$OUT/solve/many_solves.txt"
+      for round in 1 2; do
+        $SOLVER --set "Polynomial degree=3" --set "Mesh/Refinement level=6" --set "Mesh/Coarse cells=1" \
+          --set "Problem/Right-hand side=function" --set "Problem/Right-hand side function=$f" \
+          --set "Problem/Boundary values=$u" --set "Problem/Exact solution=$u" --set "Solver/Relative tolerance=1e-10" \
+          --set Output/Verbose=false --json "$OUT/logs/single_solve_$round.json" > /dev/null
+        python3 -c "import json,sys; r=json.load(open(sys.argv[1])); print('poisson_solver, one solve: setup', r['setup_time_s'], 's, solve', r['solve_time_s'], 's,', r['iterations'], 'iterations, process', r['process_time_s'], 's')" \
+          "$OUT/logs/single_solve_$round.json" | tee -a "$OUT/solve/many_solves.txt"
       done
       ;;
     output)

@@ -159,6 +159,15 @@ namespace tpmg
     /// How the coarsest level is solved ("one vertex-patch step" or "dense direct").
     const char *coarse_solver_name() const;
 
+    /// Wall seconds of the setup's parts on this rank: the level operators (with their geometric
+    /// factors), the smoothers (patch data, eigenpairs, Chebyshev estimates), the level vectors
+    /// and transfers, the coarse solver (the dense factorization).
+    struct SetupSeconds
+    {
+      double level_operators = 0, smoothers = 0, vectors_and_transfers = 0, coarse_solver = 0;
+    };
+    const SetupSeconds &setup_seconds() const { return setup_seconds_; }
+
     /// x <- V(x, b) on the finest level (Algorithm 1).
     void vcycle(Vector<Number> &x, const Vector<Number> &b) const;
     /// dst = V(0, src): the preconditioner.
@@ -199,7 +208,8 @@ namespace tpmg
     struct DegreeCoarse; ///< the coarse solve by degree: Q_1 vectors and transfer
     std::unique_ptr<DegreeCoarse> degree_coarse_;
     bool                          coarse_by_smoother_ = false;
-    index_t                       coarse_n_           = 0;
+    SetupSeconds                  setup_seconds_;
+    index_t                       coarse_n_ = 0;
     Vector<Number>                coarse_inverse_;
   };
 } // namespace tpmg

@@ -5,6 +5,7 @@
 
 #include <array>
 #include <iosfwd>
+#include <memory>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -94,9 +95,15 @@ namespace tpmg
     /// What the user should know although the run succeeded (incompatible data, say).
     std::vector<std::string> warnings;
 
-    double              setup_time_s = 0, solve_time_s = 0;
-    double              rhs_time_s = 0; ///< of setup_time_s: the fine-level right-hand side (and lifting)
-    std::vector<double> solve_times;    ///< every repetition
+    double setup_time_s = 0, solve_time_s = 0;
+    double rhs_time_s = 0; ///< of setup_time_s: the fine-level right-hand side (and lifting)
+    /// setup_time_s by part (name -> seconds; the slowest rank's each): hierarchy (meshes,
+    /// partition, checks), level_operators, smoothers, vectors_and_transfers, coarse_solver,
+    /// outer_operator_and_workspace, right_hand_side
+    std::vector<std::pair<std::string, double>> setup_breakdown;
+    /// The whole process's wall seconds where a program sets it (poisson_solver), else 0.
+    double              process_time_s = 0;
+    std::vector<double> solve_times; ///< every repetition
     std::size_t         memory_bytes = 0, memory_estimate_bytes = 0;
     /// Runtime breakdown (docs/interface.md) of the fastest repetition: component name -> seconds
     std::vector<std::pair<std::string, double>> breakdown;
@@ -106,7 +113,71 @@ namespace tpmg
   };
 
   class Communicator;
-  /// Runs the solver; progress and per-iteration lines go to `log` when verbose.
+  class BoxLayout;
+  template <typename Number>
+  class Vector;
+  struct ProblemFunctions;
+
+  /// One setup, many solves: the hierarchy, the multigrid preconditioner (level operators,
+  /// smoother data, coarse solver), the outer operator and the Krylov workspace are made once
+  /// by the constructor, which also assembles the parameters' problem; each solve() then costs
+  /// a solve alone (and the right-hand side where new data are given). On several ranks every
+  /// rank constructs it and calls each function with the same arguments.
+  class PoissonSolver
+  {
+  public:
+    /// Sets up for `params` on the ranks of `comm` (Communicator::self(): one rank); progress
+    /// goes to `log` (kept: it must outlive the solver) on rank 0 when params.verbose. Throws
+    /// as run_poisson does.
+    PoissonSolver(const SolverParameters &params, std::ostream &log, const Communicator &comm);
+    PoissonSolver(const SolverParameters &params, std::ostream &log);
+    ~PoissonSolver();
+    PoissonSolver(PoissonSolver &&) noexcept;
+    PoissonSolver &operator=(PoissonSolver &&) noexcept;
+
+    /// What the setup made and measured (no solve yet: iterations 0).
+    const RunResult &setup_result() const;
+    /// Solves the parameters' problem (params.repetitions times; the fastest one's times).
+    RunResult solve();
+    /// Solves with new data: f, the Dirichlet values g, the flux h (and an exact solution for
+    /// the errors) of `problem`, assembled on the fine level (its time: rhs_time_s). The Robin
+    /// coefficient is the one set up (problem.robin_coefficient is not read).
+    RunResult solve(const ProblemFunctions &problem);
+    /// Solves A u = b for a right-hand side this rank's part of which the caller assembled on
+    /// layout() (as assemble_rhs makes it: zero at the Dirichlet nodes), on either backend; zero
+    /// Dirichlet values. Not with Solver/Type = fmg, which needs the data as functions.
+    RunResult solve(const Vector<double> &b);
+
+    /// The last solve's solution u_h on this rank's part of the finest level (every node, the
+    /// boundary values included), on the solver's backend.
+    const Vector<double> &solution() const;
+    /// The finest level's layout on this rank (its part, ghost layers, owned nodes).
+    const std::shared_ptr<const BoxLayout> &layout() const;
+    /// u_h of the last solve at physical points (every rank gets every value).
+    std::vector<double> values_at(const std::vector<std::array<double, 3>> &points) const;
+
+    class Impl;
+
+  private:
+    std::unique_ptr<Impl> impl_;
+  };
+
+  /// The interface of PoissonSolver's implementation for one dimension, degree and precision.
+  class PoissonSolver::Impl
+  {
+  public:
+    virtual ~Impl()                                                                               = default;
+    virtual const RunResult                        &setup_result() const                          = 0;
+    virtual RunResult                               solve()                                       = 0;
+    virtual RunResult                               solve(const ProblemFunctions &problem)        = 0;
+    virtual RunResult                               solve(const Vector<double> &b)                = 0;
+    virtual const Vector<double>                   &solution() const                              = 0;
+    virtual const std::shared_ptr<const BoxLayout> &layout() const                                = 0;
+    virtual std::vector<double> values_at(const std::vector<std::array<double, 3>> &points) const = 0;
+  };
+
+  /// Runs the solver (a PoissonSolver's setup and one solve); progress and per-iteration lines
+  /// go to `log` when verbose.
   RunResult run_poisson(const SolverParameters &params, std::ostream &log);
   /// Runs the solver on the ranks of `comm` (every rank calls it; the levels are split over
   /// them, PartitionError where they cannot be); progress goes to `log` on rank 0. The result is

@@ -8,10 +8,11 @@ namespace tpmg
 {
   namespace internal
   {
-    /// The whole run for one (dim, degree, V-cycle precision): poisson_impl.h, instantiated from
+    /// The solver for one (dim, degree, V-cycle precision): poisson_impl.h, instantiated from
     /// poisson.inst.in for every solver degree.
     template <int dim, int k, typename Number>
-    RunResult run(const SolverParameters &p, Backend backend, std::ostream &log, const Communicator &comm);
+    std::unique_ptr<PoissonSolver::Impl> make_solver(const SolverParameters &p, Backend backend, std::ostream &log,
+                                                     const Communicator &comm);
   } // namespace internal
 
   Backend select_backend(const SolverParameters &p)
@@ -38,6 +39,28 @@ namespace tpmg
   }
 
   RunResult run_poisson(const SolverParameters &p, std::ostream &log, const Communicator &comm)
+  {
+    return PoissonSolver(p, log, comm).solve();
+  }
+
+  PoissonSolver::PoissonSolver(const SolverParameters &p, std::ostream &log)
+    : PoissonSolver(p, log, Communicator::self())
+  {}
+  PoissonSolver::~PoissonSolver()                                    = default;
+  PoissonSolver::PoissonSolver(PoissonSolver &&) noexcept            = default;
+  PoissonSolver &PoissonSolver::operator=(PoissonSolver &&) noexcept = default;
+  const RunResult              &PoissonSolver::setup_result() const { return impl_->setup_result(); }
+  RunResult                     PoissonSolver::solve() { return impl_->solve(); }
+  RunResult                     PoissonSolver::solve(const ProblemFunctions &problem) { return impl_->solve(problem); }
+  RunResult                     PoissonSolver::solve(const Vector<double> &b) { return impl_->solve(b); }
+  const Vector<double>         &PoissonSolver::solution() const { return impl_->solution(); }
+  const std::shared_ptr<const BoxLayout> &PoissonSolver::layout() const { return impl_->layout(); }
+  std::vector<double> PoissonSolver::values_at(const std::vector<std::array<double, 3>> &points) const
+  {
+    return impl_->values_at(points);
+  }
+
+  PoissonSolver::PoissonSolver(const SolverParameters &p, std::ostream &log, const Communicator &comm)
   {
     p.problem_functions(); // (expressions that do not parse: an ExpressionError naming the field)
     // every rank must find a usable backend, and the same one
@@ -70,12 +93,12 @@ namespace tpmg
     if (const std::string error = comm.first_error(why); !error.empty())
       throw ParameterError(error);
     const Communicator ranks = comm.size() > 1 ? comm.with_exchange(path) : comm;
-    return dispatch_dim(p.dim, [&](auto D) {
+    impl_                    = dispatch_dim(p.dim, [&](auto D) {
       constexpr int dim = decltype(D)::value;
       return dispatch_degree<max_solver_degree(dim)>(p.degree, [&](auto K) {
         constexpr int k = decltype(K)::value;
-        return p.precision == Precision::fp32 ? internal::run<dim, k, float>(p, b, log, ranks)
-                                              : internal::run<dim, k, double>(p, b, log, ranks);
+        return p.precision == Precision::fp32 ? internal::make_solver<dim, k, float>(p, b, log, ranks)
+                                                                 : internal::make_solver<dim, k, double>(p, b, log, ranks);
       });
     });
   }

@@ -80,6 +80,13 @@ namespace tpmg
     out << std::fixed << std::setprecision(2) << double(r.memory_bytes) / (1 << 30) << " GiB\n";
     out << "setup " << std::setprecision(3) << r.setup_time_s << " s; coarse solver on level " << r.coarsest_level
         << ": " << r.coarse_solver << (r.converged ? "" : "; NOT CONVERGED: " + r.failure) << "\n";
+    if (!r.setup_breakdown.empty())
+      {
+        out << "setup by part [s]:" << std::defaultfloat << std::setprecision(3);
+        for (const auto &[name, t] : r.setup_breakdown)
+          out << " " << name << " " << t;
+        out << std::fixed << "\n";
+      }
     if (r.ranks > 1)
       out << "ranks: " << r.ranks << " (grid " << r.process_grid << "), levels from " << r.first_distributed_level
           << " distributed, at most " << r.max_rank_dofs << " fine-level values per rank (ghosts included), "
@@ -220,6 +227,12 @@ namespace tpmg
       }
     kv("point_values", points + "]");
     kv("setup_time_s", json_number(r.setup_time_s));
+    std::string setup = "{";
+    for (std::size_t i = 0; i < r.setup_breakdown.size(); ++i)
+      setup +=
+        (i ? ", " : "") + json_string(r.setup_breakdown[i].first) + ": " + json_number(r.setup_breakdown[i].second);
+    kv("setup_breakdown", setup + "}");
+    kv("process_time_s", r.process_time_s > 0 ? json_number(r.process_time_s) : std::string("null"));
     kv("rhs_time_s", json_number(r.rhs_time_s));
     kv("solve_time_s", json_number(r.solve_time_s));
     std::string times = "[";

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <tpmg/bp_operator.h>
+#include <tpmg/device.h>
 #include <tpmg/distributed_operator.h>
 #include <tpmg/fitted_patch_solver.h>
 #include <tpmg/laplace_operator.h>
@@ -21,6 +22,7 @@
 
 #include <Eigen/Dense>
 
+#include <chrono>
 #include <stdexcept>
 #include <string>
 
@@ -282,6 +284,17 @@ namespace tpmg
     const bool root   = comm_.rank() == 0;
     // the coarse solve by degree smooths on the coarsest level too
     const bool by_degree = coarse_solve_by_degree(levels[coarsest_], settings);
+    // the wall clock of each part of the setup (setup_seconds), the device's work finished
+    double clock = 0;
+    auto   lap   = [&](double &into) {
+      synchronize(backend);
+      const double now = std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+      if (clock > 0)
+        into += now - clock;
+      clock = now;
+    };
+    double dummy = 0;
+    lap(dummy);
     for (int l = coarsest_; l <= finest_; ++l)
       {
         auto L    = std::make_unique<Level>();
@@ -297,6 +310,7 @@ namespace tpmg
               L->op = std::make_unique<DistributedOperator<Number>>(std::move(raw), L->layout);
             else
               L->op = std::move(raw);
+            lap(setup_seconds_.level_operators);
             const PatchProblem problem{lumped, settings.color_order};
             if (settings.fitted_patches())
               {
@@ -316,6 +330,7 @@ namespace tpmg
             else if (l > coarsest_ || by_degree)
               L->smoother =
                 std::make_unique<internal::ChebyshevAdapter<Number>>(backend, settings.chebyshev, L->op.get());
+            lap(setup_seconds_.smoothers);
             internal::reinit_level_vector(L->r, L->layout, backend);
             if (l < finest_)
               {
@@ -338,6 +353,7 @@ namespace tpmg
             else if (L->layout->stores())
               L->to_finer = Transfer<dim, k, Number>(L->mesh, finer->level(), backend);
           }
+        lap(setup_seconds_.vectors_and_transfers);
         levels_.push_back(std::move(L));
       }
 
@@ -395,6 +411,7 @@ namespace tpmg
             coarse_inverse_.from_host(h);
           }
       }
+    lap(setup_seconds_.coarse_solver);
   }
 
   template <int dim, int k, typename Number>

@@ -1,0 +1,119 @@
+// One setup, many solves (PoissonSolver, tpmg/poisson.h): a solve repeated, or with new data,
+// gives bit for bit what a solver set up afresh for those data gives; a right-hand side vector
+// gives what its functions give; a hundred solves leave no vector behind; the setup's parts add
+// up to its time.
+#include <tpmg/box_layout.h>
+#include <tpmg/poisson.h>
+#include <tpmg/problem.h>
+#include <tpmg/solver_parameters.h>
+#include <tpmg/vector.h>
+
+#include <gtest/gtest.h>
+
+#include <sstream>
+
+using namespace tpmg;
+
+namespace
+{
+  SolverParameters parameters(int dim, int k, int level)
+  {
+    SolverParameters p;
+    p.dim                = dim;
+    p.degree             = k;
+    p.refinement_level   = level;
+    p.coarse_cells       = {2, 1, 1};
+    p.box_upper          = {2, 1, 1};
+    p.rhs                = RightHandSide::function;
+    p.rhs_function       = "exp(x)*sin(3*y)";
+    p.boundary_values    = "x - y^2";
+    p.relative_tolerance = 1e-10;
+    p.device             = DeviceChoice::cpu;
+    p.verbose            = false;
+    return p;
+  }
+
+  ProblemFunctions functions_of(const SolverParameters &p) { return p.problem_functions(); }
+} // namespace
+
+TEST(PoissonSolver, RepeatedAndNewDataSolvesEqualFreshSolvers)
+{
+  for (int dim : {2, 3})
+    for (SolverType type : {SolverType::gmres, SolverType::fmg})
+      {
+        std::ostringstream log;
+        SolverParameters   p = parameters(dim, 3, dim == 3 ? 2 : 3);
+        p.solver             = type;
+        PoissonSolver   solver(p, log);
+        const RunResult first = solver.solve();
+        const auto      u1    = solver.solution().to_host();
+        const RunResult again = solver.solve();
+        EXPECT_EQ(again.history, first.history);
+        EXPECT_EQ(solver.solution().to_host(), u1);
+        const RunResult fresh = run_poisson(p, log);
+        EXPECT_EQ(fresh.history, first.history);
+
+        // new data through solve(ProblemFunctions) against a solver made for them
+        SolverParameters q    = p;
+        q.rhs_function        = "1 + x*y";
+        q.boundary_values     = "cos(x + y)";
+        q.exact_solution      = "";
+        const RunResult other = solver.solve(functions_of(q));
+        const auto      u2    = solver.solution().to_host();
+        PoissonSolver   made(q, log);
+        const RunResult direct = made.solve();
+        EXPECT_EQ(other.history, direct.history) << dim << "D " << to_string(type);
+        EXPECT_EQ(u2, made.solution().to_host()) << dim << "D " << to_string(type);
+        EXPECT_EQ(other.iterations, direct.iterations);
+        EXPECT_NE(u2, u1);
+        // and back: the first problem again, bit for bit
+        solver.solve(functions_of(p));
+        EXPECT_EQ(solver.solution().to_host(), u1);
+      }
+}
+
+TEST(PoissonSolver, RightHandSideVectorEqualsItsFunctions)
+{
+  std::ostringstream log;
+  SolverParameters   p = parameters(3, 2, 2);
+  p.boundary_values    = "0";
+  PoissonSolver  solver(p, log);
+  Vector<double> b;
+  assemble_rhs(solver.layout()->level(), p.deformation, functions_of(p), p.level_operator, Backend::cpu, b);
+  const RunResult from_vector = solver.solve(b);
+  const auto      u           = solver.solution().to_host();
+  const RunResult from_text   = solver.solve();
+  EXPECT_EQ(from_vector.history, from_text.history);
+  EXPECT_EQ(u, solver.solution().to_host());
+  Vector<double> wrong(3, Backend::cpu);
+  EXPECT_THROW(solver.solve(wrong), std::invalid_argument);
+}
+
+TEST(PoissonSolver, HundredSolvesKeepTheirMemoryAndSetupAddsUp)
+{
+  std::ostringstream log;
+  PoissonSolver      solver(parameters(2, 2, 2), log);
+  const RunResult   &setup = solver.setup_result();
+  double             parts = 0;
+  for (const auto &[name, t] : setup.setup_breakdown)
+    {
+      EXPECT_GE(t, 0.0) << name;
+      parts += t;
+    }
+  EXPECT_EQ(setup.setup_breakdown.size(), 7u);
+  EXPECT_LE(parts, setup.setup_time_s * 1.001 + 1e-6);
+  EXPECT_EQ(setup.iterations, 0);
+  solver.solve();
+  const std::size_t in_use = vector_memory_in_use();
+  for (int n = 0; n < 100; ++n)
+    {
+      const RunResult r = solver.solve();
+      ASSERT_TRUE(r.converged);
+    }
+  EXPECT_EQ(vector_memory_in_use(), in_use);
+  // and the values at points of the last solution: u = g on the boundary
+  const std::vector<double> v = solver.values_at({{{1.0, 0.0, 0.0}}, {{2.0, 0.5, 0.0}}});
+  EXPECT_NEAR(v[0], 1.0, 1e-12);
+  EXPECT_NEAR(v[1], 2.0 - 0.25, 1e-12);
+  EXPECT_THROW(solver.values_at({{{3.0, 0.5, 0.0}}}), std::invalid_argument);
+}
