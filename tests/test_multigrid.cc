@@ -396,6 +396,32 @@ TEST(Multigrid, CoarseSolveByDegreeAboveTheDenseLimit)
   EXPECT_GT(narrow.iterations, k.iterations);
 }
 
+// Where the dense inverse of the Q_k coarse problem costs more setup than it saves: above 1000
+// interior unknowns of degree > 1 the coarse solve goes by degree (8³ coarse cells of Q2: 3375,
+// 343 with Q1), with the iterations and errors of the dense coarse solve; below, and for Q1,
+// the coarse level is solved directly.
+TEST(Multigrid, CoarseSolveByDegreeAboveTheSetupLimit)
+{
+  MultigridSettings mg;
+  SolverParameters  p = base(3, 2, 1);
+  p.coarse_cells      = {8, 8, 8};
+  EXPECT_TRUE(coarse_solve_by_degree(make_hierarchy(p.domain(), 2, 1)[0], mg));  // 3375
+  EXPECT_FALSE(coarse_solve_by_degree(make_hierarchy(p.domain(), 1, 1)[0], mg)); // Q1: 343
+  p.coarse_cells = {4, 4, 4};
+  EXPECT_FALSE(coarse_solve_by_degree(make_hierarchy(p.domain(), 2, 1)[0], mg)); // 343
+  p.coarse_cells        = {6, 6, 4}; // 11 x 11 x 7 = 847 unknowns with Q2: dense ...
+  const RunResult dense = solve(p);
+  ASSERT_TRUE(dense.converged);
+  EXPECT_EQ(dense.coarse_solver, "dense direct");
+  mg.coarse_dense_setup_limit = 500; // ... unless the limit is lower
+  EXPECT_TRUE(coarse_solve_by_degree(make_hierarchy(p.domain(), 2, 1)[0], mg));
+  p.coarse_cells    = {8, 8, 8};
+  const RunResult r = solve(p);
+  ASSERT_TRUE(r.converged) << r.failure;
+  EXPECT_NE(r.coarse_solver.find("p-multigrid"), std::string::npos) << r.coarse_solver;
+  EXPECT_LE(r.iterations, 6);
+}
+
 TEST(Multigrid, KershawIterationsStayFlatAcrossLevels)
 {
   // CEED BPS5 setup, Kershaw eps = 0.3, Q2 on 12³ and 24³ cells (15,625 and 117,649 DoFs): the

@@ -56,6 +56,10 @@ namespace tpmg
     ExchangeOverlap overlap = ExchangeOverlap::automatic;
     /// Largest coarse system (interior unknowns) the dense direct coarse solver accepts.
     index_t coarse_direct_limit = 4096;
+    /// Above this many interior unknowns a coarsest level of degree > 1 is solved by degree
+    /// (its Q_1 problem within coarse_direct_limit): the dense Cholesky inverse costs about
+    /// 2.3 n^3 flops at setup (n = 3375: 12.7 s on two CPU cores), the Q_1 one far less.
+    index_t coarse_dense_setup_limit = 1000;
     /// Two-level cycles (smoothing, Q_1 correction, smoothing) of the coarse solve by degree.
     int coarse_cycles = 2;
   };
@@ -69,9 +73,10 @@ namespace tpmg
   /// level and the vertex-patch smoother runs).
   bool coarse_solve_by_smoother(const CartesianLevel &coarsest, const MultigridSettings &settings);
 
-  /// Whether the coarsest level is solved by coarsening in degree (its Q_k problem is above the
-  /// dense limit, its Q_1 problem on the same cells within it): `coarse_cycles` two-level cycles
-  /// of the level's smoother and the dense Q_1 solve (p-multigrid to Q_1).
+  /// Whether the coarsest level is solved by coarsening in degree (its Q_k problem is above
+  /// coarse_dense_setup_limit, its Q_1 problem on the same cells within coarse_direct_limit):
+  /// `coarse_cycles` two-level cycles of the level's smoother and the dense Q_1 solve
+  /// (p-multigrid to Q_1).
   bool coarse_solve_by_degree(const CartesianLevel &coarsest, const MultigridSettings &settings);
   /// Sets settings.chebyshev's degree and smoothing range from the user's values, 0 meaning
   /// automatic (call after the smoother, patch geometry and deformation are set): with fitted

@@ -49,7 +49,8 @@ namespace tpmg
 
   bool coarse_solve_by_degree(const CartesianLevel &c, const MultigridSettings &settings)
   {
-    return !coarse_solve_by_smoother(c, settings) && c.n_interior_dofs() > settings.coarse_direct_limit &&
+    return !coarse_solve_by_smoother(c, settings) &&
+           c.n_interior_dofs() > std::min(settings.coarse_dense_setup_limit, settings.coarse_direct_limit) &&
            c.degree > 1 && linear_level(c).n_interior_dofs() <= settings.coarse_direct_limit;
   }
 
