@@ -35,6 +35,8 @@
 #   user-problem       Table 7 sizes with the right-hand side, boundary values and exact solution
 #                      given as expressions: setup (rhs_time_s) against the solve
 #   deformed           solves on sine- and Kershaw-deformed meshes
+#   setup              every shipped parameter file as shipped: setup by part (setup_breakdown) against the
+#                      solve and the whole process
 #   many-solves        examples/many_solves (one PoissonSolver, five solves with new data) at 7.2 M DoFs
 #                      beside poisson_solver's single solve of the same problem (needs example_many_solves built)
 #   output             binary VTU files of 14 M and 29 M nodes and a strided one of the 722 M-DoF Table 7
@@ -587,6 +589,18 @@ PY
           python3 -c "import json,sys; r=json.load(open(sys.argv[1])); print(sys.argv[2], sys.argv[3], r['setup_time_s'], r['rhs_time_s'], r['solve_time_s'], r['iterations'], r['l2_error'])" \
             "$OUT/logs/user_${f}_$problem.json" $f $problem | tee -a "$OUT/solve/user_problem.txt"
         done
+      done
+      ;;
+    setup)
+      mkdir -p "$OUT/solve"
+      echo "# file dofs iterations solve_s setup_s process_s setup_over_solve | setup_breakdown [s]" | tee "$OUT/solve/setup.txt"
+      for f in prm/*.prm; do
+        name=$(basename "$f" .prm)
+        timeout 120 $SOLVER "$f" --set Output/Verbose=false --json "$OUT/logs/setup_$name.json" > "$OUT/logs/setup_$name.log" 2>&1 ||
+          { echo "$name: exit $?" | tee -a "$OUT/solve/setup.txt"; continue; }
+        python3 -c "import json,sys; r=json.load(open(sys.argv[1])); b=r['setup_breakdown']
+print(sys.argv[2], r['dofs'], r['iterations'], '%.4f %.4f %.3f %.2f |' % (r['solve_time_s'], r['setup_time_s'], r['process_time_s'], r['setup_time_s']/r['solve_time_s']), ' '.join('%s %.4f' % (k, v) for k, v in b.items()))" \
+          "$OUT/logs/setup_$name.json" "$name" | tee -a "$OUT/solve/setup.txt"
       done
       ;;
     many-solves)

@@ -685,3 +685,26 @@ TEST(ProblemFunctions, ExpressionErrorsNameTheirField)
         << e.what();
     }
 }
+
+// The manufactured solution as an expression gives the errors of the built-in host loop on a
+// deformed mesh (the GPU computes them this way).
+TEST(ProblemFunctions, ManufacturedSolutionExpressionGivesTheDeformedErrors)
+{
+  for (int dim : {2, 3})
+    {
+      Domain d;
+      d.dim                         = dim;
+      d.lower                       = {-1, 0.5, 0};
+      d.upper                       = {1, 2, 3};
+      d.coarse_cells                = {2, 1, 2};
+      const CartesianLevel      lev = make_hierarchy(d, 3, 1).back();
+      const DeformationSettings sine{Deformation::sine, 0.15};
+      Vector<double>            u_h;
+      interpolate_boundary_values(lev, sine, Expression("0.3 + x*y", dim), Backend::cpu, u_h); // some u_h
+      const ErrorNorms host = compute_errors_deformed(lev, sine, u_h);
+      const ErrorNorms expr = compute_errors(lev, sine, manufactured_solution(lev), u_h);
+      EXPECT_NEAR(expr.l2, host.l2, 1e-12 * host.l2) << dim << "D";
+      EXPECT_NEAR(expr.h1_semi, host.h1_semi, 1e-12 * host.h1_semi) << dim << "D";
+      EXPECT_GT(host.l2, 0.1);
+    }
+}

@@ -101,6 +101,8 @@ namespace tpmg
     /// partition, checks), level_operators, smoothers, vectors_and_transfers, coarse_solver,
     /// outer_operator_and_workspace, right_hand_side
     std::vector<std::pair<std::string, double>> setup_breakdown;
+    /// Seconds to make the device's context before the setup (the CUDA driver's; 0 on the CPU).
+    double device_init_s = 0;
     /// The whole process's wall seconds where a program sets it (poisson_solver), else 0.
     double              process_time_s = 0;
     std::vector<double> solve_times; ///< every repetition

@@ -56,7 +56,10 @@ namespace tpmg
   template <typename Number>
   void assemble_rhs_deformed(const CartesianLevel &level, const DeformationSettings &deformation, RightHandSide rhs,
                              Backend backend, Vector<Number> &b);
-  /// ‖u - u_h‖_L2 and |u - u_h|_H1 on a deformed mesh (host loop over cells, k+3 points).
+  /// The manufactured solution u = Π_d sin(π (x_d − a_d)/L_d) of the level's box [a, a + L].
+  Expression manufactured_solution(const CartesianLevel &level);
+  /// ‖u - u_h‖_L2 and |u - u_h|_H1 on a deformed mesh (k+3 points; a host loop over cells, on
+  /// the GPU compute_errors with manufactured_solution).
   ErrorNorms compute_errors_deformed(const CartesianLevel &level, const DeformationSettings &deformation,
                                      const Vector<double> &u_h);
 

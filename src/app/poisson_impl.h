@@ -405,8 +405,12 @@ namespace tpmg
         : p_(params), backend_(backend), log_(log), comm_(comm),
           levels_(make_hierarchy(p_.domain(), k, p_.refinement_level))
       {
-        const bool   verbose = p_.verbose && comm_.rank() == 0;
-        const double start   = wall_seconds();
+        const bool verbose = p_.verbose && comm_.rank() == 0;
+        // the device's context made first (the driver's work, not the solver's setup)
+        const double init = wall_seconds();
+        synchronize(backend_);
+        base_.device_init_s = comm_.max(wall_seconds() - init);
+        const double start  = wall_seconds();
         // the levels over the ranks (PartitionError for a rank count that cannot split them)
         layouts_     = std::make_unique<HierarchyLayout>(levels_, comm_, backend_, tpmg::coarsest_level(levels_),
                                                      p_.min_rank_dofs > 0 ? p_.min_rank_dofs

@@ -83,6 +83,8 @@ namespace tpmg
     if (!r.setup_breakdown.empty())
       {
         out << "setup by part [s]:" << std::defaultfloat << std::setprecision(3);
+        if (r.device_init_s > 0)
+          out << " (device context before it " << r.device_init_s << ")";
         for (const auto &[name, t] : r.setup_breakdown)
           out << " " << name << " " << t;
         out << std::fixed << "\n";
@@ -232,6 +234,7 @@ namespace tpmg
       setup +=
         (i ? ", " : "") + json_string(r.setup_breakdown[i].first) + ": " + json_number(r.setup_breakdown[i].second);
     kv("setup_breakdown", setup + "}");
+    kv("device_init_s", json_number(r.device_init_s));
     kv("process_time_s", r.process_time_s > 0 ? json_number(r.process_time_s) : std::string("null"));
     kv("rhs_time_s", json_number(r.rhs_time_s));
     kv("solve_time_s", json_number(r.solve_time_s));
