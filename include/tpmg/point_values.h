@@ -6,6 +6,7 @@
 #include <tpmg/mesh.h>
 
 #include <array>
+#include <cstdio>
 #include <optional>
 #include <string>
 #include <vector>
@@ -32,7 +33,17 @@ namespace tpmg
                                             const std::array<double, 3> &x);
 
   /// "x, y" or "x, y, z", as the parameter file writes a point.
-  std::string format_point(const std::array<double, 3> &x, int dim);
+  inline std::string format_point(const std::array<double, 3> &x, int dim)
+  {
+    std::string text;
+    for (int d = 0; d < dim; ++d)
+      {
+        char buffer[32];
+        std::snprintf(buffer, sizeof buffer, "%.10g", x[std::size_t(d)]);
+        text += (d ? ", " : "") + std::string(buffer);
+      }
+    return text;
+  }
 
   /// The values at `where` (cells of layout.whole()) of the nodal Q_k function u on the ranks
   /// of `layout`: the rank that owns a point's cell evaluates it from the cell's nodes. Every

@@ -6,7 +6,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
 
 namespace tpmg
 {
@@ -166,18 +165,6 @@ namespace tpmg
           return std::nullopt;
       }
     return std::nullopt;
-  }
-
-  std::string format_point(const std::array<double, 3> &x, int dim)
-  {
-    std::string text;
-    for (int d = 0; d < dim; ++d)
-      {
-        char buffer[32];
-        std::snprintf(buffer, sizeof buffer, "%.10g", x[std::size_t(d)]);
-        text += (d ? ", " : "") + std::string(buffer);
-      }
-    return text;
   }
 
   std::vector<double> point_values(const BoxLayout &layout, const Vector<double> &u,
