@@ -450,11 +450,9 @@ namespace tpmg
           A_ = std::make_unique<DistributedOperator<double>>(std::move(A_), fine_layout_);
         x_.reinit(fine_layout_->size(), backend_);
         attach(x_, fine_layout_);
-        if (levels_.back().singular()) // m_i = ∫φ_i, the right-hand side of f = 1
+        if (levels_.back().singular())
           {
-            ProblemFunctions unit;
-            unit.rhs = Expression("1", dim);
-            assemble_rhs(fine, p_.deformation, unit, p_.level_operator, backend_, basis_integrals_);
+            basis_integrals(fine, basis_integrals_);
             attach(basis_integrals_, fine_layout_);
           }
         // the outer solver's vectors, made once here and kept by the solves
@@ -536,6 +534,15 @@ namespace tpmg
       const RunResult &setup_result() const override { return base_; }
 
     private:
+      /// m_i = ∫φ_i on `lev` (the right-hand side of f = 1).
+      template <class V>
+      void basis_integrals(const CartesianLevel &lev, V &m) const
+      {
+        ProblemFunctions unit;
+        unit.rhs = Expression("1", dim);
+        assemble_rhs(lev, p_.deformation, unit, p_.level_operator, backend_, m);
+      }
+
       /// b of problem_ (and the coarse levels' right-hand sides of fmg), timed into res.rhs_time_s.
       void assemble_problem(RunResult &res)
       {
@@ -556,10 +563,8 @@ namespace tpmg
           if (f_excess_ != 0)
             {
               using V = std::decay_t<decltype(vec)>;
-              V                m;
-              ProblemFunctions unit;
-              unit.rhs = Expression("1", dim);
-              assemble_rhs(lev, p_.deformation, unit, p_.level_operator, backend_, m);
+              V m;
+              basis_integrals(lev, m);
               axpy(typename V::value_type(-f_excess_), m, vec);
             }
         };
