@@ -58,6 +58,11 @@ namespace tpmg
                              Backend backend, Vector<Number> &b);
   /// The manufactured solution u = Π_d sin(π (x_d − a_d)/L_d) of the level's box [a, a + L].
   Expression manufactured_solution(const CartesianLevel &level);
+  /// The built-in f as an expression: (Σ_d (π/L_d)²) times manufactured_solution, or 1 for
+  /// RightHandSide::one. With it the solver assembles the built-in right-hand side of a deformed
+  /// mesh through assemble_rhs(..., ProblemFunctions, ...), on the vector's backend (Gauss k+2);
+  /// assemble_rhs_deformed is the host reference (k+3).
+  Expression manufactured_right_hand_side(const CartesianLevel &level, RightHandSide rhs);
   /// ‖u - u_h‖_L2 and |u - u_h|_H1 on a deformed mesh (k+3 points; a host loop over cells, on
   /// the GPU compute_errors with manufactured_solution).
   ErrorNorms compute_errors_deformed(const CartesianLevel &level, const DeformationSettings &deformation,

@@ -556,8 +556,14 @@ namespace tpmg
         auto assemble = [&](const CartesianLevel &lev, auto &vec) {
           if (functions)
             assemble_rhs(lev, p_.deformation, problem_, p_.level_operator, backend_, vec);
-          else if (deformed)
-            assemble_rhs_deformed(lev, p_.deformation, rhs, backend_, vec);
+          else if (deformed && rhs != RightHandSide::ones_vector)
+            {
+              // the built-in f through the expression kernels, on the vector's backend (the
+              // host loop of assemble_rhs_deformed took seconds at the sizes the GPU solves)
+              ProblemFunctions builtin;
+              builtin.rhs = manufactured_right_hand_side(lev, rhs);
+              assemble_rhs(lev, p_.deformation, builtin, p_.level_operator, backend_, vec);
+            }
           else
             assemble_rhs(lev, rhs, backend_, vec);
           if (f_excess_ != 0)

@@ -204,6 +204,19 @@ namespace tpmg
     return Expression(text, lev.dim);
   }
 
+  Expression manufactured_right_hand_side(const CartesianLevel &lev, RightHandSide rhs)
+  {
+    if (rhs == RightHandSide::one)
+      return Expression("1", lev.dim);
+    const Manufactured m = manufactured(lev);
+    double             c = 0;
+    for (int d = 0; d < lev.dim; ++d)
+      c += (M_PI / m.L[std::size_t(d)]) * (M_PI / m.L[std::size_t(d)]);
+    char factor[64];
+    std::snprintf(factor, sizeof factor, "%.17g*", c);
+    return Expression(factor + manufactured_solution(lev).text(), lev.dim);
+  }
+
   ErrorNorms compute_errors_deformed(const CartesianLevel &lev, const DeformationSettings &deformation,
                                      const Vector<double> &u_h_vec)
   {
