@@ -37,6 +37,9 @@
 #   deformed           solves on sine- and Kershaw-deformed meshes
 #   setup              every shipped parameter file as shipped: setup by part (setup_breakdown) against the
 #                      solve and the whole process
+#   cuda-graph         the V-cycle replayed as a CUDA graph against launch by launch (Backend/CUDA graph =
+#                      never, auto, always), k = 1, 3, 7 from 1e4 to 6e7 DoFs, Kershaw k = 3 and Table 7 k = 3,
+#                      alternating, two rounds of best-of-5 solves; two single solves (the recording in them)
 #   many-solves        examples/many_solves (one PoissonSolver, five solves with new data) at 7.2 M DoFs
 #                      beside poisson_solver's single solve of the same problem (needs example_many_solves built)
 #   output             binary VTU files of 14 M and 29 M nodes and a strided one of the 722 M-DoF Table 7
@@ -635,6 +638,52 @@ k3_14M user_problem --set Polynomial\ degree=3 --set Mesh/Refinement\ level=6 --
 k3_29M user_problem --set Polynomial\ degree=3 --set Mesh/Refinement\ level=6 --set Mesh/Coarse\ cells=2,2,1
 k7_stride7 table7_k7_mixed --set Output/VTU\ stride=7
 CASES
+      ;;
+    cuda-graph)
+      mkdir -p "$OUT/solve" "$OUT/logs/graph"; G="$OUT/logs/graph"
+      for round in 1 2; do
+        while read -r name args; do
+          eval "set -- $args"
+          for mode in never auto always; do
+            $SOLVER --set Backend/Repetitions=5 "$@" --set "Backend/CUDA graph=$mode" --set Output/Verbose=false \
+              --json "$G/${name}_${mode}_$round.json" > "$G/${name}_${mode}_$round.log" 2>&1 || echo "$name $mode: exit $?"
+          done
+        done <<'CASES'
+k1_275K --set Polynomial\ degree=1 --set Mesh/Refinement\ level=6 --set Mesh/Coarse\ cells=1
+k1_2.1M --set Polynomial\ degree=1 --set Mesh/Refinement\ level=7 --set Mesh/Coarse\ cells=1
+k1_17M --set Polynomial\ degree=1 --set Mesh/Refinement\ level=8 --set Mesh/Coarse\ cells=1
+k3_15K --set Polynomial\ degree=3 --set Mesh/Refinement\ level=3 --set Mesh/Coarse\ cells=1
+k3_117K --set Polynomial\ degree=3 --set Mesh/Refinement\ level=4 --set Mesh/Coarse\ cells=1
+k3_912K --set Polynomial\ degree=3 --set Mesh/Refinement\ level=5 --set Mesh/Coarse\ cells=1
+k3_7.2M --set Polynomial\ degree=3 --set Mesh/Refinement\ level=6 --set Mesh/Coarse\ cells=1
+k3_57M --set Polynomial\ degree=3 --set Mesh/Refinement\ level=7 --set Mesh/Coarse\ cells=1
+k3_912K_double --set Polynomial\ degree=3 --set Mesh/Refinement\ level=5 --set Mesh/Coarse\ cells=1 --set Multigrid/Precision=double
+k7_185K --set Polynomial\ degree=7 --set Mesh/Refinement\ level=3 --set Mesh/Coarse\ cells=1
+k7_1.4M --set Polynomial\ degree=7 --set Mesh/Refinement\ level=4 --set Mesh/Coarse\ cells=1
+k7_11M --set Polynomial\ degree=7 --set Mesh/Refinement\ level=5 --set Mesh/Coarse\ cells=1
+kershaw_k3_389K prm/kershaw_bps5.prm --set Polynomial\ degree=3
+k3_912K_first_solve --set Polynomial\ degree=3 --set Mesh/Refinement\ level=5 --set Mesh/Coarse\ cells=1 --set Backend/Repetitions=1
+k3_7.2M_first_solve --set Polynomial\ degree=3 --set Mesh/Refinement\ level=6 --set Mesh/Coarse\ cells=1 --set Backend/Repetitions=1
+table7_k3 prm/table7_k3_mixed.prm
+CASES
+      done
+      python3 - "$G" <<'PY' | tee "$OUT/solve/cuda_graph.txt"
+import glob, json, os, re, sys
+runs = {}
+for f in glob.glob(os.path.join(sys.argv[1], "*.json")):
+    name, mode, rnd = re.fullmatch(r"(.+)_(never|auto|always)_(\d)\.json", os.path.basename(f)).groups()
+    r = json.load(open(f))
+    e = runs.setdefault(name, {"dofs": r["dofs"], "its": {}, "best": {}, "graph": False})
+    e["its"][mode] = r["iterations"]
+    e["best"][mode] = min(e["best"].get(mode, 1e9), r["solve_time_s"])
+    e["graph"] |= mode == "always" and r["cuda_graph"]
+print("# case dofs iterations(never/auto/always) never_s auto_s always_s speedup(always) s_per_GDoF(never/always) graph_ran(always)")
+for name, e in sorted(runs.items(), key=lambda kv: kv[1]["dofs"]):
+    n, u, a = e["best"]["never"], e["best"]["auto"], e["best"]["always"]
+    print(f"{name} {e['dofs']} {e['its']['never']}/{e['its']['auto']}/{e['its']['always']} {n:.5f} {u:.5f} {a:.5f} "
+          f"{n / a:.2f} {n / e['dofs'] * 1e9:.3f}/{a / e['dofs'] * 1e9:.3f} {e['graph']}")
+PY
+      tar czf "$OUT/solve/cuda_graph_logs.tgz" -C "$OUT/logs" graph
       ;;
     deformed)
       mkdir -p "$OUT/solve"; rm -f "$OUT/solve/deformed_bp5_sine.txt" "$OUT/solve/kershaw.txt"

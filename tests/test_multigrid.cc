@@ -1,6 +1,7 @@
 // The whole solver against the numbers of docs/method.md, "Reference numbers" (paper Tables 1-2 and the
 // contraction rates of an independent implementation), on the CPU backend.
 #include <tpmg/bp_operator.h>
+#include <tpmg/multigrid.h>
 #include <tpmg/poisson.h>
 
 #include "cpu_solve.h"
@@ -464,4 +465,40 @@ TEST(Multigrid, AutomaticChebyshevPolynomialFollowsTheSmoother)
   mg.patch_geometry = PatchGeometry::cartesian; // no fitted patches: the Jacobi values
   set_chebyshev_polynomial(mg, 0, 0);
   EXPECT_EQ(mg.chebyshev.degree, 3);
+}
+
+// Backend/CUDA graph: `auto` records the V-cycle on one GPU up to cuda_graph_max_dofs; never on
+// the CPU or on several ranks, where `always` is refused with the reason.
+TEST(Multigrid, CudaGraphIsUsedOnOneGpuAndRefusedElsewhere)
+{
+  const index_t small = 1000, large = index_t(cuda_graph_max_dofs) + 1;
+  EXPECT_TRUE(use_cuda_graph(CudaGraph::automatic, Backend::cuda, 1, small));
+  EXPECT_FALSE(use_cuda_graph(CudaGraph::automatic, Backend::cuda, 1, large));
+  EXPECT_TRUE(use_cuda_graph(CudaGraph::always, Backend::cuda, 1, large));
+  EXPECT_FALSE(use_cuda_graph(CudaGraph::never, Backend::cuda, 1, small));
+  EXPECT_FALSE(use_cuda_graph(CudaGraph::automatic, Backend::cpu, 1, small));
+  EXPECT_FALSE(use_cuda_graph(CudaGraph::automatic, Backend::cuda, 2, small));
+  EXPECT_FALSE(use_cuda_graph(CudaGraph::never, Backend::cpu, 4, small));
+  try
+    {
+      use_cuda_graph(CudaGraph::always, Backend::cpu, 1, small);
+      ADD_FAILURE() << "always on the CPU backend was accepted";
+    }
+  catch (const std::invalid_argument &e)
+    {
+      EXPECT_NE(std::string(e.what()).find("needs one rank on a GPU, not the CPU backend"), std::string::npos)
+        << e.what();
+    }
+  EXPECT_THROW(use_cuda_graph(CudaGraph::always, Backend::cuda, 4, small), std::invalid_argument);
+  // a CPU solve with the default runs no graph and says so
+  SolverParameters p;
+  p.dim              = 2;
+  p.degree           = 2;
+  p.refinement_level = 3;
+  p.device           = DeviceChoice::cpu;
+  p.verbose          = false;
+  std::ostringstream log;
+  const RunResult    r = run_poisson(p, log);
+  EXPECT_FALSE(r.cuda_graph);
+  EXPECT_TRUE(r.converged);
 }

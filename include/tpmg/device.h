@@ -65,6 +65,19 @@ namespace tpmg
   void *side_stream_create();
   void  side_stream_destroy(void *s) noexcept;
 
+  /// CUDA graphs. Between graph_capture_begin and graph_capture_end the work the library queues
+  /// on its stream is recorded, not run (on a capture stream of this thread), and becomes an
+  /// executable graph that graph_launch replays on the library's stream. A call that cannot be
+  /// recorded (an allocation, a copy to the host, a wait for the device) fails with an exception
+  /// inside the capture; graph_capture_abandon then ends the capture and clears the error.
+  /// Kernel constants are uploaded afresh by the first kernel of each kind after any of these
+  /// calls, so that recorded and replayed launches find their constants (cuda_runner.cuh).
+  void  graph_capture_begin();
+  void *graph_capture_end();
+  void  graph_capture_abandon() noexcept;
+  void  graph_launch(void *graph);
+  void  graph_destroy(void *graph) noexcept;
+
   /// Makes `stream` the library's stream of this thread for the object's lifetime: every kernel,
   /// copy, event and NCCL call the library queues goes there. On the CPU backend (null stream)
   /// nothing changes.

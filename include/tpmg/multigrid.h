@@ -5,6 +5,7 @@
 
 #include <tpmg/box_layout.h>
 #include <tpmg/chebyshev_smoother.h>
+#include <tpmg/device.h>
 #include <tpmg/geometry.h>
 #include <tpmg/linear_operator.h>
 #include <tpmg/mesh.h>
@@ -17,7 +18,10 @@
 #include <tpmg/vector.h>
 
 #include <cstddef>
+#include <map>
 #include <memory>
+#include <string>
+#include <utility>
 #include <vector>
 
 namespace tpmg
@@ -62,7 +66,16 @@ namespace tpmg
     index_t coarse_dense_setup_limit = 1000;
     /// Two-level cycles (smoothing, Q_1 correction, smoothing) of the coarse solve by degree.
     int coarse_cycles = 2;
+    /// vmult records the V-cycle's launches once as a CUDA graph and replays it (use_cuda_graph;
+    /// one rank on a GPU: no exchange, no host work inside the cycle).
+    bool cuda_graph = false;
   };
+
+  /// Whether the V-cycle runs as a CUDA graph for Backend/CUDA graph = `mode` on `backend` with
+  /// `ranks` ranks and `fine_dofs` DoFs on the finest level; throws std::invalid_argument for
+  /// `always` where a graph cannot run (the CPU backend, several ranks, whose exchanges go
+  /// through the host or NCCL outside the recorded stream).
+  bool use_cuda_graph(CudaGraph mode, Backend backend, int ranks, index_t fine_dofs);
 
   /// The coarsest level a Multigrid on `levels` (the whole hierarchy 0..L) uses: level 1 when
   /// level 0 is a single cell per direction (one vertex patch then covers level 1), else level
@@ -175,9 +188,21 @@ namespace tpmg
 
     /// x <- V(x, b) on the finest level (Algorithm 1).
     void vcycle(Vector<Number> &x, const Vector<Number> &b) const;
-    /// dst = V(0, src): the preconditioner.
-    void    vmult(Vector<Number> &dst, const Vector<Number> &src) const override;
-    index_t size() const override;
+    /// dst = V(0, src): the preconditioner. With settings.cuda_graph, once arm_cuda_graph was
+    /// called and one cycle ran launch by launch (its lazy allocations and kernel attributes
+    /// happen there), a call records the cycle as a CUDA graph for its (src, dst) pair the first
+    /// time it sees the pair, and replays that graph: the same kernels in the same order. A
+    /// cycle that cannot be recorded runs launch by launch from then on, and
+    /// cuda_graph_failure says why.
+    void vmult(Vector<Number> &dst, const Vector<Number> &src) const override;
+    /// Why the V-cycle could not be recorded as a CUDA graph ("" if it was, or was not asked for).
+    const std::string &cuda_graph_failure() const { return graph_failure_; }
+    /// Lets vmult record and replay graphs from now on (settings.cuda_graph): the solver arms it
+    /// for the solves whose recording pays (use_cuda_graph).
+    void arm_cuda_graph() const { graph_armed_ = true; }
+    /// How many V-cycle graphs vmult has recorded (one per pair of vectors it was called with).
+    std::size_t cuda_graphs() const { return graphs_.size(); }
+    index_t     size() const override;
 
     /// Full multigrid start (Algorithm 2, lines 1-3): coarse solve, then per level
     /// prolongate and one V-cycle. rhs[l] is the right-hand side of level l (coarsest..finest
@@ -200,6 +225,8 @@ namespace tpmg
     /// `x_is_zero`: x = 0 on entry (vmult and the coarser levels of a cycle; not full multigrid)
     void vcycle_level(int l, Vector<Number> &x, const Vector<Number> &b, bool x_is_zero) const;
     void coarse_solve(Vector<Number> &x, const Vector<Number> &b, bool x_is_zero) const;
+    /// vmult through the recorded graph (settings_.cuda_graph)
+    void vmult_graph(Vector<Number> &dst, const Vector<Number> &src) const;
 
     Level       &lev(int l) { return *levels_[l - coarsest_]; }
     const Level &lev(int l) const { return *levels_[l - coarsest_]; }
@@ -207,7 +234,7 @@ namespace tpmg
     Backend                             backend_;
     MultigridSettings                   settings_;
     Communicator                        comm_;
-    Timers                             *timers_;
+    mutable Timers                     *timers_; ///< null while the cycle is recorded as a graph
     int                                 coarsest_ = 0, finest_ = 0;
     std::vector<std::unique_ptr<Level>> levels_;
     struct DegreeCoarse; ///< the coarse solve by degree: Q_1 vectors and transfer
@@ -216,5 +243,13 @@ namespace tpmg
     SetupSeconds                  setup_seconds_;
     index_t                       coarse_n_ = 0;
     Vector<Number>                coarse_inverse_;
+    // the recorded V-cycle (vmult_graph): the executable graph and the vectors it was recorded on
+    struct GraphDeleter
+    {
+      void operator()(void *g) const noexcept { graph_destroy(g); }
+    };
+    mutable std::map<std::pair<const void *, const void *>, std::unique_ptr<void, GraphDeleter>> graphs_;
+    mutable bool        graph_warm_ = false, graph_armed_ = false;
+    mutable std::string graph_failure_;
   };
 } // namespace tpmg

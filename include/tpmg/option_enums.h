@@ -46,6 +46,20 @@ namespace tpmg
     always,
     never
   };
+  /// Whether the V-cycle is recorded once as a CUDA graph and replayed (Backend/CUDA graph):
+  /// `automatic` on one GPU up to cuda_graph_max_dofs finest-level DoFs from a solver's second
+  /// solve on (in the first, recording costs about what replaying saves), `always` on one GPU
+  /// from the first solve, `never` (use_cuda_graph in tpmg/multigrid.h).
+  enum class CudaGraph
+  {
+    automatic,
+    always,
+    never
+  };
+  /// Above this many DoFs the V-cycle's launch latencies are a small part of it (H200: 2 % at
+  /// 5.7e7 DoFs) and `automatic` keeps the per-level runtime breakdown (docs/performance/solve.md,
+  /// "CUDA graph").
+  constexpr long long cuda_graph_max_dofs = 30000000;
   /// Arithmetic of the V-cycle (the outer solver is always double).
   enum class Precision
   {

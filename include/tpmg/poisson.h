@@ -61,6 +61,9 @@ namespace tpmg
     std::string    smoother_configuration; ///< the kernels the vertex-patch smoother runs (resolve_smoother)
     std::string    coarse_solver;
     int            coarsest_level = 0;
+    /// the V-cycle was replayed as a CUDA graph (Backend/CUDA graph); its time is then the
+    /// breakdown's `vcycle_graph`, not the levels'
+    bool cuda_graph = false;
 
     int         ranks                   = 1;   ///< MPI ranks of the run
     std::string process_grid            = "1"; ///< their grid, "2 x 2 x 1"

@@ -114,8 +114,10 @@ namespace tpmg
     /// Backend/Minimum DoFs per rank (0: automatic_min_rank_dofs of the backend)
     index_t min_rank_dofs = 0;
     /// Backend/Overlap exchanges (MultigridSettings::overlap)
-    ExchangeOverlap overlap     = ExchangeOverlap::automatic;
-    int             repetitions = 1;
+    ExchangeOverlap overlap = ExchangeOverlap::automatic;
+    /// Backend/CUDA graph (MultigridSettings::cuda_graph, use_cuda_graph)
+    CudaGraph cuda_graph  = CudaGraph::automatic;
+    int       repetitions = 1;
 
     std::string json_file, csv_file, vtu_file;
     VtuFormat   vtu_format = VtuFormat::binary;

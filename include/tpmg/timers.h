@@ -25,6 +25,7 @@ namespace tpmg
     outer_matvec, ///< the Krylov method's own operator applications (double)
     outer_vector, ///< the Krylov method's vector operations
     conversion,   ///< precision conversion of residual and correction
+    vcycle_graph, ///< the whole V-cycle, replayed as one CUDA graph (its parts are not timed apart)
     count
   };
   const char *to_string(Component c);

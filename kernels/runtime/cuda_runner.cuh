@@ -48,20 +48,29 @@ namespace tpmg
     {
       run_block_on_device(kernel);
     }
+    /// Advanced by the CUDA graph calls of device.h: a recorded upload never ran, a replayed
+    /// graph leaves its own constants behind, so the next kernel of each kind uploads again.
+    extern unsigned constants_epoch;
+    /// `c` itself, or while a graph is recorded a page-locked copy that lives as long as the
+    /// graph (an upload node reads its source at every replay).
+    const void *recorded_constants(const void *c, std::size_t bytes);
+
     /// Copies a kernel's Constants into its __constant__ symbol, in stream order, when they
     /// differ from the last upload (they depend on the degree, rarely on anything else).
     template <class Tag>
     void upload_constants(const typename Tag::Constants &c)
     {
-      using C          = typename Tag::Constants;
-      static bool seen = false;
-      static C    last;
-      if (seen && std::memcmp(&last, &c, sizeof(C)) == 0)
+      using C              = typename Tag::Constants;
+      static bool     seen = false;
+      static unsigned epoch;
+      static C        last;
+      if (seen && epoch == constants_epoch && std::memcmp(&last, &c, sizeof(C)) == 0)
         return;
-      TPMG_CUDA_CHECK(cudaMemcpyToSymbolAsync(tpmg_kernel_constants<Tag>, &c, sizeof(C), 0, cudaMemcpyHostToDevice,
-                                              current_stream()));
+      TPMG_CUDA_CHECK(cudaMemcpyToSymbolAsync(tpmg_kernel_constants<Tag>, recorded_constants(&c, sizeof(C)), sizeof(C),
+                                              0, cudaMemcpyHostToDevice, current_stream()));
       std::memcpy(&last, &c, sizeof(C));
-      seen = true;
+      seen  = true;
+      epoch = constants_epoch;
     }
 
     /// the __global__ function a kernel struct launches as

@@ -14,6 +14,7 @@
 #include <tpmg/vector_ops.h>
 #include <tpmg/vtu.h>
 
+#include <algorithm>
 #include <chrono>
 #include <iomanip>
 #include <ostream>
@@ -292,7 +293,8 @@ namespace tpmg
                              {"finest_vector", f.vector},
                              {"outer_matvec", seconds(outer_level, Component::outer_matvec)},
                              {"outer_vector", seconds(outer_level, Component::outer_vector)},
-                             {"conversion", seconds(outer_level, Component::conversion)}};
+                             {"conversion", seconds(outer_level, Component::conversion)},
+                             {"vcycle_graph", seconds(finest, Component::vcycle_graph)}};
     }
 
     /// The solution u_0 + g_h where the boundary values are not zero, its errors where the exact
@@ -410,13 +412,21 @@ namespace tpmg
         const double init = wall_seconds();
         synchronize(backend_);
         base_.device_init_s = comm_.max(wall_seconds() - init);
-        const double start  = wall_seconds();
+#ifdef TPMG_DEVICE_CODE_CHECK
+        if (backend_ == Backend::cuda)
+          base_.warnings.push_back("this build's device code is unoptimized PTX (TPMG_DEVICE_CODE=check, for machines "
+                                   "without a GPU): the GPU runs it, slowly; configure with "
+                                   "-DTPMG_DEVICE_CODE=optimized for speed");
+#endif
+        const double start = wall_seconds();
         // the levels over the ranks (PartitionError for a rank count that cannot split them)
         layouts_     = std::make_unique<HierarchyLayout>(levels_, comm_, backend_, tpmg::coarsest_level(levels_),
                                                      p_.min_rank_dofs > 0 ? p_.min_rank_dofs
                                                                               : automatic_min_rank_dofs(backend_));
         fine_layout_ = layouts_->level(int(levels_.size()) - 1);
-        const MultigridSettings mg = multigrid_settings(p_);
+        MultigridSettings mg = multigrid_settings(p_);
+        mg.cuda_graph        = use_cuda_graph(p_.cuda_graph, backend_, comm_.size(), levels_.back().n_dofs());
+        cuda_graph_          = mg.cuda_graph;
         describe_run<dim, k, Number>(p_, mg, levels_, *layouts_, backend_, comm_, base_);
         check_memory<dim, k, Number>(p_, mg, *layouts_, backend_, comm_, base_);
         if (verbose)
@@ -608,6 +618,9 @@ namespace tpmg
               };
             else
               control.monitor = nullptr;
+            if (cuda_graph_ && (p_.cuda_graph == CudaGraph::always || solves_ > 0))
+              multigrid_->arm_cuda_graph();
+            ++solves_;
             x_.set_zero();
             timers_.reset();
             for (int l = 0; l < layouts_->n_levels(); ++l)
@@ -638,8 +651,12 @@ namespace tpmg
             if (!s.converged)
               break;
           }
-        res.solve_time_s   = best;
-        res.memory_bytes   = std::size_t(comm_.max(index_t(vector_memory_peak() - bytes_before_)));
+        res.solve_time_s = best;
+        res.memory_bytes = std::size_t(comm_.max(index_t(vector_memory_peak() - bytes_before_)));
+        res.cuda_graph   = multigrid_->cuda_graphs() > 0 && multigrid_->cuda_graph_failure().empty();
+        if (!multigrid_->cuda_graph_failure().empty() &&
+            std::find(res.warnings.begin(), res.warnings.end(), graph_warning()) == res.warnings.end())
+          res.warnings.push_back(graph_warning());
         SolverParameters p = p_;
         if (problem_from_api_) // (the errors and the boundary values of the data given to solve)
           {
@@ -649,6 +666,15 @@ namespace tpmg
         finish_solution<dim, k>(p, problem_, fine_layout_, backend_, comm_, x_, res);
         return res;
       }
+
+      std::string graph_warning() const
+      {
+        return "the V-cycle could not be recorded as a CUDA graph and runs launch by launch: " +
+               multigrid_->cuda_graph_failure();
+      }
+
+      bool cuda_graph_ = false; ///< the V-cycle may run as a CUDA graph
+      int  solves_     = 0;     ///< solves so far (Backend/Repetitions counted)
 
       SolverParameters                                                                 p_;
       Backend                                                                          backend_;

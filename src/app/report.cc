@@ -95,6 +95,8 @@ namespace tpmg
           << "exchange path " << r.exchange_path << "\n";
     if (!r.smoother_configuration.empty())
       out << "smoother: " << r.smoother_configuration << "\n";
+    if (r.cuda_graph)
+      out << "V-cycle: replayed as a CUDA graph (its levels are not timed apart: vcycle_graph)\n";
     const auto &types  = r.problem.boundary_types;
     const bool natural = std::any_of(types.begin(), types.end(), [](const std::string &t) { return t != "dirichlet"; });
     std::string faces; // the faces' types where not all are Dirichlet
@@ -201,6 +203,7 @@ namespace tpmg
     kv("exchange_path", r.exchange_path.empty() ? "null" : json_string(r.exchange_path));
     kv("reduction_wait_s", json_number(r.reduction_wait_s));
     kv("coarse_solver", json_string(r.coarse_solver));
+    kv("cuda_graph", r.cuda_graph ? "true" : "false");
     kv("iterations", std::to_string(r.iterations));
     kv("converged", r.converged ? "true" : "false");
     kv("failure", r.failure.empty() ? "null" : json_string(r.failure));

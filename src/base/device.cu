@@ -6,6 +6,8 @@
 
 #include <cstring>
 #include <sstream>
+#include <stdexcept>
+#include <string>
 
 namespace tpmg
 {
@@ -46,6 +48,111 @@ namespace tpmg
   {
     if (s)
       cudaStreamDestroy(static_cast<cudaStream_t>(s));
+  }
+
+  namespace
+  {
+    /// A recorded graph and the page-locked copies of the kernel constants its upload nodes read
+    /// at every replay (the kernels' own copies were on the host stack).
+    struct RecordedGraph
+    {
+      cudaGraphExec_t exec  = nullptr;
+      char           *arena = nullptr;
+    };
+    constexpr std::size_t     arena_bytes      = 256 * 1024;
+    thread_local cudaStream_t capture_stream   = nullptr;
+    thread_local cudaStream_t capture_previous = nullptr;
+    thread_local char        *capture_arena    = nullptr; ///< non-null while recording
+    thread_local std::size_t  capture_used     = 0;
+  } // namespace
+
+  namespace internal
+  {
+    unsigned constants_epoch = 0;
+
+    const void *recorded_constants(const void *c, std::size_t bytes)
+    {
+      if (!capture_arena)
+        return c;
+      const std::size_t at = (capture_used + 15) / 16 * 16;
+      if (at + bytes > arena_bytes)
+        throw std::runtime_error("more kernel constants than the graph's " + std::to_string(arena_bytes / 1024) +
+                                 " KiB buffer holds");
+      std::memcpy(capture_arena + at, c, bytes);
+      capture_used = at + bytes;
+      return capture_arena + at;
+    }
+  } // namespace internal
+
+  void graph_capture_begin()
+  {
+    if (!capture_stream)
+      TPMG_CUDA_CHECK(cudaStreamCreateWithFlags(&capture_stream, cudaStreamNonBlocking));
+    char *arena = nullptr;
+    TPMG_CUDA_CHECK(cudaMallocHost(&arena, arena_bytes));
+    // thread-local mode: an unsafe call of this thread (cudaMalloc, a synchronizing copy) fails
+    const cudaError_t err = cudaStreamBeginCapture(capture_stream, cudaStreamCaptureModeThreadLocal);
+    if (err != cudaSuccess)
+      cudaFreeHost(arena);
+    TPMG_CUDA_CHECK(err);
+    capture_arena    = arena;
+    capture_used     = 0;
+    capture_previous = library_stream;
+    library_stream   = capture_stream;
+    ++internal::constants_epoch; // the graph uploads the constants its kernels need
+  }
+
+  void *graph_capture_end()
+  {
+    library_stream = capture_previous;
+    ++internal::constants_epoch; // the uploads recorded since the beginning did not run
+    auto *g           = new RecordedGraph{nullptr, capture_arena};
+    capture_arena     = nullptr;
+    cudaGraph_t graph = nullptr;
+    cudaError_t err   = cudaStreamEndCapture(capture_stream, &graph);
+    if (err == cudaSuccess)
+      {
+        err = cudaGraphInstantiate(&g->exec, graph, 0);
+        cudaGraphDestroy(graph);
+      }
+    if (err != cudaSuccess)
+      {
+        graph_destroy(g);
+        TPMG_CUDA_CHECK(err);
+      }
+    return g;
+  }
+
+  void graph_capture_abandon() noexcept
+  {
+    library_stream = capture_previous;
+    ++internal::constants_epoch;
+    cudaGraph_t graph = nullptr;
+    cudaStreamEndCapture(capture_stream, &graph);
+    if (graph)
+      cudaGraphDestroy(graph);
+    cudaGetLastError(); // clear the capture's error
+    if (capture_arena)
+      cudaFreeHost(capture_arena);
+    capture_arena = nullptr;
+  }
+
+  void graph_launch(void *graph)
+  {
+    TPMG_CUDA_CHECK(cudaGraphLaunch(static_cast<RecordedGraph *>(graph)->exec, library_stream));
+    ++internal::constants_epoch; // the graph left its last constants in the symbols
+  }
+
+  void graph_destroy(void *graph) noexcept
+  {
+    auto *g = static_cast<RecordedGraph *>(graph);
+    if (!g)
+      return;
+    if (g->exec)
+      cudaGraphExecDestroy(g->exec);
+    if (g->arena)
+      cudaFreeHost(g->arena);
+    delete g;
   }
 
   bool cuda_device_available()

@@ -51,6 +51,11 @@ namespace tpmg
 
 namespace tpmg
 {
+  void   graph_capture_begin() { throw_no_cuda("CUDA graphs"); }
+  void  *graph_capture_end() { throw_no_cuda("CUDA graphs"); }
+  void   graph_capture_abandon() noexcept {}
+  void   graph_launch(void *) { throw_no_cuda("CUDA graphs"); }
+  void   graph_destroy(void *) noexcept {}
   void  *event_create() { throw_no_cuda("CUDA events"); }
   void   event_destroy(void *) noexcept {}
   void   event_record(void *) { throw_no_cuda("CUDA events"); }

@@ -25,6 +25,8 @@ namespace tpmg
           return "outer_vector";
         case Component::conversion:
           return "conversion";
+        case Component::vcycle_graph:
+          return "vcycle_graph";
         case Component::count:
           break;
       }

@@ -3,6 +3,7 @@
 #include <tpmg/multigrid.h>
 
 #include <algorithm>
+#include <stdexcept>
 #include <string>
 
 namespace tpmg
@@ -52,6 +53,18 @@ namespace tpmg
     return !coarse_solve_by_smoother(c, settings) &&
            c.n_interior_dofs() > std::min(settings.coarse_dense_setup_limit, settings.coarse_direct_limit) &&
            c.degree > 1 && linear_level(c).n_interior_dofs() <= settings.coarse_direct_limit;
+  }
+
+  bool use_cuda_graph(CudaGraph mode, Backend backend, int ranks, index_t fine_dofs)
+  {
+    if (mode == CudaGraph::always && (backend != Backend::cuda || ranks > 1))
+      throw std::invalid_argument(std::string("Backend/CUDA graph = always needs one rank on a GPU, not ") +
+                                  (backend != Backend::cuda ? "the CPU backend"
+                                                            : std::to_string(ranks) + " ranks (whose exchanges "
+                                                                                      "the graph could not hold)"));
+    if (mode == CudaGraph::never || backend != Backend::cuda || ranks > 1)
+      return false;
+    return mode == CudaGraph::always || fine_dofs <= index_t(cuda_graph_max_dofs);
   }
 
   std::string coarse_level_problem(const CartesianLevel &c, const MultigridSettings &settings)

@@ -590,10 +590,51 @@ namespace tpmg
   template <int dim, int k, typename Number>
   void Multigrid<dim, k, Number>::vmult(Vector<Number> &dst, const Vector<Number> &src) const
   {
+    if (settings_.cuda_graph && graph_armed_ && graph_failure_.empty() && graph_warm_)
+      {
+        vmult_graph(dst, src);
+        return;
+      }
     dst.reinit(size(), backend_); // zero: the cycle starts from x = 0
     if (lev(finest_).layout->distributed())
       dst.set_layout(lev(finest_).layout);
     vcycle_level(finest_, dst, src, true);
+    graph_warm_ = true; // what the cycle allocates or sets up on first use is there now
+  }
+
+  template <int dim, int k, typename Number>
+  void Multigrid<dim, k, Number>::vmult_graph(Vector<Number> &dst, const Vector<Number> &src) const
+  {
+    dst.reinit(size(), backend_, false); // (allocations cannot be recorded)
+    // one graph per pair of vectors: the mixed-precision preconditioner's (one pair), the outer
+    // solver's basis vectors in a double V-cycle (a pair per Krylov vector, kept across solves)
+    const std::pair<const void *, const void *> key(src.data(), dst.data());
+    auto                                        it = graphs_.find(key);
+    if (it == graphs_.end())
+      {
+        Timers *const timers = timers_;
+        timers_              = nullptr; // events inside a graph could not be read back
+        std::unique_ptr<void, GraphDeleter> graph;
+        try
+          {
+            graph_capture_begin();
+            dst.set_zero();
+            vcycle_level(finest_, dst, src, true);
+            graph.reset(graph_capture_end());
+          }
+        catch (const std::exception &e)
+          {
+            graph_capture_abandon();
+            timers_        = timers;
+            graph_failure_ = e.what();
+            vmult(dst, src); // launch by launch, now and from now on
+            return;
+          }
+        timers_ = timers;
+        it      = graphs_.emplace(key, std::move(graph)).first;
+      }
+    const auto t = time_scope(timers_, finest_, Component::vcycle_graph);
+    graph_launch(it->second.get());
   }
 
   template <int dim, int k, typename Number>
