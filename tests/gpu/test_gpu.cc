@@ -937,7 +937,7 @@ TEST(Gpu, FittedPatchSolvesAndKershawSolveEqualCpu)
 // to level, the basic kernels in double, Chebyshev-Jacobi, fitted patches with the coarse solve
 // by degree), also for a double V-cycle whose outer solver calls it with a new pair of vectors
 // each iteration, and over repeated solves.
-TEST(Gpu, CudaGraphVCycleGivesTheSameBits)
+TEST(Gpu, CudaGraphVCycleGivesTheLaunchByLaunchSolve)
 {
   struct Case
   {
