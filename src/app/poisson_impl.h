@@ -14,7 +14,6 @@
 #include <tpmg/vector_ops.h>
 #include <tpmg/vtu.h>
 
-#include <algorithm>
 #include <chrono>
 #include <iomanip>
 #include <ostream>
@@ -426,7 +425,6 @@ namespace tpmg
         fine_layout_ = layouts_->level(int(levels_.size()) - 1);
         MultigridSettings mg = multigrid_settings(p_);
         mg.cuda_graph        = use_cuda_graph(p_.cuda_graph, backend_, comm_.size(), levels_.back().n_dofs());
-        cuda_graph_          = mg.cuda_graph;
         describe_run<dim, k, Number>(p_, mg, levels_, *layouts_, backend_, comm_, base_);
         check_memory<dim, k, Number>(p_, mg, *layouts_, backend_, comm_, base_);
         if (verbose)
@@ -618,8 +616,8 @@ namespace tpmg
               };
             else
               control.monitor = nullptr;
-            if (cuda_graph_ && (p_.cuda_graph == CudaGraph::always || solves_ > 0))
-              multigrid_->arm_cuda_graph();
+            if (p_.cuda_graph == CudaGraph::always || solves_ > 0)
+              multigrid_->arm_cuda_graph(); // (no effect where the settings have no graph)
             ++solves_;
             x_.set_zero();
             timers_.reset();
@@ -654,9 +652,9 @@ namespace tpmg
         res.solve_time_s = best;
         res.memory_bytes = std::size_t(comm_.max(index_t(vector_memory_peak() - bytes_before_)));
         res.cuda_graph   = multigrid_->cuda_graphs() > 0 && multigrid_->cuda_graph_failure().empty();
-        if (!multigrid_->cuda_graph_failure().empty() &&
-            std::find(res.warnings.begin(), res.warnings.end(), graph_warning()) == res.warnings.end())
-          res.warnings.push_back(graph_warning());
+        if (!multigrid_->cuda_graph_failure().empty()) // (res starts from base_ in every solve)
+          res.warnings.push_back("the V-cycle could not be recorded as a CUDA graph and runs launch by launch: " +
+                                 multigrid_->cuda_graph_failure());
         SolverParameters p = p_;
         if (problem_from_api_) // (the errors and the boundary values of the data given to solve)
           {
@@ -667,14 +665,7 @@ namespace tpmg
         return res;
       }
 
-      std::string graph_warning() const
-      {
-        return "the V-cycle could not be recorded as a CUDA graph and runs launch by launch: " +
-               multigrid_->cuda_graph_failure();
-      }
-
-      bool cuda_graph_ = false; ///< the V-cycle may run as a CUDA graph
-      int  solves_     = 0;     ///< solves so far (Backend/Repetitions counted)
+      int solves_ = 0; ///< solves so far (Backend/Repetitions counted)
 
       SolverParameters                                                                 p_;
       Backend                                                                          backend_;
