@@ -34,6 +34,8 @@
 #   table7             the paper's Table 7 solves, right and left preconditioning
 #   user-problem       Table 7 sizes with the right-hand side, boundary values and exact solution
 #                      given as expressions: setup (rhs_time_s) against the solve
+#   coefficient        prm/coefficient.prm under the three sanitizer tools; solves with a coefficient against
+#                      a = 1 at the same size; iterations for coefficient contrasts 10 and 1000, k = 3 and 7
 #   deformed           solves on sine- and Kershaw-deformed meshes
 #   setup              every shipped parameter file as shipped: setup by part (setup_breakdown) against the
 #                      solve and the whole process
@@ -684,6 +686,59 @@ for name, e in sorted(runs.items(), key=lambda kv: kv[1]["dofs"]):
           f"{n / a:.2f} {n / e['dofs'] * 1e9:.3f}/{a / e['dofs'] * 1e9:.3f} {e['graph']}")
 PY
       tar czf "$OUT/solve/cuda_graph_logs.tgz" -C "$OUT/logs" graph
+      ;;
+    coefficient)
+      # prm/coefficient.prm under the three tools (bp3, bp5, Chebyshev-Jacobi, 2D, a layered
+      # coefficient); then the solve with a against a = 1 at the same size (bp3, fitted patches
+      # both, and the default a = 1 solve: cartesian with Cartesian patches), two rounds of 5
+      # solves; then the iterations of contrast 10 and 1000 (smooth and layered), k = 3 and 7,
+      # levels 2..4, f = 1 on the unit cube
+      mkdir -p "$OUT/solve" "$OUT/checks" "$OUT/logs/coefficient"; C="$OUT/logs/coefficient"
+      rm -f "$OUT/checks/sanitizer_coefficient.txt"
+      while read -r args; do
+        eval "set -- $args"
+        sanitize "$OUT/checks/sanitizer_coefficient.txt" "${args:-default}" $SOLVER prm/coefficient.prm \
+          --set "Mesh/Refinement level=2" --set Output/Verbose=false "$@"
+      done <<'RUNS'
+
+--set Multigrid/Level\ operator=bp5
+--set Multigrid/Smoother=chebyshev_jacobi
+--set Problem/Coefficient=x\ \<\ 1\ ?\ 100\ :\ 1 --set Polynomial\ degree=7 --set Mesh/Refinement\ level=1
+--set Dimension=2 --set Mesh/Box\ lower=0,-1 --set Mesh/Box\ upper=2,1 --set Mesh/Coarse\ cells=2,2 --set Problem/Right-hand\ side=one --set Problem/Right-hand\ side\ function=0 --set Problem/Boundary\ values=0 --set Problem/Exact\ solution= --set Mesh/Refinement\ level=4
+RUNS
+      echo "# case dofs iterations best_solve_s (of 5, two rounds) setup_s L2" | tee "$OUT/solve/coefficient.txt"
+      for round in 1 2; do
+        while read -r name args; do
+          eval "set -- $args"
+          $SOLVER prm/coefficient.prm --set Backend/Repetitions=5 "$@" --set Output/Verbose=false \
+            --json "$C/${name}_$round.json" > "$C/${name}_$round.log" 2>&1 || echo "$name: exit $?"
+          python3 -c "import json,sys; r=json.load(open(sys.argv[1])); print(sys.argv[2], sys.argv[3], r['dofs'], r['iterations'], '%.5f %.4f' % (r['solve_time_s'], r['setup_time_s']), r.get('l2_error'))" \
+            "$C/${name}_$round.json" "$name" "$round" | tee -a "$OUT/solve/coefficient.txt"
+        done <<'CASES'
+k3_7.2M_a --set Mesh/Refinement\ level=5
+k3_7.2M_a1_bp3_fitted --set Mesh/Refinement\ level=5 --set Problem/Coefficient=1 --set Multigrid/Level\ operator=bp3 --set Multigrid/Patch\ geometry=fitted --set Problem/Exact\ solution=
+k3_7.2M_a1_default --set Mesh/Refinement\ level=5 --set Problem/Coefficient=1 --set Problem/Exact\ solution=
+k7_11M_a --set Polynomial\ degree=7 --set Mesh/Refinement\ level=4 --set Multigrid/Level\ operator=bp5
+k7_11M_a1_bp5_fitted --set Polynomial\ degree=7 --set Mesh/Refinement\ level=4 --set Problem/Coefficient=1 --set Multigrid/Level\ operator=bp5 --set Multigrid/Patch\ geometry=fitted --set Problem/Exact\ solution=
+CASES
+      done
+      echo "# iterations (solve s), GMRES + float V-cycle to 1e-8, f = 1, unit cube: k level | a = 1 default (cartesian, Cartesian patches) | bp3, fitted patches: a = 1 | smooth 10 | layered 10 | smooth 1000 | layered 1000" | tee "$OUT/solve/coefficient_iterations.txt"
+      for k in 3 7; do
+        for level in 2 3 4; do
+          line="$k $level"
+          for a in default 1 "1 + 9*(sin(pi*x)*sin(pi*y)*sin(pi*z))^2" "x < 0.5 ? 10 : 1" "1 + 999*(sin(pi*x)*sin(pi*y)*sin(pi*z))^2" "x < 0.5 ? 1000 : 1"; do
+            fitted=(--set "Problem/Coefficient=$a" --set "Multigrid/Level operator=bp3" --set "Multigrid/Patch geometry=fitted")
+            [ "$a" = default ] && fitted=()
+            its=$($SOLVER --set "Polynomial degree=$k" --set "Mesh/Refinement level=$level" --set "Mesh/Coarse cells=1" \
+              --set "Problem/Right-hand side=one" "${fitted[@]}" --set "Solver/Relative tolerance=1e-8" --set "Solver/Maximum iterations=500" \
+              --set Backend/Repetitions=3 --set Output/Verbose=false --json "$C/iterations.json" > /dev/null 2>&1 &&
+              python3 -c "import json,sys; r=json.load(open(sys.argv[1])); print(r['iterations'], '(%.4f)' % r['solve_time_s'])" "$C/iterations.json" || echo x)
+            line="$line | $its"
+          done
+          echo "$line" | tee -a "$OUT/solve/coefficient_iterations.txt"
+        done
+      done
+      tar czf "$OUT/solve/coefficient_logs.tgz" -C "$OUT/logs" coefficient
       ;;
     deformed)
       mkdir -p "$OUT/solve"; rm -f "$OUT/solve/deformed_bp5_sine.txt" "$OUT/solve/kershaw.txt"

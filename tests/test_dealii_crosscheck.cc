@@ -15,9 +15,15 @@
 //    with every face Neumann, the whole singular matrix of a pure-Neumann problem;
 //  * with Robin faces, deal.II's face term α ∫_F φ_i φ_j (FEFaceValues, QGauss<dim-1>(k+1), α
 //    varying along the faces) added on them, with some faces Dirichlet and with none.
+//  * with a coefficient a(x) (−∇·(a ∇u)), the bp3 and bp5 operators against deal.II's matrix of
+//    a(x_q) ∇φ_i · ∇φ_j JxW with their quadrature (QGauss(k+2), QGaussLobatto(k+1)), on the box
+//    and on the sine-deformed box (deal.II's vertices moved by the same map, MappingQ1), and
+//    their matrix-free diagonal against the matrix's.
 // A negative control (cell width perturbed by 1%) makes sure the comparison detects errors.
 
+#include <tpmg/bp_operator.h>
 #include <tpmg/fe_1d.h>
+#include <tpmg/geometry.h>
 #include <tpmg/laplace_operator.h>
 #include <tpmg/mesh.h>
 #include <tpmg/vector.h>
@@ -30,6 +36,7 @@
 
 #include <deal.II/fe/mapping_q1.h>
 #include <deal.II/grid/grid_generator.h>
+#include <deal.II/grid/grid_tools.h>
 #include <deal.II/grid/tria.h>
 #include <deal.II/lac/dynamic_sparsity_pattern.h>
 #include <deal.II/lac/full_matrix.h>
@@ -44,6 +51,8 @@
 #include <array>
 #include <cmath>
 #include <cstdio>
+#include <functional>
+#include <memory>
 #include <random>
 #include <set>
 #include <sstream>
@@ -116,6 +125,19 @@ namespace
     return s.str();
   }
 
+  /// The finest level of case c in dim dimensions with degree k (its Dirichlet and Robin faces).
+  tpmg::CartesianLevel level_of(const Case &c, int dim, int degree)
+  {
+    tpmg::Domain domain;
+    domain.dim             = dim;
+    domain.lower           = c.lower;
+    domain.upper           = c.upper;
+    domain.coarse_cells    = c.coarse;
+    domain.dirichlet_faces = c.dirichlet_faces;
+    domain.robin_faces     = c.robin_faces;
+    return tpmg::make_hierarchy(domain, degree, c.level).back();
+  }
+
   double norm(const std::vector<double> &v)
   {
     double s = 0;
@@ -134,10 +156,21 @@ namespace
     std::vector<bool>            lex_on_boundary;
   };
 
+  /// What deal.II assembles besides the default Laplacian (QGauss(k+1), the box): the quadrature
+  /// of a bake-off operator, a coefficient a(x) at its points, the mesh's vertices moved.
+  template <int dim>
+  struct Assembly
+  {
+    std::shared_ptr<const dealii::Quadrature<dim>>    quadrature;  ///< null: QGauss(k+1)
+    std::function<double(const dealii::Point<dim> &)> coefficient; ///< empty: a = 1
+    tpmg::DeformationSettings                         deformation;
+  };
+
   /// Builds deal.II's mesh, FE_Q and matrix for `c` and maps its DoFs onto `level`'s nodes.
   /// Uses gtest assertions; the caller checks HasFatalFailure().
   template <int dim>
-  void build_reference(const Case &c, const tpmg::CartesianLevel &level, Reference<dim> &ref)
+  void build_reference(const Case &c, const tpmg::CartesianLevel &level, Reference<dim> &ref,
+                       const Assembly<dim> &assembly = {})
   {
     const unsigned int degree = unsigned(level.degree);
 
@@ -263,16 +296,33 @@ namespace
           << "boundary flag of deal.II DoF " << dof << " at " << support[dof];
     }
 
+    // --- the deformed mesh: its vertices moved by the map tpmg's cells are multilinear through
+    if (assembly.deformation.type != tpmg::Deformation::none)
+      dealii::GridTools::transform(
+        [&](const dealii::Point<dim> &p) {
+          std::array<double, 3> x{{0, 0, 0}};
+          for (int d = 0; d < dim; ++d)
+            x[std::size_t(d)] = p[d];
+          const std::array<double, 3> y = tpmg::deformed_point(level, assembly.deformation, x);
+          dealii::Point<dim>          q;
+          for (int d = 0; d < dim; ++d)
+            q[d] = y[std::size_t(d)];
+          return q;
+        },
+        tria);
+
     // --- assembly of the (Neumann) Laplace matrix --------------------------------------
     dealii::DynamicSparsityPattern dsp(dof_handler.n_dofs());
     dealii::DoFTools::make_sparsity_pattern(dof_handler, dsp);
     ref.pattern.copy_from(dsp);
     ref.matrix.reinit(ref.pattern);
 
-    const dealii::QGauss<dim>  quad(degree + 1);
-    dealii::FEValues<dim>      fe_values(mapping, fe, quad, dealii::update_gradients | dealii::update_JxW_values);
-    const unsigned int         dpc = fe.n_dofs_per_cell();
-    dealii::FullMatrix<double> cell_matrix(dpc, dpc);
+    const dealii::Quadrature<dim> quad =
+      assembly.quadrature ? *assembly.quadrature : dealii::Quadrature<dim>(dealii::QGauss<dim>(degree + 1));
+    dealii::FEValues<dim> fe_values(
+      mapping, fe, quad, dealii::update_gradients | dealii::update_JxW_values | dealii::update_quadrature_points);
+    const unsigned int                           dpc = fe.n_dofs_per_cell();
+    dealii::FullMatrix<double>                   cell_matrix(dpc, dpc);
     std::vector<dealii::types::global_dof_index> dof_indices(dpc);
     // cell_matrix(i, j) = Σ_q (sqrt(JxW_q) ∇φ_i(x_q)) · (sqrt(JxW_q) ∇φ_j(x_q)), lower triangle
     // with plain doubles, then mirrored (keeps the high-degree 3D case fast in Debug builds)
@@ -283,7 +333,8 @@ namespace
         cell_matrix = 0;
         for (unsigned q = 0; q < quad.size(); ++q)
           {
-            const double w = std::sqrt(fe_values.JxW(q));
+            const double a = assembly.coefficient ? assembly.coefficient(fe_values.quadrature_point(q)) : 1.0; // a(x_q)
+            const double w = std::sqrt(a * fe_values.JxW(q));
             for (unsigned i = 0; i < dpc; ++i)
               {
                 const dealii::Tensor<1, dim> gi = fe_values.shape_grad(i, q);
@@ -365,10 +416,25 @@ namespace
     index_t worst    = -1; ///< lexicographic index of the largest interior deviation
   };
 
+  template <int dim, typename Number>
+  Errors compare(const tpmg::LinearOperator<Number> &op, const Reference<dim> &ref, std::mt19937 &rng,
+                 bool nonzero_boundary);
+
   template <int dim, int degree, typename Number>
   Errors compare(const tpmg::CartesianLevel &level, const Reference<dim> &ref, std::mt19937 &rng, bool nonzero_boundary)
   {
-    const std::size_t                      n = std::size_t(level.n_dofs());
+    tpmg::CartesianLaplaceOperator<dim, degree, Number> op(
+      level, tpmg::Backend::cpu, tpmg::make_robin_faces<Number>(level, robin_alpha(dim), tpmg::Backend::cpu));
+    return compare<dim, Number>(op, ref, rng, nonzero_boundary);
+  }
+
+  /// ‖op x − A x‖ / ‖A x‖ over the interior rows for random x (zero on the boundary nodes, or
+  /// not), and the boundary rows' largest deviation from the identity.
+  template <int dim, typename Number>
+  Errors compare(const tpmg::LinearOperator<Number> &op, const Reference<dim> &ref, std::mt19937 &rng,
+                 bool nonzero_boundary)
+  {
+    const std::size_t                      n = std::size_t(op.size());
     std::uniform_real_distribution<double> dist(-1.0, 1.0);
     std::vector<Number>                    x(n);
     std::vector<double>                    xd(n);
@@ -379,8 +445,6 @@ namespace
       }
     const std::vector<double> expected = reference_apply(ref, xd, true);
 
-    tpmg::CartesianLaplaceOperator<dim, degree, Number> op(
-      level, tpmg::Backend::cpu, tpmg::make_robin_faces<Number>(level, robin_alpha(dim), tpmg::Backend::cpu));
     tpmg::Vector<Number> src(index_t(n), tpmg::Backend::cpu), dst;
     src.from_host(x);
     op.vmult(dst, src);
@@ -426,14 +490,7 @@ namespace
       {
         const Case &c = cases()[ci];
         SCOPED_TRACE(describe(c, dim, degree));
-        tpmg::Domain domain;
-        domain.dim                       = dim;
-        domain.lower                     = c.lower;
-        domain.upper                     = c.upper;
-        domain.coarse_cells              = c.coarse;
-        domain.dirichlet_faces           = c.dirichlet_faces;
-        domain.robin_faces               = c.robin_faces;
-        const tpmg::CartesianLevel level = tpmg::make_hierarchy(domain, degree, c.level).back();
+        const tpmg::CartesianLevel level = level_of(c, dim, degree);
 
         Reference<dim> ref;
         build_reference<dim>(c, level, ref);
@@ -483,13 +540,8 @@ TEST(DealIICrossCheck, Dim3Degree6) { crosscheck<3, 6>(2, 3); }
 // fail clearly, so a passing cross-check is not an artefact of the comparison itself.
 TEST(DealIICrossCheck, DetectsWrongOperator)
 {
-  const Case   c = cases()[0];
-  tpmg::Domain domain;
-  domain.dim                       = 3;
-  domain.lower                     = c.lower;
-  domain.upper                     = c.upper;
-  domain.coarse_cells              = c.coarse;
-  const tpmg::CartesianLevel level = tpmg::make_hierarchy(domain, 2, c.level).back();
+  const Case                 c     = cases()[0];
+  const tpmg::CartesianLevel level = level_of(c, 3, 2);
   Reference<3>               ref;
   build_reference<3>(c, level, ref);
   ASSERT_FALSE(::testing::Test::HasFatalFailure());
@@ -499,4 +551,107 @@ TEST(DealIICrossCheck, DetectsWrongOperator)
   std::mt19937 rng(99);
   const Errors e = compare<3, 2, double>(wrong, ref, rng, false);
   EXPECT_GT(e.interior, 1e-3);
+}
+
+// ------------------------------------------------------------------------------ a coefficient
+namespace
+{
+  /// The smooth coefficient, shifted into the boxes of cases() (text for tpmg, the same
+  /// function for deal.II).
+  const char *coefficient_text = "1 + 0.5*sin(3*x)*cos(2*y)";
+  template <int dim>
+  double coefficient_at(const dealii::Point<dim> &p)
+  {
+    return 1 + 0.5 * std::sin(3 * p[0]) * std::cos(2 * p[1]);
+  }
+
+  /// bp3 and bp5 with the coefficient, on the box and the sine-deformed box, against deal.II's
+  /// matrix with the operator's quadrature; the matrix-free diagonal against the matrix's.
+  template <int dim, int degree>
+  void crosscheck_coefficient(std::size_t first, std::size_t last)
+  {
+    const tpmg::Coefficient a = tpmg::make_coefficient(coefficient_text, dim);
+    ASSERT_TRUE(a.has_value());
+    for (std::size_t ci = first; ci < last; ++ci)
+      for (const tpmg::BakeOff bp : {tpmg::BakeOff::bp3, tpmg::BakeOff::bp5})
+        for (const double amplitude : {0.0, 0.15})
+          {
+            const Case &c = cases()[ci];
+            ASSERT_EQ(c.dirichlet_faces, tpmg::all_faces);
+            const tpmg::CartesianLevel      level = level_of(c, dim, degree);
+            const tpmg::DeformationSettings deformation{
+              amplitude > 0 ? tpmg::Deformation::sine : tpmg::Deformation::none, amplitude};
+            SCOPED_TRACE(describe(c, dim, degree) + (bp == tpmg::BakeOff::bp3 ? ", bp3" : ", bp5") +
+                         (amplitude > 0 ? ", sine 0.15" : ""));
+            Assembly<dim> assembly;
+            if (bp == tpmg::BakeOff::bp3)
+              assembly.quadrature = std::make_shared<const dealii::Quadrature<dim>>(dealii::QGauss<dim>(degree + 2));
+            else
+              assembly.quadrature =
+                std::make_shared<const dealii::Quadrature<dim>>(dealii::QGaussLobatto<dim>(degree + 1));
+            assembly.coefficient = coefficient_at<dim>;
+            assembly.deformation = deformation;
+            Reference<dim> ref;
+            build_reference<dim>(c, level, ref, assembly);
+            if (::testing::Test::HasFatalFailure())
+              return;
+
+            std::mt19937                                rng(77u + unsigned(degree));
+            const tpmg::BPOperator<dim, degree, double> op(level, tpmg::Backend::cpu, bp, deformation, true,
+                                                           tpmg::GeometryMode::stored, a);
+            const tpmg::BPOperator<dim, degree, float>  opf(level, tpmg::Backend::cpu, bp, deformation, true,
+                                                            tpmg::GeometryMode::stored, a);
+            for (const bool nonzero_boundary : {false, true})
+              {
+                const Errors e = compare<dim, double>(op, ref, rng, nonzero_boundary);
+                EXPECT_LE(e.interior, 1e-12) << "double: worst deviation at " << node_string(level, e.worst);
+                EXPECT_EQ(e.boundary, 0.0);
+                const Errors f = compare<dim, float>(opf, ref, rng, nonzero_boundary);
+                EXPECT_LE(f.interior, 2e-5) << "float: worst deviation at " << node_string(level, f.worst);
+              }
+            // the diagonal (Chebyshev–Jacobi), matrix-free with a at its points
+            tpmg::Vector<double> diag;
+            ASSERT_TRUE(op.diagonal(diag));
+            const std::vector<double> d     = diag.to_host();
+            double                    worst = 0, largest = 0;
+            for (std::size_t dof = 0; dof < ref.dealii_to_lex.size(); ++dof)
+              {
+                const auto lex = std::size_t(ref.dealii_to_lex[dof]);
+                if (ref.lex_on_boundary[lex])
+                  continue;
+                worst   = std::max(worst, std::abs(d[lex] - ref.matrix.diag_element(dof)));
+                largest = std::max(largest, std::abs(ref.matrix.diag_element(dof)));
+              }
+            EXPECT_LE(worst, 1e-12 * largest) << "diagonal";
+            std::printf("[crosscheck coefficient] %-50s %s%s dofs %6lld  diagonal rel.err %.2e\n",
+                        describe(c, dim, degree).c_str(), bp == tpmg::BakeOff::bp3 ? "bp3" : "bp5",
+                        amplitude > 0 ? " sine" : "     ", static_cast<long long>(level.n_dofs()), worst / largest);
+          }
+  }
+} // namespace
+
+// The boxes with Dirichlet faces only (cases 0..3); 3D k = 4 on two of them (assembly time).
+TEST(DealIICrossCheck, CoefficientDim2Degree1) { crosscheck_coefficient<2, 1>(0, 4); }
+TEST(DealIICrossCheck, CoefficientDim2Degree2) { crosscheck_coefficient<2, 2>(0, 4); }
+TEST(DealIICrossCheck, CoefficientDim2Degree3) { crosscheck_coefficient<2, 3>(0, 4); }
+TEST(DealIICrossCheck, CoefficientDim2Degree4) { crosscheck_coefficient<2, 4>(0, 4); }
+TEST(DealIICrossCheck, CoefficientDim3Degree1) { crosscheck_coefficient<3, 1>(0, 4); }
+TEST(DealIICrossCheck, CoefficientDim3Degree2) { crosscheck_coefficient<3, 2>(0, 4); }
+TEST(DealIICrossCheck, CoefficientDim3Degree3) { crosscheck_coefficient<3, 3>(0, 4); }
+TEST(DealIICrossCheck, CoefficientDim3Degree4) { crosscheck_coefficient<3, 4>(2, 4); }
+
+// Negative control of the coefficient check: the operator without a must differ clearly.
+TEST(DealIICrossCheck, CoefficientCheckDetectsAMissingCoefficient)
+{
+  const Case                 c     = cases()[0];
+  const tpmg::CartesianLevel level = level_of(c, 2, 2);
+  Assembly<2>                assembly;
+  assembly.quadrature  = std::make_shared<const dealii::Quadrature<2>>(dealii::QGauss<2>(4));
+  assembly.coefficient = coefficient_at<2>;
+  Reference<2> ref;
+  build_reference<2>(c, level, ref, assembly);
+  ASSERT_FALSE(::testing::Test::HasFatalFailure());
+  const tpmg::BPOperator<2, 2, double> plain(level, tpmg::Backend::cpu, tpmg::BakeOff::bp3);
+  std::mt19937                         rng(5);
+  EXPECT_GT((compare<2, double>(plain, ref, rng, false).interior), 1e-2);
 }

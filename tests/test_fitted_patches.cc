@@ -28,10 +28,11 @@ namespace
   /// The fitted solve of every colour on a random residual, patch by patch against the dense
   /// inverse of that patch's surrogate.
   template <int dim, int k>
-  void expect_solves_equal_dense(const CartesianLevel &lev, const DeformationSettings &def, bool lumped)
+  void expect_solves_equal_dense(const CartesianLevel &lev, const DeformationSettings &def, bool lumped,
+                                 const Coefficient &coefficient = {})
   {
-    FittedPatchSolver<dim, k, double>    solver(lev, Backend::cpu, def, lumped);
-    const std::vector<FittedPatchWidths> widths = fitted_patch_widths(lev, def);
+    FittedPatchSolver<dim, k, double>    solver(lev, Backend::cpu, def, lumped, coefficient);
+    const std::vector<FittedPatchWidths> widths = fitted_patch_widths(lev, def, coefficient);
     std::mt19937                         gen(7);
     std::uniform_real_distribution<>     u(-1, 1);
     std::vector<double>                  rh(std::size_t(lev.n_dofs()));
@@ -151,6 +152,37 @@ TEST(FittedPatches, SolveEqualsTheDenseInverseOnDeformedPatches)
   expect_solves_equal_dense<2, 4>(level_of(2, 4, {6, 4, 1}, {1.0 / 6, 0.25, 1}), kershaw, true);
   expect_solves_equal_dense<3, 2>(level_of(3, 2, {4, 3, 4}, {0.25, 1.0 / 3, 0.25}), sine, true);
   expect_solves_equal_dense<3, 3>(level_of(3, 3, {6, 4, 4}, {1.0 / 6, 0.25, 0.25}), kershaw, false);
+}
+
+// With a coefficient every patch's surrogate is scaled by the mean of its cells' mean
+// coefficients: the solves still equal the dense inverse of that scaled surrogate, and on an
+// undeformed mesh with a constant coefficient per patch it is a times the Cartesian patch.
+TEST(FittedPatches, CoefficientScalesTheSurrogates)
+{
+  const DeformationSettings sine{Deformation::sine, 0.15};
+  for (int dim : {2, 3})
+    {
+      const Coefficient a = make_coefficient("2 + sin(3*x)*cos(2*y) + (x < 0.5 ? 5 : 0)", dim);
+      if (dim == 2)
+        {
+          expect_solves_equal_dense<2, 3>(level_of(2, 3, {5, 4, 1}, {0.2, 0.25, 1}), sine, false, a);
+          expect_solves_equal_dense<2, 2>(level_of(2, 2, {4, 4, 1}, {0.25, 0.25, 1}), {}, true, a);
+        }
+      else
+        expect_solves_equal_dense<3, 2>(level_of(3, 2, {4, 3, 4}, {0.25, 1.0 / 3, 0.25}), sine, true, a);
+      // a = 3 on the box: every interior patch's scale is 3 (the cell means, 3-point Gauss, exact)
+      const CartesianLevel                 lev = level_of(dim, 2, {3, 3, 3}, {0.5, 0.25, 1.0});
+      const std::vector<FittedPatchWidths> w   = fitted_patch_widths(lev, {}, make_coefficient("3", dim));
+      const std::vector<FittedPatchWidths> one = fitted_patch_widths(lev, {});
+      const FittedPatchWidths &p = w[std::size_t(1 + (lev.cells[0] + 1) * (1 + (lev.cells[1] + 1) * (dim == 3)))];
+      const FittedPatchWidths &q = one[std::size_t(1 + (lev.cells[0] + 1) * (1 + (lev.cells[1] + 1) * (dim == 3)))];
+      EXPECT_NEAR(p.scale, 3.0, 1e-14);
+      EXPECT_EQ(q.scale, 1.0);
+      const std::vector<double> scaled = fitted_patch_matrix(dim, 2, false, p),
+                                plain  = fitted_patch_matrix(dim, 2, false, q);
+      for (std::size_t i = 0; i < plain.size(); ++i)
+        EXPECT_NEAR(scaled[i], 3.0 * plain[i], 1e-12 * std::abs(plain[0]));
+    }
 }
 
 TEST(FittedPatches, WidthsFollowTheDeformation)

@@ -39,13 +39,15 @@ namespace tpmg
 
   /// Scalar BP operator. `constrained` (the level operator): boundary nodes are held at zero,
   /// boundary rows act as the identity. Unconstrained (the CEED benchmark): all nodes.
-  /// GeometryMode::polynomial is for BP1 only (std::invalid_argument otherwise).
+  /// GeometryMode::polynomial is for BP1 only (std::invalid_argument otherwise). With a
+  /// coefficient (BP3/BP5, stored factors only) the operator is that of −∇·(a ∇u): a at the
+  /// quadrature points times the geometric factors, on every level anew.
   template <int dim, int degree, typename Number>
   class BPOperator final : public LinearOperator<Number>
   {
   public:
     BPOperator(const CartesianLevel &level, Backend backend, BakeOff bp, const DeformationSettings &deformation = {},
-               bool constrained = true, GeometryMode mode = GeometryMode::stored);
+               bool constrained = true, GeometryMode mode = GeometryMode::stored, const Coefficient &coefficient = {});
     void    vmult(Vector<Number> &dst, const Vector<Number> &src) const override;
     index_t size() const override { return level_.n_dofs(); }
 
@@ -75,6 +77,7 @@ namespace tpmg
     bool                constrained_;
     GeometryMode        mode_;
     DeformationSettings deformation_;
+    Coefficient         coefficient_;
     Vector<Number>      geometry_;
     Vector<double>      vertices_;
     std::vector<double> B_, D_; ///< 1D interpolation and collocation derivative, row-major

@@ -35,11 +35,13 @@ namespace tpmg
   FittedRatioTable fitted_ratio_table(int k, bool lumped_mass);
 
   /// The widths of one patch's surrogate: in direction d, a[d] (left cell) and a[d] ratio(row[d])
-  /// (right cell).
+  /// (right cell); the surrogate's matrix is `scale` times the Laplacian of that grid (the mean
+  /// coefficient of the patch's cells, 1 without a coefficient).
   struct FittedPatchWidths
   {
     std::array<int, 3>    row{{FittedRatioTable::n / 2, FittedRatioTable::n / 2, FittedRatioTable::n / 2}};
     std::array<double, 3> a{{1, 1, 1}};
+    double                scale = 1;
   };
 
   /// The fitted widths of every cell of `level` (deformed by `s`), dim numbers per cell
@@ -52,8 +54,13 @@ namespace tpmg
   /// The surrogate widths of the patch around every vertex of `level` ((cells + 1) per direction,
   /// lexicographic; boundary vertices get the defaults): in direction d the mean fitted width of the
   /// 2^(dim-1) cells on each side, a and b, with the ratio rounded to the table's nearest, r̃, and
-  /// the left width a√(b/(a r̃)) so that the product of the two widths stays ab.
-  std::vector<FittedPatchWidths> fitted_patch_widths(const CartesianLevel &level, const DeformationSettings &s);
+  /// the left width a√(b/(a r̃)) so that the product of the two widths stays ab. With a
+  /// coefficient the scale is the mean of cell_coefficient_means over the patch's 2^dim cells: the
+  /// separable surrogate of a patch whose cells carry (near) constant coefficients; the widths stay
+  /// the geometry's (in 2D a uniform scaling of the widths leaves the Laplacian unchanged, so the
+  /// coefficient cannot hide in them).
+  std::vector<FittedPatchWidths> fitted_patch_widths(const CartesianLevel &level, const DeformationSettings &s,
+                                                     const Coefficient &coefficient = {});
 
   /// The dense interior matrix of one patch's surrogate (lexicographic, (2k-1)^dim rows): the
   /// reference the tests compare the fitted patch solve with.

@@ -3,11 +3,14 @@
 // factors at the quadrature points of the multilinear cell maps.
 #pragma once
 
+#include <tpmg/expression.h>
 #include <tpmg/fe_1d.h>
 #include <tpmg/mesh.h>
 #include <tpmg/options.h>
 
 #include <array>
+#include <optional>
+#include <string>
 #include <vector>
 
 namespace tpmg
@@ -65,6 +68,13 @@ namespace tpmg
   /// extent 1), lexicographic x fastest, 3 doubles each (z = 0 in 2D).
   std::vector<double> deformed_vertices(const CartesianLevel &level, const DeformationSettings &s);
 
+  /// The coefficient a(x) of −∇·(a ∇u) (Problem/Coefficient), a function of the physical
+  /// (deformed) coordinates; none: a = 1, the operators without it.
+  using Coefficient = std::optional<Expression>;
+  /// The coefficient of `text` in `dim` dimensions: none for the constant 1 (the operators then
+  /// run exactly as without a coefficient); throws ExpressionError.
+  Coefficient make_coefficient(const std::string &text, int dim);
+
   enum class GeometricFactorKind
   {
     mass,
@@ -83,12 +93,20 @@ namespace tpmg
   /// where J = ∂x/∂ξ (rows physical, columns reference) and w_q the product of the 1D weights
   /// of `q` (a rule on [0,1]). Layout: factors[(cell * n_entries + entry) * n_points + point],
   /// cells lexicographic (x fastest) over all cells of the level, points lexicographic over the
-  /// quadrature tensor (x fastest), n_points = q.size()^dim. OpenMP over cells.
+  /// quadrature tensor (x fastest), n_points = q.size()^dim. With a coefficient every factor of
+  /// a point is multiplied by a at the point's physical position (the operator's factors of
+  /// −∇·(a ∇u), or a weighted mass). OpenMP over cells.
   /// Throws std::runtime_error if |J| <= 0 at some quadrature point or cell vertex (a folded
   /// cell: this happens on coarse levels with large sine amplitudes even where the smooth map is
   /// invertible; e.g. in 3D amplitude 0.2 folds meshes with 2 or 3 cells per direction).
   std::vector<double> geometric_factors(const CartesianLevel &level, const DeformationSettings &s,
-                                        const Quadrature1D &q, GeometricFactorKind kind);
+                                        const Quadrature1D &q, GeometricFactorKind kind,
+                                        const Coefficient &coefficient = {});
+
+  /// The mean of the coefficient over each cell of `level` (∫_K a / |K|, Gauss 3 points per
+  /// direction; lexicographic cells); all 1 without a coefficient.
+  std::vector<double> cell_coefficient_means(const CartesianLevel &level, const DeformationSettings &s,
+                                             const Coefficient &coefficient);
 
   /// Whether `s` folds a cell of `level` (a non-positive Jacobian determinant at a vertex or at
   /// a Gauss point of k+2 per direction: what geometric_factors refuses).

@@ -39,6 +39,10 @@ namespace tpmg
     DeformationSettings deformation;
     /// α (an expression in the coordinates) on the levels' Robin faces (CartesianLevel::robin_faces).
     std::string robin_coefficient = "0";
+    /// a of −∇·(a ∇u) (none: a = 1): every level's bp3/bp5 operator evaluates it at its own
+    /// quadrature points (a cartesian choice runs as bp3), the fitted patches take the patches'
+    /// mean a, the Chebyshev–Jacobi diagonal a at its points (make_level_operator).
+    Coefficient coefficient;
     /// The vertex-patch smoother's patch problems and, for fitted ones, how they smooth (the
     /// Chebyshev polynomial from `chebyshev`).
     PatchGeometry   patch_geometry   = PatchGeometry::automatic;
@@ -48,7 +52,8 @@ namespace tpmg
     {
       return smoother == SmootherType::vertex_patch &&
              (patch_geometry == PatchGeometry::fitted ||
-              (patch_geometry == PatchGeometry::automatic && deformation.type != Deformation::none));
+              (patch_geometry == PatchGeometry::automatic &&
+               (deformation.type != Deformation::none || coefficient.has_value())));
     }
     GeometryMode geometry = GeometryMode::stored; ///< of the bp3/bp5 level operators
     /// Order of the vertex patches' colours (odd_first: the authors' code).
@@ -109,12 +114,13 @@ namespace tpmg
 
   /// A level operator of the chosen kind: `cartesian` (Kronecker form, undeformed meshes; with
   /// the Robin term on the level's Robin faces, `robin`), `bp3` or `bp5` (geometric factors of
-  /// the deformed mesh, stored or on the fly; no Robin faces).
+  /// the deformed mesh, stored or on the fly; no Robin faces; with a coefficient, stored factors
+  /// times a: the operator of −∇·(a ∇u), which `cartesian` cannot carry: std::invalid_argument).
   template <int dim, int degree, typename Number>
   std::unique_ptr<LinearOperator<Number>>
   make_level_operator(const CartesianLevel &level, Backend backend, LevelOperatorType type,
                       const DeformationSettings &deformation = {}, GeometryMode geometry = GeometryMode::stored,
-                      std::shared_ptr<const RobinFaces<Number>> robin = nullptr);
+                      std::shared_ptr<const RobinFaces<Number>> robin = nullptr, const Coefficient &coefficient = {});
 
   /// The smoother of one level, behind one interface.
   template <typename Number>

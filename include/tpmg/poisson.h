@@ -46,6 +46,7 @@ namespace tpmg
     std::vector<std::string> boundary_types;    ///< per face: x-, x+, y-, y+ (, z-, z+)
     std::string              boundary_flux;     ///< h on the Neumann and Robin faces
     std::string              robin_coefficient; ///< alpha on the Robin faces
+    std::string              coefficient = "1"; ///< a of −∇·(a ∇u) = f
     std::string              deformation;       ///< none, sine, kershaw
     double                   deformation_amplitude = 0;
     double                   relative_tolerance    = 0;
@@ -146,7 +147,8 @@ namespace tpmg
     RunResult solve();
     /// Solves with new data: f, the Dirichlet values g, the flux h (and an exact solution for
     /// the errors) of `problem`, assembled on the fine level (its time: rhs_time_s). The Robin
-    /// coefficient is the one set up (problem.robin_coefficient is not read).
+    /// coefficient and the coefficient a are the ones set up (problem.robin_coefficient and
+    /// problem.coefficient are not read).
     RunResult solve(const ProblemFunctions &problem);
     /// Solves A u = b for a right-hand side this rank's part of which the caller assembled on
     /// layout() (as assemble_rhs makes it: zero at the Dirichlet nodes), on either backend; zero

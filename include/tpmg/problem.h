@@ -83,6 +83,8 @@ namespace tpmg
     Expression                boundary_flux;     ///< h on the level's other faces: ∂u/∂n (+ α u) = h
     Expression                robin_coefficient; ///< α on the level's Robin faces (CartesianLevel::robin_faces)
     std::optional<Expression> exact_solution;    ///< u, for the error norms (optional)
+    /// a of −∇·(a ∇u) = f (none: a = 1; make_coefficient in geometry.h): the lifting's a(g_h, φ_i)
+    std::optional<Expression> coefficient;
   };
 
   /// b_i = ∫ f φ_i + ∫_Γ h φ_i - a(g_h, φ_i) at the unknowns (Γ: the faces that are not the

@@ -33,6 +33,8 @@ namespace tpmg
     /// Neumann and Robin faces: du/dn + alpha u = h.
     BoundaryConditions boundary;
     std::string        boundary_flux = "0", robin_coefficient = "0";
+    /// Problem/Coefficient: a of −∇·(a ∇u) = f (expression; "1": the Laplacian)
+    std::string coefficient = "1";
 
     SolverType          solver             = SolverType::gmres;
     double              relative_tolerance = 1e-9;
@@ -78,6 +80,8 @@ namespace tpmg
       f.robin_coefficient = expression("robin_coefficient", robin_coefficient);
       if (!exact_solution.empty())
         f.exact_solution = expression("exact_solution", exact_solution);
+      (void)expression("coefficient", coefficient); // (names the field where it does not parse)
+      f.coefficient = make_coefficient(coefficient, dim);
       return f;
     }
     /// One of the expression fields parsed; an ExpressionError names the field.
@@ -100,6 +104,16 @@ namespace tpmg
              (rhs == RightHandSide::function ||
               (rhs == RightHandSide::one &&
                (!expression("boundary_values", boundary_values).is_zero() || boundary.natural_faces(dim) != 0)));
+    }
+
+    /// The level operator that runs: with a coefficient the cartesian one hands over to bp3 (the
+    /// same Gauss k+2 points; its Kronecker form has no coefficient). read_parameters and the
+    /// solver apply it (an explicit cartesian in a file is refused with the coefficient's line).
+    LevelOperatorType level_operator_in_use() const
+    {
+      return level_operator == LevelOperatorType::cartesian && make_coefficient(coefficient, dim)
+               ? LevelOperatorType::bp3
+               : level_operator;
     }
 
     /// Whether post-smoothing reverses the colors (the symmetric V-cycle that CG needs).

@@ -6,7 +6,8 @@
 // else B, so each (a, b) term is a sum-factorized contraction of G_ab with the 1D products
 // Y_ad Y_bd, streamed over the quadrature layers. One thread per cell, the cells colour by colour
 // (problem_kernels::LevelMesh), so that the additions need no atomics and do not depend on the
-// backend. Setup work (the Chebyshev–Jacobi smoother on deformed meshes).
+// backend. With a coefficient a(x) (−∇·(a ∇u)) G is multiplied by a at the point. Setup work (the
+// Chebyshev–Jacobi smoother on deformed meshes and with a coefficient).
 #pragma once
 
 #include <kernels/problem/function_kernels.h>
@@ -25,6 +26,8 @@ namespace tpmg
       Rule                       rule;
       int                        colour = 0;
       double                    *diag   = nullptr; ///< interior rows only
+      ExpressionProgram          coefficient;      ///< a(x) of −∇·(a ∇u), where has_coefficient
+      bool                       has_coefficient = false;
 
       /// The pair (a, b), a <= b, of index p.
       static TPMG_HD void pair(int p, int &a, int &b)
@@ -58,7 +61,9 @@ namespace tpmg
           [&](int qx, int qy, int qz, double(&g)[npairs]) {
             double xi[3], x[3], inv[3][3];
             rule.point(qx, qy, qz, xi);
-            const double wdet = rule.weight(qx, qy, qz) * problem_kernels::cell_map<dim>(mesh, c, v, xi, x, inv);
+            double wdet = rule.weight(qx, qy, qz) * problem_kernels::cell_map<dim>(mesh, c, v, xi, x, inv);
+            if (has_coefficient)
+              wdet *= coefficient(x[0], x[1], x[2]);
             for (int p = 0; p < npairs; ++p)
               {
                 int a, b;

@@ -463,7 +463,8 @@ namespace tpmg
 
     /// b_i -= a_K(g_h, φ_i) at the interior nodes of the cells of one colour that touch the
     /// boundary, with the quadrature of the level operator (Gauss k+2 for cartesian and bp3,
-    /// the Gauss–Lobatto nodes for bp5), so that b - A g_h is what the operator sees: the
+    /// the Gauss–Lobatto nodes for bp5; times the coefficient a(x) where there is one), so that
+    /// b - A g_h is what the operator sees: the
     /// lifting of the Dirichlet data g_h (boundary values only; only the boundary layer of cells
     /// does work).
     template <int dim, int k, int nq>
@@ -471,11 +472,13 @@ namespace tpmg
     {
       static constexpr int n = k + 1;
       using Rule             = CellRule<dim, n, nq>;
-      LevelMesh     mesh;
-      Rule          rule;
-      int           colour = 0;
-      const double *g      = nullptr;
-      double       *b      = nullptr;
+      LevelMesh         mesh;
+      Rule              rule;
+      int               colour = 0;
+      const double     *g      = nullptr;
+      double           *b      = nullptr;
+      ExpressionProgram coefficient; ///< a(x) of −∇·(a ∇u), where has_coefficient
+      bool              has_coefficient = false;
 
       TPMG_HD void operator()(index_t i) const
       {
@@ -507,8 +510,10 @@ namespace tpmg
                     rule.contract_x(qx, v1, v2, v3, gr);
                     double xi[3], x[3], inv[3][3];
                     rule.point(qx, qy, qz, xi);
-                    const double wdet = rule.weight(qx, qy, qz) * cell_map<dim>(mesh, c, v, xi, x, inv);
-                    // F = w |J| J^{-1} J^{-T} ∇̂u
+                    double wdet = rule.weight(qx, qy, qz) * cell_map<dim>(mesh, c, v, xi, x, inv);
+                    if (has_coefficient)
+                      wdet *= coefficient(x[0], x[1], x[2]);
+                    // F = a w |J| J^{-1} J^{-T} ∇̂u
                     double gp[3] = {0, 0, 0};
                     for (int r = 0; r < dim; ++r)
                       for (int d = 0; d < dim; ++d)

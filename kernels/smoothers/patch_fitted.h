@@ -6,7 +6,9 @@
 // M(a, ar) = a M(1, r), K(a, ar) = K(1, r) / a, the generalized eigenpairs are those of the ratio
 // alone, S(a, ar) = S(1, r) / √a, Λ(a, ar) = Λ(1, r) / a², so
 //   Ã⁻¹ = (Π_d a_d)⁻¹ (⊗_d Ŝ_d) (Σ_d Λ̂_d / a_d²)⁻¹ (⊗_d Ŝ_dᵀ),
-// with Ŝ_d, Λ̂_d read from a table of ratios (FittedRatioTable) at the patch's ratio index.
+// with Ŝ_d, Λ̂_d read from a table of ratios (FittedRatioTable) at the patch's ratio index; with a
+// coefficient the surrogate is σ times that Laplacian (σ the patch's mean coefficient), its inverse
+// 1/σ times the above.
 //
 // FittedPatchSolve adds Ã⁻¹ applied to the residual r to x on the interior nodes of the patches
 // of one colour (which do not overlap, so the additions need no atomics). Threads (ni, ni) per
@@ -35,7 +37,7 @@ namespace tpmg
     PatchColorGeometry geo;
     index_t            vertices[3];  ///< the level's vertices per direction (cells + 1; 1 beyond dim)
     const Number      *ratio_index;  ///< per vertex and direction: the row of the ratio table (an integer)
-    const Number      *left_width;   ///< per vertex and direction: a_d
+    const Number      *left_width;   ///< per vertex dim + 1 numbers: a_d, then 1 / (σ Π_d a_d)
     const Number      *eigenvectors; ///< table: per ratio Ŝ (ni × ni, row = node, column = mode)
     const Number      *eigenvalues;  ///< table: per ratio Λ̂ (ni)
     const Number      *r;            ///< residual (read on the patch interiors)
@@ -45,7 +47,7 @@ namespace tpmg
     static constexpr std::size_t off_l     = off_s + std::size_t(dim) * ni * ni;
     static constexpr std::size_t off_b1    = off_l + std::size_t(dim) * ni;
     static constexpr std::size_t off_b2    = off_b1 + nint;
-    static constexpr std::size_t off_w     = off_b2 + nint;   ///< 1/a_d², then 1/Π a_d
+    static constexpr std::size_t off_w     = off_b2 + nint;   ///< 1/a_d², then 1/(σ Π a_d)
     static constexpr std::size_t per_patch = off_w + dim + 1; ///< Numbers of shared memory per patch
 
     LaunchShape shape() const
@@ -87,14 +89,10 @@ namespace tpmg
             }
           if (t == 0)
             {
-              Number prod = 1;
+              const Number *a = left_width + v * (dim + 1);
               for (int d = 0; d < dim; ++d)
-                {
-                  const Number a = left_width[v * dim + d];
-                  W[d]           = Number(1) / (a * a);
-                  prod *= a;
-                }
-              W[dim] = Number(1) / prod;
+                W[d] = Number(1) / (a[d] * a[d]);
+              W[dim] = a[dim];
             }
           for (int z = 0; z < nzi; ++z)
             B1[idx(tx, ty, z)] = r[first + geo.offset(tx + 1, ty + 1, z + (dim == 3))];

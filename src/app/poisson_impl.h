@@ -108,6 +108,7 @@ namespace tpmg
       mg.level_operator    = p.level_operator;
       mg.deformation       = p.deformation;
       mg.robin_coefficient = p.robin_coefficient;
+      mg.coefficient       = p.problem_functions().coefficient;
       mg.geometry          = p.geometry;
       mg.patch_geometry    = p.patch_geometry;
       mg.fitted_smoothing  = p.fitted_smoothing;
@@ -140,6 +141,7 @@ namespace tpmg
           q.boundary_types.push_back(to_string(p.boundary.type[std::size_t(f)]));
         q.boundary_flux         = p.boundary_flux;
         q.robin_coefficient     = p.robin_coefficient;
+        q.coefficient           = p.coefficient;
         q.deformation           = to_string(p.deformation.type);
         q.deformation_amplitude = deformed ? p.deformation.amplitude : 0.0;
         q.relative_tolerance    = p.relative_tolerance;
@@ -178,6 +180,9 @@ namespace tpmg
         }
       else if (p.smoother != SmootherType::vertex_patch)
         res.kernel_optimization = to_string(p.patch.optimization);
+      else if (mg.coefficient)
+        res.warnings.push_back("Patch geometry = cartesian: the patch problems do not see the coefficient (fitted "
+                               "patches scale them by each patch's mean a)");
       // (a Cartesian vertex-patch smoother's kernels: what it resolved, after its setup)
       res.level_operator = to_string(p.level_operator);
       if (p.level_operator != LevelOperatorType::cartesian && p.geometry == GeometryMode::on_the_fly)
@@ -406,6 +411,7 @@ namespace tpmg
         : p_(params), backend_(backend), log_(log), comm_(comm),
           levels_(make_hierarchy(p_.domain(), k, p_.refinement_level))
       {
+        p_.level_operator  = p_.level_operator_in_use();
         const bool verbose = p_.verbose && comm_.rank() == 0;
         // the device's context made first (the driver's work, not the solver's setup)
         const double init = wall_seconds();
@@ -453,7 +459,8 @@ namespace tpmg
         const double          t1   = wall_seconds();
         const CartesianLevel &fine = fine_layout_->level();
         A_ = make_level_operator<dim, k, double>(fine, backend_, p_.level_operator, p_.deformation, p_.geometry,
-                                                 make_robin_faces<double>(fine, p_.robin_coefficient, backend_));
+                                                 make_robin_faces<double>(fine, p_.robin_coefficient, backend_),
+                                                 p_.problem_functions().coefficient);
         if (fine_layout_->distributed())
           A_ = std::make_unique<DistributedOperator<double>>(std::move(A_), fine_layout_);
         x_.reinit(fine_layout_->size(), backend_);
@@ -496,9 +503,10 @@ namespace tpmg
       {
         if (p_.conventions != Conventions::standard)
           throw std::invalid_argument("PoissonSolver::solve: the paper_code conventions solve their own problem");
-        problem_          = problem;
-        problem_from_api_ = true;
-        RunResult res     = base_;
+        problem_             = problem;
+        problem_.coefficient = p_.problem_functions().coefficient; // the operator's, as set up
+        problem_from_api_    = true;
+        RunResult res        = base_;
         assemble_problem(res);
         return solve_assembled(res);
       }

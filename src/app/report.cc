@@ -107,10 +107,12 @@ namespace tpmg
           faces += " " + BoundaryConditions::face_name(int(f)) + " " + r.problem.boundary_types[f];
         faces += ", flux h = " + r.problem.boundary_flux + ", Robin alpha = " + r.problem.robin_coefficient;
       }
+    const bool coefficient = r.problem.coefficient != "1";
     if (r.problem.rhs == "function" || r.problem.boundary_values != "0" || !r.problem.exact_solution.empty() ||
-        !faces.empty())
-      out << "problem: f = " << (r.problem.rhs == "function" ? r.problem.rhs_function : r.problem.rhs)
-          << ", boundary values " << r.problem.boundary_values << faces
+        !faces.empty() || coefficient)
+      out << "problem: " << (coefficient ? "-div(a grad u) = f, a = " + r.problem.coefficient + ", " : std::string())
+          << "f = " << (r.problem.rhs == "function" ? r.problem.rhs_function : r.problem.rhs) << ", boundary values "
+          << r.problem.boundary_values << faces
           << (r.problem.exact_solution.empty() ? "" : ", exact solution " + r.problem.exact_solution) << "\n";
     if (r.singular)
       out << std::scientific << std::setprecision(2) << "singular (no Dirichlet face): f + h integrate to "
@@ -173,17 +175,17 @@ namespace tpmg
           s += (i ? ", " : "") + json_number(double(v[i]));
         return s + "]";
       };
-      kv("problem", "{\"box_lower\": " + list(q.box_lower) + ", \"box_upper\": " + list(q.box_upper) +
-                      ", \"coarse_cells\": " + list(q.coarse_cells) + ", \"right_hand_side\": " + json_string(q.rhs) +
-                      ", \"right_hand_side_function\": " +
-                      (q.rhs == "function" ? json_string(q.rhs_function) : std::string("null")) +
-                      ", \"boundary_values\": " + json_string(q.boundary_values) + ", \"boundary_types\": " +
-                      string_list(q.boundary_types) + ", \"boundary_flux\": " + json_string(q.boundary_flux) +
-                      ", \"robin_coefficient\": " + json_string(q.robin_coefficient) + ", \"exact_solution\": " +
-                      (q.exact_solution.empty() ? std::string("null") : json_string(q.exact_solution)) +
-                      ", \"deformation\": " + json_string(q.deformation) +
-                      ", \"deformation_amplitude\": " + json_number(q.deformation_amplitude) +
-                      ", \"relative_tolerance\": " + json_number(q.relative_tolerance) + "}");
+      kv("problem",
+         "{\"box_lower\": " + list(q.box_lower) + ", \"box_upper\": " + list(q.box_upper) + ", \"coarse_cells\": " +
+           list(q.coarse_cells) + ", \"right_hand_side\": " + json_string(q.rhs) + ", \"right_hand_side_function\": " +
+           (q.rhs == "function" ? json_string(q.rhs_function) : std::string("null")) + ", \"boundary_values\": " +
+           json_string(q.boundary_values) + ", \"boundary_types\": " + string_list(q.boundary_types) +
+           ", \"boundary_flux\": " + json_string(q.boundary_flux) + ", \"robin_coefficient\": " +
+           json_string(q.robin_coefficient) + ", \"coefficient\": " + json_string(q.coefficient) +
+           ", \"exact_solution\": " + (q.exact_solution.empty() ? std::string("null") : json_string(q.exact_solution)) +
+           ", \"deformation\": " + json_string(q.deformation) +
+           ", \"deformation_amplitude\": " + json_number(q.deformation_amplitude) +
+           ", \"relative_tolerance\": " + json_number(q.relative_tolerance) + "}");
     }
     kv("solver", json_string(r.solver));
     kv("orthogonalization", json_string(r.orthogonalization));

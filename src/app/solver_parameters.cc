@@ -110,6 +110,7 @@ namespace tpmg
     }
 
     void check_samples(const ParameterHandler &prm, const SolverParameters &p);
+    void check_coefficient(const ParameterHandler &prm, const SolverParameters &p);
 
     /// The expressions parse in the problem's dimension, and the choices that use them agree.
     void check_problem(const ParameterHandler &prm, const SolverParameters &p)
@@ -125,6 +126,7 @@ namespace tpmg
                          {"Problem/Boundary values", p.boundary_values},
                          {"Problem/Boundary flux", p.boundary_flux},
                          {"Problem/Robin coefficient", p.robin_coefficient},
+                         {"Problem/Coefficient", p.coefficient},
                          {"Problem/Exact solution", p.exact_solution}};
       for (const auto &e : expressions)
         if (!e.text.empty() || std::string(e.path) != "Problem/Exact solution")
@@ -154,6 +156,7 @@ namespace tpmg
              "= standard");
       check_boundary(prm, p);
       check_samples(prm, p);
+      check_coefficient(prm, p);
     }
 
     /// The problem's expressions give finite values where they are used, sampled at 9 points per
@@ -223,6 +226,47 @@ namespace tpmg
                                    BoundaryConditions::face_name(f) + ", where the boundary values give " +
                                    std::to_string(gx) + "; give its values there as Boundary values");
           });
+    }
+
+    /// The coefficient a of −∇·(a ∇u): > 0 and finite at 9 points per direction of the closed box
+    /// (the deformations keep the box), and what this version solves with it: Dirichlet faces,
+    /// f given (the manufactured f is −Δu's), stored factors of the bp3/bp5 operators.
+    void check_coefficient(const ParameterHandler &prm, const SolverParameters &p)
+    {
+      const std::string path = "Problem/Coefficient";
+      auto              fail = [&](const std::string &what) { throw ParameterError(prm.where(path) + ": " + what); };
+      const Expression  a(p.coefficient, p.dim);
+      constexpr int     n     = 9;
+      const int         count = p.dim == 3 ? n * n * n : n * n;
+      for (int i = 0; i < count; ++i)
+        {
+          double x[3] = {0, 0, 0};
+          for (int d = 0, r = i; d < p.dim; ++d, r /= n)
+            x[d] = p.box_lower[std::size_t(d)] +
+                   (p.box_upper[std::size_t(d)] - p.box_lower[std::size_t(d)]) * (r % n) / (n - 1);
+          const double v = a(x[0], x[1], x[2]);
+          if (!(v > 0) || !std::isfinite(v))
+            fail("the coefficient '" + printable(p.coefficient) + "' is " + std::to_string(v) + " at (" +
+                 std::to_string(x[0]) + ", " + std::to_string(x[1]) +
+                 (p.dim == 3 ? ", " + std::to_string(x[2]) : std::string()) +
+                 "); it must be finite and > 0 everywhere in the box");
+        }
+      if (!make_coefficient(p.coefficient, p.dim))
+        return;
+      if (p.rhs == RightHandSide::manufactured)
+        fail("the manufactured problem is -Laplace(u) = f with a = 1; with a coefficient give f with 'Right-hand "
+             "side = function' (or one)");
+      if (p.conventions == Conventions::paper_code)
+        fail("the paper_code conventions solve the authors' problem (a = 1); use Conventions = standard");
+      if (!p.boundary.all_dirichlet(p.dim))
+        fail("a coefficient needs Dirichlet faces only in this version (Neumann and Robin faces are implemented "
+             "for the cartesian level operator, which has no coefficient)");
+      if (p.geometry != GeometryMode::stored)
+        fail("a coefficient needs Multigrid/Geometric factors = stored (a at the quadrature points times their "
+             "factors)");
+      if (p.level_operator == LevelOperatorType::cartesian && prm.where("Multigrid/Level operator") != "default")
+        fail("the cartesian level operator has no coefficient (one constant per direction); use Level operator = "
+             "bp3 (the same Gauss k+2 quadrature, what the default becomes) or bp5");
     }
 
     /// The checks of the mesh that need its levels: sizes, the coarse solve, the deformation
@@ -458,6 +502,9 @@ namespace tpmg
                          "(expression)"));
         b.push_back(text("Problem/Robin coefficient", TPMG_FIELD(robin_coefficient),
                          "alpha(x, y, z) >= 0 on the Robin faces (expression)"));
+        b.push_back(text("Problem/Coefficient", TPMG_FIELD(coefficient),
+                         "a(x, y, z) > 0 of -div(a grad u) = f (expression; 1: the Laplacian); with a coefficient "
+                         "the level operator is bp3 (or bp5) and the smoother's patches fitted"));
         b.push_back(text("Problem/Exact solution", TPMG_FIELD(exact_solution),
                          "u(x, y, z) to report the L2 and H1 errors against (expression; empty: none)"));
         // Solver
@@ -678,6 +725,7 @@ namespace tpmg
       fail("Solver/Preconditioning side", "the preconditioning side applies to gmres only");
     check_problem(prm, p);
     check_mesh(prm, p);
+    p.level_operator = p.level_operator_in_use(); // (check_coefficient refused an explicit cartesian)
     return p;
   }
 } // namespace tpmg

@@ -165,8 +165,16 @@ namespace tpmg
     return kind == GeometricFactorKind::mass ? 1 : (dim == 2 ? 3 : 6);
   }
 
+  Coefficient make_coefficient(const std::string &text, int dim)
+  {
+    Expression a(text, dim);
+    if (a.is_constant() && a(0, 0, 0) == 1.0)
+      return std::nullopt;
+    return a;
+  }
+
   std::vector<double> geometric_factors(const CartesianLevel &level, const DeformationSettings &s,
-                                        const Quadrature1D &q, GeometricFactorKind kind)
+                                        const Quadrature1D &q, GeometricFactorKind kind, const Coefficient &coefficient)
   {
     const int dim = level.dim;
     check_deformation(level, s);
@@ -251,6 +259,20 @@ namespace tpmg
               first_bad = std::min(first_bad, c);
             if (p >= n_points)
               continue;
+            if (coefficient)
+              {
+                // a at the point's position under the same map
+                double x[3] = {0, 0, 0};
+                for (int v = 0; v < n_vert; ++v)
+                  {
+                    double l = 1.0;
+                    for (int d = 0; d < dim; ++d)
+                      l *= lin((v >> d) & 1, xi[d]);
+                    for (int a = 0; a < dim; ++a)
+                      x[a] += l * X[v][a];
+                  }
+                w *= (*coefficient)(x[0], x[1], x[2]);
+              }
             if (kind == GeometricFactorKind::mass)
               out[p] = w * det;
             else
@@ -276,6 +298,29 @@ namespace tpmg
                                level.describe() +
                                ": the deformed mesh is folded; use a finer level or a smaller amplitude");
     return factors;
+  }
+
+  std::vector<double> cell_coefficient_means(const CartesianLevel &level, const DeformationSettings &s,
+                                             const Coefficient &coefficient)
+  {
+    if (!coefficient)
+      return std::vector<double>(std::size_t(level.n_cells()), 1.0);
+    const Quadrature1D        q = gauss_quadrature(3);
+    const std::vector<double> m = geometric_factors(level, s, q, GeometricFactorKind::mass);
+    const std::vector<double> a = geometric_factors(level, s, q, GeometricFactorKind::mass, coefficient);
+    const std::size_t         n = std::size_t(level.dim == 3 ? 27 : 9);
+    std::vector<double>       mean(std::size_t(level.n_cells()));
+    for (std::size_t c = 0; c < mean.size(); ++c)
+      {
+        double am = 0, vm = 0;
+        for (std::size_t p = 0; p < n; ++p)
+          {
+            am += a[c * n + p];
+            vm += m[c * n + p];
+          }
+        mean[c] = am / vm;
+      }
+    return mean;
   }
 
   bool mesh_folds(const CartesianLevel &level, const DeformationSettings &s)

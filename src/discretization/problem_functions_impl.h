@@ -81,12 +81,17 @@ namespace tpmg
     /// b -= a(g_h, φ_i) (interior nodes) with the quadrature of the level operator.
     template <int dim, int k>
     void subtract_lifting(const CartesianLevel &level, const Vector<double> &vertices, LevelOperatorType op,
-                          const Vector<double> &g_h, Vector<double> &b)
+                          const std::optional<Expression> &coefficient, const Vector<double> &g_h, Vector<double> &b)
     {
       auto run = [&](auto kern) {
         kern.mesh = problem_kernels::level_mesh(level, vertices.size() > 0 ? vertices.data() : nullptr);
         kern.g    = g_h.data();
         kern.b    = b.data();
+        if (coefficient)
+          {
+            kern.coefficient     = coefficient->program();
+            kern.has_coefficient = true;
+          }
         for (int colour = 0; colour < (1 << dim); ++colour)
           {
             kern.colour = colour;

@@ -16,11 +16,16 @@ namespace tpmg
   {
     template <int dim, int k, int nq>
     void bp_laplace_diagonal(const CartesianLevel &level, const Vector<double> &vertices, bool lobatto,
-                             Vector<double> &diag)
+                             const Coefficient &coefficient, Vector<double> &diag)
     {
       operator_kernels::LaplaceDiagonalCells<dim, k, nq> kern;
       kern.mesh = problem_kernels::level_mesh(level, vertices.size() > 0 ? vertices.data() : nullptr);
       kern.rule = cell_rule<dim, k, nq>(lobatto);
+      if (coefficient)
+        {
+          kern.coefficient     = coefficient->program();
+          kern.has_coefficient = true;
+        }
       kern.diag = diag.data();
       for (int colour = 0; colour < (1 << dim); ++colour)
         {

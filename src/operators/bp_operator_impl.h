@@ -31,11 +31,16 @@ namespace tpmg
 
   template <int dim, int k, typename Number>
   BPOperator<dim, k, Number>::BPOperator(const CartesianLevel &level, Backend backend, BakeOff bp,
-                                         const DeformationSettings &deformation, bool constrained, GeometryMode mode)
-    : level_(level), backend_(backend), bp_(bp), constrained_(constrained), mode_(mode), deformation_(deformation)
+                                         const DeformationSettings &deformation, bool constrained, GeometryMode mode,
+                                         const Coefficient &coefficient)
+    : level_(level), backend_(backend), bp_(bp), constrained_(constrained), mode_(mode), deformation_(deformation),
+      coefficient_(coefficient)
   {
     if (level.dim != dim || level.degree != k)
       throw std::invalid_argument("BPOperator: level does not match dim/degree");
+    if (coefficient && (bp == BakeOff::bp1 || mode != GeometryMode::stored))
+      throw std::invalid_argument("BPOperator: a coefficient goes with the BP3/BP5 Laplacians and stored geometric "
+                                  "factors (a at the quadrature points times each point's factors)");
     const Quadrature1D q = bp == BakeOff::bp5 ? gauss_lobatto_quadrature(k + 1) : gauss_quadrature(k + 2);
     q_                   = q;
     const auto kind      = bp == BakeOff::bp1 ? GeometricFactorKind::mass : GeometricFactorKind::laplace;
@@ -84,7 +89,7 @@ namespace tpmg
       }
     else if (mode == GeometryMode::stored)
       {
-        const std::vector<double> g = geometric_factors(level, deformation, q, kind);
+        const std::vector<double> g = geometric_factors(level, deformation, q, kind, coefficient);
         std::vector<Number>       gn(g.begin(), g.end());
         geometry_.reinit(index_t(gn.size()), backend, false);
         geometry_.from_host(gn);
@@ -175,7 +180,7 @@ namespace tpmg
     /// The BP3 (Gauss, k+2 points) or BP5 (Gauss–Lobatto, k+1) Laplacian's diagonal in double.
     template <int dim, int k, int nq>
     void bp_laplace_diagonal(const CartesianLevel &level, const Vector<double> &vertices, bool lobatto,
-                             Vector<double> &diag);
+                             const Coefficient &coefficient, Vector<double> &diag);
   } // namespace internal
 
   template <int dim, int k, typename Number>
@@ -192,9 +197,9 @@ namespace tpmg
       }
     Vector<double> diag(level_.n_dofs(), backend_);
     if (bp_ == BakeOff::bp5)
-      internal::bp_laplace_diagonal<dim, k, k + 1>(level_, vertices, true, diag);
+      internal::bp_laplace_diagonal<dim, k, k + 1>(level_, vertices, true, coefficient_, diag);
     else
-      internal::bp_laplace_diagonal<dim, k, k + 2>(level_, vertices, false, diag);
+      internal::bp_laplace_diagonal<dim, k, k + 2>(level_, vertices, false, coefficient_, diag);
     d.reinit(level_.n_dofs(), backend_, false);
     convert(diag, d);
     return true;

@@ -123,10 +123,12 @@ namespace tpmg
     return h;
   }
 
-  std::vector<FittedPatchWidths> fitted_patch_widths(const CartesianLevel &level, const DeformationSettings &s)
+  std::vector<FittedPatchWidths> fitted_patch_widths(const CartesianLevel &level, const DeformationSettings &s,
+                                                     const Coefficient &coefficient)
   {
     const int                      dim   = level.dim;
     const std::vector<double>      h     = fitted_cell_widths(level, s);
+    const std::vector<double>      mean  = cell_coefficient_means(level, s, coefficient);
     const index_t                  nc[3] = {level.cells[0], level.cells[1], dim == 3 ? level.cells[2] : 1};
     const index_t                  nv[3] = {nc[0] + 1, nc[1] + 1, dim == 3 ? nc[2] + 1 : 1};
     std::vector<FittedPatchWidths> w(std::size_t(nv[0] * nv[1] * nv[2]));
@@ -141,7 +143,16 @@ namespace tpmg
               interior = interior && v[d] > 0 && v[d] < nc[d];
             if (!interior)
               continue;
-            FittedPatchWidths &p = w[std::size_t(vx + nv[0] * (vy + nv[1] * vz))];
+            FittedPatchWidths &p     = w[std::size_t(vx + nv[0] * (vy + nv[1] * vz))];
+            double             scale = 0;
+            for (int cell = 0; cell < (1 << dim); ++cell)
+              {
+                index_t c[3] = {0, 0, 0};
+                for (int e = 0; e < dim; ++e)
+                  c[e] = v[e] - 1 + ((cell >> e) & 1);
+                scale += mean[std::size_t(c[0] + nc[0] * (c[1] + nc[1] * c[2]))];
+              }
+            p.scale = scale / double(1 << dim);
             for (int d = 0; d < dim; ++d)
               {
                 double side[2] = {0, 0};
@@ -166,6 +177,7 @@ namespace tpmg
     Matrix1D M[3], K[3];
     for (int d = 0; d < dim; ++d)
       two_cell_patch_matrices(k, lumped_mass, w.a[d], w.a[d] * FittedRatioTable::ratio(w.row[d]), M[d], K[d]);
-    return kronecker_interior_matrix(dim, 2 * k - 1, {&M[0], &M[1], &M[2]}, {&K[0], &K[1], &K[2]}, {1.0, 1.0, 1.0});
+    return kronecker_interior_matrix(dim, 2 * k - 1, {&M[0], &M[1], &M[2]}, {&K[0], &K[1], &K[2]},
+                                     {w.scale, w.scale, w.scale});
   }
 } // namespace tpmg

@@ -930,6 +930,85 @@ TEST(Gpu, FittedPatchSolvesAndKershawSolveEqualCpu)
   EXPECT_EQ(r[1].backend, "cuda");
 }
 
+// A coefficient a(x): the bp3/bp5 operators and their diagonal (a evaluated in the diagonal
+// kernel), the fitted patch solves scaled by the patches' mean a, and whole solves with a smooth
+// and a layered coefficient (the lifting of g carries a) give the CPU's results.
+TEST(Gpu, CoefficientKernelsAndSolvesEqualCpu)
+{
+  for (int dim : {2, 3})
+    for (int k : {1, 3, 4, 7})
+      dispatch_dim(dim, [&](auto D) {
+        dispatch_degree<8>(k, [&](auto K) {
+          constexpr int dd = decltype(D)::value, kk = decltype(K)::value;
+          if constexpr (kk <= max_solver_degree(dd))
+            {
+              Domain d;
+              d.dim                         = dd;
+              d.coarse_cells                = {6, 2, 2};
+              const auto                lev = make_hierarchy(d, kk, dd == 3 && kk > 4 ? 0 : 1).back();
+              const DeformationSettings def{Deformation::kershaw, 0.4};
+              const Coefficient         a    = make_coefficient("1 + 0.5*sin(3*x)*cos(2*y) + (x < 0.5 ? 9 : 0)", dd);
+              const std::string         what = std::to_string(dd) + "D k=" + std::to_string(kk);
+              for (BakeOff bp : {BakeOff::bp3, BakeOff::bp5})
+                {
+                  compare_backends<double>(
+                    lev, {std::vector<double>(lev.n_dofs()), random_interior<double>(lev, 13)},
+                    [&](Backend b, std::vector<Vector<double>> &v) {
+                      BPOperator<dd, kk, double> op(lev, b, bp, def, true, GeometryMode::stored, a);
+                      op.vmult(v[0], v[1]);
+                    },
+                    "coefficient BP" + std::to_string(int(bp)) + " " + what);
+                  compare_backends<double>(
+                    lev, {std::vector<double>(lev.n_dofs())},
+                    [&](Backend b, std::vector<Vector<double>> &v) {
+                      BPOperator<dd, kk, double> op(lev, b, bp, def, true, GeometryMode::stored, a);
+                      ASSERT_TRUE(op.diagonal(v[0]));
+                    },
+                    "coefficient diagonal BP" + std::to_string(int(bp)) + " " + what);
+                }
+              compare_backends<float>(
+                lev, {std::vector<float>(lev.n_dofs()), random_interior<float>(lev, 22)},
+                [&](Backend b, std::vector<Vector<float>> &v) {
+                  FittedPatchSolver<dd, kk, float> solver(lev, b, def, false, a);
+                  for (int c = 0; c < solver.n_colors(); ++c)
+                    solver.solve_color(v[0], v[1], c);
+                },
+                "coefficient fitted patch solves " + what);
+            }
+        });
+      });
+  for (const char *a : {"1 + 0.5*sin(x)*cos(y)", "x < 1 ? 10 : 1"})
+    {
+      SolverParameters p;
+      p.dim                = 3;
+      p.degree             = 3;
+      p.refinement_level   = 2;
+      p.box_lower          = {0, -1, 0.5};
+      p.box_upper          = {2, 1, 1.5};
+      p.coarse_cells       = {2, 2, 1};
+      p.rhs                = RightHandSide::function;
+      p.rhs_function       = "1 + x*y";
+      p.boundary_values    = "x^2 - y*z";
+      p.coefficient        = a;
+      p.relative_tolerance = 1e-10;
+      p.verbose            = false;
+      p.source             = "test";
+      p.point_values       = {{{1.0, 0.0, 1.0}}};
+      RunResult r[2];
+      for (DeviceChoice dev : {DeviceChoice::cpu, DeviceChoice::cuda})
+        {
+          p.device = dev;
+          std::ostringstream log;
+          r[dev == DeviceChoice::cuda] = run_poisson(p, log);
+          ASSERT_TRUE(r[dev == DeviceChoice::cuda].converged) << r[dev == DeviceChoice::cuda].failure;
+        }
+      EXPECT_EQ(r[1].level_operator, "bp3") << a;
+      EXPECT_NEAR(r[1].iterations, r[0].iterations, 1) << a;
+      EXPECT_NEAR(r[1].point_values[0], r[0].point_values[0], 1e-8 * std::fabs(r[0].point_values[0])) << a;
+      EXPECT_EQ(r[1].backend, "cuda");
+    }
+}
+
 // The V-cycle replayed as a CUDA graph runs the kernels of the launch-by-launch cycle in the same
 // order: the same iterations and, but for the order of the atomic adds (which makes two GPU runs
 // differ in the last bits either way), the same residuals and solution, in every smoother family

@@ -182,6 +182,13 @@ int main(int argc, char **argv)
      with(d3, {"Polynomial degree=2", "Problem/Right-hand side=function",
                "Problem/Right-hand side function=3*pi^2*cos(pi*x)*cos(pi*y)*cos(pi*z)",
                "Problem/Exact solution=cos(pi*x)*cos(pi*y)*cos(pi*z) + 1", "Problem/Boundary types=neumann"})},
+    // a coefficient: every rank's operators and fitted patches evaluate it at their own points
+    {"3D k=2 coefficient", with(d3, {"Polynomial degree=2", "Problem/Right-hand side=function",
+                                     "Problem/Right-hand side function=1 + x*y", "Problem/Boundary values=1+x*x-y*z",
+                                     "Problem/Coefficient=1 + 0.5*sin(3*x)*cos(2*y) + (x < 0.5 ? 9 : 0)"})},
+    {"2D k=3 coefficient bp5 chebyshev",
+     with(d2, {"Polynomial degree=3", "Problem/Right-hand side=one", "Multigrid/Level operator=bp5",
+               "Multigrid/Smoother=chebyshev_jacobi", "Problem/Coefficient=2 + sin(5*x*y)"})},
     {"2D k=2 every face robin, separate kernel",
      with(d2, {"Polynomial degree=2", "Multigrid/Smoother kernel=separate", "Problem/Right-hand side=one",
                "Problem/Boundary types=robin", "Problem/Robin coefficient=1 + x", "Problem/Boundary flux=x*y"})},
