@@ -35,7 +35,9 @@
 #   user-problem       Table 7 sizes with the right-hand side, boundary values and exact solution
 #                      given as expressions: setup (rhs_time_s) against the solve
 #   coefficient        prm/coefficient.prm under the three sanitizer tools; solves with a coefficient against
-#                      a = 1 at the same size; iterations for coefficient contrasts 10 and 1000, k = 3 and 7
+#                      a = 1 at the same size
+#   coefficient-iterations  iterations and solve times for coefficient contrasts 10 and 1000, k = 3 and 7,
+#                      levels 2..4, against a = 1 (the same smoother, and the Laplacian's default solver)
 #   deformed           solves on sine- and Kershaw-deformed meshes
 #   setup              every shipped parameter file as shipped: setup by part (setup_breakdown) against the
 #                      solve and the whole process
@@ -715,13 +717,17 @@ RUNS
           python3 -c "import json,sys; r=json.load(open(sys.argv[1])); print(sys.argv[2], sys.argv[3], r['dofs'], r['iterations'], '%.5f %.4f' % (r['solve_time_s'], r['setup_time_s']), r.get('l2_error'))" \
             "$C/${name}_$round.json" "$name" "$round" | tee -a "$OUT/solve/coefficient.txt"
         done <<'CASES'
-k3_7.2M_a --set Mesh/Refinement\ level=5
-k3_7.2M_a1_bp3_fitted --set Mesh/Refinement\ level=5 --set Problem/Coefficient=1 --set Multigrid/Level\ operator=bp3 --set Multigrid/Patch\ geometry=fitted --set Problem/Exact\ solution=
-k3_7.2M_a1_default --set Mesh/Refinement\ level=5 --set Problem/Coefficient=1 --set Problem/Exact\ solution=
-k7_11M_a --set Polynomial\ degree=7 --set Mesh/Refinement\ level=4 --set Multigrid/Level\ operator=bp5
-k7_11M_a1_bp5_fitted --set Polynomial\ degree=7 --set Mesh/Refinement\ level=4 --set Problem/Coefficient=1 --set Multigrid/Level\ operator=bp5 --set Multigrid/Patch\ geometry=fitted --set Problem/Exact\ solution=
+k3_3.6M_a --set Mesh/Refinement\ level=5
+k3_3.6M_a1_bp3_fitted --set Mesh/Refinement\ level=5 --set Problem/Coefficient=1 --set Multigrid/Level\ operator=bp3 --set Multigrid/Patch\ geometry=fitted --set Problem/Exact\ solution=
+k3_3.6M_a1_default --set Mesh/Refinement\ level=5 --set Problem/Coefficient=1 --set Problem/Exact\ solution=
+k7_5.7M_a --set Polynomial\ degree=7 --set Mesh/Refinement\ level=4 --set Multigrid/Level\ operator=bp5
+k7_5.7M_a1_bp5_fitted --set Polynomial\ degree=7 --set Mesh/Refinement\ level=4 --set Problem/Coefficient=1 --set Multigrid/Level\ operator=bp5 --set Multigrid/Patch\ geometry=fitted --set Problem/Exact\ solution=
 CASES
       done
+      tar czf "$OUT/solve/coefficient_logs.tgz" -C "$OUT/logs" coefficient
+      ;;
+    coefficient-iterations)
+      mkdir -p "$OUT/solve" "$OUT/logs/coefficient"; C="$OUT/logs/coefficient"
       echo "# iterations (solve s), GMRES + float V-cycle to 1e-8, f = 1, unit cube: k level | a = 1 default (cartesian, Cartesian patches) | bp3, fitted patches: a = 1 | smooth 10 | layered 10 | smooth 1000 | layered 1000" | tee "$OUT/solve/coefficient_iterations.txt"
       for k in 3 7; do
         for level in 2 3 4; do
@@ -738,7 +744,6 @@ CASES
           echo "$line" | tee -a "$OUT/solve/coefficient_iterations.txt"
         done
       done
-      tar czf "$OUT/solve/coefficient_logs.tgz" -C "$OUT/logs" coefficient
       ;;
     deformed)
       mkdir -p "$OUT/solve"; rm -f "$OUT/solve/deformed_bp5_sine.txt" "$OUT/solve/kershaw.txt"
