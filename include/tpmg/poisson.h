@@ -155,6 +155,13 @@ namespace tpmg
     /// Dirichlet values. Not with Solver/Type = fmg, which needs the data as functions.
     RunResult solve(const Vector<double> &b);
 
+    /// Replaces the coefficient a of −∇·(a ∇u) (an expression, as Problem/Coefficient; "1": the
+    /// Laplacian) and makes again what depends on it: every level's operator, the smoothers'
+    /// data, the coarse solver, the outer operator and the parameters' right-hand side; the
+    /// hierarchy and its distribution stay. The next solve then equals a fresh solver's with
+    /// that coefficient. Throws std::invalid_argument (coefficient_problem) or ExpressionError.
+    void update_coefficient(const std::string &coefficient);
+
     /// The last solve's solution u_h on this rank's part of the finest level (every node, the
     /// boundary values included), on the solver's backend.
     const Vector<double> &solution() const;
@@ -178,6 +185,7 @@ namespace tpmg
     virtual RunResult                               solve()                                       = 0;
     virtual RunResult                               solve(const ProblemFunctions &problem)        = 0;
     virtual RunResult                               solve(const Vector<double> &b)                = 0;
+    virtual void                                    update_coefficient(const std::string &a)      = 0;
     virtual const Vector<double>                   &solution() const                              = 0;
     virtual const std::shared_ptr<const BoxLayout> &layout() const                                = 0;
     virtual std::vector<double> values_at(const std::vector<std::array<double, 3>> &points) const = 0;

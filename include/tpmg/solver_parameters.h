@@ -108,7 +108,7 @@ namespace tpmg
 
     /// The level operator that runs: with a coefficient the cartesian one hands over to bp3 (the
     /// same Gauss k+2 points; its Kronecker form has no coefficient). read_parameters and the
-    /// solver apply it (an explicit cartesian in a file is refused with the coefficient's line).
+    /// solver apply it.
     LevelOperatorType level_operator_in_use() const
     {
       return level_operator == LevelOperatorType::cartesian && make_coefficient(coefficient, dim)
@@ -144,6 +144,13 @@ namespace tpmg
     /// where each value came from, for error messages naming the file and line
     std::string source;
   };
+
+  /// What keeps the solver from taking p.coefficient (Problem/Coefficient): a value ≤ 0 or not
+  /// finite at a grid of 9 points per direction of the box, or, with a coefficient, the
+  /// manufactured right-hand side, the paper_code conventions, a face that is not Dirichlet or
+  /// factors computed on the fly; "" when nothing does. Throws ExpressionError where it does not
+  /// parse.
+  std::string coefficient_problem(const SolverParameters &p);
 
   /// Declares every parameter with its default, pattern and documentation.
   void declare_parameters(ParameterHandler &prm);

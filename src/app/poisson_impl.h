@@ -409,26 +409,54 @@ namespace tpmg
     public:
       SolverState(const SolverParameters &params, Backend backend, std::ostream &log, const Communicator &comm)
         : p_(params), backend_(backend), log_(log), comm_(comm),
-          levels_(make_hierarchy(p_.domain(), k, p_.refinement_level))
+          levels_(make_hierarchy(p_.domain(), k, p_.refinement_level)), requested_operator_(params.level_operator)
       {
-        p_.level_operator  = p_.level_operator_in_use();
-        const bool verbose = p_.verbose && comm_.rank() == 0;
+        p_.level_operator = p_.level_operator_in_use();
         // the device's context made first (the driver's work, not the solver's setup)
         const double init = wall_seconds();
         synchronize(backend_);
         base_.device_init_s = comm_.max(wall_seconds() - init);
+        const double start  = wall_seconds();
+        // the levels over the ranks (PartitionError for a rank count that cannot split them)
+        layouts_     = std::make_unique<HierarchyLayout>(levels_, comm_, backend_, tpmg::coarsest_level(levels_),
+                                                     p_.min_rank_dofs > 0 ? p_.min_rank_dofs
+                                                                              : automatic_min_rank_dofs(backend_));
+        fine_layout_ = layouts_->level(int(levels_.size()) - 1);
+        set_up(start);
+      }
+
+      /// What depends on the operator, made again for a new coefficient; the hierarchy, its
+      /// layouts and the vectors' memory stay.
+      void update_coefficient(const std::string &coefficient) override
+      {
+        SolverParameters p = p_;
+        p.coefficient      = coefficient;
+        p.level_operator   = requested_operator_; // (cartesian again where a becomes 1)
+        if (const std::string problem = coefficient_problem(p); !problem.empty())
+          throw std::invalid_argument("PoissonSolver::update_coefficient: " + problem);
+        p.level_operator = p.level_operator_in_use();
+        p_               = p;
+        precond_.reset(); // (the old operators' memory first)
+        A_.reset();
+        multigrid_.reset();
+        const RunResult before = base_;
+        base_                  = RunResult{};
+        base_.device_init_s    = before.device_init_s;
+        set_up(wall_seconds());
+      }
+
+    private:
+      /// The setup after the hierarchy's layouts (started at `start`): the multigrid, the outer
+      /// operator and workspace, the parameters' right-hand side; base_ describes and times it.
+      void set_up(const double start)
+      {
+        const bool verbose = p_.verbose && comm_.rank() == 0;
 #ifdef TPMG_DEVICE_CODE_CHECK
         if (backend_ == Backend::cuda)
           base_.warnings.push_back("this build's device code is unoptimized PTX (TPMG_DEVICE_CODE=check, for machines "
                                    "without a GPU): the GPU runs it, slowly; configure with "
                                    "-DTPMG_DEVICE_CODE=optimized for speed");
 #endif
-        const double start = wall_seconds();
-        // the levels over the ranks (PartitionError for a rank count that cannot split them)
-        layouts_     = std::make_unique<HierarchyLayout>(levels_, comm_, backend_, tpmg::coarsest_level(levels_),
-                                                     p_.min_rank_dofs > 0 ? p_.min_rank_dofs
-                                                                              : automatic_min_rank_dofs(backend_));
-        fine_layout_ = layouts_->level(int(levels_.size()) - 1);
         MultigridSettings mg = multigrid_settings(p_);
         mg.cuda_graph        = use_cuda_graph(p_.cuda_graph, backend_, comm_.size(), levels_.back().n_dofs());
         describe_run<dim, k, Number>(p_, mg, levels_, *layouts_, backend_, comm_, base_);
@@ -497,6 +525,7 @@ namespace tpmg
           log_ << "  setup done in " << std::setprecision(3) << base_.setup_time_s << " s" << std::endl;
       }
 
+    public:
       RunResult solve() override { return solve_assembled(base_); }
 
       RunResult solve(const ProblemFunctions &problem) override
@@ -675,14 +704,15 @@ namespace tpmg
 
       int solves_ = 0; ///< solves so far (Backend/Repetitions counted)
 
-      SolverParameters                                                                 p_;
-      Backend                                                                          backend_;
-      std::ostream                                                                    &log_;
-      Communicator                                                                     comm_;
-      std::vector<CartesianLevel>                                                      levels_;
-      std::unique_ptr<HierarchyLayout>                                                 layouts_;
-      std::shared_ptr<const BoxLayout>                                                 fine_layout_;
-      Timers                                                                           timers_{backend_, true};
+      SolverParameters                 p_;
+      Backend                          backend_;
+      std::ostream                    &log_;
+      Communicator                     comm_;
+      std::vector<CartesianLevel>      levels_;
+      LevelOperatorType                requested_operator_; ///< the parameters' (p_ holds the one in use)
+      std::unique_ptr<HierarchyLayout> layouts_;
+      std::shared_ptr<const BoxLayout> fine_layout_;
+      Timers                           timers_{backend_, true};
       std::unique_ptr<const Multigrid<dim, k, Number>>                                 multigrid_;
       std::unique_ptr<LinearOperator<double>>                                          A_;
       std::unique_ptr<MixedPrecisionPreconditioner<Number, Multigrid<dim, k, Number>>> precond_;

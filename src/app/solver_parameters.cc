@@ -233,40 +233,8 @@ namespace tpmg
     /// f given (the manufactured f is −Δu's), stored factors of the bp3/bp5 operators.
     void check_coefficient(const ParameterHandler &prm, const SolverParameters &p)
     {
-      const std::string path = "Problem/Coefficient";
-      auto              fail = [&](const std::string &what) { throw ParameterError(prm.where(path) + ": " + what); };
-      const Expression  a(p.coefficient, p.dim);
-      constexpr int     n     = 9;
-      const int         count = p.dim == 3 ? n * n * n : n * n;
-      for (int i = 0; i < count; ++i)
-        {
-          double x[3] = {0, 0, 0};
-          for (int d = 0, r = i; d < p.dim; ++d, r /= n)
-            x[d] = p.box_lower[std::size_t(d)] +
-                   (p.box_upper[std::size_t(d)] - p.box_lower[std::size_t(d)]) * (r % n) / (n - 1);
-          const double v = a(x[0], x[1], x[2]);
-          if (!(v > 0) || !std::isfinite(v))
-            fail("the coefficient '" + printable(p.coefficient) + "' is " + std::to_string(v) + " at (" +
-                 std::to_string(x[0]) + ", " + std::to_string(x[1]) +
-                 (p.dim == 3 ? ", " + std::to_string(x[2]) : std::string()) +
-                 "); it must be finite and > 0 everywhere in the box");
-        }
-      if (!make_coefficient(p.coefficient, p.dim))
-        return;
-      if (p.rhs == RightHandSide::manufactured)
-        fail("the manufactured problem is -Laplace(u) = f with a = 1; with a coefficient give f with 'Right-hand "
-             "side = function' (or one)");
-      if (p.conventions == Conventions::paper_code)
-        fail("the paper_code conventions solve the authors' problem (a = 1); use Conventions = standard");
-      if (!p.boundary.all_dirichlet(p.dim))
-        fail("a coefficient needs Dirichlet faces only in this version (Neumann and Robin faces are implemented "
-             "for the cartesian level operator, which has no coefficient)");
-      if (p.geometry != GeometryMode::stored)
-        fail("a coefficient needs Multigrid/Geometric factors = stored (a at the quadrature points times their "
-             "factors)");
-      if (p.level_operator == LevelOperatorType::cartesian && prm.where("Multigrid/Level operator") != "default")
-        fail("the cartesian level operator has no coefficient (one constant per direction); use Level operator = "
-             "bp3 (the same Gauss k+2 quadrature, what the default becomes) or bp5");
+      if (const std::string problem = coefficient_problem(p); !problem.empty())
+        throw ParameterError(prm.where("Problem/Coefficient") + ": " + problem);
     }
 
     /// The checks of the mesh that need its levels: sizes, the coarse solve, the deformation
@@ -321,6 +289,40 @@ namespace tpmg
         }
     }
   } // namespace
+
+  std::string coefficient_problem(const SolverParameters &p)
+  {
+    const Expression a(p.coefficient, p.dim);
+    constexpr int    n     = 9;
+    const int        count = p.dim == 3 ? n * n * n : n * n;
+    for (int i = 0; i < count; ++i)
+      {
+        double x[3] = {0, 0, 0};
+        for (int d = 0, r = i; d < p.dim; ++d, r /= n)
+          x[d] = p.box_lower[std::size_t(d)] +
+                 (p.box_upper[std::size_t(d)] - p.box_lower[std::size_t(d)]) * (r % n) / (n - 1);
+        const double v = a(x[0], x[1], x[2]);
+        if (!(v > 0) || !std::isfinite(v))
+          return "the coefficient '" + printable(p.coefficient) + "' is " + std::to_string(v) + " at (" +
+                 std::to_string(x[0]) + ", " + std::to_string(x[1]) +
+                 (p.dim == 3 ? ", " + std::to_string(x[2]) : std::string()) +
+                 "); it must be finite and > 0 everywhere in the box";
+      }
+    if (!make_coefficient(p.coefficient, p.dim))
+      return "";
+    if (p.rhs == RightHandSide::manufactured)
+      return "the manufactured problem is -Laplace(u) = f with a = 1; with a coefficient give f with 'Right-hand "
+             "side = function' (or one)";
+    if (p.conventions == Conventions::paper_code)
+      return "the paper_code conventions solve the authors' problem (a = 1); use Conventions = standard";
+    if (!p.boundary.all_dirichlet(p.dim))
+      return "a coefficient needs Dirichlet faces only in this version (Neumann and Robin faces are implemented "
+             "for the cartesian level operator, which has no coefficient)";
+    if (p.geometry != GeometryMode::stored)
+      return "a coefficient needs Multigrid/Geometric factors = stored (a at the quadrature points times their "
+             "factors)";
+    return "";
+  }
 
   namespace
   {
@@ -725,7 +727,7 @@ namespace tpmg
       fail("Solver/Preconditioning side", "the preconditioning side applies to gmres only");
     check_problem(prm, p);
     check_mesh(prm, p);
-    p.level_operator = p.level_operator_in_use(); // (check_coefficient refused an explicit cartesian)
+    p.level_operator = p.level_operator_in_use();
     return p;
   }
 } // namespace tpmg
