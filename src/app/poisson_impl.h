@@ -108,7 +108,7 @@ namespace tpmg
       mg.level_operator    = p.level_operator;
       mg.deformation       = p.deformation;
       mg.robin_coefficient = p.robin_coefficient;
-      mg.coefficient       = p.problem_functions().coefficient;
+      mg.coefficient       = make_coefficient(p.coefficient, p.dim);
       mg.geometry          = p.geometry;
       mg.patch_geometry    = p.patch_geometry;
       mg.fitted_smoothing  = p.fitted_smoothing;
@@ -488,7 +488,7 @@ namespace tpmg
         const CartesianLevel &fine = fine_layout_->level();
         A_ = make_level_operator<dim, k, double>(fine, backend_, p_.level_operator, p_.deformation, p_.geometry,
                                                  make_robin_faces<double>(fine, p_.robin_coefficient, backend_),
-                                                 p_.problem_functions().coefficient);
+                                                 mg.coefficient);
         if (fine_layout_->distributed())
           A_ = std::make_unique<DistributedOperator<double>>(std::move(A_), fine_layout_);
         x_.reinit(fine_layout_->size(), backend_);
@@ -533,7 +533,7 @@ namespace tpmg
         if (p_.conventions != Conventions::standard)
           throw std::invalid_argument("PoissonSolver::solve: the paper_code conventions solve their own problem");
         problem_             = problem;
-        problem_.coefficient = p_.problem_functions().coefficient; // the operator's, as set up
+        problem_.coefficient = make_coefficient(p_.coefficient, dim); // the operator's, as set up
         problem_from_api_    = true;
         RunResult res        = base_;
         assemble_problem(res);
