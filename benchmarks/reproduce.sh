@@ -38,6 +38,8 @@
 #                      a = 1 at the same size
 #   coefficient-iterations  iterations and solve times for coefficient contrasts 10 and 1000, k = 3 and 7,
 #                      levels 2..4, against a = 1 (the same smoother, and the Laplacian's default solver)
+#   reaction           prm/reaction.prm under the three sanitizer tools; solves with a reaction term c u
+#                      against c = 0 at the same size (bp3 k = 3, bp5 k = 7)
 #   deformed           solves on sine- and Kershaw-deformed meshes
 #   setup              every shipped parameter file as shipped: setup by part (setup_breakdown) against the
 #                      solve and the whole process
@@ -114,6 +116,24 @@ sanitize() {
 NCU="ncu --clock-control none --kernel-name-base demangled --launch-skip 3 --launch-count 1"
 smoother_case() { # k precision
   echo smoother --dim 3 --degrees "$1" --precision "$2" --kernel fused --optimization linear_indexing --dofs 5e7 --groups 1 --runs 1
+}
+
+# two rounds of the solves of one parameter file, 5 repetitions each: file, results, log folder;
+# on stdin one case a line, "name --set ..."; one line per case and round in the results
+timed_solves() {
+  local file=$1 results=$2 logs=$3 round name args cases
+  mapfile -t cases
+  echo "# case round dofs iterations best_solve_s (of 5) setup_s L2" | tee "$results"
+  for round in 1 2; do
+    for line in "${cases[@]}"; do
+      read -r name args <<< "$line"
+      eval "set -- $args"
+      $SOLVER "$file" --set Backend/Repetitions=5 "$@" --set Output/Verbose=false \
+        --json "$logs/${name}_$round.json" > "$logs/${name}_$round.log" 2>&1 || echo "$name: exit $?"
+      python3 -c "import json,sys; r=json.load(open(sys.argv[1])); print(sys.argv[2], sys.argv[3], r['dofs'], r['iterations'], '%.5f %.4f' % (r['solve_time_s'], r['setup_time_s']), r.get('l2_error'))" \
+        "$logs/${name}_$round.json" "$name" "$round" | tee -a "$results"
+    done
+  done
 }
 
 # one solve on n GPUs, one rank per GPU, NCCL unless the --set arguments say otherwise: case GPUs
@@ -708,23 +728,37 @@ PY
 --set Problem/Coefficient=x\ \<\ 1\ ?\ 100\ :\ 1 --set Polynomial\ degree=7 --set Mesh/Refinement\ level=1
 --set Dimension=2 --set Mesh/Box\ lower=0,-1 --set Mesh/Box\ upper=2,1 --set Mesh/Coarse\ cells=2,2 --set Problem/Right-hand\ side=one --set Problem/Right-hand\ side\ function=0 --set Problem/Boundary\ values=0 --set Problem/Exact\ solution= --set Mesh/Refinement\ level=4
 RUNS
-      echo "# case dofs iterations best_solve_s (of 5, two rounds) setup_s L2" | tee "$OUT/solve/coefficient.txt"
-      for round in 1 2; do
-        while read -r name args; do
-          eval "set -- $args"
-          $SOLVER prm/coefficient.prm --set Backend/Repetitions=5 "$@" --set Output/Verbose=false \
-            --json "$C/${name}_$round.json" > "$C/${name}_$round.log" 2>&1 || echo "$name: exit $?"
-          python3 -c "import json,sys; r=json.load(open(sys.argv[1])); print(sys.argv[2], sys.argv[3], r['dofs'], r['iterations'], '%.5f %.4f' % (r['solve_time_s'], r['setup_time_s']), r.get('l2_error'))" \
-            "$C/${name}_$round.json" "$name" "$round" | tee -a "$OUT/solve/coefficient.txt"
-        done <<'CASES'
+      timed_solves prm/coefficient.prm "$OUT/solve/coefficient.txt" "$C" <<'CASES'
 k3_3.6M_a --set Mesh/Refinement\ level=5
 k3_3.6M_a1_bp3_fitted --set Mesh/Refinement\ level=5 --set Problem/Coefficient=1 --set Multigrid/Level\ operator=bp3 --set Multigrid/Patch\ geometry=fitted --set Problem/Exact\ solution=
 k3_3.6M_a1_default --set Mesh/Refinement\ level=5 --set Problem/Coefficient=1 --set Problem/Exact\ solution=
 k7_5.7M_a --set Polynomial\ degree=7 --set Mesh/Refinement\ level=4 --set Multigrid/Level\ operator=bp5
 k7_5.7M_a1_bp5_fitted --set Polynomial\ degree=7 --set Mesh/Refinement\ level=4 --set Problem/Coefficient=1 --set Multigrid/Level\ operator=bp5 --set Multigrid/Patch\ geometry=fitted --set Problem/Exact\ solution=
 CASES
-      done
       tar czf "$OUT/solve/coefficient_logs.tgz" -C "$OUT/logs" coefficient
+      ;;
+    reaction)
+      # prm/reaction.prm under the three tools (bp3; bp5 with a coefficient too; 2D); then the
+      # solve with c against c = 0 at the same size (bp3 / bp5 and fitted patches both), two
+      # rounds of 5 solves
+      mkdir -p "$OUT/solve" "$OUT/checks" "$OUT/logs/reaction"; C="$OUT/logs/reaction"
+      [ "${SANITIZE:-1}" = 1 ] && rm -f "$OUT/checks/sanitizer_reaction.txt" # (SANITIZE=0: timings only)
+      [ "${SANITIZE:-1}" = 1 ] && while read -r args; do
+        eval "set -- $args"
+        sanitize "$OUT/checks/sanitizer_reaction.txt" "${args:-default}" $SOLVER prm/reaction.prm \
+          --set "Mesh/Refinement level=2" --set Output/Verbose=false "$@"
+      done <<'RUNS'
+
+--set Multigrid/Level\ operator=bp5 --set Problem/Coefficient=1+x
+--set Dimension=2 --set Problem/Right-hand\ side\ function=1 --set Problem/Exact\ solution= --set Mesh/Refinement\ level=3
+RUNS
+      timed_solves prm/reaction.prm "$OUT/solve/reaction.txt" "$C" <<'CASES'
+k3_7.1M_c --set Mesh/Refinement\ level=6
+k3_7.1M_c0_bp3_fitted --set Mesh/Refinement\ level=6 --set Problem/Reaction\ coefficient=0 --set Multigrid/Level\ operator=bp3 --set Multigrid/Patch\ geometry=fitted --set Problem/Exact\ solution=
+k7_1.4M_c_bp5 --set Polynomial\ degree=7 --set Mesh/Refinement\ level=4 --set Multigrid/Level\ operator=bp5
+k7_1.4M_c0_bp5_fitted --set Polynomial\ degree=7 --set Mesh/Refinement\ level=4 --set Problem/Reaction\ coefficient=0 --set Multigrid/Level\ operator=bp5 --set Multigrid/Patch\ geometry=fitted --set Problem/Exact\ solution=
+CASES
+      tar czf "$OUT/solve/reaction_logs.tgz" -C "$OUT/logs" reaction
       ;;
     coefficient-iterations)
       mkdir -p "$OUT/solve" "$OUT/logs/coefficient"; C="$OUT/logs/coefficient"

@@ -16,10 +16,10 @@ using namespace tpmg;
 namespace
 {
   // One block of the BP kernel (stored geometry) on a 4^dim mesh under the recorder.
-  template <int dim, int k, typename Number, BakeOff kind>
+  template <int dim, int k, typename Number, BakeOff kind, bool reaction = false>
   BankConflictCounts bp_counts()
   {
-    using Kernel             = BPOperatorKernel<dim, k, Number, kind>;
+    using Kernel             = BPOperatorKernel<dim, k, Number, kind, GeometryMode::stored, reaction>;
     const index_t       nc   = 4;
     const index_t       n_nz = dim == 3 ? nc * k + 1 : 1;
     std::vector<Number> src((nc * k + 1) * (nc * k + 1) * n_nz, Number(1)), dst(src.size(), Number(0));
@@ -29,6 +29,8 @@ namespace
     kern.dst      = dst.data();
     kern.geometry = geo.data();
     kern.vertices = nullptr;
+    std::vector<Number> mass(std::size_t(ipow<4, dim>()) * Kernel::points, Number(1)); // c w|J|
+    kern.reaction = mass.data();
     for (int d = 0; d < 3; ++d)
       {
         kern.cells[d] = d < dim ? nc : 1;
@@ -53,7 +55,8 @@ namespace
 // warp needs 32 distinct banks, a double half-warp 16 distinct bank pairs, which the fixed
 // thread-to-fiber map cannot give all three fiber directions within 25% more memory; 3D
 // double nq = 4 reaches 1.0x for BP1, 1.27x for BP5); unpadded, 3D nq = 8 needs 3.8x (double)
-// and 4.4x (float), 2D nq = 4, 8 3-4x. All counts are printed.
+// and 4.4x (float), 2D nq = 4, 8 3-4x. The reaction term's variants (float) too. All counts are
+// printed.
 TEST(BankConflicts, BPKernelsNearIdeal)
 {
   for (int dim : {2, 3})
@@ -64,10 +67,10 @@ TEST(BankConflicts, BPKernelsNearIdeal)
           if constexpr (kk <= 8)
             {
               // the kernel's own layout says whether it is padded and how many points it has
-              auto check = [&](auto number, auto kind, const char *what) {
+              auto check = [&](auto number, auto kind, const char *what, auto reaction) {
                 using Number = decltype(number);
                 using Kernel = BPOperatorKernel<dd, kk, Number, decltype(kind)::value>;
-                const auto c = bp_counts<dd, kk, Number, decltype(kind)::value>();
+                const auto c = bp_counts<dd, kk, Number, decltype(kind)::value, decltype(reaction)::value>();
                 EXPECT_GT(c.instructions, 0u);
                 EXPECT_EQ(c.hazards, 0u) << what << " " << dd << "D k=" << kk;
                 if (Kernel::nq >= 4 && Kernel::Layout::padded)
@@ -80,12 +83,16 @@ TEST(BankConflicts, BPKernelsNearIdeal)
               using Mass  = std::integral_constant<BakeOff, BakeOff::bp1>;
               using Gauss = std::integral_constant<BakeOff, BakeOff::bp3>;
               using GLL   = std::integral_constant<BakeOff, BakeOff::bp5>;
-              check(double(), Mass(), "bp1 d");
-              check(double(), Gauss(), "bp3 d");
-              check(double(), GLL(), "bp5 d");
-              check(float(), Mass(), "bp1 f");
-              check(float(), Gauss(), "bp3 f");
-              check(float(), GLL(), "bp5 f");
+              using No    = std::false_type;
+              using Yes   = std::true_type; // with the reaction term (its reads of the point values)
+              check(double(), Mass(), "bp1 d", No());
+              check(double(), Gauss(), "bp3 d", No());
+              check(double(), GLL(), "bp5 d", No());
+              check(float(), Mass(), "bp1 f", No());
+              check(float(), Gauss(), "bp3 f", No());
+              check(float(), GLL(), "bp5 f", No());
+              check(float(), Gauss(), "bp3 f+c", Yes());
+              check(float(), GLL(), "bp5 f+c", Yes());
             }
         });
       });

@@ -18,7 +18,8 @@
 //  * with a coefficient a(x) (−∇·(a ∇u)), the bp3 and bp5 operators against deal.II's matrix of
 //    a(x_q) ∇φ_i · ∇φ_j JxW with their quadrature (QGauss(k+2), QGaussLobatto(k+1)), on the box
 //    and on the sine-deformed box (deal.II's vertices moved by the same map, MappingQ1), and
-//    their matrix-free diagonal against the matrix's.
+//    their matrix-free diagonal against the matrix's; on the deformed box also with a reaction
+//    term c(x) (+ c u: c(x_q) φ_i φ_j JxW added).
 // A negative control (cell width perturbed by 1%) makes sure the comparison detects errors.
 
 #include <tpmg/bp_operator.h>
@@ -163,6 +164,7 @@ namespace
   {
     std::shared_ptr<const dealii::Quadrature<dim>>    quadrature;  ///< null: QGauss(k+1)
     std::function<double(const dealii::Point<dim> &)> coefficient; ///< empty: a = 1
+    std::function<double(const dealii::Point<dim> &)> reaction;    ///< empty: c = 0
     tpmg::DeformationSettings                         deformation;
   };
 
@@ -319,14 +321,15 @@ namespace
 
     const dealii::Quadrature<dim> quad =
       assembly.quadrature ? *assembly.quadrature : dealii::Quadrature<dim>(dealii::QGauss<dim>(degree + 1));
-    dealii::FEValues<dim> fe_values(
-      mapping, fe, quad, dealii::update_gradients | dealii::update_JxW_values | dealii::update_quadrature_points);
+    dealii::FEValues<dim>                        fe_values(mapping, fe, quad,
+                                                           dealii::update_values | dealii::update_gradients | dealii::update_JxW_values |
+                                                             dealii::update_quadrature_points);
     const unsigned int                           dpc = fe.n_dofs_per_cell();
     dealii::FullMatrix<double>                   cell_matrix(dpc, dpc);
     std::vector<dealii::types::global_dof_index> dof_indices(dpc);
     // cell_matrix(i, j) = Σ_q (sqrt(JxW_q) ∇φ_i(x_q)) · (sqrt(JxW_q) ∇φ_j(x_q)), lower triangle
     // with plain doubles, then mirrored (keeps the high-degree 3D case fast in Debug builds)
-    std::vector<double> g(std::size_t(dpc) * dim);
+    std::vector<double> g(std::size_t(dpc) * dim), v(dpc);
     for (const auto &cell : dof_handler.active_cell_iterators())
       {
         fe_values.reinit(cell);
@@ -335,11 +338,15 @@ namespace
           {
             const double a = assembly.coefficient ? assembly.coefficient(fe_values.quadrature_point(q)) : 1.0; // a(x_q)
             const double w = std::sqrt(a * fe_values.JxW(q));
+            const double r = assembly.reaction
+                               ? std::sqrt(assembly.reaction(fe_values.quadrature_point(q)) * fe_values.JxW(q))
+                               : 0.0; // c(x_q) φ_i φ_j
             for (unsigned i = 0; i < dpc; ++i)
               {
                 const dealii::Tensor<1, dim> gi = fe_values.shape_grad(i, q);
                 for (int d = 0; d < dim; ++d)
                   g[i * dim + unsigned(d)] = w * gi[d];
+                v[i] = r * fe_values.shape_value(i, q);
               }
             for (unsigned i = 0; i < dpc; ++i)
               {
@@ -350,7 +357,7 @@ namespace
                     double        s  = 0;
                     for (int d = 0; d < dim; ++d)
                       s += gi[d] * gj[d];
-                    cell_matrix(i, j) += s;
+                    cell_matrix(i, j) += s + v[i] * v[j];
                   }
               }
           }
@@ -564,17 +571,26 @@ namespace
   {
     return 1 + 0.5 * std::sin(3 * p[0]) * std::cos(2 * p[1]);
   }
+  /// A reaction coefficient c >= 0.5 that varies in every direction.
+  std::string reaction_text(int dim) { return dim == 3 ? "1.5 + cos(x + 2*y - z)" : "1.5 + cos(x + 2*y)"; }
+  template <int dim>
+  double reaction_at(const dealii::Point<dim> &p)
+  {
+    return 1.5 + std::cos(p[0] + 2 * p[1] - (dim == 3 ? p[2] : 0.0));
+  }
 
-  /// bp3 and bp5 with the coefficient, on the box and the sine-deformed box, against deal.II's
-  /// matrix with the operator's quadrature; the matrix-free diagonal against the matrix's.
+  /// bp3 and bp5 with the coefficient, on the box and the sine-deformed box (there also with the
+  /// reaction term), against deal.II's matrix with the operator's quadrature; the matrix-free
+  /// diagonal against the matrix's.
   template <int dim, int degree>
   void crosscheck_coefficient(std::size_t first, std::size_t last)
   {
-    const tpmg::Coefficient a = tpmg::make_coefficient(coefficient_text, dim);
-    ASSERT_TRUE(a.has_value());
+    const tpmg::Coefficient a     = tpmg::make_coefficient(coefficient_text, dim);
+    const tpmg::Coefficient react = tpmg::make_reaction(reaction_text(dim), dim);
+    ASSERT_TRUE(a.has_value() && react.has_value());
     for (std::size_t ci = first; ci < last; ++ci)
       for (const tpmg::BakeOff bp : {tpmg::BakeOff::bp3, tpmg::BakeOff::bp5})
-        for (const double amplitude : {0.0, 0.15})
+        for (const auto &[amplitude, reaction] : {std::pair{0.0, false}, {0.15, false}, {0.15, true}})
           {
             const Case &c = cases()[ci];
             ASSERT_EQ(c.dirichlet_faces, tpmg::all_faces);
@@ -582,7 +598,7 @@ namespace
             const tpmg::DeformationSettings deformation{
               amplitude > 0 ? tpmg::Deformation::sine : tpmg::Deformation::none, amplitude};
             SCOPED_TRACE(describe(c, dim, degree) + (bp == tpmg::BakeOff::bp3 ? ", bp3" : ", bp5") +
-                         (amplitude > 0 ? ", sine 0.15" : ""));
+                         (amplitude > 0 ? ", sine 0.15" : "") + (reaction ? ", reaction" : ""));
             Assembly<dim> assembly;
             if (bp == tpmg::BakeOff::bp3)
               assembly.quadrature = std::make_shared<const dealii::Quadrature<dim>>(dealii::QGauss<dim>(degree + 2));
@@ -590,6 +606,8 @@ namespace
               assembly.quadrature =
                 std::make_shared<const dealii::Quadrature<dim>>(dealii::QGaussLobatto<dim>(degree + 1));
             assembly.coefficient = coefficient_at<dim>;
+            if (reaction)
+              assembly.reaction = reaction_at<dim>;
             assembly.deformation = deformation;
             Reference<dim> ref;
             build_reference<dim>(c, level, ref, assembly);
@@ -597,10 +615,11 @@ namespace
               return;
 
             std::mt19937                                rng(77u + unsigned(degree));
+            const tpmg::Coefficients                    ac(a, reaction ? react : tpmg::Coefficient{});
             const tpmg::BPOperator<dim, degree, double> op(level, tpmg::Backend::cpu, bp, deformation, true,
-                                                           tpmg::GeometryMode::stored, a);
+                                                           tpmg::GeometryMode::stored, ac);
             const tpmg::BPOperator<dim, degree, float>  opf(level, tpmg::Backend::cpu, bp, deformation, true,
-                                                            tpmg::GeometryMode::stored, a);
+                                                            tpmg::GeometryMode::stored, ac);
             for (const bool nonzero_boundary : {false, true})
               {
                 const Errors e = compare<dim, double>(op, ref, rng, nonzero_boundary);
@@ -623,9 +642,10 @@ namespace
                 largest = std::max(largest, std::abs(ref.matrix.diag_element(dof)));
               }
             EXPECT_LE(worst, 1e-12 * largest) << "diagonal";
-            std::printf("[crosscheck coefficient] %-50s %s%s dofs %6lld  diagonal rel.err %.2e\n",
+            std::printf("[crosscheck coefficient] %-50s %s%s%s dofs %6lld  diagonal rel.err %.2e\n",
                         describe(c, dim, degree).c_str(), bp == tpmg::BakeOff::bp3 ? "bp3" : "bp5",
-                        amplitude > 0 ? " sine" : "     ", static_cast<long long>(level.n_dofs()), worst / largest);
+                        amplitude > 0 ? " sine" : "     ", reaction ? " +cu" : "    ",
+                        static_cast<long long>(level.n_dofs()), worst / largest);
           }
   }
 } // namespace
@@ -640,18 +660,24 @@ TEST(DealIICrossCheck, CoefficientDim3Degree2) { crosscheck_coefficient<3, 2>(0,
 TEST(DealIICrossCheck, CoefficientDim3Degree3) { crosscheck_coefficient<3, 3>(0, 4); }
 TEST(DealIICrossCheck, CoefficientDim3Degree4) { crosscheck_coefficient<3, 4>(2, 4); }
 
-// Negative control of the coefficient check: the operator without a must differ clearly.
-TEST(DealIICrossCheck, CoefficientCheckDetectsAMissingCoefficient)
+// Negative controls of the coefficient checks: against deal.II's matrix with a and c, the operator
+// without either must differ clearly, and the one with a but without c too (the mass term is h²
+// times smaller than the stiffness, yet far above the 1e-12 tolerance).
+TEST(DealIICrossCheck, CoefficientCheckDetectsAMissingCoefficientOrReaction)
 {
   const Case                 c     = cases()[0];
   const tpmg::CartesianLevel level = level_of(c, 2, 2);
   Assembly<2>                assembly;
   assembly.quadrature  = std::make_shared<const dealii::Quadrature<2>>(dealii::QGauss<2>(4));
   assembly.coefficient = coefficient_at<2>;
+  assembly.reaction    = reaction_at<2>;
   Reference<2> ref;
   build_reference<2>(c, level, ref, assembly);
   ASSERT_FALSE(::testing::Test::HasFatalFailure());
   const tpmg::BPOperator<2, 2, double> plain(level, tpmg::Backend::cpu, tpmg::BakeOff::bp3);
+  const tpmg::BPOperator<2, 2, double> without(level, tpmg::Backend::cpu, tpmg::BakeOff::bp3, {}, true,
+                                               tpmg::GeometryMode::stored, tpmg::make_coefficient(coefficient_text, 2));
   std::mt19937                         rng(5);
   EXPECT_GT((compare<2, double>(plain, ref, rng, false).interior), 1e-2);
+  EXPECT_GT((compare<2, double>(without, ref, rng, false).interior), 1e-5);
 }

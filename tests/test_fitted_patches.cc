@@ -29,7 +29,7 @@ namespace
   /// inverse of that patch's surrogate.
   template <int dim, int k>
   void expect_solves_equal_dense(const CartesianLevel &lev, const DeformationSettings &def, bool lumped,
-                                 const Coefficient &coefficient = {})
+                                 const Coefficients &coefficient = {})
   {
     FittedPatchSolver<dim, k, double>    solver(lev, Backend::cpu, def, lumped, coefficient);
     const std::vector<FittedPatchWidths> widths = fitted_patch_widths(lev, def, coefficient);
@@ -182,6 +182,39 @@ TEST(FittedPatches, CoefficientScalesTheSurrogates)
                                 plain  = fitted_patch_matrix(dim, 2, false, q);
       for (std::size_t i = 0; i < plain.size(); ++i)
         EXPECT_NEAR(scaled[i], 3.0 * plain[i], 1e-12 * std::abs(plain[0]));
+    }
+}
+
+// A reaction term c u adds γ times each surrogate's mass (γ the patch's mean c): the solves equal
+// the dense inverses of σ L + γ M, and a constant c is every interior patch's γ.
+TEST(FittedPatches, ReactionShiftsTheSurrogates)
+{
+  const DeformationSettings sine{Deformation::sine, 0.15};
+  for (int dim : {2, 3})
+    {
+      const Coefficients ac(make_coefficient("2 + sin(3*x)*cos(2*y)", dim), make_reaction("50*(1 + cos(x + y))", dim));
+      ASSERT_TRUE(ac.reaction.has_value());
+      if (dim == 2)
+        {
+          expect_solves_equal_dense<2, 3>(level_of(2, 3, {5, 4, 1}, {0.2, 0.25, 1}), sine, false, ac);
+          expect_solves_equal_dense<2, 2>(level_of(2, 2, {4, 4, 1}, {0.25, 0.25, 1}), {}, true,
+                                          Coefficients({}, make_reaction("1e4", dim)));
+        }
+      else
+        expect_solves_equal_dense<3, 2>(level_of(3, 2, {4, 3, 4}, {0.25, 1.0 / 3, 0.25}), sine, true, ac);
+      const CartesianLevel                 lev = level_of(dim, 2, {3, 3, 3}, {0.5, 0.25, 1.0});
+      const std::vector<FittedPatchWidths> w = fitted_patch_widths(lev, {}, Coefficients({}, make_reaction("7", dim)));
+      const FittedPatchWidths &p = w[std::size_t(1 + (lev.cells[0] + 1) * (1 + (lev.cells[1] + 1) * (dim == 3)))];
+      EXPECT_NEAR(p.reaction, 7.0, 1e-14);
+      EXPECT_EQ(p.scale, 1.0);
+      // the difference to the Laplacian's surrogate is 7 ⊗_d M_d: positive definite, so every
+      // diagonal entry grows
+      FittedPatchWidths q         = p;
+      q.reaction                  = 0;
+      const std::vector<double> r = fitted_patch_matrix(dim, 2, false, p), l = fitted_patch_matrix(dim, 2, false, q);
+      const int                 n = dim == 3 ? 27 : 9;
+      for (int i = 0; i < n; ++i)
+        EXPECT_GT(r[std::size_t(i * n + i)], l[std::size_t(i * n + i)]);
     }
 }
 

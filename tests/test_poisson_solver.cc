@@ -150,3 +150,40 @@ TEST(PoissonSolver, UpdateCoefficientEqualsAFreshSolver)
       EXPECT_TRUE(solver.solve().converged);
     }
 }
+
+// A reaction term through update_coefficients (as a time step 1/dt changes), and update_coefficient
+// keeping it: each solve equals a fresh solver's with the same a and c.
+TEST(PoissonSolver, UpdateCoefficientsWithAReactionEqualsAFreshSolver)
+{
+  for (int dim : {2, 3})
+    {
+      SolverParameters   p = parameters(dim, 2, dim == 3 ? 1 : 2);
+      std::ostringstream log;
+      PoissonSolver      solver(p, log);
+      const struct
+      {
+        const char *a, *c;
+        bool        both; ///< update_coefficients; else update_coefficient (c stays)
+      } steps[] = {{"1", "100", true}, {"2 + x", "100", false}, {"1", "1e4*(1 + x*y)", true}, {"1", "0", true}};
+      for (const auto &step : steps)
+        {
+          if (step.both)
+            solver.update_coefficients(step.a, step.c);
+          else
+            solver.update_coefficient(step.a);
+          const RunResult updated = solver.solve();
+          p.coefficient           = step.a;
+          p.reaction              = step.c;
+          PoissonSolver   fresh(p, log);
+          const RunResult r = fresh.solve();
+          ASSERT_TRUE(updated.converged) << step.c;
+          EXPECT_EQ(updated.problem.reaction_coefficient, step.c);
+          EXPECT_EQ(updated.level_operator, r.level_operator) << step.c;
+          EXPECT_EQ(updated.history, r.history) << dim << "D a = " << step.a << ", c = " << step.c;
+          EXPECT_EQ(solver.solution().to_host(), fresh.solution().to_host()) << dim << "D c = " << step.c;
+        }
+      EXPECT_EQ(solver.solve().level_operator, "cartesian"); // c = 0, a = 1: the Laplacian's again
+      EXPECT_THROW(solver.update_coefficients("1", "-1"), std::invalid_argument);
+      EXPECT_TRUE(solver.solve().converged);
+    }
+}

@@ -760,44 +760,100 @@ namespace
   }
 } // namespace
 
-// −∇·(a ∇u) = f with a smooth coefficient and non-zero boundary values (the lifting carries a):
-// L2 rate k+1 with bp3 (what cartesian hands over to) and bp5, on the box and a deformed mesh.
-TEST(ProblemFunctions, VariableCoefficientConvergesAtRateKPlusOne)
+namespace
 {
-  struct Case
+  /// −∇·(a ∇u) + c u = f on user_problem's box (a smooth or 1, c given or none) for a smooth u with
+  /// non-zero boundary values, on two levels: the L2 rate k+1 of the bp3/bp5 operator that runs
+  /// (cartesian hands over to bp3) with the fitted patches.
+  struct RateCase
   {
     int                 dim, k;
     LevelOperatorType   op;
     DeformationSettings deformation;
+    bool                with_a;
+    std::string         reaction; ///< empty: none
   };
-  const Case cases[] = {{2, 2, LevelOperatorType::bp3, {}},
-                        {3, 1, LevelOperatorType::bp3, {}},
-                        {3, 3, LevelOperatorType::bp5, {}},
-                        {2, 3, LevelOperatorType::bp3, {Deformation::sine, 0.1}}};
-  for (const Case &c : cases)
+  void expect_rate_k_plus_one(const RateCase &c)
+  {
+    const std::string u = c.dim == 3 ? "exp(x)*sin(2*y)*cos(z)" : "exp(x)*sin(2*y)";
+    // f = −∇·(a ∇u) + c u; −Δu = 3u (2D), 4u (3D)
+    const std::string f = (c.with_a ? coefficient_rhs(c.dim) : std::to_string(c.dim == 3 ? 4 : 3) + "*" + u) +
+                          (c.reaction.empty() ? "" : " + " + c.reaction + "*" + u);
+    const std::string what = std::to_string(c.dim) + "D k=" + std::to_string(c.k) + " " + to_string(c.op) +
+                             (c.reaction.empty() ? "" : ", c = " + c.reaction);
+    double    previous = 0;
+    const int first    = c.k == 1 ? 2 : 1;
+    for (int level = first; level <= first + 1; ++level)
+      {
+        SolverParameters p = user_problem(c.dim, c.k, level, u, f);
+        if (c.with_a)
+          p.coefficient = smooth_coefficient;
+        if (!c.reaction.empty())
+          p.reaction = c.reaction;
+        p.level_operator = c.op;
+        p.deformation    = c.deformation;
+        if (c.deformation.type != Deformation::none)
+          p.coarse_cells = {4, 4, 2};
+        p.relative_tolerance = 1e-12;
+        const RunResult r    = solve(p);
+        ASSERT_TRUE(r.converged) << what;
+        EXPECT_EQ(r.problem.coefficient, c.with_a ? smooth_coefficient : "1");
+        EXPECT_EQ(r.problem.reaction_coefficient, c.reaction.empty() ? "0" : c.reaction);
+        EXPECT_EQ(r.level_operator, c.op == LevelOperatorType::bp5 ? "bp5" : "bp3") << what;
+        EXPECT_EQ(r.kernel_optimization, "fitted patches") << what; // (the smoother sees a and c)
+        if (level > first)
+          {
+            const double rate = std::log2(previous / *r.l2_error);
+            EXPECT_NEAR(rate, c.k + 1, 0.35) << what;
+          }
+        previous = *r.l2_error;
+      }
+  }
+} // namespace
+
+// −∇·(a ∇u) = f with a smooth coefficient and non-zero boundary values (the lifting carries a):
+// L2 rate k+1 with bp3 (what cartesian hands over to) and bp5, on the box and a deformed mesh.
+TEST(ProblemFunctions, VariableCoefficientConvergesAtRateKPlusOne)
+{
+  for (const RateCase &c :
+       {RateCase{2, 2, LevelOperatorType::bp3, {}, true, ""}, RateCase{3, 1, LevelOperatorType::bp3, {}, true, ""},
+        RateCase{3, 3, LevelOperatorType::bp5, {}, true, ""},
+        RateCase{2, 3, LevelOperatorType::bp3, {Deformation::sine, 0.1}, true, ""}})
+    expect_rate_k_plus_one(c);
+}
+
+// −∇·(a ∇u) + c u = f with a varying reaction coefficient (with and without a, the cartesian
+// choice handing over to bp3 for c alone; bp5; a deformed mesh) and non-zero boundary values (the
+// lifting carries c): L2 rate k+1.
+TEST(ProblemFunctions, ReactionTermConvergesAtRateKPlusOne)
+{
+  const std::string c = "20*(1 + x*x)";
+  for (const RateCase &r :
+       {RateCase{2, 2, LevelOperatorType::cartesian, {}, false, c}, RateCase{3, 2, LevelOperatorType::bp3, {}, true, c},
+        RateCase{2, 3, LevelOperatorType::bp5, {}, true, c},
+        RateCase{2, 3, LevelOperatorType::bp3, {Deformation::sine, 0.1}, true, c}})
+    expect_rate_k_plus_one(r);
+}
+
+// From a Laplacian to a mass-dominated operator (c h² from 0 to 1e3, as small time steps give),
+// constant and varying: the fitted surrogates carry c, so the iterations do not grow.
+TEST(ProblemFunctions, ReactionKeepsTheIterationsOfTheLaplacian)
+{
+  for (int dim : {2, 3})
     {
-      const std::string u        = c.dim == 3 ? "exp(x)*sin(2*y)*cos(z)" : "exp(x)*sin(2*y)";
-      double            previous = 0;
-      const int         first    = c.k == 1 ? 2 : 1;
-      for (int level = first; level <= first + 1; ++level)
+      SolverParameters p   = cpu_parameters_one(dim, 3, dim == 3 ? 2 : 3);
+      p.relative_tolerance = 1e-8;
+      p.level_operator     = LevelOperatorType::bp3;
+      p.patch_geometry     = PatchGeometry::fitted; // the same smoother for c = 0
+      const RunResult base = solve(p);
+      ASSERT_TRUE(base.converged);
+      for (const char *c : {"1", "1e4", "1e6", "1e5*(1 + sin(5*x))"})
         {
-          SolverParameters p = user_problem(c.dim, c.k, level, u, coefficient_rhs(c.dim));
-          p.coefficient      = smooth_coefficient;
-          p.level_operator   = c.op;
-          p.deformation      = c.deformation;
-          if (c.deformation.type != Deformation::none)
-            p.coarse_cells = {4, 4, 2};
-          p.relative_tolerance = 1e-12;
-          const RunResult r    = solve(p);
-          ASSERT_TRUE(r.converged);
-          EXPECT_EQ(r.problem.coefficient, smooth_coefficient);
-          EXPECT_EQ(r.kernel_optimization, "fitted patches"); // (a coefficient: the smoother sees it)
-          if (level > first)
-            {
-              const double rate = std::log2(previous / *r.l2_error);
-              EXPECT_NEAR(rate, c.k + 1, 0.35) << c.dim << "D k=" << c.k << " " << to_string(c.op);
-            }
-          previous = *r.l2_error;
+          p.reaction        = c;
+          const RunResult r = solve(p);
+          ASSERT_TRUE(r.converged) << c;
+          EXPECT_LE(r.iterations, base.iterations + 1) << dim << "D c = " << c;
+          std::printf("[reaction] %dD k=3: c = 0 %d iterations, c = %s %d\n", dim, base.iterations, c, r.iterations);
         }
     }
 }

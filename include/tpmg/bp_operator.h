@@ -17,7 +17,7 @@ namespace tpmg
   /// allocation): the factors per quadrature point (stored), the vertices (on the fly) or the
   /// w|J| polynomials of the columns of points (polynomial).
   inline std::size_t bp_geometry_bytes(const CartesianLevel &level, BakeOff bp, GeometryMode mode,
-                                       std::size_t number_bytes)
+                                       std::size_t number_bytes, bool reaction = false)
   {
     if (mode == GeometryMode::polynomial) // BP1: nq = k + 2
       return std::size_t(level.n_cells()) * std::size_t(column_polynomial_numbers(level.dim, level.degree + 2)) *
@@ -29,9 +29,10 @@ namespace tpmg
           v *= std::size_t(level.cells[d]) + 1;
         return v * 3 * sizeof(double);
       }
-    const std::size_t nq      = std::size_t(bp == BakeOff::bp5 ? level.degree + 1 : level.degree + 2);
-    const std::size_t entries = bp == BakeOff::bp1 ? 1 : std::size_t(level.dim * (level.dim + 1) / 2);
-    std::size_t       points  = 1;
+    const std::size_t nq = std::size_t(bp == BakeOff::bp5 ? level.degree + 1 : level.degree + 2);
+    const std::size_t entries =
+      (bp == BakeOff::bp1 ? 1 : std::size_t(level.dim * (level.dim + 1) / 2)) + (reaction ? 1 : 0); // c w|J|
+    std::size_t points = 1;
     for (int d = 0; d < level.dim; ++d)
       points *= nq;
     return std::size_t(level.n_cells()) * points * entries * number_bytes;
@@ -39,15 +40,17 @@ namespace tpmg
 
   /// Scalar BP operator. `constrained` (the level operator): boundary nodes are held at zero,
   /// boundary rows act as the identity. Unconstrained (the CEED benchmark): all nodes.
-  /// GeometryMode::polynomial is for BP1 only (std::invalid_argument otherwise). With a
-  /// coefficient (BP3/BP5, stored factors only) the operator is that of −∇·(a ∇u): a at the
-  /// quadrature points times the geometric factors, on every level anew.
+  /// GeometryMode::polynomial is for BP1 only (std::invalid_argument otherwise). With
+  /// coefficients (BP3/BP5, stored factors only) the operator is that of −∇·(a ∇u) + c u: a at
+  /// the quadrature points times the geometric factors, and c w|J| per point beside them (the
+  /// mass term added at the points before the test functions), on every level anew.
   template <int dim, int degree, typename Number>
   class BPOperator final : public LinearOperator<Number>
   {
   public:
     BPOperator(const CartesianLevel &level, Backend backend, BakeOff bp, const DeformationSettings &deformation = {},
-               bool constrained = true, GeometryMode mode = GeometryMode::stored, const Coefficient &coefficient = {});
+               bool constrained = true, GeometryMode mode = GeometryMode::stored,
+               const Coefficients &coefficients = {});
     void    vmult(Vector<Number> &dst, const Vector<Number> &src) const override;
     index_t size() const override { return level_.n_dofs(); }
 
@@ -58,7 +61,7 @@ namespace tpmg
     BakeOff               kind() const { return bp_; }
     const CartesianLevel &level() const { return level_; }
     /// Bytes of geometry the operator reads per application (factors or vertices).
-    std::size_t  geometry_bytes() const { return geometry_.bytes() + vertices_.bytes(); }
+    std::size_t  geometry_bytes() const { return geometry_.bytes() + vertices_.bytes() + reaction_.bytes(); }
     GeometryMode geometry_mode() const { return mode_; }
     /// Quadrature points per direction (k+2 for BP1/BP3, k+1 for BP5).
     int quadrature_points() const { return bp_ == BakeOff::bp5 ? degree + 1 : degree + 2; }
@@ -77,8 +80,9 @@ namespace tpmg
     bool                constrained_;
     GeometryMode        mode_;
     DeformationSettings deformation_;
-    Coefficient         coefficient_;
+    Coefficients        coefficients_;
     Vector<Number>      geometry_;
+    Vector<Number>      reaction_; ///< c w|J| per quadrature point (layout of the mass factors); empty: c = 0
     Vector<double>      vertices_;
     std::vector<double> B_, D_; ///< 1D interpolation and collocation derivative, row-major
     Quadrature1D        q_;

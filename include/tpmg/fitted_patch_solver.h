@@ -21,10 +21,10 @@ namespace tpmg
   {
   public:
     /// `level` deformed by `deformation`; `lumped_mass` with the bp5 operator (GLL-lumped 1D
-    /// masses in the surrogate); the surrogates scaled by the patches' mean coefficient
-    /// (fitted_patch_widths).
+    /// masses in the surrogate); the surrogates scaled by the patches' mean coefficient, with the
+    /// patches' mean reaction coefficient times their mass (fitted_patch_widths).
     FittedPatchSolver(const CartesianLevel &level, Backend backend, const DeformationSettings &deformation,
-                      bool lumped_mass, const Coefficient &coefficient = {});
+                      bool lumped_mass, const Coefficients &coefficients = {});
 
     /// x += Σ_j R_jᵀ Ã_j⁻¹ R_j r over the patches j of one colour (their interiors do not overlap);
     /// with `part` only those of the colour's patches (patch_color_geometry with a CentreBox).

@@ -36,12 +36,15 @@ namespace tpmg
 
   /// The widths of one patch's surrogate: in direction d, a[d] (left cell) and a[d] ratio(row[d])
   /// (right cell); the surrogate's matrix is `scale` times the Laplacian of that grid (the mean
-  /// coefficient of the patch's cells, 1 without a coefficient).
+  /// coefficient of the patch's cells, 1 without a coefficient) plus `reaction` times its mass
+  /// matrix (the mean reaction coefficient, 0 without one). The mass is the identity in the
+  /// eigenbasis of every direction, so the reaction only shifts the eigenvalue sums.
   struct FittedPatchWidths
   {
     std::array<int, 3>    row{{FittedRatioTable::n / 2, FittedRatioTable::n / 2, FittedRatioTable::n / 2}};
     std::array<double, 3> a{{1, 1, 1}};
-    double                scale = 1;
+    double                scale    = 1;
+    double                reaction = 0;
   };
 
   /// The fitted widths of every cell of `level` (deformed by `s`), dim numbers per cell
@@ -58,9 +61,9 @@ namespace tpmg
   /// coefficient the scale is the mean of cell_coefficient_means over the patch's 2^dim cells: the
   /// separable surrogate of a patch whose cells carry (near) constant coefficients; the widths stay
   /// the geometry's (in 2D a uniform scaling of the widths leaves the Laplacian unchanged, so the
-  /// coefficient cannot hide in them).
+  /// coefficient cannot hide in them). The reaction is the same mean of the reaction coefficient.
   std::vector<FittedPatchWidths> fitted_patch_widths(const CartesianLevel &level, const DeformationSettings &s,
-                                                     const Coefficient &coefficient = {});
+                                                     const Coefficients &coefficients = {});
 
   /// The dense interior matrix of one patch's surrogate (lexicographic, (2k-1)^dim rows): the
   /// reference the tests compare the fitted patch solve with.

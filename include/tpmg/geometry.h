@@ -11,6 +11,7 @@
 #include <array>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace tpmg
@@ -74,6 +75,21 @@ namespace tpmg
   /// The coefficient of `text` in `dim` dimensions: none for the constant 1 (the operators then
   /// run exactly as without a coefficient); throws ExpressionError.
   Coefficient make_coefficient(const std::string &text, int dim);
+  /// The reaction coefficient c of −∇·(a ∇u) + c u of `text` (Problem/Reaction coefficient): none
+  /// for the constant 0; throws ExpressionError.
+  Coefficient make_reaction(const std::string &text, int dim);
+
+  /// The coefficients of −∇·(a ∇u) + c u that an operator carries: a (none: 1) and c (none: 0),
+  /// both functions of the physical position. Made from a alone where only a is given.
+  struct Coefficients
+  {
+    Coefficient diffusion; ///< a
+    Coefficient reaction;  ///< c
+    Coefficients() = default;
+    Coefficients(Coefficient a, Coefficient c = {}) : diffusion(std::move(a)), reaction(std::move(c)) {}
+    /// Whether the operator differs from the Laplacian.
+    bool any() const { return diffusion.has_value() || reaction.has_value(); }
+  };
 
   enum class GeometricFactorKind
   {

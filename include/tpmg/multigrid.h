@@ -39,10 +39,10 @@ namespace tpmg
     DeformationSettings deformation;
     /// α (an expression in the coordinates) on the levels' Robin faces (CartesianLevel::robin_faces).
     std::string robin_coefficient = "0";
-    /// a of −∇·(a ∇u) (none: a = 1): every level's bp3/bp5 operator evaluates it at its own
-    /// quadrature points (a cartesian choice runs as bp3), the fitted patches take the patches'
-    /// mean a, the Chebyshev–Jacobi diagonal a at its points (make_level_operator).
-    Coefficient coefficient;
+    /// a and c of −∇·(a ∇u) + c u (none: a = 1, c = 0): every level's bp3/bp5 operator evaluates
+    /// them at its own quadrature points (a cartesian choice runs as bp3), the fitted patches take
+    /// the patches' means, the Chebyshev–Jacobi diagonal them at its points (make_level_operator).
+    Coefficients coefficients;
     /// The vertex-patch smoother's patch problems and, for fitted ones, how they smooth (the
     /// Chebyshev polynomial from `chebyshev`).
     PatchGeometry   patch_geometry   = PatchGeometry::automatic;
@@ -53,7 +53,7 @@ namespace tpmg
       return smoother == SmootherType::vertex_patch &&
              (patch_geometry == PatchGeometry::fitted ||
               (patch_geometry == PatchGeometry::automatic &&
-               (deformation.type != Deformation::none || coefficient.has_value())));
+               (deformation.type != Deformation::none || coefficients.any())));
     }
     GeometryMode geometry = GeometryMode::stored; ///< of the bp3/bp5 level operators
     /// Order of the vertex patches' colours (odd_first: the authors' code).
@@ -110,17 +110,18 @@ namespace tpmg
   /// Bytes of device memory a level operator of this type keeps besides its vectors (the
   /// geometric factors of bp3/bp5; none for cartesian), for the memory checks before setup.
   std::size_t level_operator_memory_bytes(const CartesianLevel &level, LevelOperatorType type, GeometryMode geometry,
-                                          std::size_t number_bytes);
+                                          std::size_t number_bytes, bool reaction = false);
 
   /// A level operator of the chosen kind: `cartesian` (Kronecker form, undeformed meshes; with
   /// the Robin term on the level's Robin faces, `robin`), `bp3` or `bp5` (geometric factors of
-  /// the deformed mesh, stored or on the fly; no Robin faces; with a coefficient, stored factors
-  /// times a: the operator of −∇·(a ∇u), which `cartesian` cannot carry: std::invalid_argument).
+  /// the deformed mesh, stored or on the fly; no Robin faces; with coefficients, stored factors
+  /// times a and c w|J| beside them: the operator of −∇·(a ∇u) + c u, which `cartesian` cannot
+  /// carry: std::invalid_argument).
   template <int dim, int degree, typename Number>
   std::unique_ptr<LinearOperator<Number>>
   make_level_operator(const CartesianLevel &level, Backend backend, LevelOperatorType type,
                       const DeformationSettings &deformation = {}, GeometryMode geometry = GeometryMode::stored,
-                      std::shared_ptr<const RobinFaces<Number>> robin = nullptr, const Coefficient &coefficient = {});
+                      std::shared_ptr<const RobinFaces<Number>> robin = nullptr, const Coefficients &coefficients = {});
 
   /// The smoother of one level, behind one interface.
   template <typename Number>

@@ -39,15 +39,16 @@ namespace tpmg
   {
     std::vector<double>      box_lower, box_upper; ///< one value per direction
     std::vector<int>         coarse_cells;
-    std::string              rhs;               ///< manufactured, one, function, ones_vector
-    std::string              rhs_function;      ///< f (with rhs = function)
-    std::string              boundary_values;   ///< g
-    std::string              exact_solution;    ///< u ("" if none)
-    std::vector<std::string> boundary_types;    ///< per face: x-, x+, y-, y+ (, z-, z+)
-    std::string              boundary_flux;     ///< h on the Neumann and Robin faces
-    std::string              robin_coefficient; ///< alpha on the Robin faces
-    std::string              coefficient = "1"; ///< a of −∇·(a ∇u) = f
-    std::string              deformation;       ///< none, sine, kershaw
+    std::string              rhs;                        ///< manufactured, one, function, ones_vector
+    std::string              rhs_function;               ///< f (with rhs = function)
+    std::string              boundary_values;            ///< g
+    std::string              exact_solution;             ///< u ("" if none)
+    std::vector<std::string> boundary_types;             ///< per face: x-, x+, y-, y+ (, z-, z+)
+    std::string              boundary_flux;              ///< h on the Neumann and Robin faces
+    std::string              robin_coefficient;          ///< alpha on the Robin faces
+    std::string              coefficient          = "1"; ///< a of −∇·(a ∇u) + c u = f
+    std::string              reaction_coefficient = "0"; ///< c
+    std::string              deformation;                ///< none, sine, kershaw
     double                   deformation_amplitude = 0;
     double                   relative_tolerance    = 0;
   };
@@ -147,8 +148,8 @@ namespace tpmg
     RunResult solve();
     /// Solves with new data: f, the Dirichlet values g, the flux h (and an exact solution for
     /// the errors) of `problem`, assembled on the fine level (its time: rhs_time_s). The Robin
-    /// coefficient and the coefficient a are the ones set up (problem.robin_coefficient and
-    /// problem.coefficient are not read).
+    /// coefficient and the coefficients a and c are the ones set up (problem.robin_coefficient,
+    /// problem.coefficient and problem.reaction are not read).
     RunResult solve(const ProblemFunctions &problem);
     /// Solves A u = b for a right-hand side this rank's part of which the caller assembled on
     /// layout() (as assemble_rhs makes it: zero at the Dirichlet nodes), on either backend; zero
@@ -159,8 +160,12 @@ namespace tpmg
     /// Laplacian) and makes again what depends on it: every level's operator, the smoothers'
     /// data, the coarse solver, the outer operator and the parameters' right-hand side; the
     /// hierarchy and its distribution stay. The next solve then equals a fresh solver's with
-    /// that coefficient. Throws std::invalid_argument (coefficient_problem) or ExpressionError.
+    /// that coefficient. The reaction coefficient stays. Throws std::invalid_argument
+    /// (coefficient_problem) or ExpressionError.
     void update_coefficient(const std::string &coefficient);
+    /// The same for a and the reaction coefficient c of −∇·(a ∇u) + c u together (as
+    /// Problem/Reaction coefficient; "0": none), e.g. c = 1/Δt for a new time step.
+    void update_coefficients(const std::string &coefficient, const std::string &reaction);
 
     /// The last solve's solution u_h on this rank's part of the finest level (every node, the
     /// boundary values included), on the solver's backend.
@@ -180,15 +185,16 @@ namespace tpmg
   class PoissonSolver::Impl
   {
   public:
-    virtual ~Impl()                                                                               = default;
-    virtual const RunResult                        &setup_result() const                          = 0;
-    virtual RunResult                               solve()                                       = 0;
-    virtual RunResult                               solve(const ProblemFunctions &problem)        = 0;
-    virtual RunResult                               solve(const Vector<double> &b)                = 0;
-    virtual void                                    update_coefficient(const std::string &a)      = 0;
-    virtual const Vector<double>                   &solution() const                              = 0;
-    virtual const std::shared_ptr<const BoxLayout> &layout() const                                = 0;
-    virtual std::vector<double> values_at(const std::vector<std::array<double, 3>> &points) const = 0;
+    virtual ~Impl()                                                 = default;
+    virtual const RunResult &setup_result() const                   = 0;
+    virtual RunResult        solve()                                = 0;
+    virtual RunResult        solve(const ProblemFunctions &problem) = 0;
+    virtual RunResult        solve(const Vector<double> &b)         = 0;
+    /// null: the one set up stays
+    virtual void                                    update_coefficients(const std::string *a, const std::string *c) = 0;
+    virtual const Vector<double>                   &solution() const                                                = 0;
+    virtual const std::shared_ptr<const BoxLayout> &layout() const                                                  = 0;
+    virtual std::vector<double> values_at(const std::vector<std::array<double, 3>> &points) const                   = 0;
   };
 
   /// Runs the solver (a PoissonSolver's setup and one solve); progress and per-iteration lines

@@ -85,6 +85,8 @@ namespace tpmg
     std::optional<Expression> exact_solution;    ///< u, for the error norms (optional)
     /// a of −∇·(a ∇u) = f (none: a = 1; make_coefficient in geometry.h): the lifting's a(g_h, φ_i)
     std::optional<Expression> coefficient;
+    /// c of −∇·(a ∇u) + c u = f (none: c = 0; make_reaction in geometry.h): the lifting's c (g_h, φ_i)
+    std::optional<Expression> reaction;
   };
 
   /// b_i = ∫ f φ_i + ∫_Γ h φ_i - a(g_h, φ_i) at the unknowns (Γ: the faces that are not the

@@ -35,6 +35,8 @@ namespace tpmg
     std::string        boundary_flux = "0", robin_coefficient = "0";
     /// Problem/Coefficient: a of −∇·(a ∇u) = f (expression; "1": the Laplacian)
     std::string coefficient = "1";
+    /// Problem/Reaction coefficient: c of −∇·(a ∇u) + c u = f (an expression, ≥ 0; "0": none)
+    std::string reaction = "0";
 
     SolverType          solver             = SolverType::gmres;
     double              relative_tolerance = 1e-9;
@@ -81,7 +83,9 @@ namespace tpmg
       if (!exact_solution.empty())
         f.exact_solution = expression("exact_solution", exact_solution);
       (void)expression("coefficient", coefficient); // (names the field where it does not parse)
+      (void)expression("reaction", reaction);
       f.coefficient = make_coefficient(coefficient, dim);
+      f.reaction    = make_reaction(reaction, dim);
       return f;
     }
     /// One of the expression fields parsed; an ExpressionError names the field.
@@ -106,14 +110,18 @@ namespace tpmg
                (!expression("boundary_values", boundary_values).is_zero() || boundary.natural_faces(dim) != 0)));
     }
 
-    /// The level operator that runs: with a coefficient the cartesian one hands over to bp3 (the
-    /// same Gauss k+2 points; its Kronecker form has no coefficient). read_parameters and the
-    /// solver apply it.
+    /// The level operator that runs: with a coefficient or a reaction term the cartesian one
+    /// hands over to bp3 (the same Gauss k+2 points; its Kronecker form has no coefficients).
+    /// read_parameters and the solver apply it.
     LevelOperatorType level_operator_in_use() const
     {
-      return level_operator == LevelOperatorType::cartesian && make_coefficient(coefficient, dim)
-               ? LevelOperatorType::bp3
-               : level_operator;
+      return level_operator == LevelOperatorType::cartesian && coefficients().any() ? LevelOperatorType::bp3
+                                                                                    : level_operator;
+    }
+    /// a and c as the operators take them (none where a = 1, c = 0).
+    Coefficients coefficients() const
+    {
+      return Coefficients(make_coefficient(coefficient, dim), make_reaction(reaction, dim));
     }
 
     /// Whether post-smoothing reverses the colors (the symmetric V-cycle that CG needs).
@@ -151,6 +159,8 @@ namespace tpmg
   /// factors computed on the fly; "" when nothing does. Throws ExpressionError where it does not
   /// parse.
   std::string coefficient_problem(const SolverParameters &p);
+  /// The same for p.reaction (Problem/Reaction coefficient), which must be ≥ 0 and finite.
+  std::string reaction_problem(const SolverParameters &p);
 
   /// Declares every parameter with its default, pattern and documentation.
   void declare_parameters(ParameterHandler &prm);

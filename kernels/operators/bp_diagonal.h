@@ -6,8 +6,10 @@
 // else B, so each (a, b) term is a sum-factorized contraction of G_ab with the 1D products
 // Y_ad Y_bd, streamed over the quadrature layers. One thread per cell, the cells colour by colour
 // (problem_kernels::LevelMesh), so that the additions need no atomics and do not depend on the
-// backend. With a coefficient a(x) (−∇·(a ∇u)) G is multiplied by a at the point. Setup work (the
-// Chebyshev–Jacobi smoother on deformed meshes and with a coefficient).
+// backend. With a coefficient a(x) (−∇·(a ∇u)) G is multiplied by a at the point; a reaction
+// coefficient c (+ c u) adds one more channel, c w|J| with the 1D products B B in every direction
+// (the mass diagonal). Setup work (the Chebyshev–Jacobi smoother on deformed meshes and with
+// coefficients).
 #pragma once
 
 #include <kernels/problem/function_kernels.h>
@@ -20,7 +22,7 @@ namespace tpmg
     struct LaplaceDiagonalCells
     {
       static constexpr int n      = k + 1;
-      static constexpr int npairs = dim * (dim + 1) / 2;
+      static constexpr int npairs = dim * (dim + 1) / 2; ///< the gradient's channels; then the mass
       using Rule                  = problem_kernels::CellRule<dim, n, nq>;
       problem_kernels::LevelMesh mesh;
       Rule                       rule;
@@ -28,6 +30,8 @@ namespace tpmg
       double                    *diag   = nullptr; ///< interior rows only
       ExpressionProgram          coefficient;      ///< a(x) of −∇·(a ∇u), where has_coefficient
       bool                       has_coefficient = false;
+      ExpressionProgram          reaction; ///< c(x) of + c u, where has_reaction
+      bool                       has_reaction = false;
 
       /// The pair (a, b), a <= b, of index p.
       static TPMG_HD void pair(int p, int &a, int &b)
@@ -57,13 +61,12 @@ namespace tpmg
         double v[1 << dim][3];
         mesh.cell_vertices<dim>(c, v);
         double acc[Rule::nz * n * n] = {};
-        rule.template integrate_tests<npairs>(
-          [&](int qx, int qy, int qz, double(&g)[npairs]) {
+        rule.template integrate_tests<npairs + 1>(
+          [&](int qx, int qy, int qz, double(&g)[npairs + 1]) {
             double xi[3], x[3], inv[3][3];
             rule.point(qx, qy, qz, xi);
-            double wdet = rule.weight(qx, qy, qz) * problem_kernels::cell_map<dim>(mesh, c, v, xi, x, inv);
-            if (has_coefficient)
-              wdet *= coefficient(x[0], x[1], x[2]);
+            const double wdet = rule.weight(qx, qy, qz) * problem_kernels::cell_map<dim>(mesh, c, v, xi, x, inv);
+            const double a_w  = has_coefficient ? wdet * coefficient(x[0], x[1], x[2]) : wdet;
             for (int p = 0; p < npairs; ++p)
               {
                 int a, b;
@@ -71,10 +74,13 @@ namespace tpmg
                 g[p] = 0;
                 for (int r = 0; r < dim; ++r)
                   g[p] += inv[a][r] * inv[b][r];
-                g[p] *= (a == b ? 1.0 : 2.0) * wdet; // G_ab and G_ba
+                g[p] *= (a == b ? 1.0 : 2.0) * a_w; // G_ab and G_ba
               }
+            g[npairs] = has_reaction ? wdet * reaction(x[0], x[1], x[2]) : 0.0;
           },
           [&](int p, int d, int q, int i) {
+            if (p == npairs)
+              return d < dim ? rule.B(q, i) * rule.B(q, i) : 1.0;
             int a, b;
             pair(p, a, b);
             return factor(a, b, d, q, i);

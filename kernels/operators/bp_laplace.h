@@ -1,5 +1,6 @@
 // BP3 and BP5, the Laplacian v = Gᵀ (w|J| J⁻¹J⁻ᵀ) G u, in 3D: at the k+2 Gauss points after
-// the interpolation (BPOperatorKernel::interpolate_3d), or at the k+1 Gauss-Lobatto nodes (B = I).
+// the interpolation (BPOperatorKernel::interpolate_3d), or at the k+1 Gauss-Lobatto nodes (B = I);
+// with a reaction term also + Bᵀ (c w|J|) B u, added at the points of each z fiber.
 #pragma once
 
 #include <kernels/operators/bp_operator.h>
@@ -8,12 +9,11 @@ namespace tpmg
 {
   /// BP3 after the interpolation and the x derivative: d/dy, d/dz and the flux, Dᵀ along z, y,
   /// x, then Bᵀ along x, y, z and the scatter along z.
-  template <int dim, int k, typename Number, BakeOff kind, GeometryMode geo>
+  template <int dim, int k, typename Number, BakeOff kind, GeometryMode geo, bool reaction_term>
   template <int phase, class Array, class MapArray>
-  TPMG_HD TPMG_FORCEINLINE void
-  BPOperatorKernel<dim, k, Number, kind, geo>::gauss_laplace_3d(int a, int b, index_t cell, const index_t (&c0)[3],
-                                                                Array &X0, Array &X1, Array &X2, MapArray &Map,
-                                                                Registers &reg) const
+  TPMG_HD TPMG_FORCEINLINE void BPOperatorKernel<dim, k, Number, kind, geo, reaction_term>::gauss_laplace_3d(
+    int a, int b, index_t cell, const index_t (&c0)[3], Array &X0, Array &X1, Array &X2, MapArray &Map,
+    Registers &reg) const
   {
     Number un[n], u[nq], v[nq], w[nq];
     if constexpr (phase == 3)
@@ -25,6 +25,10 @@ namespace tpmg
         derivative(u, w);
         flux_z(factor_column(cell, reg.cc, a, b, Map), a, b, w, X2, X1, v);
         derivative_t(v, w);
+        // the values from X0 again (this fiber's, intact until the store below): holding u in
+        // registers across the flux made BP3 without a reaction 4-10% slower (H200, k = 2..7)
+        add_reaction(
+          cell, reg.cc, a, b, [&](int q) { return X0[fiber_index<2>(a, b, q)]; }, w);
         store<2>(X0, a, b, w);
       }
     else if constexpr (phase == 5)
@@ -62,12 +66,11 @@ namespace tpmg
   /// place: a thread reads and writes only its own x fiber), so each pair shares a phase: two
   /// independent fibers per thread and 4 barriers (7 phases measured up to 2.5% slower;
   /// docs/performance/bp_operators.md).
-  template <int dim, int k, typename Number, BakeOff kind, GeometryMode geo>
+  template <int dim, int k, typename Number, BakeOff kind, GeometryMode geo, bool reaction_term>
   template <int phase, class Array, class MapArray>
-  TPMG_HD TPMG_FORCEINLINE void
-  BPOperatorKernel<dim, k, Number, kind, geo>::gll_laplace_3d(int a, int b, index_t cell, const index_t (&c0)[3],
-                                                              Array &X0, Array &X1, Array &X2, MapArray &Map,
-                                                              Registers &reg) const
+  TPMG_HD TPMG_FORCEINLINE void BPOperatorKernel<dim, k, Number, kind, geo, reaction_term>::gll_laplace_3d(
+    int a, int b, index_t cell, const index_t (&c0)[3], Array &X0, Array &X1, Array &X2, MapArray &Map,
+    Registers &reg) const
   {
     Number u[nq], v[nq];
     if constexpr (phase == 0)
@@ -85,6 +88,9 @@ namespace tpmg
       {
         flux_z(factor_column(cell, reg.cc, a, b, Map), a, b, reg.a, X2, X1, v);
         derivative_t(v, reg.a);
+        // the nodal values stay in X0 until phase 3
+        add_reaction(
+          cell, reg.cc, a, b, [&](int q) { return X0[fiber_index<2>(a, b, q)]; }, reg.a);
       }
     else if constexpr (phase == 3)
       {

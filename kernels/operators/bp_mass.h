@@ -7,11 +7,12 @@
 
 namespace tpmg
 {
-  template <int dim, int k, typename Number, BakeOff kind, GeometryMode geo>
+  template <int dim, int k, typename Number, BakeOff kind, GeometryMode geo, bool reaction_term>
   template <int phase, class Array, class MapArray>
   TPMG_HD TPMG_FORCEINLINE void
-  BPOperatorKernel<dim, k, Number, kind, geo>::mass_3d(int a, int b, index_t cell, const index_t (&c0)[3], Array &X0,
-                                                       Array &X1, Array &X2, MapArray &Map, Registers &reg) const
+  BPOperatorKernel<dim, k, Number, kind, geo, reaction_term>::mass_3d(int a, int b, index_t cell,
+                                                                      const index_t (&c0)[3], Array &X0, Array &X1,
+                                                                      Array &X2, MapArray &Map, Registers &reg) const
   {
     Number un[n], v[nq];
     if constexpr (phase == 3)

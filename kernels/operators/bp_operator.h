@@ -71,9 +71,16 @@ namespace tpmg
   /// fibers, so that lanes with consecutive a touch consecutive nodes.
   /// 2D: one thread per x column of a cell, the y column in registers, x contractions
   /// point by point through shared memory.
-  template <int dim, int k, typename Number, BakeOff kind, GeometryMode geo = GeometryMode::stored>
+  ///
+  /// `reaction_term` (stored BP3/BP5): + Bᵀ (c w|J|) B u with c w|J| per point in `reaction`. A
+  /// variant of its own: the test and the loads inside the Laplacian's kernels made BP3 4-10%
+  /// slower without a reaction (H200, k = 2..7).
+  template <int dim, int k, typename Number, BakeOff kind, GeometryMode geo = GeometryMode::stored,
+            bool reaction_term = false>
   struct BPOperatorKernel
   {
+    static_assert(!reaction_term || (geo == GeometryMode::stored && kind != BakeOff::bp1),
+                  "the reaction term goes with the stored Laplacians");
     static_assert(dim == 2 || dim == 3, "dimension 2 or 3");
     static constexpr bool onthefly   = geo == GeometryMode::on_the_fly;
     static constexpr bool polynomial = geo == GeometryMode::polynomial;
@@ -109,9 +116,10 @@ namespace tpmg
 
     const Number *src;
     Number       *dst;
-    const Number *geometry; ///< stored: [cell][entry][point], point lexicographic over nq^dim;
-                            ///< polynomial: [cell][node of t][column], column lexicographic
-    const double *vertices; ///< on the fly: deformed vertices, lexicographic, 3 doubles each
+    const Number *geometry;           ///< stored: [cell][entry][point], point lexicographic over nq^dim;
+                                      ///< polynomial: [cell][node of t][column], column lexicographic
+    const double *vertices;           ///< on the fly: deformed vertices, lexicographic, 3 doubles each
+    const Number *reaction = nullptr; ///< reaction_term: c w|J| per point ([cell][point])
     index_t       cells[3];
     index_t       nodes[3];
     index_t       n_cells;
@@ -217,6 +225,22 @@ namespace tpmg
           }
       }
     };
+
+    /// out[q] += c w|J| u(q) at the points of the column (q0, q1, ·) (3D; 2D (q0, ·)): the reaction
+    /// term of −∇·(a ∇u) + c u, added where the test functions' Dᵀ meets their Bᵀ (stored factors).
+    template <class Values>
+    TPMG_HD TPMG_FORCEINLINE void add_reaction(index_t cell, const unsigned (&cc)[3], int q0, int q1, const Values &u,
+                                               Number (&out)[nq]) const
+    {
+      if constexpr (reaction_term)
+        {
+          constexpr int step = dim == 3 ? nq * nq : nq;
+          const Number *R    = reaction + grid.index(cell, cc) * index_t(points) + q0 + (dim == 3 ? nq * q1 : 0);
+          TPMG_UNROLL
+          for (int q = 0; q < nq; ++q)
+            out[q] += R[q * step] * u(q);
+        }
+    }
 
     /// Slot of component r of monomial m[a] (a = 1..7) among a cell's 21 in shared memory.
     static TPMG_HD TPMG_FORCEINLINE int map_index(int a, int r) { return 3 * (a - 1) + r; }

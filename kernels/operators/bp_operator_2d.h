@@ -7,10 +7,10 @@
 
 namespace tpmg
 {
-  template <int dim, int k, typename Number, BakeOff kind, GeometryMode geo>
+  template <int dim, int k, typename Number, BakeOff kind, GeometryMode geo, bool reaction_term>
   template <int phase, class Shared>
-  TPMG_HD void BPOperatorKernel<dim, k, Number, kind, geo>::run_2d(const KernelCtx &ctx, Shared &sh,
-                                                                   Registers &reg) const
+  TPMG_HD void BPOperatorKernel<dim, k, Number, kind, geo, reaction_term>::run_2d(const KernelCtx &ctx, Shared &sh,
+                                                                                  Registers &reg) const
   {
     auto Bs = sh.template array<Number>(off_B);
     auto Ds = sh.template array<Number>(off_D);
@@ -110,12 +110,11 @@ namespace tpmg
 
   /// Phases 2-4 of run_2d: the flux and Dᵀ along y (gradient), Dᵀ along x and Bᵀ along y, Bᵀ
   /// along x and the scatter.
-  template <int dim, int k, typename Number, BakeOff kind, GeometryMode geo>
+  template <int dim, int k, typename Number, BakeOff kind, GeometryMode geo, bool reaction_term>
   template <int phase, class Array>
-  TPMG_HD TPMG_FORCEINLINE void
-  BPOperatorKernel<dim, k, Number, kind, geo>::from_points_2d(int tx, index_t cell, const index_t (&c0)[3], Array &S1,
-                                                              Array &S2, Array &S3, Array &Bs, Array &Ds,
-                                                              Registers &reg) const
+  TPMG_HD TPMG_FORCEINLINE void BPOperatorKernel<dim, k, Number, kind, geo, reaction_term>::from_points_2d(
+    int tx, index_t cell, const index_t (&c0)[3], Array &S1, Array &S2, Array &S3, Array &Bs, Array &Ds,
+    Registers &reg) const
   {
     auto    B  = [&](int q, int i) -> Number { return Bs[q * sd + i]; };
     auto    D  = [&](int q, int j) -> Number { return Ds[q * sd + j]; };
@@ -149,6 +148,8 @@ namespace tpmg
                   s += C().D(j, qy) * g1[j];
                 a[qy] = s;
               }
+            add_reaction(
+              cell, reg.cc, tx, 0, [&](int qy) { return S2[at(tx, qy, 0)]; }, reg.a);
           }
       }
     else if constexpr (phase == 3)

@@ -479,6 +479,8 @@ namespace tpmg
       double           *b      = nullptr;
       ExpressionProgram coefficient; ///< a(x) of −∇·(a ∇u), where has_coefficient
       bool              has_coefficient = false;
+      ExpressionProgram reaction; ///< c(x) of + c u, where has_reaction
+      bool              has_reaction = false;
 
       TPMG_HD void operator()(index_t i) const
       {
@@ -502,18 +504,17 @@ namespace tpmg
               {
                 double v1[n], v2[n], v3[n];
                 rule.contract_y(qy, uB, uD, v1, v2, v3);
-                double r0[n] = {}, r1[n] = {}, r2[n] = {};
+                double r0[n] = {}, r1[n] = {}, r2[n] = {}, r3[n] = {};
                 TPMG_NO_UNROLL
                 for (int qx = 0; qx < nq; ++qx)
                   {
-                    double gr[3]; // reference gradient
-                    rule.contract_x(qx, v1, v2, v3, gr);
-                    double xi[3], x[3], inv[3][3];
+                    double       gr[3]; // reference gradient
+                    const double value = rule.contract_x(qx, v1, v2, v3, gr);
+                    double       xi[3], x[3], inv[3][3];
                     rule.point(qx, qy, qz, xi);
-                    double wdet = rule.weight(qx, qy, qz) * cell_map<dim>(mesh, c, v, xi, x, inv);
-                    if (has_coefficient)
-                      wdet *= coefficient(x[0], x[1], x[2]);
-                    // F = a w |J| J^{-1} J^{-T} ∇̂u
+                    const double wdet = rule.weight(qx, qy, qz) * cell_map<dim>(mesh, c, v, xi, x, inv);
+                    const double a_w  = has_coefficient ? wdet * coefficient(x[0], x[1], x[2]) : wdet;
+                    // F = a w |J| J^{-1} J^{-T} ∇̂u; m = c w |J| u
                     double gp[3] = {0, 0, 0};
                     for (int r = 0; r < dim; ++r)
                       for (int d = 0; d < dim; ++d)
@@ -521,18 +522,20 @@ namespace tpmg
                     double F[3] = {0, 0, 0};
                     for (int d = 0; d < dim; ++d)
                       for (int r = 0; r < dim; ++r)
-                        F[d] += wdet * inv[d][r] * gp[r];
+                        F[d] += a_w * inv[d][r] * gp[r];
+                    const double m = has_reaction ? wdet * reaction(x[0], x[1], x[2]) * value : 0.0;
                     for (int ix = 0; ix < n; ++ix)
                       {
                         r0[ix] += rule.D(qx, ix) * F[0];
                         r1[ix] += rule.B(qx, ix) * F[1];
                         r2[ix] += rule.B(qx, ix) * F[2];
+                        r3[ix] += rule.B(qx, ix) * m;
                       }
                   }
                 for (int iy = 0; iy < n; ++iy)
                   for (int ix = 0; ix < n; ++ix)
                     {
-                      accB[iy * n + ix] += rule.B(qy, iy) * r0[ix] + rule.D(qy, iy) * r1[ix];
+                      accB[iy * n + ix] += rule.B(qy, iy) * (r0[ix] + r3[ix]) + rule.D(qy, iy) * r1[ix];
                       accD[iy * n + ix] += rule.B(qy, iy) * r2[ix];
                     }
               }

@@ -8,7 +8,9 @@
 //   Ã⁻¹ = (Π_d a_d)⁻¹ (⊗_d Ŝ_d) (Σ_d Λ̂_d / a_d²)⁻¹ (⊗_d Ŝ_dᵀ),
 // with Ŝ_d, Λ̂_d read from a table of ratios (FittedRatioTable) at the patch's ratio index; with a
 // coefficient the surrogate is σ times that Laplacian (σ the patch's mean coefficient), its inverse
-// 1/σ times the above.
+// 1/σ times the above. A reaction term adds γ times the patch's mass matrix (γ its mean reaction
+// coefficient), which the scaled eigenvectors turn into the identity: the eigenvalue sums become
+// Σ_d Λ̂_d / a_d² + γ/σ.
 //
 // FittedPatchSolve adds Ã⁻¹ applied to the residual r to x on the interior nodes of the patches
 // of one colour (which do not overlap, so the additions need no atomics). Threads (ni, ni) per
@@ -37,7 +39,7 @@ namespace tpmg
     PatchColorGeometry geo;
     index_t            vertices[3];  ///< the level's vertices per direction (cells + 1; 1 beyond dim)
     const Number      *ratio_index;  ///< per vertex and direction: the row of the ratio table (an integer)
-    const Number      *left_width;   ///< per vertex dim + 1 numbers: a_d, then 1 / (σ Π_d a_d)
+    const Number      *left_width;   ///< per vertex dim + 2 numbers: a_d, then 1 / (σ Π_d a_d), γ / σ
     const Number      *eigenvectors; ///< table: per ratio Ŝ (ni × ni, row = node, column = mode)
     const Number      *eigenvalues;  ///< table: per ratio Λ̂ (ni)
     const Number      *r;            ///< residual (read on the patch interiors)
@@ -47,8 +49,8 @@ namespace tpmg
     static constexpr std::size_t off_l     = off_s + std::size_t(dim) * ni * ni;
     static constexpr std::size_t off_b1    = off_l + std::size_t(dim) * ni;
     static constexpr std::size_t off_b2    = off_b1 + nint;
-    static constexpr std::size_t off_w     = off_b2 + nint;   ///< 1/a_d², then 1/(σ Π a_d)
-    static constexpr std::size_t per_patch = off_w + dim + 1; ///< Numbers of shared memory per patch
+    static constexpr std::size_t off_w     = off_b2 + nint;   ///< 1/a_d², then 1/(σ Π a_d), γ/σ
+    static constexpr std::size_t per_patch = off_w + dim + 2; ///< Numbers of shared memory per patch
 
     LaunchShape shape() const
     {
@@ -89,10 +91,11 @@ namespace tpmg
             }
           if (t == 0)
             {
-              const Number *a = left_width + v * (dim + 1);
+              const Number *a = left_width + v * (dim + 2);
               for (int d = 0; d < dim; ++d)
                 W[d] = Number(1) / (a[d] * a[d]);
-              W[dim] = a[dim];
+              W[dim]     = a[dim];
+              W[dim + 1] = a[dim + 1];
             }
           for (int z = 0; z < nzi; ++z)
             B1[idx(tx, ty, z)] = r[first + geo.offset(tx + 1, ty + 1, z + (dim == 3))];
@@ -125,7 +128,7 @@ namespace tpmg
                 v += row[j] * line[j * stride];
               if constexpr (s == dim - 1)
                 {
-                  Number lambda = 0;
+                  Number lambda = W[dim + 1];
                   for (int d = 0; d < dim; ++d)
                     lambda += L[d * ni + i[d]] * W[d];
                   v /= lambda;

@@ -53,7 +53,14 @@ namespace tpmg
   RunResult                     PoissonSolver::solve() { return impl_->solve(); }
   RunResult                     PoissonSolver::solve(const ProblemFunctions &problem) { return impl_->solve(problem); }
   RunResult                     PoissonSolver::solve(const Vector<double> &b) { return impl_->solve(b); }
-  void PoissonSolver::update_coefficient(const std::string &coefficient) { impl_->update_coefficient(coefficient); }
+  void                          PoissonSolver::update_coefficient(const std::string &coefficient)
+  {
+    impl_->update_coefficients(&coefficient, nullptr);
+  }
+  void PoissonSolver::update_coefficients(const std::string &coefficient, const std::string &reaction)
+  {
+    impl_->update_coefficients(&coefficient, &reaction);
+  }
   const Vector<double>                   &PoissonSolver::solution() const { return impl_->solution(); }
   const std::shared_ptr<const BoxLayout> &PoissonSolver::layout() const { return impl_->layout(); }
   std::vector<double> PoissonSolver::values_at(const std::vector<std::array<double, 3>> &points) const

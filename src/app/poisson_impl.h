@@ -108,7 +108,7 @@ namespace tpmg
       mg.level_operator    = p.level_operator;
       mg.deformation       = p.deformation;
       mg.robin_coefficient = p.robin_coefficient;
-      mg.coefficient       = make_coefficient(p.coefficient, p.dim);
+      mg.coefficients      = p.coefficients();
       mg.geometry          = p.geometry;
       mg.patch_geometry    = p.patch_geometry;
       mg.fitted_smoothing  = p.fitted_smoothing;
@@ -142,6 +142,7 @@ namespace tpmg
         q.boundary_flux         = p.boundary_flux;
         q.robin_coefficient     = p.robin_coefficient;
         q.coefficient           = p.coefficient;
+        q.reaction_coefficient  = p.reaction;
         q.deformation           = to_string(p.deformation.type);
         q.deformation_amplitude = deformed ? p.deformation.amplitude : 0.0;
         q.relative_tolerance    = p.relative_tolerance;
@@ -180,9 +181,9 @@ namespace tpmg
         }
       else if (p.smoother != SmootherType::vertex_patch)
         res.kernel_optimization = to_string(p.patch.optimization);
-      else if (mg.coefficient)
-        res.warnings.push_back("Patch geometry = cartesian: the patch problems do not see the coefficient (fitted "
-                               "patches scale them by each patch's mean a)");
+      else if (mg.coefficients.any())
+        res.warnings.push_back("Patch geometry = cartesian: the patch problems do not see the coefficients (fitted "
+                               "patches take each patch's mean a and c)");
       // (a Cartesian vertex-patch smoother's kernels: what it resolved, after its setup)
       res.level_operator = to_string(p.level_operator);
       if (p.level_operator != LevelOperatorType::cartesian && p.geometry == GeometryMode::on_the_fly)
@@ -425,15 +426,19 @@ namespace tpmg
         set_up(start);
       }
 
-      /// What depends on the operator, made again for a new coefficient; the hierarchy, its
-      /// layouts and the vectors' memory stay.
-      void update_coefficient(const std::string &coefficient) override
+      /// What depends on the operator, made again for new coefficients (null: the one set up
+      /// stays); the hierarchy, its layouts and the vectors' memory stay.
+      void update_coefficients(const std::string *a, const std::string *c) override
       {
         SolverParameters p = p_;
-        p.coefficient      = coefficient;
-        p.level_operator   = requested_operator_; // (cartesian again where a becomes 1)
-        if (const std::string problem = coefficient_problem(p); !problem.empty())
-          throw std::invalid_argument("PoissonSolver::update_coefficient: " + problem);
+        if (a)
+          p.coefficient = *a;
+        if (c)
+          p.reaction = *c;
+        p.level_operator = requested_operator_; // (cartesian again where a becomes 1 and c 0)
+        for (const std::string &problem : {coefficient_problem(p), reaction_problem(p)})
+          if (!problem.empty())
+            throw std::invalid_argument("PoissonSolver::update_coefficient: " + problem);
         p.level_operator = p.level_operator_in_use();
         p_               = p;
         precond_.reset(); // (the old operators' memory first)
@@ -488,7 +493,7 @@ namespace tpmg
         const CartesianLevel &fine = fine_layout_->level();
         A_ = make_level_operator<dim, k, double>(fine, backend_, p_.level_operator, p_.deformation, p_.geometry,
                                                  make_robin_faces<double>(fine, p_.robin_coefficient, backend_),
-                                                 mg.coefficient);
+                                                 mg.coefficients);
         if (fine_layout_->distributed())
           A_ = std::make_unique<DistributedOperator<double>>(std::move(A_), fine_layout_);
         x_.reinit(fine_layout_->size(), backend_);
@@ -534,6 +539,7 @@ namespace tpmg
           throw std::invalid_argument("PoissonSolver::solve: the paper_code conventions solve their own problem");
         problem_             = problem;
         problem_.coefficient = make_coefficient(p_.coefficient, dim); // the operator's, as set up
+        problem_.reaction    = make_reaction(p_.reaction, dim);
         problem_from_api_    = true;
         RunResult res        = base_;
         assemble_problem(res);

@@ -107,12 +107,17 @@ namespace tpmg
           faces += " " + BoundaryConditions::face_name(int(f)) + " " + r.problem.boundary_types[f];
         faces += ", flux h = " + r.problem.boundary_flux + ", Robin alpha = " + r.problem.robin_coefficient;
       }
-    const bool coefficient = r.problem.coefficient != "1";
+    const bool        coefficient = r.problem.coefficient != "1", reaction = r.problem.reaction_coefficient != "0";
+    const std::string equation = coefficient || reaction
+                                   ? std::string(coefficient ? "-div(a grad u)" : "-Laplace(u)") +
+                                       (reaction ? " + c u" : "") + " = f" +
+                                       (coefficient ? ", a = " + r.problem.coefficient : std::string()) +
+                                       (reaction ? ", c = " + r.problem.reaction_coefficient : std::string()) + ", "
+                                   : std::string();
     if (r.problem.rhs == "function" || r.problem.boundary_values != "0" || !r.problem.exact_solution.empty() ||
-        !faces.empty() || coefficient)
-      out << "problem: " << (coefficient ? "-div(a grad u) = f, a = " + r.problem.coefficient + ", " : std::string())
-          << "f = " << (r.problem.rhs == "function" ? r.problem.rhs_function : r.problem.rhs) << ", boundary values "
-          << r.problem.boundary_values << faces
+        !faces.empty() || coefficient || reaction)
+      out << "problem: " << equation << "f = " << (r.problem.rhs == "function" ? r.problem.rhs_function : r.problem.rhs)
+          << ", boundary values " << r.problem.boundary_values << faces
           << (r.problem.exact_solution.empty() ? "" : ", exact solution " + r.problem.exact_solution) << "\n";
     if (r.singular)
       out << std::scientific << std::setprecision(2) << "singular (no Dirichlet face): f + h integrate to "
@@ -182,6 +187,7 @@ namespace tpmg
            json_string(q.boundary_values) + ", \"boundary_types\": " + string_list(q.boundary_types) +
            ", \"boundary_flux\": " + json_string(q.boundary_flux) + ", \"robin_coefficient\": " +
            json_string(q.robin_coefficient) + ", \"coefficient\": " + json_string(q.coefficient) +
+           ", \"reaction_coefficient\": " + json_string(q.reaction_coefficient) +
            ", \"exact_solution\": " + (q.exact_solution.empty() ? std::string("null") : json_string(q.exact_solution)) +
            ", \"deformation\": " + json_string(q.deformation) +
            ", \"deformation_amplitude\": " + json_number(q.deformation_amplitude) +

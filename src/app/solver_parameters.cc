@@ -127,6 +127,7 @@ namespace tpmg
                          {"Problem/Boundary flux", p.boundary_flux},
                          {"Problem/Robin coefficient", p.robin_coefficient},
                          {"Problem/Coefficient", p.coefficient},
+                         {"Problem/Reaction coefficient", p.reaction},
                          {"Problem/Exact solution", p.exact_solution}};
       for (const auto &e : expressions)
         if (!e.text.empty() || std::string(e.path) != "Problem/Exact solution")
@@ -228,13 +229,15 @@ namespace tpmg
           });
     }
 
-    /// The coefficient a of −∇·(a ∇u): > 0 and finite at 9 points per direction of the closed box
-    /// (the deformations keep the box), and what this version solves with it: Dirichlet faces,
-    /// f given (the manufactured f is −Δu's), stored factors of the bp3/bp5 operators.
+    /// The coefficients a > 0 and c >= 0 of −∇·(a ∇u) + c u, finite at 9 points per direction of
+    /// the closed box, and what this version solves with them: Dirichlet faces, f given (the
+    /// manufactured f is −Δu's), stored factors of the bp3/bp5 operators.
     void check_coefficient(const ParameterHandler &prm, const SolverParameters &p)
     {
       if (const std::string problem = coefficient_problem(p); !problem.empty())
         throw ParameterError(prm.where("Problem/Coefficient") + ": " + problem);
+      if (const std::string problem = reaction_problem(p); !problem.empty())
+        throw ParameterError(prm.where("Problem/Reaction coefficient") + ": " + problem);
     }
 
     /// The checks of the mesh that need its levels: sizes, the coarse solve, the deformation
@@ -290,38 +293,60 @@ namespace tpmg
     }
   } // namespace
 
+  namespace
+  {
+    /// What keeps the solver from taking the operator coefficient `text` (named `name` in the
+    /// messages): a sample at 9 points per direction of the closed box (the deformations keep the
+    /// box) that is not finite or not > 0 (>= 0 where `zero_allowed`); then, where `given`, the
+    /// problems this version solves only without it.
+    std::string operator_coefficient_problem(const SolverParameters &p, const std::string &text,
+                                             const std::string &name, bool zero_allowed, bool given)
+    {
+      const Expression a(text, p.dim);
+      constexpr int    n     = 9;
+      const int        count = p.dim == 3 ? n * n * n : n * n;
+      for (int i = 0; i < count; ++i)
+        {
+          double x[3] = {0, 0, 0};
+          for (int d = 0, r = i; d < p.dim; ++d, r /= n)
+            x[d] = p.box_lower[std::size_t(d)] +
+                   (p.box_upper[std::size_t(d)] - p.box_lower[std::size_t(d)]) * (r % n) / (n - 1);
+          const double v = a(x[0], x[1], x[2]);
+          if (!(zero_allowed ? v >= 0 : v > 0) || !std::isfinite(v))
+            return "the " + name + " '" + printable(text) + "' is " + std::to_string(v) + " at (" +
+                   std::to_string(x[0]) + ", " + std::to_string(x[1]) +
+                   (p.dim == 3 ? ", " + std::to_string(x[2]) : std::string()) + "); it must be finite and " +
+                   (zero_allowed ? ">= 0" : "> 0") + " everywhere in the box";
+        }
+      if (!given)
+        return "";
+      if (p.rhs == RightHandSide::manufactured)
+        return "the manufactured problem is -Laplace(u) = f; with a " + name +
+               " give f with 'Right-hand side = function' (or one)";
+      if (p.conventions == Conventions::paper_code)
+        return "the paper_code conventions solve the authors' problem (-Laplace(u) = f); use Conventions = standard";
+      if (!p.boundary.all_dirichlet(p.dim))
+        return "a " + name +
+               " needs Dirichlet faces only in this version (Neumann and Robin faces are implemented for the "
+               "cartesian level operator, which has no coefficients)";
+      if (p.geometry != GeometryMode::stored)
+        return "a " + name +
+               " needs Multigrid/Geometric factors = stored (its values at the quadrature points "
+               "beside their factors)";
+      return "";
+    }
+  } // namespace
+
   std::string coefficient_problem(const SolverParameters &p)
   {
-    const Expression a(p.coefficient, p.dim);
-    constexpr int    n     = 9;
-    const int        count = p.dim == 3 ? n * n * n : n * n;
-    for (int i = 0; i < count; ++i)
-      {
-        double x[3] = {0, 0, 0};
-        for (int d = 0, r = i; d < p.dim; ++d, r /= n)
-          x[d] = p.box_lower[std::size_t(d)] +
-                 (p.box_upper[std::size_t(d)] - p.box_lower[std::size_t(d)]) * (r % n) / (n - 1);
-        const double v = a(x[0], x[1], x[2]);
-        if (!(v > 0) || !std::isfinite(v))
-          return "the coefficient '" + printable(p.coefficient) + "' is " + std::to_string(v) + " at (" +
-                 std::to_string(x[0]) + ", " + std::to_string(x[1]) +
-                 (p.dim == 3 ? ", " + std::to_string(x[2]) : std::string()) +
-                 "); it must be finite and > 0 everywhere in the box";
-      }
-    if (!make_coefficient(p.coefficient, p.dim))
-      return "";
-    if (p.rhs == RightHandSide::manufactured)
-      return "the manufactured problem is -Laplace(u) = f with a = 1; with a coefficient give f with 'Right-hand "
-             "side = function' (or one)";
-    if (p.conventions == Conventions::paper_code)
-      return "the paper_code conventions solve the authors' problem (a = 1); use Conventions = standard";
-    if (!p.boundary.all_dirichlet(p.dim))
-      return "a coefficient needs Dirichlet faces only in this version (Neumann and Robin faces are implemented "
-             "for the cartesian level operator, which has no coefficient)";
-    if (p.geometry != GeometryMode::stored)
-      return "a coefficient needs Multigrid/Geometric factors = stored (a at the quadrature points times their "
-             "factors)";
-    return "";
+    return operator_coefficient_problem(p, p.coefficient, "coefficient", false,
+                                        make_coefficient(p.coefficient, p.dim).has_value());
+  }
+
+  std::string reaction_problem(const SolverParameters &p)
+  {
+    return operator_coefficient_problem(p, p.reaction, "reaction coefficient", true,
+                                        make_reaction(p.reaction, p.dim).has_value());
   }
 
   namespace
@@ -507,6 +532,10 @@ namespace tpmg
         b.push_back(text("Problem/Coefficient", TPMG_FIELD(coefficient),
                          "a(x, y, z) > 0 of -div(a grad u) = f (expression; 1: the Laplacian); with a coefficient "
                          "the level operator is bp3 (or bp5) and the smoother's patches fitted"));
+        b.push_back(text("Problem/Reaction coefficient", TPMG_FIELD(reaction),
+                         "c(x, y, z) >= 0 of -div(a grad u) + c u = f (expression; 0: none), e.g. 1/dt of an "
+                         "implicit time step; as with a coefficient, the level operator is bp3 (or bp5) and "
+                         "the smoother's patches fitted"));
         b.push_back(text("Problem/Exact solution", TPMG_FIELD(exact_solution),
                          "u(x, y, z) to report the L2 and H1 errors against (expression; empty: none)"));
         // Solver

@@ -173,6 +173,14 @@ namespace tpmg
     return a;
   }
 
+  Coefficient make_reaction(const std::string &text, int dim)
+  {
+    Expression c(text, dim);
+    if (c.is_zero())
+      return std::nullopt;
+    return c;
+  }
+
   std::vector<double> geometric_factors(const CartesianLevel &level, const DeformationSettings &s,
                                         const Quadrature1D &q, GeometricFactorKind kind, const Coefficient &coefficient)
   {

@@ -22,8 +22,8 @@ namespace tpmg
     template <int dim, int k>
     void add_face_integrals(const CartesianLevel &, const Expression &, Vector<double> &);
     template <int dim, int k>
-    void subtract_lifting(const CartesianLevel &, const Vector<double> &, LevelOperatorType,
-                          const std::optional<Expression> &, const Vector<double> &, Vector<double> &);
+    void subtract_lifting(const CartesianLevel &, const Vector<double> &, LevelOperatorType, const Coefficients &,
+                          const Vector<double> &, Vector<double> &);
     template <int dim, int k>
     ErrorNorms function_errors(const CartesianLevel &, const Vector<double> &, const Expression &,
                                const Vector<double> &);
@@ -108,7 +108,8 @@ namespace tpmg
         {
           Vector<double> g_h;
           interpolate_boundary_values(level, deformation, problem.boundary_values, backend, g_h);
-          internal::subtract_lifting<dim, k>(level, vertices, level_operator, problem.coefficient, g_h, b64);
+          internal::subtract_lifting<dim, k>(level, vertices, level_operator,
+                                             Coefficients(problem.coefficient, problem.reaction), g_h, b64);
           if ((level.robin_faces & ~level.dirichlet_faces) != 0) // α ∫_F g_h φ_i on the Robin faces' edges
             {
               check_dimension(level, problem.robin_coefficient, "the Robin coefficient");

@@ -81,16 +81,21 @@ namespace tpmg
     /// b -= a(g_h, φ_i) (interior nodes) with the quadrature of the level operator.
     template <int dim, int k>
     void subtract_lifting(const CartesianLevel &level, const Vector<double> &vertices, LevelOperatorType op,
-                          const std::optional<Expression> &coefficient, const Vector<double> &g_h, Vector<double> &b)
+                          const Coefficients &coefficients, const Vector<double> &g_h, Vector<double> &b)
     {
       auto run = [&](auto kern) {
         kern.mesh = problem_kernels::level_mesh(level, vertices.size() > 0 ? vertices.data() : nullptr);
         kern.g    = g_h.data();
         kern.b    = b.data();
-        if (coefficient)
+        if (coefficients.diffusion)
           {
-            kern.coefficient     = coefficient->program();
+            kern.coefficient     = coefficients.diffusion->program();
             kern.has_coefficient = true;
+          }
+        if (coefficients.reaction)
+          {
+            kern.reaction     = coefficients.reaction->program();
+            kern.has_reaction = true;
           }
         for (int colour = 0; colour < (1 << dim); ++colour)
           {

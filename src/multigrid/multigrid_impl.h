@@ -32,7 +32,7 @@ namespace tpmg
   std::unique_ptr<LinearOperator<Number>>
   make_level_operator(const CartesianLevel &level, Backend backend, LevelOperatorType type,
                       const DeformationSettings &deformation, GeometryMode geometry,
-                      std::shared_ptr<const RobinFaces<Number>> robin, const Coefficient &coefficient)
+                      std::shared_ptr<const RobinFaces<Number>> robin, const Coefficients &coefficients)
   {
     if (type != LevelOperatorType::cartesian && (level.robin_faces & ~level.dirichlet_faces) != 0)
       throw std::invalid_argument("Robin faces are implemented for the cartesian level operator");
@@ -41,18 +41,18 @@ namespace tpmg
         case LevelOperatorType::cartesian:
           if (deformation.type != Deformation::none)
             throw std::invalid_argument("the cartesian level operator needs an undeformed mesh; use bp3 or bp5");
-          if (coefficient)
+          if (coefficients.any())
             throw std::invalid_argument("the cartesian level operator has no coefficient (its Kronecker form has "
                                         "one constant per direction); use bp3 or bp5");
           return std::make_unique<CartesianLaplaceOperator<dim, k, Number>>(level, backend, std::move(robin));
         case LevelOperatorType::bp3:
           return std::make_unique<BPOperator<dim, k, Number>>(level, backend, BakeOff::bp3, deformation, true, geometry,
-                                                              coefficient);
+                                                              coefficients);
         case LevelOperatorType::bp5:
           break;
       }
     return std::make_unique<BPOperator<dim, k, Number>>(level, backend, BakeOff::bp5, deformation, true, geometry,
-                                                        coefficient);
+                                                        coefficients);
   }
 
   namespace internal
@@ -160,7 +160,7 @@ namespace tpmg
     public:
       FittedSchwarzAdapter(const CartesianLevel &level, Backend b, const MultigridSettings &s,
                            const LinearOperator<Number> *op, const BoxLayout *layout)
-        : solver_(level, b, s.deformation, s.level_operator == LevelOperatorType::bp5, s.coefficient), op_(op),
+        : solver_(level, b, s.deformation, s.level_operator == LevelOperatorType::bp5, s.coefficients), op_(op),
           symmetric_(s.symmetric), layout_(layout), smoothing_(s.fitted_smoothing)
       {
         if (smoothing_ == FittedSmoothing::chebyshev_additive)
@@ -309,7 +309,7 @@ namespace tpmg
             L->robin = make_robin_faces<Number>(L->mesh, settings.robin_coefficient, backend);
             auto raw =
               make_level_operator<dim, k, Number>(L->mesh, backend, settings.level_operator, settings.deformation,
-                                                  settings.geometry, L->robin, settings.coefficient);
+                                                  settings.geometry, L->robin, settings.coefficients);
             L->local_op = raw.get();
             if (L->layout->distributed())
               L->op = std::make_unique<DistributedOperator<Number>>(std::move(raw), L->layout);
@@ -392,9 +392,9 @@ namespace tpmg
                                               : settings.level_operator;
             const auto              robin = make_robin_faces<double>(dense, settings.robin_coefficient, Backend::cpu);
             auto op = by_degree ? make_level_operator<dim, 1, double>(dense, Backend::cpu, type, settings.deformation,
-                                                                      settings.geometry, robin, settings.coefficient)
+                                                                      settings.geometry, robin, settings.coefficients)
                                 : make_level_operator<dim, k, double>(dense, Backend::cpu, type, settings.deformation,
-                                                                      settings.geometry, robin, settings.coefficient);
+                                                                      settings.geometry, robin, settings.coefficients);
             const index_t                  nodes[3] = {dense.nodes(0), dense.nodes(1), dense.nodes(2)};
             const DenseCoarseSolve<double> map      = DenseCoarseSolve<double>::on(nodes, dim, dense.dirichlet_faces);
             Eigen::MatrixXd                A(coarse_n_, coarse_n_);
@@ -716,7 +716,7 @@ namespace tpmg
       for (int d = 0; d < level.dim; ++d)
         vertices *= std::size_t(level.cells[d] + 1);
       std::size_t b = (std::size_t(FittedRatioTable::n) * std::size_t(ni) * std::size_t(ni + 1) +
-                       std::size_t(2 * level.dim + 1) * vertices) * // ratio rows; widths and scale
+                       std::size_t(2 * level.dim + 2) * vertices) * // ratio rows; widths, scale, reaction
                       number_bytes;
       const std::size_t v = std::size_t(level.n_dofs()) * number_bytes;
       // Chebyshev: A x, the update, the preconditioned residual; multiplicative: the residual
@@ -749,7 +749,8 @@ namespace tpmg
           continue;
         b += internal::level_vector_bytes(L.size(), l == f, settings, sizeof(Number));
         b += internal::fitted_smoother_bytes(L.level(), settings, sizeof(Number));
-        b += level_operator_memory_bytes(L.level(), settings.level_operator, settings.geometry, sizeof(Number));
+        b += level_operator_memory_bytes(L.level(), settings.level_operator, settings.geometry, sizeof(Number),
+                                         settings.coefficients.reaction.has_value());
         if (l < f && !L.distributed() && layouts.level(l + 1)->distributed())
           b += std::size_t(levels[l + 1].n_dofs()) * sizeof(Number); // the whole finer level on rank 0
       }

@@ -16,15 +16,20 @@ namespace tpmg
   {
     template <int dim, int k, int nq>
     void bp_laplace_diagonal(const CartesianLevel &level, const Vector<double> &vertices, bool lobatto,
-                             const Coefficient &coefficient, Vector<double> &diag)
+                             const Coefficients &coefficients, Vector<double> &diag)
     {
       operator_kernels::LaplaceDiagonalCells<dim, k, nq> kern;
       kern.mesh = problem_kernels::level_mesh(level, vertices.size() > 0 ? vertices.data() : nullptr);
       kern.rule = cell_rule<dim, k, nq>(lobatto);
-      if (coefficient)
+      if (coefficients.diffusion)
         {
-          kern.coefficient     = coefficient->program();
+          kern.coefficient     = coefficients.diffusion->program();
           kern.has_coefficient = true;
+        }
+      if (coefficients.reaction)
+        {
+          kern.reaction     = coefficients.reaction->program();
+          kern.has_reaction = true;
         }
       kern.diag = diag.data();
       for (int colour = 0; colour < (1 << dim); ++colour)

@@ -32,13 +32,13 @@ namespace tpmg
   template <int dim, int k, typename Number>
   BPOperator<dim, k, Number>::BPOperator(const CartesianLevel &level, Backend backend, BakeOff bp,
                                          const DeformationSettings &deformation, bool constrained, GeometryMode mode,
-                                         const Coefficient &coefficient)
+                                         const Coefficients &coefficients)
     : level_(level), backend_(backend), bp_(bp), constrained_(constrained), mode_(mode), deformation_(deformation),
-      coefficient_(coefficient)
+      coefficients_(coefficients)
   {
     if (level.dim != dim || level.degree != k)
       throw std::invalid_argument("BPOperator: level does not match dim/degree");
-    if (coefficient && (bp == BakeOff::bp1 || mode != GeometryMode::stored))
+    if (coefficients.any() && (bp == BakeOff::bp1 || mode != GeometryMode::stored))
       throw std::invalid_argument("BPOperator: a coefficient goes with the BP3/BP5 Laplacians and stored geometric "
                                   "factors (a at the quadrature points times each point's factors)");
     const Quadrature1D q = bp == BakeOff::bp5 ? gauss_lobatto_quadrature(k + 1) : gauss_quadrature(k + 2);
@@ -89,10 +89,14 @@ namespace tpmg
       }
     else if (mode == GeometryMode::stored)
       {
-        const std::vector<double> g = geometric_factors(level, deformation, q, kind, coefficient);
-        std::vector<Number>       gn(g.begin(), g.end());
-        geometry_.reinit(index_t(gn.size()), backend, false);
-        geometry_.from_host(gn);
+        auto upload = [&](Vector<Number> &v, const std::vector<double> &g) {
+          std::vector<Number> gn(g.begin(), g.end());
+          v.reinit(index_t(gn.size()), backend, false);
+          v.from_host(gn);
+        };
+        upload(geometry_, geometric_factors(level, deformation, q, kind, coefficients.diffusion));
+        if (coefficients.reaction) // c w|J|: the mass factors weighted by c
+          upload(reaction_, geometric_factors(level, deformation, q, GeometricFactorKind::mass, coefficients.reaction));
       }
     else
       {
@@ -111,16 +115,17 @@ namespace tpmg
 
   namespace internal
   {
-    template <int dim, int k, typename Number, BakeOff kind, GeometryMode geo>
+    template <int dim, int k, typename Number, BakeOff kind, GeometryMode geo, bool reaction_term = false>
     void launch_bp(Backend backend, const CartesianLevel &lev, bool constrained, const Number *geometry,
-                   const double *vertices, const Quadrature1D &q, const std::vector<double> &B,
+                   const double *vertices, const Number *reaction, const Quadrature1D &q, const std::vector<double> &B,
                    const std::vector<double> &D, Number *dst, const Number *src)
     {
-      using Kernel = BPOperatorKernel<dim, k, Number, kind, geo>;
+      using Kernel = BPOperatorKernel<dim, k, Number, kind, geo, reaction_term>;
       Kernel kern;
       kern.src      = src;
       kern.dst      = dst;
       kern.geometry = geometry;
+      kern.reaction = reaction;
       kern.vertices = vertices;
       for (std::size_t i = 0; i < q.size(); ++i)
         {
@@ -148,8 +153,17 @@ namespace tpmg
   void BPOperator<dim, k, Number>::apply(Number *dst, const Number *src) const
   {
     auto go = [&](auto kind_c, auto geo_c) {
-      internal::launch_bp<dim, k, Number, decltype(kind_c)::value, decltype(geo_c)::value>(
-        backend_, level_, constrained_, geometry_.data(), vertices_.data(), q_, B_, D_, dst, src);
+      constexpr BakeOff      kind = decltype(kind_c)::value;
+      constexpr GeometryMode geo  = decltype(geo_c)::value;
+      if constexpr (kind != BakeOff::bp1 && geo == GeometryMode::stored)
+        if (reaction_.size() > 0)
+          {
+            internal::launch_bp<dim, k, Number, kind, geo, true>(backend_, level_, constrained_, geometry_.data(),
+                                                                 nullptr, reaction_.data(), q_, B_, D_, dst, src);
+            return;
+          }
+      internal::launch_bp<dim, k, Number, kind, geo>(backend_, level_, constrained_, geometry_.data(), vertices_.data(),
+                                                     nullptr, q_, B_, D_, dst, src);
     };
     using Mass     = std::integral_constant<BakeOff, BakeOff::bp1>;
     using Gauss    = std::integral_constant<BakeOff, BakeOff::bp3>;
@@ -180,7 +194,7 @@ namespace tpmg
     /// The BP3 (Gauss, k+2 points) or BP5 (Gauss–Lobatto, k+1) Laplacian's diagonal in double.
     template <int dim, int k, int nq>
     void bp_laplace_diagonal(const CartesianLevel &level, const Vector<double> &vertices, bool lobatto,
-                             const Coefficient &coefficient, Vector<double> &diag);
+                             const Coefficients &coefficients, Vector<double> &diag);
   } // namespace internal
 
   template <int dim, int k, typename Number>
@@ -197,9 +211,9 @@ namespace tpmg
       }
     Vector<double> diag(level_.n_dofs(), backend_);
     if (bp_ == BakeOff::bp5)
-      internal::bp_laplace_diagonal<dim, k, k + 1>(level_, vertices, true, coefficient_, diag);
+      internal::bp_laplace_diagonal<dim, k, k + 1>(level_, vertices, true, coefficients_, diag);
     else
-      internal::bp_laplace_diagonal<dim, k, k + 2>(level_, vertices, false, coefficient_, diag);
+      internal::bp_laplace_diagonal<dim, k, k + 2>(level_, vertices, false, coefficients_, diag);
     d.reinit(level_.n_dofs(), backend_, false);
     convert(diag, d);
     return true;

@@ -15,7 +15,7 @@ namespace tpmg
   template <int dim, int k, typename Number>
   FittedPatchSolver<dim, k, Number>::FittedPatchSolver(const CartesianLevel &level, Backend backend,
                                                        const DeformationSettings &deformation, bool lumped_mass,
-                                                       const Coefficient &coefficient)
+                                                       const Coefficients &coefficients)
     : level_(level), backend_(backend)
   {
     const FittedRatioTable table  = fitted_ratio_table(k, lumped_mass);
@@ -26,18 +26,20 @@ namespace tpmg
     };
     upload(eigenvectors_, table.eigenvectors);
     upload(eigenvalues_, table.eigenvalues);
-    const std::vector<FittedPatchWidths> w = fitted_patch_widths(level, deformation, coefficient);
-    std::vector<double>                  rows(w.size() * dim), widths(w.size() * (dim + 1));
+    const std::vector<FittedPatchWidths> w          = fitted_patch_widths(level, deformation, coefficients);
+    constexpr std::size_t                per_vertex = dim + 2;
+    std::vector<double>                  rows(w.size() * dim), widths(w.size() * per_vertex);
     for (std::size_t v = 0; v < w.size(); ++v)
       {
         double product = w[v].scale;
         for (int d = 0; d < dim; ++d)
           {
-            rows[v * dim + d]         = w[v].row[d]; // exact in float (< 2^24)
-            widths[v * (dim + 1) + d] = w[v].a[d];
+            rows[v * dim + d]          = w[v].row[d]; // exact in float (< 2^24)
+            widths[v * per_vertex + d] = w[v].a[d];
             product *= w[v].a[d];
           }
-        widths[v * (dim + 1) + dim] = 1.0 / product;
+        widths[v * per_vertex + dim]     = 1.0 / product;
+        widths[v * per_vertex + dim + 1] = w[v].reaction / w[v].scale;
       }
     upload(ratio_index_, rows);
     upload(left_width_, widths);

@@ -124,13 +124,15 @@ namespace tpmg
   }
 
   std::vector<FittedPatchWidths> fitted_patch_widths(const CartesianLevel &level, const DeformationSettings &s,
-                                                     const Coefficient &coefficient)
+                                                     const Coefficients &coefficients)
   {
-    const int                      dim   = level.dim;
-    const std::vector<double>      h     = fitted_cell_widths(level, s);
-    const std::vector<double>      mean  = cell_coefficient_means(level, s, coefficient);
-    const index_t                  nc[3] = {level.cells[0], level.cells[1], dim == 3 ? level.cells[2] : 1};
-    const index_t                  nv[3] = {nc[0] + 1, nc[1] + 1, dim == 3 ? nc[2] + 1 : 1};
+    const int                 dim   = level.dim;
+    const std::vector<double> h     = fitted_cell_widths(level, s);
+    const std::vector<double> mean  = cell_coefficient_means(level, s, coefficients.diffusion);
+    const std::vector<double> react = coefficients.reaction ? cell_coefficient_means(level, s, coefficients.reaction)
+                                                            : std::vector<double>(mean.size(), 0.0);
+    const index_t             nc[3] = {level.cells[0], level.cells[1], dim == 3 ? level.cells[2] : 1};
+    const index_t             nv[3] = {nc[0] + 1, nc[1] + 1, dim == 3 ? nc[2] + 1 : 1};
     std::vector<FittedPatchWidths> w(std::size_t(nv[0] * nv[1] * nv[2]));
 #pragma omp parallel for schedule(static)
     for (index_t vz = 0; vz < nv[2]; ++vz)
@@ -144,15 +146,18 @@ namespace tpmg
             if (!interior)
               continue;
             FittedPatchWidths &p     = w[std::size_t(vx + nv[0] * (vy + nv[1] * vz))];
-            double             scale = 0;
+            double             scale = 0, reaction = 0;
             for (int cell = 0; cell < (1 << dim); ++cell)
               {
                 index_t c[3] = {0, 0, 0};
                 for (int e = 0; e < dim; ++e)
                   c[e] = v[e] - 1 + ((cell >> e) & 1);
-                scale += mean[std::size_t(c[0] + nc[0] * (c[1] + nc[1] * c[2]))];
+                const std::size_t i = std::size_t(c[0] + nc[0] * (c[1] + nc[1] * c[2]));
+                scale += mean[i];
+                reaction += react[i];
               }
-            p.scale = scale / double(1 << dim);
+            p.scale    = scale / double(1 << dim);
+            p.reaction = reaction / double(1 << dim);
             for (int d = 0; d < dim; ++d)
               {
                 double side[2] = {0, 0};
@@ -177,7 +182,20 @@ namespace tpmg
     Matrix1D M[3], K[3];
     for (int d = 0; d < dim; ++d)
       two_cell_patch_matrices(k, lumped_mass, w.a[d], w.a[d] * FittedRatioTable::ratio(w.row[d]), M[d], K[d]);
-    return kronecker_interior_matrix(dim, 2 * k - 1, {&M[0], &M[1], &M[2]}, {&K[0], &K[1], &K[2]},
-                                     {w.scale, w.scale, w.scale});
+    std::vector<double> A = kronecker_interior_matrix(dim, 2 * k - 1, {&M[0], &M[1], &M[2]}, {&K[0], &K[1], &K[2]},
+                                                      {w.scale, w.scale, w.scale});
+    if (w.reaction != 0) // + reaction ⊗_d M_d on the interior nodes
+      {
+        const int ni = 2 * k - 1, n = dim == 3 ? ni * ni * ni : ni * ni;
+        for (int i = 0; i < n; ++i)
+          for (int j = 0; j < n; ++j)
+            {
+              double m = w.reaction;
+              for (int d = 0, si = i, sj = j; d < dim; ++d, si /= ni, sj /= ni)
+                m *= M[d](si % ni + 1, sj % ni + 1);
+              A[std::size_t(i) * n + j] += m;
+            }
+      }
+    return A;
   }
 } // namespace tpmg

@@ -930,9 +930,10 @@ TEST(Gpu, FittedPatchSolvesAndKershawSolveEqualCpu)
   EXPECT_EQ(r[1].backend, "cuda");
 }
 
-// A coefficient a(x): the bp3/bp5 operators and their diagonal (a evaluated in the diagonal
-// kernel), the fitted patch solves scaled by the patches' mean a, and whole solves with a smooth
-// and a layered coefficient (the lifting of g carries a) give the CPU's results.
+// A coefficient a(x) and a reaction term c(x) u: the bp3/bp5 operators (2D and 3D kernels) and
+// their diagonal (a and c evaluated in the diagonal kernel), the fitted patch solves scaled by the
+// patches' mean a and shifted by their mean c, and whole solves with a smooth and a layered
+// coefficient and with a reaction term (the lifting of g carries a and c) give the CPU's results.
 TEST(Gpu, CoefficientKernelsAndSolvesEqualCpu)
 {
   for (int dim : {2, 3})
@@ -947,8 +948,11 @@ TEST(Gpu, CoefficientKernelsAndSolvesEqualCpu)
               d.coarse_cells                = {6, 2, 2};
               const auto                lev = make_hierarchy(d, kk, dd == 3 && kk > 4 ? 0 : 1).back();
               const DeformationSettings def{Deformation::kershaw, 0.4};
-              const Coefficient         a    = make_coefficient("1 + 0.5*sin(3*x)*cos(2*y) + (x < 0.5 ? 9 : 0)", dd);
-              const std::string         what = std::to_string(dd) + "D k=" + std::to_string(kk);
+              const Coefficient         a0 = make_coefficient("1 + 0.5*sin(3*x)*cos(2*y) + (x < 0.5 ? 9 : 0)", dd);
+              // with a reaction term c u (its own per-point factors, the diagonal's mass channel,
+              // the surrogates' eigenvalue shift)
+              const Coefficients a(a0, make_reaction("50*(1 + cos(x + y))", dd));
+              const std::string  what = std::to_string(dd) + "D k=" + std::to_string(kk);
               for (BakeOff bp : {BakeOff::bp3, BakeOff::bp5})
                 {
                   compare_backends<double>(
@@ -977,7 +981,7 @@ TEST(Gpu, CoefficientKernelsAndSolvesEqualCpu)
             }
         });
       });
-  for (const char *a : {"1 + 0.5*sin(x)*cos(y)", "x < 1 ? 10 : 1"})
+  for (const char *a : {"1 + 0.5*sin(x)*cos(y)", "x < 1 ? 10 : 1", "1"})
     {
       SolverParameters p;
       p.dim                = 3;
@@ -990,6 +994,7 @@ TEST(Gpu, CoefficientKernelsAndSolvesEqualCpu)
       p.rhs_function       = "1 + x*y";
       p.boundary_values    = "x^2 - y*z";
       p.coefficient        = a;
+      p.reaction           = std::string(a) == "1" ? "100*(1 + x*x)" : "0"; // -Laplace(u) + c u
       p.relative_tolerance = 1e-10;
       p.verbose            = false;
       p.source             = "test";

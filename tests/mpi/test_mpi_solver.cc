@@ -189,6 +189,10 @@ int main(int argc, char **argv)
     {"2D k=3 coefficient bp5 chebyshev",
      with(d2, {"Polynomial degree=3", "Problem/Right-hand side=one", "Multigrid/Level operator=bp5",
                "Multigrid/Smoother=chebyshev_jacobi", "Problem/Coefficient=2 + sin(5*x*y)"})},
+    // a reaction term: its per-point factors, the lifting and the surrogates' shift on every rank
+    {"3D k=2 reaction",
+     with(d3, {"Polynomial degree=2", "Problem/Right-hand side=function", "Problem/Right-hand side function=1 + x*y",
+               "Problem/Boundary values=1+x*x-y*z", "Problem/Reaction coefficient=100*(1 + x*x)"})},
     {"2D k=2 every face robin, separate kernel",
      with(d2, {"Polynomial degree=2", "Multigrid/Smoother kernel=separate", "Problem/Right-hand side=one",
                "Problem/Boundary types=robin", "Problem/Robin coefficient=1 + x", "Problem/Boundary flux=x*y"})},
