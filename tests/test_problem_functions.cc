@@ -912,3 +912,118 @@ TEST(ProblemFunctions, CoefficientContrastKeepsTheIterationsNearTheLaplacians)
             }
         }
 }
+
+namespace
+{
+  /// The quarter annulus 1 <= r <= 2, 0 <= theta <= pi/2 as the image of the unit square, with
+  /// u = (r² - 1)(4 - r²) x y, zero on the whole boundary, and f = −Δu.
+  SolverParameters quarter_annulus(int k, int level, Mapping mapping)
+  {
+    SolverParameters p;
+    p.dim                  = 2;
+    p.degree               = k;
+    p.refinement_level     = level;
+    p.coarse_cells         = {1, 2, 1};
+    p.deformation.type     = Deformation::function;
+    p.deformation_function = "(1 + x)*cos(pi/2*y); (1 + x)*sin(pi/2*y)";
+    p.deformation.mapping  = mapping;
+    p.level_operator       = LevelOperatorType::bp3;
+    p.rhs                  = RightHandSide::function;
+    p.rhs_function         = "32*x^3*y + 32*x*y^3 - 60*x*y";
+    p.exact_solution       = "(x^2 + y^2 - 1)*(4 - x^2 - y^2)*x*y";
+    p.relative_tolerance   = 1e-12;
+    p.device               = DeviceChoice::cpu;
+    p.verbose              = false;
+    return p;
+  }
+} // namespace
+
+// A domain given by a map with curved boundaries: with exact cells the L2 error falls at the
+// rate k+1 (k = 2..4); straight cells through the mapped vertices (multilinear) only at the rate 2,
+// as the boundary condition sits on the polygon.
+TEST(ProblemFunctions, MappedQuarterAnnulusConvergesAtRateKPlusOne)
+{
+  for (int k : {2, 3, 4})
+    for (Mapping mapping : {Mapping::automatic, Mapping::multilinear})
+      {
+        double previous = 0;
+        for (int level = 2; level <= 3; ++level)
+          {
+            const RunResult r = solve(quarter_annulus(k, level, mapping));
+            ASSERT_TRUE(r.converged);
+            EXPECT_EQ(r.problem.mapping, mapping == Mapping::automatic ? "exact" : "multilinear");
+            if (level > 2)
+              {
+                const double rate = std::log2(previous / *r.l2_error);
+                if (mapping == Mapping::automatic)
+                  EXPECT_NEAR(rate, k + 1, 0.35) << "k=" << k;
+                else
+                  EXPECT_NEAR(rate, 2, 0.35) << "k=" << k << " multilinear";
+              }
+            previous = *r.l2_error;
+          }
+      }
+}
+
+// The built-in sine deformation given as a formula, in its multilinear form, is the same mesh: the
+// same iterations and errors to rounding (2D and 3D); an affine map's exact cells are its
+// multilinear ones, so the two mappings solve alike there.
+TEST(ProblemFunctions, MapsAsFormulasGiveTheBuiltInMeshes)
+{
+  for (int dim : {2, 3})
+    {
+      const std::string u       = dim == 3 ? "exp(x)*sin(2*y)*cos(z)" : "exp(x)*sin(2*y)";
+      SolverParameters  p       = user_problem(dim, dim == 3 ? 2 : 3, 2, u, coefficient_rhs(dim));
+      p.coefficient             = smooth_coefficient;
+      p.level_operator          = LevelOperatorType::bp3;
+      p.box_lower               = {0, 0, 0};
+      p.box_upper               = {1, 1, 1};
+      p.coarse_cells            = {2, 2, 2};
+      p.deformation             = {Deformation::sine, 0.1};
+      const RunResult   builtin = solve(p);
+      const std::string bump    = std::string("0.1*sin(pi*x)*sin(pi*y)") + (dim == 3 ? "*sin(pi*z)" : "");
+      p.deformation             = {};
+      p.deformation.type        = Deformation::function;
+      p.deformation.mapping     = Mapping::multilinear;
+      p.deformation_function    = "x + " + bump + "; y + " + bump + (dim == 3 ? "; z + " + bump : "");
+      const RunResult formula   = solve(p);
+      ASSERT_TRUE(builtin.converged && formula.converged);
+      EXPECT_EQ(formula.iterations, builtin.iterations) << dim << "D";
+      EXPECT_NEAR(*formula.l2_error, *builtin.l2_error, 1e-9 * *builtin.l2_error) << dim << "D";
+      // an affine map: exact and multilinear cells are the same
+      p.deformation_function =
+        dim == 3 ? "2*x + 0.5*y + 1; 0.3*x + 1.5*y; z - 0.2*x + 0.1*y" : "2*x + 0.5*y + 1; 0.3*x + 1.5*y";
+      p.rhs_function        = "0";
+      p.exact_solution      = dim == 3 ? "x*y - z + 2" : "x*y + 2";
+      p.boundary_values     = p.exact_solution;
+      p.coefficient         = "1";
+      p.rhs                 = RightHandSide::function;
+      const RunResult lin   = solve(p);
+      p.deformation.mapping = Mapping::exact;
+      const RunResult ex    = solve(p);
+      ASSERT_TRUE(lin.converged && ex.converged);
+      EXPECT_EQ(ex.iterations, lin.iterations) << dim << "D";
+      EXPECT_LT(*ex.l2_error, 1e-9) << dim << "D"; // (a harmonic polynomial of degree 2: exact)
+      EXPECT_LT(*lin.l2_error, 1e-9) << dim << "D";
+    }
+}
+
+// GMRES + float V-cycle to 1e-8 on the mapped quarter annulus within 1.5 times the iterations of
+// the box with the same operator and smoother (k = 3, levels 2..4).
+TEST(ProblemFunctions, MappedQuarterAnnulusIterationsStayNearTheBox)
+{
+  for (int level = 2; level <= 4; ++level)
+    {
+      SolverParameters annulus   = quarter_annulus(3, level, Mapping::automatic);
+      annulus.relative_tolerance = 1e-8;
+      SolverParameters box       = annulus;
+      box.deformation            = {};
+      box.deformation_function   = "";
+      box.patch_geometry         = PatchGeometry::fitted;
+      box.exact_solution         = "";
+      const RunResult a = solve(annulus), b = solve(box);
+      ASSERT_TRUE(a.converged && b.converged);
+      EXPECT_LE(a.iterations, 1.5 * b.iterations) << "level " << level;
+      std::printf("[mapped] k=3 level %d: box %d iterations, quarter annulus %d\n", level, b.iterations, a.iterations);
+    }
+}

@@ -44,13 +44,39 @@ namespace tpmg
   //            cells_y (and cells_z in 3D) so that all kinks lie on cell faces; then the
   //            multilinear cell maps reproduce the transformation exactly. Maps every boundary face
   //            onto itself but is not the identity on the faces.
+  //   function: the user's map (x, y, z) -> (X, Y, Z) of the box's points, one expression per
+  //            component (Mesh/Deformation function). With Mapping::exact (its default) every cell
+  //            is the exact image of its box cell: positions and Jacobians at each point from the
+  //            map and its symbolic derivatives (J = DF diag(h)); with Mapping::multilinear the
+  //            cells are multilinear through the mapped vertices, as for sine and Kershaw.
 
 
   struct DeformationSettings
   {
     Deformation type      = Deformation::none;
     double      amplitude = 0.0;
+    /// function: the components X, Y (, Z) of the map (make_deformation_map)
+    std::vector<Expression> map;
+    Mapping                 mapping = Mapping::automatic;
   };
+
+  /// Whether the cells are the exact images of the box's cells under a function map (else
+  /// multilinear through the moved vertices, or the box).
+  inline bool exact_mapping(const DeformationSettings &s)
+  {
+    return s.type == Deformation::function && s.mapping != Mapping::multilinear;
+  }
+
+  /// The map's components from "X; Y (; Z)" (components separated by ';' as deal.II's
+  /// FunctionParser separates them), `dim` of them in x, y (, z); throws ExpressionError naming the
+  /// component, std::invalid_argument for a wrong count.
+  std::vector<Expression> make_deformation_map(const std::string &text, int dim);
+
+  /// A point of the box where the map's Jacobian determinant det DF is not positive or not finite
+  /// (sampled at `n` points per direction of the closed box, exact derivatives), described as
+  /// "det DF = v at (x, y, z)"; "" where none is.
+  std::string map_fold(const DeformationSettings &s, const std::array<double, 3> &lower,
+                       const std::array<double, 3> &upper, int dim, int n = 17);
 
   /// The largest sine amplitude the parameters accept in `dim` dimensions: the smooth map has
   /// det = 1 + amplitude π f(ξ) with min f = -1 in 2D and -2/√3 in 3D, so it folds at 1/π ≈ 0.318

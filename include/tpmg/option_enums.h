@@ -200,12 +200,24 @@ namespace tpmg
   /// Numbers per cell of GeometryMode::polynomial with nq quadrature points per direction:
   /// dim node values for each of the nq^(dim-1) columns.
   constexpr int column_polynomial_numbers(int dim, int nq) { return dim == 3 ? 3 * nq * nq : 2 * nq; }
-  /// How the vertices of a Cartesian level are moved (include/tpmg/geometry.h).
+  /// How the vertices of a Cartesian level are moved (include/tpmg/geometry.h): built-in maps, or
+  /// the user's map of the box (`function`, Mesh/Deformation function).
   enum class Deformation
   {
     none,
     sine,
-    kershaw
+    kershaw,
+    function
+  };
+  /// The cells' geometry under a deformation: `multilinear` through the moved vertices (what sine
+  /// and Kershaw are defined by), or the `exact` map with its derivatives at every point (a
+  /// function map: curved boundaries at the rate of the elements); automatic: exact for a
+  /// function map, multilinear otherwise.
+  enum class Mapping
+  {
+    automatic,
+    multilinear,
+    exact
   };
   /// The condition on a face of the box (docs/method.md, "Boundary conditions"): u = g
   /// (`dirichlet`), ∂u/∂n = h (`neumann`), ∂u/∂n + α u = h (`robin`), or the face identified

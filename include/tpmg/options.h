@@ -73,8 +73,10 @@ namespace tpmg
   TPMG_ENUM_NAMES(BakeOff, 3, {BakeOff::bp1, "bp1"}, {BakeOff::bp3, "bp3"}, {BakeOff::bp5, "bp5"});
   TPMG_ENUM_NAMES(GeometryMode, 3, {GeometryMode::stored, "stored"}, {GeometryMode::on_the_fly, "on_the_fly"},
                   {GeometryMode::polynomial, "polynomial"});
-  TPMG_ENUM_NAMES(Deformation, 3, {Deformation::none, "none"}, {Deformation::sine, "sine"},
-                  {Deformation::kershaw, "kershaw"});
+  TPMG_ENUM_NAMES(Deformation, 4, {Deformation::none, "none"}, {Deformation::sine, "sine"},
+                  {Deformation::kershaw, "kershaw"}, {Deformation::function, "function"});
+  TPMG_ENUM_NAMES(Mapping, 3, {Mapping::automatic, "automatic"}, {Mapping::multilinear, "multilinear"},
+                  {Mapping::exact, "exact"});
   TPMG_ENUM_NAMES(RightHandSide, 4, {RightHandSide::manufactured, "manufactured"}, {RightHandSide::one, "one"},
                   {RightHandSide::function, "function"}, {RightHandSide::ones_vector, "ones_vector"});
   TPMG_ENUM_NAMES(BoundaryType, 4, {BoundaryType::dirichlet, "dirichlet"}, {BoundaryType::neumann, "neumann"},

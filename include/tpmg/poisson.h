@@ -48,6 +48,8 @@ namespace tpmg
     std::string              robin_coefficient;          ///< alpha on the Robin faces
     std::string              coefficient          = "1"; ///< a of −∇·(a ∇u) + c u = f
     std::string              reaction_coefficient = "0"; ///< c
+    std::string              deformation_function;       ///< Mesh/Deformation function (Deformation = function)
+    std::string              mapping;                    ///< exact or multilinear cells (deformed meshes)
     std::string              deformation;                ///< none, sine, kershaw
     double                   deformation_amplitude = 0;
     double                   relative_tolerance    = 0;

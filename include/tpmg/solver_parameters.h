@@ -24,6 +24,9 @@ namespace tpmg
     std::array<double, 3> box_lower{{0.0, 0.0, 0.0}}; ///< the box [lower, upper] per direction
     std::array<double, 3> box_upper{{1.0, 1.0, 1.0}};
     DeformationSettings   deformation;
+    /// Mesh/Deformation function: "X; Y (; Z)" for Deformation = function (read_parameters and
+    /// the solver parse it into deformation.map where that is empty)
+    std::string deformation_function;
 
     RightHandSide rhs = RightHandSide::manufactured;
     /// Problem/Right-hand side function, Boundary values, Exact solution: expressions in x, y

@@ -25,13 +25,16 @@ namespace tpmg
     struct LevelMesh
     {
       const double *vertices = nullptr;
-      index_t       cells[3]{1, 1, 1};
-      index_t       nodes[3]{1, 1, 1};
-      double        origin[3]{0, 0, 0}; ///< the whole level's lower corner
-      index_t       offset[3]{0, 0, 0}; ///< the first cell in the whole level (a rank's part)
-      double        h[3]{1, 1, 1};
-      int           parity      = 0;         ///< the level's offset_parity(): colours are the whole level's
-      unsigned      constrained = all_faces; ///< the Dirichlet faces (numbering.h's face bits)
+      /// An exact map (Mapping::exact): dim + dim² programs, the components F_r and then ∂F_r/∂x_d
+      /// at dim + r dim + d, of the box's points; null otherwise (then `vertices`, or the box).
+      const ExpressionProgram *map = nullptr;
+      index_t                  cells[3]{1, 1, 1};
+      index_t                  nodes[3]{1, 1, 1};
+      double                   origin[3]{0, 0, 0}; ///< the whole level's lower corner
+      index_t                  offset[3]{0, 0, 0}; ///< the first cell in the whole level (a rank's part)
+      double                   h[3]{1, 1, 1};
+      int                      parity      = 0;         ///< the level's offset_parity(): colours are the whole level's
+      unsigned                 constrained = all_faces; ///< the Dirichlet faces (numbering.h's face bits)
 
       /// The 2^dim vertices of cell c, numbered with bit d = upper side in direction d.
       template <int dim>
@@ -149,13 +152,25 @@ namespace tpmg
         }
     }
 
-    /// Position x, J^{-1} and det J at reference point ξ of cell c (vertices v): the multilinear
-    /// map on a deformed mesh, the affine x = origin + h (offset + c + ξ), J = diag(h) on the box (most of
-    /// the work per point on the box otherwise).
+    /// Position x, J^{-1} and det J at reference point ξ of cell c (vertices v): the exact map where
+    /// the mesh has one, the multilinear map on a deformed mesh, the affine x = origin + h (offset +
+    /// c + ξ), J = diag(h) on the box (most of the work per point on the box otherwise).
     template <int dim>
     TPMG_HD double cell_map(const LevelMesh &mesh, const index_t (&c)[3], const double (&v)[1 << dim][3],
                             const double    *xi, double (&x)[3], double (&inv)[3][3])
     {
+      if (mesh.map) // x = F(x0), J = DF(x0) diag(h), x0 the point in the box
+        {
+          double x0[3] = {0, 0, 0}, J[3][3] = {};
+          for (int d = 0; d < dim; ++d)
+            x0[d] = mesh.origin[d] + mesh.h[d] * (double(mesh.offset[d] + c[d]) + xi[d]);
+          for (int r = 0; r < 3; ++r)
+            x[r] = r < dim ? mesh.map[r](x0[0], x0[1], x0[2]) : 0.0;
+          for (int r = 0; r < dim; ++r)
+            for (int d = 0; d < dim; ++d)
+              J[r][d] = mesh.map[dim + r * dim + d](x0[0], x0[1], x0[2]) * mesh.h[d];
+          return invert<dim>(J, inv);
+        }
       if (mesh.vertices)
         {
           double J[3][3];
@@ -454,9 +469,9 @@ namespace tpmg
             c[d]  = node[d] / degree < mesh.cells[d] ? node[d] / degree : mesh.cells[d] - 1;
             xi[d] = support_points[node[d] - c[d] * degree];
           }
-        double v[1 << dim][3], x[3], J[3][3];
+        double v[1 << dim][3], x[3], inv[3][3];
         mesh.cell_vertices<dim>(c, v);
-        map_point<dim>(v, xi, x, J);
+        (void)cell_map<dim>(mesh, c, v, xi, x, inv);
         u[i] = g(x[0], x[1], x[2]);
       }
     };

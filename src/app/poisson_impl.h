@@ -144,6 +144,10 @@ namespace tpmg
         q.coefficient           = p.coefficient;
         q.reaction_coefficient  = p.reaction;
         q.deformation           = to_string(p.deformation.type);
+        q.deformation_function  = p.deformation.type == Deformation::function ? p.deformation_function : "";
+        q.mapping               = p.deformation.type == Deformation::none ? ""
+                                  : exact_mapping(p.deformation)          ? "exact"
+                                                                          : "multilinear";
         q.deformation_amplitude = deformed ? p.deformation.amplitude : 0.0;
         q.relative_tolerance    = p.relative_tolerance;
       }
@@ -413,6 +417,8 @@ namespace tpmg
           levels_(make_hierarchy(p_.domain(), k, p_.refinement_level)), requested_operator_(params.level_operator)
       {
         p_.level_operator = p_.level_operator_in_use();
+        if (p_.deformation.type == Deformation::function && p_.deformation.map.empty()) // (set through the API)
+          p_.deformation.map = make_deformation_map(p_.deformation_function, dim);
         // the device's context made first (the driver's work, not the solver's setup)
         const double init = wall_seconds();
         synchronize(backend_);

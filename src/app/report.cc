@@ -107,6 +107,9 @@ namespace tpmg
           faces += " " + BoundaryConditions::face_name(int(f)) + " " + r.problem.boundary_types[f];
         faces += ", flux h = " + r.problem.boundary_flux + ", Robin alpha = " + r.problem.robin_coefficient;
       }
+    if (!r.problem.deformation_function.empty())
+      out << "domain: the box mapped by (" << r.problem.deformation_function << "), " << r.problem.mapping
+          << " cells\n";
     const bool        coefficient = r.problem.coefficient != "1", reaction = r.problem.reaction_coefficient != "0";
     const std::string equation = coefficient || reaction
                                    ? std::string(coefficient ? "-div(a grad u)" : "-Laplace(u)") +
@@ -189,7 +192,9 @@ namespace tpmg
            json_string(q.robin_coefficient) + ", \"coefficient\": " + json_string(q.coefficient) +
            ", \"reaction_coefficient\": " + json_string(q.reaction_coefficient) +
            ", \"exact_solution\": " + (q.exact_solution.empty() ? std::string("null") : json_string(q.exact_solution)) +
-           ", \"deformation\": " + json_string(q.deformation) +
+           ", \"deformation\": " + json_string(q.deformation) + ", \"deformation_function\": " +
+           (q.deformation_function.empty() ? std::string("null") : json_string(q.deformation_function)) +
+           ", \"mapping\": " + (q.mapping.empty() ? std::string("null") : json_string(q.mapping)) +
            ", \"deformation_amplitude\": " + json_number(q.deformation_amplitude) +
            ", \"relative_tolerance\": " + json_number(q.relative_tolerance) + "}");
     }

@@ -37,6 +37,19 @@ namespace tpmg
 
     /// The faces' types agree with each other, with the data given for them and with the rest of
     /// the problem; alpha >= 0 where sampled on the Robin faces.
+    /// A point of the box where the problem's functions are sampled, moved by a function map
+    /// (the built-in deformations keep the box, their points stay).
+    void to_physical(const SolverParameters &p, double (&x)[3])
+    {
+      if (p.deformation.type != Deformation::function || int(p.deformation.map.size()) != p.dim)
+        return;
+      double y[3] = {0, 0, 0};
+      for (int d = 0; d < p.dim; ++d)
+        y[d] = p.deformation.map[std::size_t(d)](x[0], x[1], x[2]);
+      for (int d = 0; d < 3; ++d)
+        x[d] = y[d];
+    }
+
     void check_boundary(const ParameterHandler &prm, const SolverParameters &p)
     {
       auto fail = [&](const std::string &path, const std::string &what) {
@@ -188,6 +201,7 @@ namespace tpmg
                   x[d] = p.box_lower[std::size_t(d)] +
                          (p.box_upper[std::size_t(d)] - p.box_lower[std::size_t(d)]) * j / (n - 1);
                 }
+            to_physical(p, x);
             fn(x);
           }
       };
@@ -283,6 +297,9 @@ namespace tpmg
                                                           : "Mesh/Deformation",
                e.what());
         }
+      if (p.deformation.type == Deformation::function && mesh_folds(coarse, p.deformation))
+        fail("Mesh/Deformation function", "the map folds a cell of the coarsest level (" + coarse.describe() +
+                                            "): a non-positive Jacobian determinant at a quadrature point or vertex");
       if (mesh_folds(coarse, p.deformation))
         {
           const double a = largest_unfolded_amplitude(coarse, p.deformation);
@@ -311,6 +328,7 @@ namespace tpmg
           for (int d = 0, r = i; d < p.dim; ++d, r /= n)
             x[d] = p.box_lower[std::size_t(d)] +
                    (p.box_upper[std::size_t(d)] - p.box_lower[std::size_t(d)]) * (r % n) / (n - 1);
+          to_physical(p, x);
           const double v = a(x[0], x[1], x[2]);
           if (!(zero_allowed ? v >= 0 : v > 0) || !std::isfinite(v))
             return "the " + name + " '" + printable(text) + "' is " + std::to_string(v) + " at (" +
@@ -489,8 +507,17 @@ namespace tpmg
           [](const std::string &v) { return std::stod(v); }, "1",
           "Upper corner of the box: one coordinate for every direction, or one per direction"));
         b.push_back(choice("Mesh/Deformation", TPMG_FIELD(deformation.type),
-                           "Mesh deformation that keeps the box (needs Level operator bp3 or bp5): none, sine "
-                           "(x += a L prod sin(pi xi)), kershaw (CEED benchmarks; cells per direction multiple of 6)"));
+                           "Mesh deformation (needs Level operator bp3 or bp5): none, sine (x += a L prod "
+                           "sin(pi xi), keeps the box), kershaw (CEED benchmarks; cells per direction multiple of "
+                           "6), function (the map of Deformation function)"));
+        b.push_back(text("Mesh/Deformation function", TPMG_FIELD(deformation_function),
+                         "X; Y (; Z): the map of the box's points (x, y, z) onto the domain, one expression per "
+                         "component separated by ';' (Deformation = function), e.g. (1 + x)*cos(pi/2*y); "
+                         "(1 + x)*sin(pi/2*y) for a quarter annulus"));
+        b.push_back(choice("Mesh/Mapping", TPMG_FIELD(deformation.mapping),
+                           "The cells under a deformation: automatic (exact for function, multilinear otherwise), "
+                           "exact (the map and its derivatives at every point: curved cells; function only), "
+                           "multilinear (through the mapped vertices)"));
         b.push_back(real("Mesh/Deformation amplitude", TPMG_FIELD(deformation.amplitude), 0.0, 1.0, "0.1",
                          "sine: relative amplitude a in [0, " + std::to_string(max_sine_amplitude(2)).substr(0, 3) +
                            "] (2D), [0, " + std::to_string(max_sine_amplitude(3)).substr(0, 4) +
@@ -696,8 +723,8 @@ namespace tpmg
              "'Box upper' must be larger than 'Box lower' in every direction (direction " + std::to_string(d) + ": " +
                std::to_string(p.box_lower[d]) + " and " + std::to_string(p.box_upper[d]) + ")");
 
-    for (const std::array<double, 3> &x : p.point_values) // (every mesh fills its box)
-      for (int d = 0; d < p.dim; ++d)
+    for (const std::array<double, 3> &x : p.point_values) // (the built-in meshes fill their box;
+      for (int d = 0; d < p.dim && p.deformation.type != Deformation::function; ++d) // a map's: where found)
         {
           const std::size_t dd    = std::size_t(d);
           const double      slack = 1e-12 * (p.box_upper[dd] - p.box_lower[dd]);
@@ -734,6 +761,30 @@ namespace tpmg
           }
         fail(path, e->message);
       }
+    if (p.deformation.type == Deformation::function)
+      {
+        try
+          {
+            p.deformation.map = make_deformation_map(p.deformation_function, p.dim);
+          }
+        catch (const std::exception &e) // (ExpressionError, invalid_argument)
+          {
+            fail("Mesh/Deformation function", e.what());
+          }
+        if (const std::string fold = map_fold(p.deformation, p.box_lower, p.box_upper, p.dim); !fold.empty())
+          fail("Mesh/Deformation function", "the map folds the box: " + fold + " (it must be > 0 everywhere)");
+        if (p.rhs == RightHandSide::manufactured)
+          fail("Mesh/Deformation", "the manufactured problem is posed on the box and its built-in deformations; "
+                                   "with a function map give f with 'Right-hand side = function' (or one)");
+        if (exact_mapping(p.deformation) && p.geometry != GeometryMode::stored)
+          fail("Multigrid/Geometric factors", "an exact map needs stored geometric factors (on_the_fly assumes "
+                                              "multilinear cells); or set Mesh/Mapping = multilinear");
+      }
+    else if (!p.deformation_function.empty() && prm.where("Mesh/Deformation function") != "default")
+      fail("Mesh/Deformation function", std::string("a map is given, but Mesh/Deformation is ") +
+                                          to_string(p.deformation.type) + "; set Deformation = function");
+    if (p.deformation.mapping == Mapping::exact && p.deformation.type != Deformation::function)
+      fail("Mesh/Mapping", "exact needs Mesh/Deformation = function (the map and its derivatives)");
     if (p.deformation.type != Deformation::none && p.level_operator == LevelOperatorType::cartesian)
       fail("Mesh/Deformation", "a deformed mesh needs Multigrid/Level operator = bp3 or bp5 (cartesian assumes a "
                                "Cartesian mesh)");

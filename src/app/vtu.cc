@@ -171,17 +171,23 @@ namespace tpmg
         throw std::runtime_error("cannot write VTU file '" + filename + "'");
       out.precision(12);
 
-      // a node's position: on a deformed mesh the multilinear map of its cell's moved vertices
+      // a node's position: on a deformed mesh the multilinear map of its cell's moved vertices, or
+      // the exact map at the node
       const LagrangeBasis1D      basis(lev.degree);
       const std::vector<double> &gll      = basis.support_points();
       const bool                 deformed = deformation.type != Deformation::none;
-      const std::vector<double>  vertices = deformed ? deformed_vertices(lev, deformation) : std::vector<double>();
-      const index_t              nv[3]    = {lev.cells[0] + 1, lev.cells[1] + 1, lev.dim == 3 ? lev.cells[2] + 1 : 1};
-      auto                       position = [&](const index_t(&g)[3], double(&x)[3]) {
-        if (!deformed)
+      const std::vector<double>  vertices =
+        deformed && !exact_mapping(deformation) ? deformed_vertices(lev, deformation) : std::vector<double>();
+      const index_t nv[3]    = {lev.cells[0] + 1, lev.cells[1] + 1, lev.dim == 3 ? lev.cells[2] + 1 : 1};
+      auto          position = [&](const index_t(&g)[3], double(&x)[3]) {
+        if (!deformed || exact_mapping(deformation)) // (an exact map: the map at the node)
           {
+            std::array<double, 3> x0{{0, 0, 0}};
+            for (int d = 0; d < lev.dim; ++d)
+              x0[std::size_t(d)] = lev.node_coordinate(d, g[d], gll);
+            const std::array<double, 3> y = deformed ? deformed_point(lev, deformation, x0) : x0;
             for (int d = 0; d < 3; ++d)
-              x[d] = d < lev.dim ? lev.node_coordinate(d, g[d], gll) : 0.0;
+              x[d] = y[std::size_t(d)];
             return;
           }
         index_t c[3]  = {0, 0, 0};

@@ -60,6 +60,10 @@ namespace tpmg
                 y[d] = x[d] + s.amplitude * level.extent(d) * prod;
               break;
             }
+          case Deformation::function:
+            for (int d = 0; d < dim; ++d)
+              y[d] = s.map[std::size_t(d)](x[0], x[1], x[2]);
+            break;
           case Deformation::kershaw:
             {
               const double eps = s.amplitude;
@@ -76,6 +80,25 @@ namespace tpmg
       return y;
     }
 
+    /// The position of reference point xi of local cell c in the whole level's box.
+    std::array<double, 3> box_point(const CartesianLevel &level, const index_t (&c)[3], const double *xi)
+    {
+      std::array<double, 3> x{{0, 0, 0}};
+      for (int d = 0; d < level.dim; ++d)
+        x[std::size_t(d)] = level.origin(d) + level.h[d] * (double(level.global_offset(d) + c[d]) + xi[d]);
+      return x;
+    }
+
+    /// ∂F_r/∂x_b of a function map at [r * dim + b].
+    std::vector<Expression> map_jacobian(const DeformationSettings &s, int dim)
+    {
+      std::vector<Expression> j;
+      for (int r = 0; r < dim; ++r)
+        for (int b = 0; b < dim; ++b)
+          j.push_back(s.map[std::size_t(r)].derivative(b));
+      return j;
+    }
+
     /// 1D linear shape functions on [0,1] and their derivatives.
     inline double lin(int v, double t) { return v ? t : 1.0 - t; }
     inline double dlin(int v) { return v ? 1.0 : -1.0; }
@@ -85,9 +108,17 @@ namespace tpmg
   {
     if (level.dim != 2 && level.dim != 3)
       throw std::invalid_argument("deformation: dimension must be 2 or 3");
+    if (s.mapping == Mapping::exact && s.type != Deformation::function)
+      throw std::invalid_argument("Mapping = exact needs Deformation = function (the map with its derivatives); "
+                                  "give the built-in map as a function");
     switch (s.type)
       {
         case Deformation::none:
+          return;
+        case Deformation::function:
+          if (int(s.map.size()) != level.dim)
+            throw std::invalid_argument("function deformation: the map has " + std::to_string(s.map.size()) +
+                                        " components, the mesh " + std::to_string(level.dim) + " dimensions");
           return;
         case Deformation::sine:
           {
@@ -158,6 +189,59 @@ namespace tpmg
     return v;
   }
 
+  std::vector<Expression> make_deformation_map(const std::string &text, int dim)
+  {
+    std::vector<Expression> map;
+    std::size_t             start = 0;
+    for (int r = 0;; ++r)
+      {
+        const std::size_t end  = text.find(';', start);
+        const std::string part = text.substr(start, end == std::string::npos ? std::string::npos : end - start);
+        try
+          {
+            map.emplace_back(part, dim);
+          }
+        catch (const ExpressionError &e)
+          {
+            throw ExpressionError("component " + std::to_string(r + 1) + " ('" + part + "'): " + e.what());
+          }
+        if (end == std::string::npos)
+          break;
+        start = end + 1;
+      }
+    if (int(map.size()) != dim)
+      throw std::invalid_argument("the map has " + std::to_string(map.size()) + " component" +
+                                  (map.size() == 1 ? "" : "s") + " separated by ';', the mesh " + std::to_string(dim) +
+                                  " dimensions");
+    return map;
+  }
+
+  std::string map_fold(const DeformationSettings &s, const std::array<double, 3> &lower,
+                       const std::array<double, 3> &upper, int dim, int n)
+  {
+    if (s.type != Deformation::function || int(s.map.size()) != dim)
+      return "";
+    const std::vector<Expression> jac   = map_jacobian(s, dim);
+    const int                     count = dim == 3 ? n * n * n : n * n;
+    for (int i = 0; i < count; ++i)
+      {
+        double x[3] = {0, 0, 0};
+        for (int d = 0, r = i; d < dim; ++d, r /= n)
+          x[d] = lower[std::size_t(d)] + (upper[std::size_t(d)] - lower[std::size_t(d)]) * (r % n) / (n - 1);
+        double J[3][3] = {{1, 0, 0}, {0, 1, 0}, {0, 0, 1}};
+        for (int r = 0; r < dim; ++r)
+          for (int b = 0; b < dim; ++b)
+            J[r][b] = jac[std::size_t(r * dim + b)](x[0], x[1], x[2]);
+        const double det = J[0][0] * (J[1][1] * J[2][2] - J[1][2] * J[2][1]) -
+                           J[0][1] * (J[1][0] * J[2][2] - J[1][2] * J[2][0]) +
+                           J[0][2] * (J[1][0] * J[2][1] - J[1][1] * J[2][0]);
+        if (!(det > 0) || !std::isfinite(det))
+          return "det DF = " + std::to_string(det) + " at (" + std::to_string(x[0]) + ", " + std::to_string(x[1]) +
+                 (dim == 3 ? ", " + std::to_string(x[2]) : std::string()) + ")";
+      }
+    return "";
+  }
+
   int n_geometric_entries(int dim, GeometricFactorKind kind)
   {
     if (dim != 2 && dim != 3)
@@ -188,7 +272,9 @@ namespace tpmg
     check_deformation(level, s);
     if (q.size() == 0 || q.weights.size() != q.size())
       throw std::invalid_argument("geometric_factors: empty or inconsistent quadrature rule");
-    const std::vector<double> vert = deformed_vertices(level, s);
+    const bool                    exact = exact_mapping(s);
+    const std::vector<double>     vert  = exact ? std::vector<double>() : deformed_vertices(level, s);
+    const std::vector<Expression> jac   = exact ? map_jacobian(s, dim) : std::vector<Expression>();
 
     const int     nq       = int(q.size());
     const int     n_points = dim == 3 ? nq * nq * nq : nq * nq;
@@ -207,8 +293,10 @@ namespace tpmg
     for (index_t c = 0; c < n_cells; ++c)
       {
         const index_t cx = c % nc[0], cy = (c / nc[0]) % nc[1], cz = c / (nc[0] * nc[1]);
+        const index_t cc[3] = {cx, cy, cz};
         double        X[8][3];
-        gather_cell_vertices(vert.data(), nc, dim, cx, cy, cz, X);
+        if (!exact)
+          gather_cell_vertices(vert.data(), nc, dim, cx, cy, cz, X);
         double *out = factors.data() + std::size_t(c) * n_ent * n_points;
         // the quadrature points, then the cell's vertices (only checked: a fold that a Gauss
         // rule misses shows at the vertices)
@@ -228,17 +316,24 @@ namespace tpmg
             else
               for (int d = 0; d < dim; ++d)
                 xi[d] = double(((p - n_points) >> d) & 1);
-            // J(a, b) = ∂x_a / ∂ξ_b of the multilinear map through the vertices
-            double J[3][3] = {{0, 0, 0}, {0, 0, 0}, {0, 0, 0}};
-            for (int v = 0; v < n_vert; ++v)
-              for (int b = 0; b < dim; ++b)
-                {
-                  double coef = 1.0;
-                  for (int d = 0; d < dim; ++d)
-                    coef *= d == b ? dlin((v >> d) & 1) : lin((v >> d) & 1, xi[d]);
-                  for (int a = 0; a < dim; ++a)
-                    J[a][b] += coef * X[v][a];
-                }
+            // J(a, b) = ∂x_a / ∂ξ_b of the multilinear map through the vertices, or of the exact
+            // map: ∂F_a/∂x_b h_b at the point's position in the box
+            double                      J[3][3] = {{0, 0, 0}, {0, 0, 0}, {0, 0, 0}};
+            const std::array<double, 3> x0      = exact ? box_point(level, cc, xi) : std::array<double, 3>{};
+            if (exact)
+              for (int a = 0; a < dim; ++a)
+                for (int b = 0; b < dim; ++b)
+                  J[a][b] = jac[std::size_t(a * dim + b)](x0[0], x0[1], x0[2]) * level.h[b];
+            else
+              for (int v = 0; v < n_vert; ++v)
+                for (int b = 0; b < dim; ++b)
+                  {
+                    double coef = 1.0;
+                    for (int d = 0; d < dim; ++d)
+                      coef *= d == b ? dlin((v >> d) & 1) : lin((v >> d) & 1, xi[d]);
+                    for (int a = 0; a < dim; ++a)
+                      J[a][b] += coef * X[v][a];
+                  }
             double det;
             double adj[3][3]; // adjugate: J^{-1} = adj / det
             if (dim == 2)
@@ -271,14 +366,18 @@ namespace tpmg
               {
                 // a at the point's position under the same map
                 double x[3] = {0, 0, 0};
-                for (int v = 0; v < n_vert; ++v)
-                  {
-                    double l = 1.0;
-                    for (int d = 0; d < dim; ++d)
-                      l *= lin((v >> d) & 1, xi[d]);
-                    for (int a = 0; a < dim; ++a)
-                      x[a] += l * X[v][a];
-                  }
+                if (exact)
+                  for (int a = 0; a < dim; ++a)
+                    x[a] = s.map[std::size_t(a)](x0[0], x0[1], x0[2]);
+                else
+                  for (int v = 0; v < n_vert; ++v)
+                    {
+                      double l = 1.0;
+                      for (int d = 0; d < dim; ++d)
+                        l *= lin((v >> d) & 1, xi[d]);
+                      for (int a = 0; a < dim; ++a)
+                        x[a] += l * X[v][a];
+                    }
                 w *= (*coefficient)(x[0], x[1], x[2]);
               }
             if (kind == GeometricFactorKind::mass)

@@ -2,9 +2,25 @@
 // made from the level (CartesianLevel): the host side of those kernels.
 #pragma once
 
+#include <tpmg/geometry.h>
 #include <tpmg/mesh.h>
+#include <tpmg/vector.h>
 
 #include <kernels/problem/function_kernels.h>
+
+namespace tpmg
+{
+  /// A level's geometry as the cell kernels read it, on their backend: the deformed vertices
+  /// (multilinear cells), or an exact map's programs (problem_kernels::LevelMesh::map, packed into
+  /// doubles); both empty on the box.
+  struct LevelGeometry
+  {
+    Vector<double> vertices;
+    Vector<double> map;
+  };
+  /// The geometry of `level` under `deformation` on `backend`.
+  LevelGeometry level_geometry(const CartesianLevel &level, const DeformationSettings &deformation, Backend backend);
+} // namespace tpmg
 
 namespace tpmg::problem_kernels
 {
@@ -23,6 +39,14 @@ namespace tpmg::problem_kernels
       }
     m.parity      = level.offset_parity();
     m.constrained = level.dirichlet_faces;
+    return m;
+  }
+  /// The kernels' view of a level with its geometry.
+  inline LevelMesh level_mesh(const CartesianLevel &level, const LevelGeometry &g)
+  {
+    LevelMesh m = level_mesh(level, g.vertices.size() > 0 ? g.vertices.data() : nullptr);
+    if (g.map.size() > 0)
+      m.map = reinterpret_cast<const ExpressionProgram *>(g.map.data());
     return m;
   }
 } // namespace tpmg::problem_kernels

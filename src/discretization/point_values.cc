@@ -17,12 +17,28 @@ namespace tpmg
     {
       int                   dim = 3;
       std::array<double, 3> vertex[8]{};
+      /// an exact map: F and its derivatives at [dim + r dim + d] (else null: multilinear)
+      const std::vector<Expression> *exact = nullptr;
+      std::array<double, 3>          lower{}, h{}; ///< the cell's box corner and widths (exact)
 
       void evaluate(const std::array<double, 3> &xi, std::array<double, 3> &x, double (&jacobian)[3][3]) const
       {
         x = {{0, 0, 0}};
         for (auto &row : jacobian)
           row[0] = row[1] = row[2] = 0;
+        if (exact)
+          {
+            double x0[3] = {0, 0, 0};
+            for (int d = 0; d < dim; ++d)
+              x0[d] = lower[std::size_t(d)] + h[std::size_t(d)] * xi[std::size_t(d)];
+            for (int c = 0; c < dim; ++c)
+              {
+                x[std::size_t(c)] = (*exact)[std::size_t(c)](x0[0], x0[1], x0[2]);
+                for (int e = 0; e < dim; ++e)
+                  jacobian[c][e] = (*exact)[std::size_t(dim + c * dim + e)](x0[0], x0[1], x0[2]) * h[std::size_t(e)];
+              }
+            return;
+          }
         for (int v = 0; v < (1 << dim); ++v)
           {
             double w = 1, dw[3] = {1, 1, 1};
@@ -101,10 +117,27 @@ namespace tpmg
     index_t steps = 2;
     for (int d = 0; d < dim; ++d)
       steps += level.cells[std::size_t(d)];
+    std::vector<Expression> exact; // F, then DF, where the cells are the map's exact images
+    if (exact_mapping(deformation))
+      {
+        exact = deformation.map;
+        for (int c = 0; c < dim; ++c)
+          for (int e = 0; e < dim; ++e)
+            exact.push_back(deformation.map[std::size_t(c)].derivative(e));
+      }
     for (index_t step = 0; step < steps; ++step)
       {
         CellMap map;
         map.dim = dim;
+        if (!exact.empty())
+          {
+            map.exact = &exact;
+            for (int d = 0; d < dim; ++d)
+              {
+                map.lower[std::size_t(d)] = level.origin(d) + level.h[std::size_t(d)] * double(p.cell[std::size_t(d)]);
+                map.h[std::size_t(d)]     = level.h[std::size_t(d)];
+              }
+          }
         for (int v = 0; v < (1 << dim); ++v)
           {
             std::array<double, 3> corner{{0, 0, 0}};

@@ -10,6 +10,7 @@
 #include <kernels/runtime/forall.h>
 #include <src/discretization/level_mesh.h>
 
+#include <cstring>
 #include <stdexcept>
 #include <string>
 
@@ -18,34 +19,52 @@ namespace tpmg
   namespace internal
   {
     template <int dim, int k>
-    void add_function_integrals(const CartesianLevel &, const Vector<double> &, const Expression &, Vector<double> &);
+    void add_function_integrals(const CartesianLevel &, const LevelGeometry &, const Expression &, Vector<double> &);
     template <int dim, int k>
     void add_face_integrals(const CartesianLevel &, const Expression &, Vector<double> &);
     template <int dim, int k>
-    void subtract_lifting(const CartesianLevel &, const Vector<double> &, LevelOperatorType, const Coefficients &,
+    void subtract_lifting(const CartesianLevel &, const LevelGeometry &, LevelOperatorType, const Coefficients &,
                           const Vector<double> &, Vector<double> &);
     template <int dim, int k>
-    ErrorNorms function_errors(const CartesianLevel &, const Vector<double> &, const Expression &,
+    ErrorNorms function_errors(const CartesianLevel &, const LevelGeometry &, const Expression &,
                                const Vector<double> &);
     template <int dim, int k>
-    MeanDifference function_mean_difference(const CartesianLevel &, const Vector<double> &, const Expression &,
+    MeanDifference function_mean_difference(const CartesianLevel &, const LevelGeometry &, const Expression &,
                                             const Vector<double> &);
   } // namespace internal
 
-  namespace
+  LevelGeometry level_geometry(const CartesianLevel &level, const DeformationSettings &deformation, Backend backend)
   {
-    /// The deformed vertices on `backend`, or an empty vector for the undeformed box.
-    Vector<double> vertices_of(const CartesianLevel &level, const DeformationSettings &deformation, Backend backend)
-    {
-      Vector<double> v;
-      if (deformation.type == Deformation::none)
-        return v;
-      const std::vector<double> host = deformed_vertices(level, deformation);
+    LevelGeometry g;
+    if (deformation.type == Deformation::none)
+      return g;
+    auto upload = [&](Vector<double> &v, const std::vector<double> &host) {
       v.reinit(index_t(host.size()), backend, false);
       v.from_host(host);
-      return v;
-    }
+    };
+    if (!exact_mapping(deformation))
+      {
+        upload(g.vertices, deformed_vertices(level, deformation));
+        return g;
+      }
+    check_deformation(level, deformation);
+    // F_r, then ∂F_r/∂x_d (problem_kernels::LevelMesh::map), as bytes in doubles
+    std::vector<ExpressionProgram> programs;
+    for (const Expression &f : deformation.map)
+      programs.push_back(f.program());
+    for (const Expression &f : deformation.map)
+      for (int d = 0; d < level.dim; ++d)
+        programs.push_back(f.derivative(d).program());
+    static_assert(sizeof(ExpressionProgram) % sizeof(double) == 0 && alignof(ExpressionProgram) <= alignof(double),
+                  "the programs travel as doubles");
+    std::vector<double> packed(programs.size() * sizeof(ExpressionProgram) / sizeof(double));
+    std::memcpy(packed.data(), programs.data(), programs.size() * sizeof(ExpressionProgram));
+    upload(g.map, packed);
+    return g;
+  }
 
+  namespace
+  {
     void check_dimension(const CartesianLevel &level, const Expression &e, const char *what)
     {
       if (e.dim() < level.dim)
@@ -70,13 +89,13 @@ namespace tpmg
     check_dimension(level, g, "the boundary values");
     if (level.degree < 1 || level.degree > max_degree)
       throw std::invalid_argument("interpolate_boundary_values: degree " + std::to_string(level.degree));
-    const Vector<double> vertices = vertices_of(level, deformation, backend);
+    const LevelGeometry geometry = level_geometry(level, deformation, backend);
     g_h.reinit(level.n_dofs(), backend, false);
     const auto gll = LagrangeBasis1D(unsigned(level.degree)).support_points();
     dispatch_dim(level.dim, [&](auto dim) {
       problem_kernels::BoundaryInterpolant<dim> kern;
       kern.g      = g.program();
-      kern.mesh   = problem_kernels::level_mesh(level, vertices.size() > 0 ? vertices.data() : nullptr);
+      kern.mesh   = problem_kernels::level_mesh(level, geometry);
       kern.degree = level.degree;
       for (std::size_t i = 0; i < gll.size(); ++i)
         kern.support_points[i] = gll[i];
@@ -93,11 +112,11 @@ namespace tpmg
     check_dimension(level, problem.rhs, "the right-hand side");
     check_dimension(level, problem.boundary_values, "the boundary values");
     check_dimension(level, problem.boundary_flux, "the boundary flux");
-    const Vector<double> vertices = vertices_of(level, deformation, backend);
-    Vector<double>       b64(level.n_dofs(), backend);
+    const LevelGeometry geometry = level_geometry(level, deformation, backend);
+    Vector<double>      b64(level.n_dofs(), backend);
     dispatch_level(level, [&](auto dim, auto k) {
       if (!problem.rhs.is_zero())
-        internal::add_function_integrals<dim, k>(level, vertices, problem.rhs, b64);
+        internal::add_function_integrals<dim, k>(level, geometry, problem.rhs, b64);
       if (!problem.boundary_flux.is_zero() && level.dirichlet_faces != all_faces)
         {
           if (deformation.type != Deformation::none)
@@ -108,7 +127,7 @@ namespace tpmg
         {
           Vector<double> g_h;
           interpolate_boundary_values(level, deformation, problem.boundary_values, backend, g_h);
-          internal::subtract_lifting<dim, k>(level, vertices, level_operator,
+          internal::subtract_lifting<dim, k>(level, geometry, level_operator,
                                              Coefficients(problem.coefficient, problem.reaction), g_h, b64);
           if ((level.robin_faces & ~level.dirichlet_faces) != 0) // α ∫_F g_h φ_i on the Robin faces' edges
             {
@@ -134,9 +153,9 @@ namespace tpmg
     if (u_h.size() != level.n_dofs())
       throw std::invalid_argument("compute_errors: vector size " + std::to_string(u_h.size()) +
                                   " differs from the level's " + std::to_string(level.n_dofs()) + " nodes");
-    const Vector<double> vertices = vertices_of(level, deformation, u_h.backend());
+    const LevelGeometry geometry = level_geometry(level, deformation, u_h.backend());
     return dispatch_level(level,
-                          [&](auto dim, auto k) { return internal::function_errors<dim, k>(level, vertices, u, u_h); });
+                          [&](auto dim, auto k) { return internal::function_errors<dim, k>(level, geometry, u, u_h); });
   }
 
   MeanDifference mean_difference(const CartesianLevel &level, const DeformationSettings &deformation,
@@ -146,9 +165,9 @@ namespace tpmg
     if (u_h.size() != level.n_dofs())
       throw std::invalid_argument("mean_difference: vector size " + std::to_string(u_h.size()) +
                                   " differs from the level's " + std::to_string(level.n_dofs()) + " nodes");
-    const Vector<double> vertices = vertices_of(level, deformation, u_h.backend());
+    const LevelGeometry geometry = level_geometry(level, deformation, u_h.backend());
     return dispatch_level(
-      level, [&](auto dim, auto k) { return internal::function_mean_difference<dim, k>(level, vertices, u, u_h); });
+      level, [&](auto dim, auto k) { return internal::function_mean_difference<dim, k>(level, geometry, u, u_h); });
   }
 
   template void assemble_rhs<float>(const CartesianLevel &, const DeformationSettings &, const ProblemFunctions &,

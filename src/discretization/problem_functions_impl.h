@@ -36,12 +36,12 @@ namespace tpmg
 
     /// b += ∫ f φ_i (interior nodes).
     template <int dim, int k>
-    void add_function_integrals(const CartesianLevel &level, const Vector<double> &vertices, const Expression &f,
+    void add_function_integrals(const CartesianLevel &level, const LevelGeometry &geometry, const Expression &f,
                                 Vector<double> &b)
     {
       problem_kernels::IntegrateFunction<dim, k, k + 2> kern;
       kern.f    = f.program();
-      kern.mesh = problem_kernels::level_mesh(level, vertices.size() > 0 ? vertices.data() : nullptr);
+      kern.mesh = problem_kernels::level_mesh(level, geometry);
       kern.rule = cell_rule<dim, k, k + 2>(false);
       kern.b    = b.data();
       for (int colour = 0; colour < (1 << dim); ++colour)
@@ -80,11 +80,11 @@ namespace tpmg
 
     /// b -= a(g_h, φ_i) (interior nodes) with the quadrature of the level operator.
     template <int dim, int k>
-    void subtract_lifting(const CartesianLevel &level, const Vector<double> &vertices, LevelOperatorType op,
+    void subtract_lifting(const CartesianLevel &level, const LevelGeometry &geometry, LevelOperatorType op,
                           const Coefficients &coefficients, const Vector<double> &g_h, Vector<double> &b)
     {
       auto run = [&](auto kern) {
-        kern.mesh = problem_kernels::level_mesh(level, vertices.size() > 0 ? vertices.data() : nullptr);
+        kern.mesh = problem_kernels::level_mesh(level, geometry);
         kern.g    = g_h.data();
         kern.b    = b.data();
         if (coefficients.diffusion)
@@ -121,11 +121,11 @@ namespace tpmg
     /// number of those cells.
     template <int dim, int k>
     problem_kernels::FunctionError<dim, k, k + 3> error_kernel(const CartesianLevel &level,
-                                                               const Vector<double> &vertices, const Expression &u,
+                                                               const LevelGeometry &geometry, const Expression &u,
                                                                const Vector<double> &u_h, bool gradient, index_t &owned)
     {
       problem_kernels::FunctionError<dim, k, k + 3> kern;
-      kern.mesh = problem_kernels::level_mesh(level, vertices.size() > 0 ? vertices.data() : nullptr);
+      kern.mesh = problem_kernels::level_mesh(level, geometry);
       kern.rule = cell_rule<dim, k, k + 3>(false);
       kern.uh   = u_h.data();
       kern.u    = u.program();
@@ -143,11 +143,11 @@ namespace tpmg
     }
 
     template <int dim, int k>
-    ErrorNorms function_errors(const CartesianLevel &level, const Vector<double> &vertices, const Expression &u,
+    ErrorNorms function_errors(const CartesianLevel &level, const LevelGeometry &geometry, const Expression &u,
                                const Vector<double> &u_h)
     {
       index_t    owned = 0;
-      auto       kern  = error_kernel<dim, k>(level, vertices, u, u_h, true, owned);
+      auto       kern  = error_kernel<dim, k>(level, geometry, u, u_h, true, owned);
       ErrorNorms e;
       kern.component = 0;
       e.l2           = std::sqrt(std::max(0.0, reduce_sum(u_h.backend(), owned, kern)));
@@ -157,11 +157,11 @@ namespace tpmg
     }
 
     template <int dim, int k>
-    MeanDifference function_mean_difference(const CartesianLevel &level, const Vector<double> &vertices,
+    MeanDifference function_mean_difference(const CartesianLevel &level, const LevelGeometry &geometry,
                                             const Expression &u, const Vector<double> &u_h)
     {
       index_t        owned = 0;
-      auto           kern  = error_kernel<dim, k>(level, vertices, u, u_h, false, owned);
+      auto           kern  = error_kernel<dim, k>(level, geometry, u, u_h, false, owned);
       MeanDifference m;
       kern.component = 2;
       m.integral     = reduce_sum(u_h.backend(), owned, kern);

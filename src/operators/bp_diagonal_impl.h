@@ -15,11 +15,11 @@ namespace tpmg
   namespace internal
   {
     template <int dim, int k, int nq>
-    void bp_laplace_diagonal(const CartesianLevel &level, const Vector<double> &vertices, bool lobatto,
+    void bp_laplace_diagonal(const CartesianLevel &level, const LevelGeometry &geometry, bool lobatto,
                              const Coefficients &coefficients, Vector<double> &diag)
     {
       operator_kernels::LaplaceDiagonalCells<dim, k, nq> kern;
-      kern.mesh = problem_kernels::level_mesh(level, vertices.size() > 0 ? vertices.data() : nullptr);
+      kern.mesh = problem_kernels::level_mesh(level, geometry);
       kern.rule = cell_rule<dim, k, nq>(lobatto);
       if (coefficients.diffusion)
         {

@@ -9,6 +9,7 @@
 #include <kernels/operators/laplace_cartesian.h>
 #include <kernels/runtime/cell_launch.h>
 #include <kernels/runtime/forall.h>
+#include <src/discretization/level_mesh.h>
 
 #include <stdexcept>
 #include <string>
@@ -38,6 +39,9 @@ namespace tpmg
   {
     if (level.dim != dim || level.degree != k)
       throw std::invalid_argument("BPOperator: level does not match dim/degree");
+    if (exact_mapping(deformation) && mode != GeometryMode::stored)
+      throw std::invalid_argument("BPOperator: an exact map goes with stored geometric factors (the map's "
+                                  "derivatives at every point; on_the_fly and polynomial assume multilinear cells)");
     if (coefficients.any() && (bp == BakeOff::bp1 || mode != GeometryMode::stored))
       throw std::invalid_argument("BPOperator: a coefficient goes with the BP3/BP5 Laplacians and stored geometric "
                                   "factors (a at the quadrature points times each point's factors)");
@@ -193,7 +197,7 @@ namespace tpmg
   {
     /// The BP3 (Gauss, k+2 points) or BP5 (Gauss–Lobatto, k+1) Laplacian's diagonal in double.
     template <int dim, int k, int nq>
-    void bp_laplace_diagonal(const CartesianLevel &level, const Vector<double> &vertices, bool lobatto,
+    void bp_laplace_diagonal(const CartesianLevel &level, const LevelGeometry &geometry, bool lobatto,
                              const Coefficients &coefficients, Vector<double> &diag);
   } // namespace internal
 
@@ -202,18 +206,12 @@ namespace tpmg
   {
     if (bp_ == BakeOff::bp1 || !constrained_)
       return false;
-    Vector<double> vertices;
-    if (deformation_.type != Deformation::none)
-      {
-        const std::vector<double> v = deformed_vertices(level_, deformation_);
-        vertices.reinit(index_t(v.size()), backend_, false);
-        vertices.from_host(v);
-      }
-    Vector<double> diag(level_.n_dofs(), backend_);
+    const LevelGeometry geometry = level_geometry(level_, deformation_, backend_);
+    Vector<double>      diag(level_.n_dofs(), backend_);
     if (bp_ == BakeOff::bp5)
-      internal::bp_laplace_diagonal<dim, k, k + 1>(level_, vertices, true, coefficients_, diag);
+      internal::bp_laplace_diagonal<dim, k, k + 1>(level_, geometry, true, coefficients_, diag);
     else
-      internal::bp_laplace_diagonal<dim, k, k + 2>(level_, vertices, false, coefficients_, diag);
+      internal::bp_laplace_diagonal<dim, k, k + 2>(level_, geometry, false, coefficients_, diag);
     d.reinit(level_.n_dofs(), backend_, false);
     convert(diag, d);
     return true;

@@ -189,6 +189,12 @@ int main(int argc, char **argv)
     {"2D k=3 coefficient bp5 chebyshev",
      with(d2, {"Polynomial degree=3", "Problem/Right-hand side=one", "Multigrid/Level operator=bp5",
                "Multigrid/Smoother=chebyshev_jacobi", "Problem/Coefficient=2 + sin(5*x*y)"})},
+    // a domain given by a map with exact cells: every rank's factors, right-hand side, errors
+    {"2D k=3 quarter annulus map",
+     with(d2, {"Polynomial degree=3", "Multigrid/Level operator=bp3", "Mesh/Deformation=function",
+               "Mesh/Deformation function=(1 + x)*cos(pi/2*y); (1 + x)*sin(pi/2*y)", "Problem/Right-hand side=function",
+               "Problem/Right-hand side function=32*x^3*y + 32*x*y^3 - 60*x*y",
+               "Problem/Exact solution=(x^2 + y^2 - 1)*(4 - x^2 - y^2)*x*y"})},
     // a reaction term: its per-point factors, the lifting and the surrogates' shift on every rank
     {"3D k=2 reaction",
      with(d3, {"Polynomial degree=2", "Problem/Right-hand side=function", "Problem/Right-hand side function=1 + x*y",
