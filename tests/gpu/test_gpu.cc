@@ -933,7 +933,8 @@ TEST(Gpu, FittedPatchSolvesAndKershawSolveEqualCpu)
 // A coefficient a(x) and a reaction term c(x) u: the bp3/bp5 operators (2D and 3D kernels) and
 // their diagonal (a and c evaluated in the diagonal kernel), the fitted patch solves scaled by the
 // patches' mean a and shifted by their mean c, and whole solves with a smooth and a layered
-// coefficient and with a reaction term (the lifting of g carries a and c) give the CPU's results.
+// coefficient, with a reaction term (the lifting of g carries a and c) and on domains given by a
+// map with exact cells give the CPU's results.
 TEST(Gpu, CoefficientKernelsAndSolvesEqualCpu)
 {
   for (int dim : {2, 3})
@@ -1010,6 +1011,40 @@ TEST(Gpu, CoefficientKernelsAndSolvesEqualCpu)
       EXPECT_EQ(r[1].level_operator, "bp3") << a;
       EXPECT_NEAR(r[1].iterations, r[0].iterations, 1) << a;
       EXPECT_NEAR(r[1].point_values[0], r[0].point_values[0], 1e-8 * std::fabs(r[0].point_values[0])) << a;
+      EXPECT_EQ(r[1].backend, "cuda");
+    }
+  // a domain given by a map with exact cells (the map's programs in device memory): the quarter
+  // annulus in 2D and a shell section in 3D, with a coefficient and a reaction term
+  for (int dim : {2, 3})
+    {
+      SolverParameters p;
+      p.dim                  = dim;
+      p.degree               = 3;
+      p.refinement_level     = dim == 3 ? 1 : 2;
+      p.coarse_cells         = {1, 2, 1};
+      p.level_operator       = LevelOperatorType::bp3;
+      p.deformation.type     = Deformation::function;
+      p.deformation_function = std::string("(1 + x)*cos(pi/2*y); (1 + x)*sin(pi/2*y)") + (dim == 3 ? "; 2*z" : "");
+      p.rhs                  = RightHandSide::function;
+      p.rhs_function         = "1 + x*y";
+      p.boundary_values      = "x^2 - y";
+      p.coefficient          = "1 + 0.5*sin(x)*cos(y)";
+      p.reaction             = "10*(1 + x*x)";
+      p.relative_tolerance   = 1e-10;
+      p.verbose              = false;
+      p.source               = "test";
+      p.point_values         = {{{1.0, 1.0, 0.5}}};
+      RunResult r[2];
+      for (DeviceChoice dev : {DeviceChoice::cpu, DeviceChoice::cuda})
+        {
+          p.device = dev;
+          std::ostringstream log;
+          r[dev == DeviceChoice::cuda] = run_poisson(p, log);
+          ASSERT_TRUE(r[dev == DeviceChoice::cuda].converged) << r[dev == DeviceChoice::cuda].failure;
+        }
+      EXPECT_EQ(r[1].problem.mapping, "exact");
+      EXPECT_NEAR(r[1].iterations, r[0].iterations, 1) << dim << "D map";
+      EXPECT_NEAR(r[1].point_values[0], r[0].point_values[0], 1e-8 * std::fabs(r[0].point_values[0])) << dim << "D";
       EXPECT_EQ(r[1].backend, "cuda");
     }
 }
