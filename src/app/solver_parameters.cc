@@ -763,15 +763,17 @@ namespace tpmg
       }
     if (p.deformation.type == Deformation::function)
       {
+        std::string fold;
         try
           {
             p.deformation.map = make_deformation_map(p.deformation_function, p.dim);
+            fold              = map_fold(p.deformation, p.box_lower, p.box_upper, p.dim); // (derivatives)
           }
         catch (const std::exception &e) // (ExpressionError, invalid_argument)
           {
             fail("Mesh/Deformation function", e.what());
           }
-        if (const std::string fold = map_fold(p.deformation, p.box_lower, p.box_upper, p.dim); !fold.empty())
+        if (!fold.empty())
           fail("Mesh/Deformation function", "the map folds the box: " + fold + " (it must be > 0 everywhere)");
         if (p.rhs == RightHandSide::manufactured)
           fail("Mesh/Deformation", "the manufactured problem is posed on the box and its built-in deformations; "
