@@ -53,7 +53,7 @@ namespace
 TEST_P(BPTest, EqualsReferenceAssemblyOnDeformedMeshes)
 {
   const auto [dim, k] = GetParam();
-  for (const DeformationSettings d :
+  for (const DeformationSettings &d :
        {DeformationSettings{Deformation::sine, 0.15}, DeformationSettings{Deformation::kershaw, 0.3}})
     {
       // the dense reference costs O(cells (k+1)^6 (k+2)^3): 3D k >= 6 on the Kershaw mesh only
@@ -141,8 +141,8 @@ TEST(BP, BP3EqualsCartesianOnCartesianMeshes)
 TEST(BP, BP1OfOnesIsTheVolume)
 {
   for (int dim : {2, 3})
-    for (const DeformationSettings d : {DeformationSettings{}, DeformationSettings{Deformation::sine, 0.1},
-                                        DeformationSettings{Deformation::kershaw, 0.3}})
+    for (const DeformationSettings &d : {DeformationSettings{}, DeformationSettings{Deformation::sine, 0.1},
+                                         DeformationSettings{Deformation::kershaw, 0.3}})
       dispatch_dim(dim, [&](auto D) {
         constexpr int             dd  = decltype(D)::value;
         const auto                lev = d.type == Deformation::kershaw ? kershaw_level(dd, 3) : box_level(dd, 3, 1);

@@ -126,7 +126,7 @@ TEST(PointValues, DeformedMeshesLocatePointsAndReproduceLinearFunctions)
 {
   std::mt19937 gen(11);
   for (int dim : {2, 3})
-    for (const DeformationSettings s :
+    for (const DeformationSettings &s :
          {DeformationSettings{Deformation::sine, 0.2}, DeformationSettings{Deformation::kershaw, 0.3}})
       for (int k : {1, 3})
         {

@@ -694,7 +694,7 @@ TEST(ProblemFunctions, ExpressionErrorsNameTheirField)
 TEST(ProblemFunctions, BuiltInRightHandSideExpressionGivesTheDeformedIntegrals)
 {
   for (int dim : {2, 3})
-    for (const DeformationSettings def :
+    for (const DeformationSettings &def :
          {DeformationSettings{Deformation::sine, 0.15}, DeformationSettings{Deformation::kershaw, 0.3}})
       for (RightHandSide rhs : {RightHandSide::manufactured, RightHandSide::one})
         {

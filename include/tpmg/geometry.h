@@ -56,7 +56,7 @@ namespace tpmg
     Deformation type      = Deformation::none;
     double      amplitude = 0.0;
     /// function: the components X, Y (, Z) of the map (make_deformation_map)
-    std::vector<Expression> map;
+    std::vector<Expression> map{};
     Mapping                 mapping = Mapping::automatic;
   };
 
