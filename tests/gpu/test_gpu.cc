@@ -934,6 +934,7 @@ TEST(Gpu, FittedPatchSolvesAndKershawSolveEqualCpu)
 // their diagonal (a and c evaluated in the diagonal kernel), the fitted patch solves scaled by the
 // patches' mean a and shifted by their mean c, and whole solves with a smooth and a layered
 // coefficient, with a reaction term (the lifting of g carries a and c) and on domains given by a
+
 // map with exact cells give the CPU's results.
 TEST(Gpu, CoefficientKernelsAndSolvesEqualCpu)
 {
@@ -985,33 +986,28 @@ TEST(Gpu, CoefficientKernelsAndSolvesEqualCpu)
   for (const char *a : {"1 + 0.5*sin(x)*cos(y)", "x < 1 ? 10 : 1", "1"})
     {
       SolverParameters p;
-      p.dim                = 3;
-      p.degree             = 3;
-      p.refinement_level   = 2;
-      p.box_lower          = {0, -1, 0.5};
-      p.box_upper          = {2, 1, 1.5};
-      p.coarse_cells       = {2, 2, 1};
-      p.rhs                = RightHandSide::function;
-      p.rhs_function       = "1 + x*y";
-      p.boundary_values    = "x^2 - y*z";
-      p.coefficient        = a;
-      p.reaction           = std::string(a) == "1" ? "100*(1 + x*x)" : "0"; // -Laplace(u) + c u
-      p.relative_tolerance = 1e-10;
-      p.verbose            = false;
-      p.source             = "test";
-      p.point_values       = {{{1.0, 0.0, 1.0}}};
-      RunResult r[2];
-      for (DeviceChoice dev : {DeviceChoice::cpu, DeviceChoice::cuda})
-        {
-          p.device = dev;
-          std::ostringstream log;
-          r[dev == DeviceChoice::cuda] = run_poisson(p, log);
-          ASSERT_TRUE(r[dev == DeviceChoice::cuda].converged) << r[dev == DeviceChoice::cuda].failure;
-        }
-      EXPECT_EQ(r[1].level_operator, "bp3") << a;
+      p.dim                            = 3;
+      p.degree                         = 3;
+      p.refinement_level               = 2;
+      p.box_lower                      = {0, -1, 0.5};
+      p.box_upper                      = {2, 1, 1.5};
+      p.coarse_cells                   = {2, 2, 1};
+      p.rhs                            = RightHandSide::function;
+      p.rhs_function                   = "1 + x*y";
+      p.boundary_values                = "x^2 - y*z";
+      p.coefficient                    = a;
+      p.reaction                       = std::string(a) == "1" ? "100*(1 + x*x)" : "0"; // -Laplace(u) + c u
+      p.relative_tolerance             = 1e-10;
+      p.verbose                        = false;
+      p.source                         = "test";
+      p.point_values                   = {{{1.0, 0.0, 1.0}}};
+      const std::array<RunResult, 2> r = solve_on_both(p);
+      for (const RunResult &x : r)
+        ASSERT_TRUE(x.converged) << x.failure;
+      EXPECT_EQ(r[1].backend, "cuda");
       EXPECT_NEAR(r[1].iterations, r[0].iterations, 1) << a;
       EXPECT_NEAR(r[1].point_values[0], r[0].point_values[0], 1e-8 * std::fabs(r[0].point_values[0])) << a;
-      EXPECT_EQ(r[1].backend, "cuda");
+      EXPECT_EQ(r[1].level_operator, "bp3") << a;
     }
   // a domain given by a map with exact cells (the map's programs in device memory): the quarter
   // annulus in 2D and a shell section in 3D, with a coefficient and a reaction term
@@ -1034,18 +1030,13 @@ TEST(Gpu, CoefficientKernelsAndSolvesEqualCpu)
       p.verbose              = false;
       p.source               = "test";
       p.point_values         = {{{1.0, 1.0, 0.5}}};
-      RunResult r[2];
-      for (DeviceChoice dev : {DeviceChoice::cpu, DeviceChoice::cuda})
-        {
-          p.device = dev;
-          std::ostringstream log;
-          r[dev == DeviceChoice::cuda] = run_poisson(p, log);
-          ASSERT_TRUE(r[dev == DeviceChoice::cuda].converged) << r[dev == DeviceChoice::cuda].failure;
-        }
-      EXPECT_EQ(r[1].problem.mapping, "exact");
-      EXPECT_NEAR(r[1].iterations, r[0].iterations, 1) << dim << "D map";
-      EXPECT_NEAR(r[1].point_values[0], r[0].point_values[0], 1e-8 * std::fabs(r[0].point_values[0])) << dim << "D";
+      const std::array<RunResult, 2> r = solve_on_both(p);
+      for (const RunResult &x : r)
+        ASSERT_TRUE(x.converged) << x.failure;
       EXPECT_EQ(r[1].backend, "cuda");
+      EXPECT_NEAR(r[1].iterations, r[0].iterations, 1) << dim << "D map";
+      EXPECT_NEAR(r[1].point_values[0], r[0].point_values[0], 1e-8 * std::fabs(r[0].point_values[0])) << dim << "D map";
+      EXPECT_EQ(r[1].problem.mapping, "exact");
     }
 }
 
