@@ -72,6 +72,11 @@ namespace tpmg
   /// component, std::invalid_argument for a wrong count.
   std::vector<Expression> make_deformation_map(const std::string &text, int dim);
 
+  /// A function map's components F_r and then their derivatives ∂F_r/∂x_d at dim + r dim + d
+  /// (symbolic): what the exact cells are computed from, on the host and in the kernels
+  /// (problem_kernels::LevelMesh::map has this layout).
+  std::vector<Expression> map_with_derivatives(const DeformationSettings &s, int dim);
+
   /// A point of the box where the map's Jacobian determinant det DF is not positive or not finite
   /// (sampled at `n` points per direction of the closed box, exact derivatives), described as
   /// "det DF = v at (x, y, z)"; "" where none is.

@@ -89,16 +89,6 @@ namespace tpmg
       return x;
     }
 
-    /// ∂F_r/∂x_b of a function map at [r * dim + b].
-    std::vector<Expression> map_jacobian(const DeformationSettings &s, int dim)
-    {
-      std::vector<Expression> j;
-      for (int r = 0; r < dim; ++r)
-        for (int b = 0; b < dim; ++b)
-          j.push_back(s.map[std::size_t(r)].derivative(b));
-      return j;
-    }
-
     /// 1D linear shape functions on [0,1] and their derivatives.
     inline double lin(int v, double t) { return v ? t : 1.0 - t; }
     inline double dlin(int v) { return v ? 1.0 : -1.0; }
@@ -221,7 +211,7 @@ namespace tpmg
   {
     if (s.type != Deformation::function || int(s.map.size()) != dim)
       return "";
-    const std::vector<Expression> jac   = map_jacobian(s, dim);
+    const std::vector<Expression> jac   = map_with_derivatives(s, dim);
     const int                     count = dim == 3 ? n * n * n : n * n;
     for (int i = 0; i < count; ++i)
       {
@@ -231,7 +221,7 @@ namespace tpmg
         double J[3][3] = {{1, 0, 0}, {0, 1, 0}, {0, 0, 1}};
         for (int r = 0; r < dim; ++r)
           for (int b = 0; b < dim; ++b)
-            J[r][b] = jac[std::size_t(r * dim + b)](x[0], x[1], x[2]);
+            J[r][b] = jac[std::size_t(dim + r * dim + b)](x[0], x[1], x[2]);
         const double det = J[0][0] * (J[1][1] * J[2][2] - J[1][2] * J[2][1]) -
                            J[0][1] * (J[1][0] * J[2][2] - J[1][2] * J[2][0]) +
                            J[0][2] * (J[1][0] * J[2][1] - J[1][1] * J[2][0]);
@@ -240,6 +230,17 @@ namespace tpmg
                  (dim == 3 ? ", " + std::to_string(x[2]) : std::string()) + ")";
       }
     return "";
+  }
+
+  std::vector<Expression> map_with_derivatives(const DeformationSettings &s, int dim)
+  {
+    std::vector<Expression> f(s.map.begin(),
+                              s.map.begin() + std::min<std::ptrdiff_t>(dim, std::ptrdiff_t(s.map.size())));
+    const int               n = int(f.size());
+    for (int r = 0; r < n; ++r)
+      for (int b = 0; b < dim; ++b)
+        f.push_back(s.map[std::size_t(r)].derivative(b));
+    return f;
   }
 
   int n_geometric_entries(int dim, GeometricFactorKind kind)
@@ -274,7 +275,7 @@ namespace tpmg
       throw std::invalid_argument("geometric_factors: empty or inconsistent quadrature rule");
     const bool                    exact = exact_mapping(s);
     const std::vector<double>     vert  = exact ? std::vector<double>() : deformed_vertices(level, s);
-    const std::vector<Expression> jac   = exact ? map_jacobian(s, dim) : std::vector<Expression>();
+    const std::vector<Expression> jac   = exact ? map_with_derivatives(s, dim) : std::vector<Expression>();
 
     const int     nq       = int(q.size());
     const int     n_points = dim == 3 ? nq * nq * nq : nq * nq;
@@ -323,7 +324,7 @@ namespace tpmg
             if (exact)
               for (int a = 0; a < dim; ++a)
                 for (int b = 0; b < dim; ++b)
-                  J[a][b] = jac[std::size_t(a * dim + b)](x0[0], x0[1], x0[2]) * level.h[b];
+                  J[a][b] = jac[std::size_t(dim + a * dim + b)](x0[0], x0[1], x0[2]) * level.h[b];
             else
               for (int v = 0; v < n_vert; ++v)
                 for (int b = 0; b < dim; ++b)

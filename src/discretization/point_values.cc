@@ -117,14 +117,9 @@ namespace tpmg
     index_t steps = 2;
     for (int d = 0; d < dim; ++d)
       steps += level.cells[std::size_t(d)];
-    std::vector<Expression> exact; // F, then DF, where the cells are the map's exact images
-    if (exact_mapping(deformation))
-      {
-        exact = deformation.map;
-        for (int c = 0; c < dim; ++c)
-          for (int e = 0; e < dim; ++e)
-            exact.push_back(deformation.map[std::size_t(c)].derivative(e));
-      }
+    // F, then DF, where the cells are the map's exact images
+    const std::vector<Expression> exact =
+      exact_mapping(deformation) ? map_with_derivatives(deformation, dim) : std::vector<Expression>();
     for (index_t step = 0; step < steps; ++step)
       {
         CellMap map;

@@ -50,11 +50,8 @@ namespace tpmg
     check_deformation(level, deformation);
     // F_r, then ∂F_r/∂x_d (problem_kernels::LevelMesh::map), as bytes in doubles
     std::vector<ExpressionProgram> programs;
-    for (const Expression &f : deformation.map)
+    for (const Expression &f : map_with_derivatives(deformation, level.dim))
       programs.push_back(f.program());
-    for (const Expression &f : deformation.map)
-      for (int d = 0; d < level.dim; ++d)
-        programs.push_back(f.derivative(d).program());
     static_assert(sizeof(ExpressionProgram) % sizeof(double) == 0 && alignof(ExpressionProgram) <= alignof(double),
                   "the programs travel as doubles");
     std::vector<double> packed(programs.size() * sizeof(ExpressionProgram) / sizeof(double));
