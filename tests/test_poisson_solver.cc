@@ -167,10 +167,13 @@ TEST(PoissonSolver, UpdateCoefficientsWithAReactionEqualsAFreshSolver)
       } steps[] = {{"1", "100", true}, {"2 + x", "100", false}, {"1", "1e4*(1 + x*y)", true}, {"1", "0", true}};
       for (const auto &step : steps)
         {
+          const std::vector<double> last = solver.solution().to_host();
           if (step.both)
             solver.update_coefficients(step.a, step.c);
           else
             solver.update_coefficient(step.a);
+          // the last solution stays (a time loop's u^n, for the next step's right-hand side)
+          EXPECT_EQ(solver.solution().to_host(), last) << dim << "D c = " << step.c;
           const RunResult updated = solver.solve();
           p.coefficient           = step.a;
           p.reaction              = step.c;

@@ -170,7 +170,8 @@ namespace tpmg
     void update_coefficients(const std::string &coefficient, const std::string &reaction);
 
     /// The last solve's solution u_h on this rank's part of the finest level (every node, the
-    /// boundary values included), on the solver's backend.
+    /// boundary values included), on the solver's backend; update_coefficients keeps it (the
+    /// previous step of a time loop).
     const Vector<double> &solution() const;
     /// The finest level's layout on this rank (its part, ghost layers, owned nodes).
     const std::shared_ptr<const BoxLayout> &layout() const;

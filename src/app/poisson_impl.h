@@ -502,8 +502,12 @@ namespace tpmg
                                                  mg.coefficients);
         if (fine_layout_->distributed())
           A_ = std::make_unique<DistributedOperator<double>>(std::move(A_), fine_layout_);
-        x_.reinit(fine_layout_->size(), backend_);
-        attach(x_, fine_layout_);
+        if (!solution_made_) // (update_coefficients keeps the last solution: u^n of a time step)
+          {
+            x_.reinit(fine_layout_->size(), backend_);
+            attach(x_, fine_layout_);
+            solution_made_ = true;
+          }
         if (levels_.back().singular())
           {
             basis_integrals(fine, basis_integrals_);
@@ -730,12 +734,13 @@ namespace tpmg
       std::unique_ptr<MixedPrecisionPreconditioner<Number, Multigrid<dim, k, Number>>> precond_;
       SolverWorkspace                                                                  workspace_;
       Vector<double>                                                                   b_, x_, basis_integrals_;
-      std::vector<Vector<Number>>                                                      level_rhs_;
-      ProblemFunctions                                                                 problem_;
-      bool                                                                             problem_from_api_ = false;
-      double                                                                           f_excess_         = 0;
-      std::size_t                                                                      bytes_before_     = 0;
-      RunResult base_; ///< what setup made and measured, the start of every solve's result
+      bool solution_made_ = false; ///< x_ is made once: update_coefficients keeps the last solution
+      std::vector<Vector<Number>> level_rhs_;
+      ProblemFunctions            problem_;
+      bool                        problem_from_api_ = false;
+      double                      f_excess_         = 0;
+      std::size_t                 bytes_before_     = 0;
+      RunResult                   base_; ///< what setup made and measured, the start of every solve's result
     };
 
     template <int dim, int k, typename Number>
