@@ -54,7 +54,9 @@ namespace tpmg::test
   /// Element stiffness of a (h_x, h_y[, h_z]) cell, entry by entry, lexicographic local order.
   /// `lumped_mass`: the 1D masses lumped to their row sums, which for the GLL basis are the GLL
   /// weights (the quadrature is exact for one basis function), so the bp5 operator's.
-  inline Eigen::MatrixXd element_laplace(int dim, int k, const std::array<double, 3> &h, bool lumped_mass = false)
+  /// With `a` and `c`: the element matrix of −∇·(a ∇u) + c u for constants a and c.
+  inline Eigen::MatrixXd element_laplace(int dim, int k, const std::array<double, 3> &h, bool lumped_mass = false,
+                                         double a = 1, double c = 0)
   {
     auto r = reference_1d(k);
     if (lumped_mass)
@@ -67,16 +69,17 @@ namespace tpmg::test
         {
           const int i[3] = {I % n, (I / n) % n, dim == 3 ? I / (n * n) : 0};
           const int j[3] = {J % n, (J / n) % n, dim == 3 ? J / (n * n) : 0};
-          double    v    = 0;
+          double    v = 0, m = c;
           for (int d = 0; d < dim; ++d)
             {
-              double t = r.stiffness(i[d], j[d]) / h[d];
+              double t = a * r.stiffness(i[d], j[d]) / h[d];
               for (int e = 0; e < dim; ++e)
                 if (e != d)
                   t *= r.mass(i[e], j[e]) * h[e];
               v += t;
+              m *= r.mass(i[d], j[d]) * h[d];
             }
-          K(I, J) = v;
+          K(I, J) = v + m;
         }
     return K;
   }
@@ -95,10 +98,12 @@ namespace tpmg::test
     return lev.on_boundary(i, j, l);
   }
 
-  /// Assembled Dirichlet Laplacian: interior block of the stiffness matrix, identity on the boundary.
-  inline Eigen::SparseMatrix<double> assemble_laplace(const CartesianLevel &lev, bool lumped_mass = false)
+  /// Assembled Dirichlet Laplacian: interior block of the stiffness matrix, identity on the boundary
+  /// (with `a` and `c`: of −∇·(a ∇u) + c u for constants a and c).
+  inline Eigen::SparseMatrix<double> assemble_laplace(const CartesianLevel &lev, bool lumped_mass = false, double a = 1,
+                                                      double c = 0)
   {
-    const Eigen::MatrixXd               K = element_laplace(lev.dim, lev.degree, lev.h, lumped_mass);
+    const Eigen::MatrixXd               K = element_laplace(lev.dim, lev.degree, lev.h, lumped_mass, a, c);
     std::vector<Eigen::Triplet<double>> trip;
     const int                           nd = int(K.rows());
     for (index_t cz = 0; cz < (lev.dim == 3 ? lev.cells[2] : 1); ++cz)

@@ -26,14 +26,15 @@ namespace
 {
   struct Case
   {
-    int                dim, k;
-    SmootherKernel     kernel;
-    LocalSolver        solver;
-    ColorOrder         order;
-    KernelOptimization opt               = KernelOptimization::basic;
-    int                patches_per_block = 0;
-    ThreadStructure    threads           = ThreadStructure::automatic;
-    bool               lumped            = false; ///< GLL-lumped 1D masses (the bp5 smoother)
+    int                  dim, k;
+    SmootherKernel       kernel;
+    LocalSolver          solver;
+    ColorOrder           order;
+    KernelOptimization   opt               = KernelOptimization::basic;
+    int                  patches_per_block = 0;
+    ThreadStructure      threads           = ThreadStructure::automatic;
+    bool                 lumped            = false; ///< GLL-lumped 1D masses (the bp5 smoother)
+    ConstantCoefficients coefficients      = {};    ///< a and c of −∇·(a ∇u) + c u
   };
 
   std::string name(const Case &c)
@@ -47,7 +48,7 @@ namespace
            (c.threads == ThreadStructure::column ? "_column"
             : c.threads == ThreadStructure::dof  ? "_dof"
                                                  : "") +
-           (c.lumped ? "_lumped" : "");
+           (c.lumped ? "_lumped" : "") + (c.coefficients.laplacian() ? "" : "_with_a_and_c");
   }
 
   // A level with several patches of every color, anisotropic cells.
@@ -76,9 +77,10 @@ namespace
     s.patches_per_block                            = c.patches_per_block;
     s.thread_structure                             = c.threads;
     const auto                               robin = make_robin_faces<Number>(lev, alpha, Backend::cpu);
-    CartesianLaplaceOperator<dim, k, Number> op(lev, Backend::cpu, robin);
-    VertexPatchSmoother<dim, k, Number> smoother(lev, Backend::cpu, s, &op, PatchProblem{c.lumped, c.order}, robin);
-    Vector<Number>                      x(lev.n_dofs(), Backend::cpu), b(lev.n_dofs(), Backend::cpu);
+    CartesianLaplaceOperator<dim, k, Number> op(lev, Backend::cpu, robin, c.coefficients);
+    VertexPatchSmoother<dim, k, Number>      smoother(lev, Backend::cpu, s, &op,
+                                                      PatchProblem{c.lumped, c.order, c.coefficients}, robin);
+    Vector<Number>                           x(lev.n_dofs(), Backend::cpu), b(lev.n_dofs(), Backend::cpu);
     x.from_host(std::vector<Number>(x0.begin(), x0.end()));
     b.from_host(std::vector<Number>(b0.begin(), b0.end()));
     smoother.smooth(x, b, false, x_is_zero);
@@ -127,7 +129,8 @@ TEST_P(PatchSmootherTest, SweepEqualsReference)
 {
   const Case c   = GetParam();
   const auto lev = smoother_level(c.dim, c.k);
-  expect_sweeps_equal_reference(lev, c, assemble_laplace(lev, c.lumped));
+  expect_sweeps_equal_reference(lev, c,
+                                assemble_laplace(lev, c.lumped, c.coefficients.diffusion, c.coefficients.reaction));
 }
 
 // Neumann faces (x-, y+, z+; their vertices carry truncated patches, BoundaryPatchKernel): every
@@ -284,6 +287,29 @@ static std::vector<Case> all_cases()
                            ThreadStructure::automatic, true});
   cases.push_back({2, 3, SmootherKernel::fused, LocalSolver::fast_diagonalization, ColorOrder::odd_first});
   cases.push_back({3, 2, SmootherKernel::fused, LocalSolver::fast_diagonalization, ColorOrder::odd_first});
+  // constant coefficients a = 2.5, c = 40 (c h² about 1 on these cells: the mass term matters as
+  // much as the stiffness): every kernel family (basic with both local solvers and thread
+  // structures, the fiber kernels in each optimization, the tile kernel at k = 1), every variant,
+  // the lumped masses, against the sweep on the assembled a K + c M; conflict_free, which has no
+  // mass term, with a = 2.5 alone
+  const ConstantCoefficients ac{2.5, 40}, a_only{2.5, 0};
+  for (int dim : {2, 3})
+    for (int k : {1, 2, 3})
+      for (SmootherKernel kern : {SmootherKernel::global, SmootherKernel::separate, SmootherKernel::fused})
+        {
+          for (KernelOptimization opt : {KernelOptimization::basic, KernelOptimization::linear_indexing,
+                                         KernelOptimization::conflict_free, KernelOptimization::reduced_residual})
+            if (!(opt == KernelOptimization::reduced_residual && kern == SmootherKernel::global))
+              cases.push_back({dim, k, kern, LocalSolver::fast_diagonalization, ColorOrder::standard, opt, 0,
+                               ThreadStructure::automatic, k == 3 && kern != SmootherKernel::global,
+                               opt == KernelOptimization::conflict_free ? a_only : ac});
+          cases.push_back({dim, k, kern, LocalSolver::fast_diagonalization, ColorOrder::standard,
+                           KernelOptimization::basic, 0, ThreadStructure::dof, false, ac});
+        }
+  cases.push_back({3, 2, SmootherKernel::fused, LocalSolver::inverse_matrix, ColorOrder::standard,
+                   KernelOptimization::basic, 0, ThreadStructure::automatic, false, ac});
+  cases.push_back({2, 2, SmootherKernel::fused, LocalSolver::inverse_matrix, ColorOrder::standard,
+                   KernelOptimization::basic, 0, ThreadStructure::automatic, false, ac});
   return cases;
 }
 

@@ -799,8 +799,12 @@ namespace
         ASSERT_TRUE(r.converged) << what;
         EXPECT_EQ(r.problem.coefficient, c.with_a ? smooth_coefficient : "1");
         EXPECT_EQ(r.problem.reaction_coefficient, c.reaction.empty() ? "0" : c.reaction);
-        EXPECT_EQ(r.level_operator, c.op == LevelOperatorType::bp5 ? "bp5" : "bp3") << what;
-        EXPECT_EQ(r.kernel_optimization, "fitted patches") << what; // (the smoother sees a and c)
+        // constants on a box: cartesian and the Cartesian patches carry them; else bp3/bp5 and
+        // fitted patches (the smoother sees a and c)
+        const bool constants = c.op == LevelOperatorType::cartesian && c.deformation.type == Deformation::none &&
+                               !p.coefficients().varying();
+        EXPECT_EQ(r.level_operator, constants ? "cartesian" : c.op == LevelOperatorType::bp5 ? "bp5" : "bp3") << what;
+        EXPECT_EQ(r.kernel_optimization == "fitted patches", !constants) << what;
         if (level > first)
           {
             const double rate = std::log2(previous / *r.l2_error);
@@ -831,7 +835,8 @@ TEST(ProblemFunctions, ReactionTermConvergesAtRateKPlusOne)
   for (const RateCase &r :
        {RateCase{2, 2, LevelOperatorType::cartesian, {}, false, c}, RateCase{3, 2, LevelOperatorType::bp3, {}, true, c},
         RateCase{2, 3, LevelOperatorType::bp5, {}, true, c},
-        RateCase{2, 3, LevelOperatorType::bp3, {Deformation::sine, 0.1}, true, c}})
+        RateCase{2, 3, LevelOperatorType::bp3, {Deformation::sine, 0.1}, true, c},
+        RateCase{3, 2, LevelOperatorType::cartesian, {}, false, "30"}}) // (constant: the Laplacian's kernels)
     expect_rate_k_plus_one(r);
 }
 
@@ -854,6 +859,48 @@ TEST(ProblemFunctions, ReactionKeepsTheIterationsOfTheLaplacian)
           ASSERT_TRUE(r.converged) << c;
           EXPECT_LE(r.iterations, base.iterations + 1) << dim << "D c = " << c;
           std::printf("[reaction] %dD k=3: c = 0 %d iterations, c = %s %d\n", dim, base.iterations, c, r.iterations);
+        }
+    }
+}
+
+// Constant a and c (an implicit time step's c = 1/Δt) keep the Laplacian's own solver: the
+// Kronecker-form operator and the Cartesian patch kernels with their eigenvalue sums shifted,
+// with the Laplacian's iterations; the solution is that of bp3 with fitted patches, which
+// evaluate the same constants at their points.
+TEST(ProblemFunctions, ConstantCoefficientsKeepTheLaplaciansSolver)
+{
+  for (int dim : {2, 3})
+    {
+      SolverParameters p        = cpu_parameters_one(dim, 3, dim == 3 ? 2 : 3);
+      p.exact_solution          = "";
+      p.point_values            = {{{0.3, 0.6, 0.7}}};
+      const RunResult laplacian = solve(p);
+      ASSERT_TRUE(laplacian.converged);
+      const struct
+      {
+        const char *a, *c;
+      } cases[] = {{"1", "1"}, {"1", "1e3"}, {"1", "1e6"}, {"2.5", "0"}, {"0.5", "40"}};
+      for (const auto &ac : cases)
+        {
+          p.coefficient     = ac.a;
+          p.reaction        = ac.c;
+          p.level_operator  = LevelOperatorType::cartesian;
+          p.patch_geometry  = PatchGeometry::automatic;
+          const RunResult r = solve(p);
+          ASSERT_TRUE(r.converged) << ac.a << ", " << ac.c;
+          EXPECT_EQ(r.level_operator, "cartesian");
+          EXPECT_NE(r.kernel_optimization, "fitted patches");
+          EXPECT_LE(r.iterations, laplacian.iterations + 1) << dim << "D a = " << ac.a << ", c = " << ac.c;
+          p.level_operator   = LevelOperatorType::bp3;
+          p.patch_geometry   = PatchGeometry::fitted;
+          const RunResult bp = solve(p);
+          ASSERT_TRUE(bp.converged);
+          EXPECT_EQ(bp.kernel_optimization, "fitted patches");
+          ASSERT_EQ(r.point_values.size(), 1u);
+          EXPECT_NEAR(r.point_values[0], bp.point_values[0], 1e-7 * std::fabs(bp.point_values[0]))
+            << dim << "D a = " << ac.a << ", c = " << ac.c;
+          std::printf("[constant a, c] %dD k=3: a = %s, c = %s: %d iterations (Laplacian %d; bp3, fitted %d)\n", dim,
+                      ac.a, ac.c, r.iterations, laplacian.iterations, bp.iterations);
         }
     }
 }

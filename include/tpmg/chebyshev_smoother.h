@@ -2,6 +2,7 @@
 // alternative to the vertex-patch smoother that deal.II users know from PreconditionChebyshev.
 #pragma once
 
+#include <tpmg/constant_coefficients.h>
 #include <tpmg/linear_operator.h>
 #include <tpmg/mesh.h>
 #include <tpmg/vector.h>
@@ -12,10 +13,12 @@ namespace tpmg
   /// level the assembled matrix is Σ_d c_d (global 1D stiffness in d ⊗ global 1D masses in the
   /// other directions) with the reference (unit-width) 1D matrices and
   /// c_d = (1/h_d) Π_{e≠d} h_e, so its diagonal is a sum of products of 1D global diagonals.
-  /// `lumped_mass` takes the GLL-lumped 1D masses (the diagonal of the `bp5` operator).
+  /// `lumped_mass` takes the GLL-lumped 1D masses (the diagonal of the `bp5` operator);
+  /// `constants` a and c of −∇·(a ∇u) + c u (a scales the sum, c Π h_d Π_d mass_d adds to it).
   /// `diag` is resized to level.n_dofs() on `backend`.
   template <typename Number>
-  void laplace_diagonal(const CartesianLevel &level, Backend backend, bool lumped_mass, Vector<Number> &diag);
+  void laplace_diagonal(const CartesianLevel &level, Backend backend, bool lumped_mass, Vector<Number> &diag,
+                        const ConstantCoefficients &constants = {});
 
   struct ChebyshevSettings
   {

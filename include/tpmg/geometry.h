@@ -3,6 +3,7 @@
 // factors at the quadrature points of the multilinear cell maps.
 #pragma once
 
+#include <tpmg/constant_coefficients.h>
 #include <tpmg/expression.h>
 #include <tpmg/fe_1d.h>
 #include <tpmg/mesh.h>
@@ -120,6 +121,15 @@ namespace tpmg
     Coefficients(Coefficient a, Coefficient c = {}) : diffusion(std::move(a)), reaction(std::move(c)) {}
     /// Whether the operator differs from the Laplacian.
     bool any() const { return diffusion.has_value() || reaction.has_value(); }
+    /// a and c where both are constants (the Laplacian's 1 and 0 included), else none.
+    std::optional<ConstantCoefficients> constants() const
+    {
+      if ((diffusion && !diffusion->is_constant()) || (reaction && !reaction->is_constant()))
+        return std::nullopt;
+      return ConstantCoefficients{diffusion ? (*diffusion)(0, 0, 0) : 1.0, reaction ? (*reaction)(0, 0, 0) : 0.0};
+    }
+    /// Whether a or c depends on the position (the operators then evaluate them at their points).
+    bool varying() const { return !constants().has_value(); }
   };
 
   enum class GeometricFactorKind

@@ -1,6 +1,7 @@
 // The `cartesian` level operator: matrix-free Laplacian on a uniform Cartesian level.
 #pragma once
 
+#include <tpmg/constant_coefficients.h>
 #include <tpmg/fe_1d.h>
 #include <tpmg/linear_operator.h>
 #include <tpmg/mesh.h>
@@ -22,8 +23,11 @@ namespace tpmg
 
     CartesianLaplaceOperator() = default;
     /// `robin`: α on the level's Robin faces (required where level.robin_faces is not empty).
+    /// `constants`: the operator of −∇·(a ∇u) + c u for numbers a and c (the Laplacian by
+    /// default): a scales the stiffness, c adds c M (Dirichlet faces only: std::invalid_argument).
     CartesianLaplaceOperator(const CartesianLevel &level, Backend backend,
-                             std::shared_ptr<const RobinFaces<Number>> robin = nullptr);
+                             std::shared_ptr<const RobinFaces<Number>> robin     = nullptr,
+                             const ConstantCoefficients               &constants = {});
 
     /// dst = A src (interior rows), dst = src on boundary nodes.
     void vmult(Vector<Number> &dst, const Vector<Number> &src) const override;
@@ -33,8 +37,8 @@ namespace tpmg
     void residual(Vector<Number> &r, const Vector<Number> &b, const Vector<Number> &x) const override;
 
     index_t size() const override { return level_.n_dofs(); }
-    /// The diagonal from the 1D diagonals (chebyshev_smoother.h, laplace_diagonal) and the
-    /// Robin term's.
+    /// The diagonal from the 1D diagonals (chebyshev_smoother.h, laplace_diagonal, with a and c)
+    /// and the Robin term's.
     bool                  diagonal(Vector<Number> &d) const override;
     const CartesianLevel &level() const { return level_; }
     Backend               backend() const { return backend_; }
@@ -48,9 +52,13 @@ namespace tpmg
     /// the cell kernel's scatter-add of `sign` A src into dst, then the boundary rows
     void apply_cells(Number *dst, const Number *src, Number sign, const Number *boundary_b) const;
 
-    CartesianLevel                            level_;
-    Backend                                   backend_ = Backend::cpu;
-    ElementMatrices1D                         matrices_;
+    CartesianLevel       level_;
+    Backend              backend_ = Backend::cpu;
+    ElementMatrices1D    matrices_;
+    ConstantCoefficients constants_;
+    /// a c_d per direction (direction_coefficients times a) and s = c Π h_d
+    std::array<double, 3>                     coef_{};
+    double                                    shift_ = 0;
     std::shared_ptr<const RobinFaces<Number>> robin_;
   };
 } // namespace tpmg

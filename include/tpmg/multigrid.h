@@ -47,13 +47,15 @@ namespace tpmg
     /// Chebyshev polynomial from `chebyshev`).
     PatchGeometry   patch_geometry   = PatchGeometry::automatic;
     FittedSmoothing fitted_smoothing = FittedSmoothing::chebyshev_additive;
-    /// Whether the vertex-patch smoother solves fitted patch problems with these settings.
+    /// Whether the vertex-patch smoother solves fitted patch problems with these settings:
+    /// automatically on deformed meshes and with coefficients that vary (constant ones the
+    /// Cartesian patch problems carry exactly; PatchProblem::coefficients).
     bool fitted_patches() const
     {
       return smoother == SmootherType::vertex_patch &&
              (patch_geometry == PatchGeometry::fitted ||
               (patch_geometry == PatchGeometry::automatic &&
-               (deformation.type != Deformation::none || coefficients.any())));
+               (deformation.type != Deformation::none || coefficients.varying())));
     }
     GeometryMode geometry = GeometryMode::stored; ///< of the bp3/bp5 level operators
     /// Order of the vertex patches' colours (odd_first: the authors' code).
@@ -115,8 +117,8 @@ namespace tpmg
   /// A level operator of the chosen kind: `cartesian` (Kronecker form, undeformed meshes; with
   /// the Robin term on the level's Robin faces, `robin`), `bp3` or `bp5` (geometric factors of
   /// the deformed mesh, stored or on the fly; no Robin faces; with coefficients, stored factors
-  /// times a and c w|J| beside them: the operator of −∇·(a ∇u) + c u, which `cartesian` cannot
-  /// carry: std::invalid_argument).
+  /// times a and c w|J| beside them: the operator of −∇·(a ∇u) + c u; `cartesian` carries
+  /// constant a and c, and refuses varying ones: std::invalid_argument).
   template <int dim, int degree, typename Number>
   std::unique_ptr<LinearOperator<Number>>
   make_level_operator(const CartesianLevel &level, Backend backend, LevelOperatorType type,

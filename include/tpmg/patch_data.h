@@ -19,10 +19,11 @@ namespace tpmg
   PatchData1D patch_data_1d(int degree, bool lumped_mass);
 
   /// Σ_d coef_d (⊗ of the interior blocks ((2k-1)², rows and columns 1..np-2) of mass[e] for e ≠ d
-  /// and stiffness[d]): the dense interior matrix of a separable patch problem (lexicographic).
+  /// and stiffness[d]) + shift ⊗_d mass[d]: the dense interior matrix of a separable patch problem
+  /// (lexicographic), with a reaction term's mass where shift ≠ 0.
   std::vector<double> kronecker_interior_matrix(int dim, int ni, const std::array<const Matrix1D *, 3> &mass,
                                                 const std::array<const Matrix1D *, 3> &stiffness,
-                                                const std::array<double, 3>           &coef);
+                                                const std::array<double, 3> &coef, double shift = 0);
 
   /// The 1D data of the patches on Neumann faces (kernels/smoothers/boundary_patch.h,
   /// BoundaryPatchData1DLayout): for the patch directions with both cells, the cell above the
@@ -35,7 +36,9 @@ namespace tpmg
   /// along the face's normal), vectors (rows of 2k - 1) then values.
   std::vector<double> robin_patch_eigenpairs_1d(int degree, bool lumped_mass, int t, double beta);
 
-  /// Dense local matrix A_j (interior rows and columns of a patch, lexicographic).
-  std::vector<double> patch_interior_matrix(int dim, int degree, const std::array<double, 3> &coef, bool lumped_mass);
+  /// Dense local matrix A_j (interior rows and columns of a patch, lexicographic), with `shift`
+  /// times the mass (PatchProblem::coefficients: c Π h_d).
+  std::vector<double> patch_interior_matrix(int dim, int degree, const std::array<double, 3> &coef, bool lumped_mass,
+                                            double shift = 0);
 
 } // namespace tpmg

@@ -3,6 +3,7 @@
 // decides which kernels run.
 #pragma once
 
+#include <tpmg/constant_coefficients.h>
 #include <tpmg/linear_operator.h>
 #include <tpmg/mesh.h>
 #include <tpmg/options.h>
@@ -28,6 +29,11 @@ namespace tpmg
   {
     bool       lumped_mass = false; ///< GLL-lumped 1D masses (those of the bp5 operator)
     ColorOrder color_order = ColorOrder::standard;
+    /// Constant a and c of −∇·(a ∇u) + c u: the patch problems are a K + c M, with the same
+    /// eigenvectors and eigenvalue sums a Σ c_d λ + c Π h_d (a c ≠ 0 not with the tensor_core
+    /// kernels, whose products hold no mass term, nor with conflict_free, whose fiber kernels are
+    /// not compiled with it; none with Neumann or Robin faces: std::invalid_argument).
+    ConstantCoefficients coefficients = {};
   };
 
   template <int dim, int degree, typename Number>
@@ -92,7 +98,8 @@ namespace tpmg
     std::array<Vector<int>, 8> robin_index_;
     Vector<Number>             robin_pairs_;
     mutable Vector<Number>     residual_;
-    std::array<double, 3>      coef_;
+    std::array<double, 3>      coef_;      ///< a c_d, c_d = (1/h_d) Π_{e≠d} h_e
+    double                     shift_ = 0; ///< c Π h_d: the reaction term's eigenvalue shift
     PatchData1D                data_;
     Launcher                   launcher_ = nullptr;
   };

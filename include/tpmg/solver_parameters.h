@@ -113,13 +113,14 @@ namespace tpmg
                (!expression("boundary_values", boundary_values).is_zero() || boundary.natural_faces(dim) != 0)));
     }
 
-    /// The level operator that runs: with a coefficient or a reaction term the cartesian one
-    /// hands over to bp3 (the same Gauss k+2 points; its Kronecker form has no coefficients).
-    /// read_parameters and the solver apply it.
+    /// The level operator that runs: with a coefficient or a reaction term that varies in space
+    /// the cartesian one hands over to bp3 (the same Gauss k+2 points; its Kronecker form has
+    /// one constant per direction, so it carries constant a and c itself). read_parameters and
+    /// the solver apply it.
     LevelOperatorType level_operator_in_use() const
     {
-      return level_operator == LevelOperatorType::cartesian && coefficients().any() ? LevelOperatorType::bp3
-                                                                                    : level_operator;
+      return level_operator == LevelOperatorType::cartesian && coefficients().varying() ? LevelOperatorType::bp3
+                                                                                        : level_operator;
     }
     /// a and c as the operators take them (none where a = 1, c = 0).
     Coefficients coefficients() const

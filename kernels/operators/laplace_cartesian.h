@@ -1,6 +1,8 @@
 // Matrix-free Laplace operator on a uniform Cartesian level (level operator `cartesian`):
-// cell loop, gather, sum-factorized  c_x A⊗M⊗M + c_y M⊗A⊗M + c_z M⊗M⊗A  (reference 1D
-// matrices M, A; c_d = (1/h_d) Π_{e≠d} h_e), scatter-add with atomics.
+// cell loop, gather, sum-factorized  c_x A⊗M⊗M + c_y M⊗A⊗M + c_z M⊗M⊗A + s M⊗M⊗M  (reference
+// 1D matrices M, A; c_d = a (1/h_d) Π_{e≠d} h_e, s = c Π_d h_d for constants a and c of
+// −∇·(a ∇u) + c u), scatter-add with atomics. The mass term costs one FMA per node: the x
+// stage applies M_x to the y stage's sum, to which s times its mass product M_y M_z u is added.
 //
 // Thread structure: one thread per column of k+1 nodes along the last direction (z in 3D,
 // y in 2D), which it keeps in registers, so the contraction along that direction needs no
@@ -43,6 +45,7 @@ namespace tpmg
     index_t                n_cells;
     CellGrid               grid; ///< cell coordinates from the cell index
     Number                 coef[3];
+    Number                 shift = 0; ///< s = c Π h_d: the reaction term's multiple of M⊗M⊗M
     SmallMatrix<Number, n> mass, stiffness;
     /// the unknowns' node range per direction, [first, last]: 1 .. nodes - 2 between Dirichlet
     /// faces, the face's node included where a face is not (set_faces)
@@ -132,12 +135,12 @@ namespace tpmg
           contract_pair<n>(mass, stiffness, u, [&](int z, Number a, Number b) {
             const int i = dim == 3 ? at(x, y, z) : at(x, z, 0);
             S1[i]       = a;
-            S2[i]       = coef[dim - 1] * b;
+            S2[i]       = coef[dim - 1] * b + (dim == 2 ? shift * a : Number(0)); // 2D: M_y u is the mass product
           });
         }
       else if constexpr (dim == 3 && phase == 1)
         {
-          // y direction: T1 = M_y S1, T2 = c_y A_y S1 + M_y S2
+          // y direction: T1 = M_y S1, T2 = c_y A_y S1 + M_y S2 + s T1
           TPMG_UNROLL
           for (int z = 0; z < n; ++z)
             {
@@ -146,7 +149,7 @@ namespace tpmg
                                    [&](int j) { return S1[at(x, j, z)]; }, [&](int j) { return S2[at(x, j, z)]; }, t1,
                                    ta, tb);
               T1[at(x, y, z)] = t1;
-              T2[at(x, y, z)] = coef[1] * ta + tb;
+              T2[at(x, y, z)] = coef[1] * ta + tb + shift * t1;
             }
         }
       else

@@ -33,6 +33,7 @@ namespace tpmg
       index_t       offset[3];
       index_t       nodes[3];
       double        coef[3];
+      double        shift = 0; ///< c Π h_d of a constant reaction coefficient: + shift Π_d mass_d
       int           dim;
       Number       *diag;
       unsigned      constrained = all_faces; ///< the Dirichlet faces: identity rows
@@ -45,7 +46,7 @@ namespace tpmg
             diag[g] = Number(1);
             return;
           }
-        double sum = 0;
+        double sum = 0, masses = shift;
         for (int d = 0; d < dim; ++d)
           {
             double t = coef[d] * stiffness[offset[d] + idx[d]];
@@ -53,7 +54,9 @@ namespace tpmg
               if (e != d)
                 t *= mass[offset[e] + idx[e]];
             sum += t;
+            masses *= mass[offset[d] + idx[d]];
           }
+        sum += masses;
         diag[g] = Number(sum);
       }
     };

@@ -32,11 +32,15 @@
 namespace tpmg
 {
   /// `lumped_mass`: the 1D masses of the patch problems are the GLL-lumped ones (with the bp5
-  /// level operator), diagonal per cell, whose zeros the contractions skip.
-  template <int dim, int k, typename Number, PatchKernelKind kind, KernelOptimization opt, bool lumped_mass>
+  /// level operator), diagonal per cell, whose zeros the contractions skip. `mass_term`: the
+  /// residual stages add a constant reaction coefficient's mass term (see `shift`).
+  template <int dim, int k, typename Number, PatchKernelKind kind, KernelOptimization opt, bool lumped_mass,
+            bool mass_term = false>
   struct FiberStages
   {
     static_assert(opt != KernelOptimization::basic, "basic is PatchKernel");
+    static_assert(!mass_term || (kind != PatchKernelKind::solve && opt != KernelOptimization::conflict_free),
+                  "the mass term is compiled for the residual stages of linear_indexing and reduced_residual");
     static constexpr bool padded  = opt != KernelOptimization::linear_indexing;
     static constexpr bool reduced = opt == KernelOptimization::reduced_residual;
     static constexpr int  np = 2 * k + 1, ni = 2 * k - 1;
@@ -124,11 +128,13 @@ namespace tpmg
     /// entry c n + fg of the table: 1 / (c_0 λ_a + c_1 λ_b + c_2 λ_c) for fiber fg = a + ni b of
     /// stage_turn's n fibers (2D: fg = a, no b) and its entry c
     static TPMG_HD TPMG_FORCEINLINE int inverse_sum_index(int fg, int c) { return c * (dim == 3 ? ni * ni : ni) + fg; }
-    /// The eigenvalue sums with the kernel's coefficients c (coef): c_0 λ_a + c_1 λ_b, shared by
-    /// the entries of fiber (a, b) of stage_turn (2D: c_0 λ_a), and the sum of its entry e
-    static TPMG_HD TPMG_FORCEINLINE Number eigenvalue_sum_base(const Number (&c)[3], int a, int bb)
+    /// The eigenvalue sums with the kernel's coefficients c (coef) and the reaction term's shift
+    /// s (Sᵀ M S = I in every direction, so s M⊗M⊗M adds s to each): c_0 λ_a + c_1 λ_b + s,
+    /// shared by the entries of fiber (a, b) of stage_turn (2D: c_0 λ_a + s), and the sum of its
+    /// entry e
+    static TPMG_HD TPMG_FORCEINLINE Number eigenvalue_sum_base(const Number (&c)[3], Number s, int a, int bb)
     {
-      return c[0] * C().lambda[a] + (dim == 3 ? c[1] * C().lambda[bb] : Number(0));
+      return c[0] * C().lambda[a] + (dim == 3 ? c[1] * C().lambda[bb] : Number(0)) + s;
     }
     static TPMG_HD TPMG_FORCEINLINE Number eigenvalue_sum(const Number (&c)[3], Number base, int e)
     {
@@ -150,6 +156,17 @@ namespace tpmg
     Number            *r;
     Number             coef[3];
     const Number      *inverse_sums; ///< inverse_sums_table: the reciprocals (inverse_sum_index)
+    /// A constant reaction coefficient c: the patch problems add s M⊗M⊗M, s = c Π h_d (0: none).
+    /// s M⊗M⊗M x = M_x M_y (s M_z x) joins the z flux: the z-stage stores c_z A_z X + s M_z X as
+    /// T_a (the factor c_z, which the y-stage applied, moves here), so the x-stage is unchanged
+    /// (at k = 7 in double a term there, or one more multiply-add in the y-stage, spilled).
+    /// Where the stages read X = x - x_c, the lost s x_c M_z 1 = s x_c m_z (m: the 1D mass's row
+    /// sums, a compile-time constant per row) is added back there too; in 2D the y-stage adds
+    /// s (U1 + x_c m_y) to U2. Only the kernels compiled with `mass_term` do so: without c the
+    /// Laplacian's kernels are what they were (the terms, even multiplied by s = 0, cost the
+    /// Table 7 solves 1-3 %, and a run-time branch between the two forms spilled more). The
+    /// solve stage's eigenvalue sums take s in every kernel (one addition per fibre).
+    Number shift;
 
     /// the 1D data: compile-time constants
     using Data1D = FiberConstants<k, Number>;
@@ -172,6 +189,16 @@ namespace tpmg
     static TPMG_HD TPMG_FORCEINLINE bool mass_nz(int i, int j)
     {
       return fiber_constants<k, Number, lumped_mass>.M(i, j) != Number(0);
+    }
+
+    /// Σ_j M(i, j), the 1D patch mass's row sum (folds at compile time for a constant i)
+    static TPMG_HD TPMG_FORCEINLINE Number mass_row_sum(int i)
+    {
+      Number s = 0;
+      TPMG_UNROLL
+      for (int j = 0; j < np; ++j)
+        s += C().M(i, j);
+      return s;
     }
 
     // structurally nonzero entries of the 1D patch matrices: row r and column j share a cell
@@ -299,7 +326,8 @@ namespace tpmg
           }
     }
 
-    /// 3D z-stage: T_m = M_z X, T_a = A_z X on interior z rows; z-fibers (x, y).
+    /// 3D z-stage: T_m = M_z X, T_a = A_z X (mass_term: c_z A_z X + s M_z x) on interior z rows;
+    /// z-fibers (x, y).
     template <class Buf>
     TPMG_HD void stage_z(int f, Number centre, Buf BX, Buf BA, Buf BB) const
     {
@@ -332,13 +360,18 @@ namespace tpmg
               {
                 const int fg = fiber(f, g), u = fg % np, v = fg / np;
                 BA[L::T::at(u, v, i)] = tm[g];
-                BB[L::T::at(u, v, i)] = ta[g];
+                if constexpr (mass_term) // the z flux c_z A_z x + s M_z x (x = X + x_c; see `shift`)
+                  BB[L::T::at(u, v, i)] =
+                    coef[2] * ta[g] + shift * (reduced ? tm[g] : tm[g] + centre * mass_row_sum(i + 1));
+                else
+                  BB[L::T::at(u, v, i)] = ta[g];
               }
         }
     }
 
     /// y-stage of the residual: U1 = M_y T_m, U2 = c_y A_y T_m + c_z M_y T_a (2D: T_m = X,
-    /// T_a = 0); y-fibers (x, zi).
+    /// T_a = 0); mass_term: the z-stage's T_a carries c_z and the mass term (see `shift`), so
+    /// U2 = c_y A_y T_m + M_y T_a (2D: + s (U1 + x_c m_y)); y-fibers (x, zi).
     template <class Buf>
     TPMG_HD void stage_y_residual(int f, Number centre, Buf BX, Buf BA, Buf BB, Buf BC, Buf BD) const
     {
@@ -383,7 +416,13 @@ namespace tpmg
               {
                 const int fg = fiber(f, g), u = fg % np, w = fg / np;
                 BC[L::U::at(u, i, w)] = u1[g];
-                BD[L::U::at(u, i, w)] = coef[1] * ua[g] + (dim == 3 ? coef[2] * ub[g] : Number(0));
+                if constexpr (!mass_term)
+                  BD[L::U::at(u, i, w)] = coef[1] * ua[g] + (dim == 3 ? coef[2] * ub[g] : Number(0));
+                else if constexpr (dim == 3)
+                  BD[L::U::at(u, i, w)] = coef[1] * ua[g] + ub[g];
+                else // 2D: s (U1 + x_c m_y), the mass term (x = X + x_c; see `shift`)
+                  BD[L::U::at(u, i, w)] =
+                    coef[1] * ua[g] + shift * (reduced ? u1[g] : u1[g] + centre * mass_row_sum(i + 1));
               }
         }
     }
@@ -506,7 +545,7 @@ namespace tpmg
           for (int g = 0; g < G; ++g)
             {
               const int fg = owns<n>(f, g) ? fiber(f, g) : 0; // 2D: fg / ni = 0
-              base[g]      = eigenvalue_sum_base(coef, fg % ni, fg / ni);
+              base[g]      = eigenvalue_sum_base(coef, shift, fg % ni, fg / ni);
             }
           TPMG_UNROLL
           for (int c = from_table; c < ni; ++c)

@@ -63,7 +63,10 @@ namespace tpmg
     Number            *r;       ///< residual: written (residual), read (solve)
     const Number      *data1d;  ///< PatchData1DLayout, on the backend
     const Number      *inverse; ///< dense A_j^{-1} (inverse_matrix), interior_dofs²
-    Number             coef[3]; ///< c_d = (1/h_d) Π_{e≠d} h_e
+    Number             coef[3]; ///< c_d = a (1/h_d) Π_{e≠d} h_e (a: a constant coefficient, else 1)
+    /// s = c Π h_d for a constant reaction coefficient c (0: none): the patch problems add
+    /// s M⊗M⊗M, whose eigenvalue-sum shift is s (Sᵀ M S = I)
+    Number shift;
 
     // shared memory: 1D data, then per patch B0 (patch), B1..B4 (work)
     static constexpr std::size_t a16(std::size_t b) { return (b + 15) / 16 * 16; }
@@ -163,7 +166,7 @@ namespace tpmg
         }
       else if constexpr (stage == 1)
         {
-          // y: U1 = M_y Tm, U2 = c_y A_y Tm + c_z M_y Ta; (np, ni, nzi). In 2D Tm = X, Ta = 0.
+          // y: U1 = M_y Tm, U2 = c_y A_y Tm + c_z M_y Ta + s U1; (np, ni, nzi). In 2D Tm = X, Ta = 0.
           if (ty >= ni)
             return;
           TPMG_UNROLL
@@ -180,14 +183,24 @@ namespace tpmg
                     ub += M(ty + 1, y) * B2[idx<np, np>(tx, y, z)];
                 }
               B3[idx<np, ni>(tx, ty, z)] = u1;
-              B4[idx<np, ni>(tx, ty, z)] = coef[1] * ua + (dim == 3 ? coef[2] * ub : Number(0));
+              B4[idx<np, ni>(tx, ty, z)] = coef[1] * ua + (dim == 3 ? coef[2] * ub : Number(0)) + shift * u1;
             }
         }
       else
         {
-          // x: R = b_I - (c_x A_x U1 + M_x U2); (ni, ni, nzi)
+          // x: R = b_I - (c_x A_x U1 + M_x U2); (ni, ni, nzi). The stages read x - x_c: a reaction
+          // term gives back s x_c (M⊗M⊗M 1)_I, the product of the 1D mass's row sums.
           if (tx >= ni || ty >= ni)
             return;
+          auto row_sum = [&](int i) {
+            Number sum = 0;
+            for (int j = 0; j < np; ++j)
+              sum += M(i, j);
+            return sum;
+          };
+          Number centre_mass = 0;
+          if (shift != Number(0))
+            centre_mass = shift * x[first + geo.offset(k, k, dim == 3 ? k : 0)] * row_sum(tx + 1) * row_sum(ty + 1);
           TPMG_UNROLL
           for (int z = tz; z < nzi; z += TZ)
             {
@@ -198,8 +211,11 @@ namespace tpmg
                   a += A(tx + 1, xx) * B3[idx<np, ni>(xx, ty, z)];
                   m += M(tx + 1, xx) * B4[idx<np, ni>(xx, ty, z)];
                 }
-              const index_t g   = first + geo.offset(tx + 1, ty + 1, z + (dim == 3));
-              const Number  res = b[g] - (coef[0] * a + m);
+              const index_t g          = first + geo.offset(tx + 1, ty + 1, z + (dim == 3));
+              Number        given_back = 0;
+              if (centre_mass != Number(0))
+                given_back = (dim == 3 ? row_sum(z + 1) : Number(1)) * centre_mass;
+              const Number res = b[g] - (coef[0] * a + m + given_back);
               if constexpr (kind == PatchKernelKind::residual)
                 r[g] = res;
               else
@@ -250,7 +266,7 @@ namespace tpmg
                 }
               if constexpr (s == dim - 1)
                 {
-                  Number lambda = coef[0] * d1[D1::eigenvalues + tx] + coef[1] * d1[D1::eigenvalues + ty];
+                  Number lambda = coef[0] * d1[D1::eigenvalues + tx] + coef[1] * d1[D1::eigenvalues + ty] + shift;
                   if constexpr (dim == 3)
                     lambda += coef[2] * d1[D1::eigenvalues + z];
                   v /= lambda;

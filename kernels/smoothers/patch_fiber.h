@@ -11,10 +11,11 @@
 
 namespace tpmg
 {
-  template <int dim, int k, typename Number, PatchKernelKind kind, KernelOptimization opt, bool lumped_mass = false>
-  struct FiberPatchKernel : FiberStages<dim, k, Number, kind, opt, lumped_mass>
+  template <int dim, int k, typename Number, PatchKernelKind kind, KernelOptimization opt, bool lumped_mass = false,
+            bool mass_term = false>
+  struct FiberPatchKernel : FiberStages<dim, k, Number, kind, opt, lumped_mass, mass_term>
   {
-    using Stages = FiberStages<dim, k, Number, kind, opt, lumped_mass>;
+    using Stages = FiberStages<dim, k, Number, kind, opt, lumped_mass, mass_term>;
     using Stages::b;
     using Stages::geo;
     using Stages::in_place;

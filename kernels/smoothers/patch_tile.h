@@ -6,9 +6,9 @@
 // feeds one FMA. Here a block owns a tile of T_0 × T_1 (× T_2) patches of one color; it
 // loads the (2T_0+1) × (2T_1+1) (× (2T_2+1)) nodes they cover once, coalesced along x,
 // and one thread per patch then computes the local residual with the 3^d-point stencil of
-// the patch matrix row, c_x A⊗M⊗M + c_y M⊗A⊗M + c_z M⊗M⊗A (constants), and the local
-// solve, which for one DoF is the division by the diagonal entry (what fast diagonalization
-// gives exactly). `boundary`: the stencil skips the centre and x is assigned.
+// the patch matrix row, c_x A⊗M⊗M + c_y M⊗A⊗M + c_z M⊗M⊗A (+ s M⊗M⊗M with a reaction term;
+// constants), and the local solve, which for one DoF is the division by the diagonal entry (what
+// fast diagonalization gives exactly). `boundary`: the stencil skips the centre and x is assigned.
 #pragma once
 
 #include <kernels/operators/laplace_stencil.h>
@@ -23,6 +23,7 @@ namespace tpmg
   {
     Number w[dim == 3 ? 27 : 9]; ///< patch matrix row of the vertex, lexicographic offsets -1..1
     Number inv_diag;
+    Number row_sum; ///< Σ w: 0 for the Laplacian, s Π m with a reaction term
   };
 
   template <int dim, typename Number, bool reduced>
@@ -90,8 +91,9 @@ namespace tpmg
             return;
           // the vertex is node (2tx+1, 2ty+1, 2tz+1) of the tile
           const int c = (2 * tx + 1) + N0 * ((2 * ty + 1) + N1 * (dim == 3 ? 2 * tz + 1 : 0));
-          // non-reduced: the stencil applied to x - x_c (its weights sum to zero), which for a
-          // smooth x avoids the cancellation (patch_smoother_fiber.h, subtract_centre_value)
+          // non-reduced: the stencil applied to x - x_c (the Laplacian's weights sum to zero), which
+          // for a smooth x avoids the cancellation (fiber_stages.h, subtract_centre_value); a
+          // reaction term's row sum gives back its part, row_sum x_c
           const Number xc = reduced ? Number(0) : Number(X[c]);
           Number       s  = 0;
           TPMG_UNROLL
@@ -104,7 +106,7 @@ namespace tpmg
             }
           const index_t g = (n0[0] + 2 * tx + 1) +
                             geo.nodes[0] * ((n0[1] + 2 * ty + 1) + geo.nodes[1] * (dim == 3 ? n0[2] + 2 * tz + 1 : 0));
-          const Number r = b[g] - s;
+          const Number r = b[g] - s - C().row_sum * xc;
           if constexpr (reduced)
             x[g] = r * C().inv_diag;
           else

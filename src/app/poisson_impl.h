@@ -185,9 +185,9 @@ namespace tpmg
         }
       else if (p.smoother != SmootherType::vertex_patch)
         res.kernel_optimization = to_string(p.patch.optimization);
-      else if (mg.coefficients.any())
-        res.warnings.push_back("Patch geometry = cartesian: the patch problems do not see the coefficients (fitted "
-                               "patches take each patch's mean a and c)");
+      else if (mg.coefficients.varying())
+        res.warnings.push_back("Patch geometry = cartesian: the patch problems do not see the varying coefficients "
+                               "(fitted patches take each patch's mean a and c)");
       // (a Cartesian vertex-patch smoother's kernels: what it resolved, after its setup)
       res.level_operator = to_string(p.level_operator);
       if (p.level_operator != LevelOperatorType::cartesian && p.geometry == GeometryMode::on_the_fly)

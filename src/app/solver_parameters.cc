@@ -345,9 +345,9 @@ namespace tpmg
         return "the paper_code conventions solve the authors' problem (-Laplace(u) = f); use Conventions = standard";
       if (!p.boundary.all_dirichlet(p.dim))
         return "a " + name +
-               " needs Dirichlet faces only in this version (Neumann and Robin faces are implemented for the "
-               "cartesian level operator, which has no coefficients)";
-      if (p.geometry != GeometryMode::stored)
+               " needs Dirichlet faces only in this version (the operators and patch problems of Neumann and "
+               "Robin faces have no coefficients)";
+      if (p.geometry != GeometryMode::stored && p.level_operator_in_use() != LevelOperatorType::cartesian)
         return "a " + name +
                " needs Multigrid/Geometric factors = stored (its values at the quadrature points "
                "beside their factors)";
@@ -363,8 +363,22 @@ namespace tpmg
 
   std::string reaction_problem(const SolverParameters &p)
   {
-    return operator_coefficient_problem(p, p.reaction, "reaction coefficient", true,
-                                        make_reaction(p.reaction, p.dim).has_value());
+    const bool given = make_reaction(p.reaction, p.dim).has_value();
+    if (std::string problem = operator_coefficient_problem(p, p.reaction, "reaction coefficient", true, given);
+        !problem.empty() || !given)
+      return problem;
+    MultigridSettings mg; // (what decides between Cartesian and fitted patches)
+    mg.smoother       = p.smoother;
+    mg.deformation    = p.deformation;
+    mg.patch_geometry = p.patch_geometry;
+    mg.coefficients   = p.coefficients();
+    if (p.smoother == SmootherType::vertex_patch && !mg.fitted_patches() &&
+        (p.patch.optimization == KernelOptimization::tensor_core ||
+         p.patch.optimization == KernelOptimization::conflict_free))
+      return "the " + std::string(to_string(p.patch.optimization)) +
+             " smoother kernels have no reaction term; choose another Multigrid/Kernel optimization (or "
+             "Multigrid/Patch geometry = fitted)";
+    return "";
   }
 
   namespace

@@ -41,10 +41,11 @@ namespace tpmg
         case LevelOperatorType::cartesian:
           if (deformation.type != Deformation::none)
             throw std::invalid_argument("the cartesian level operator needs an undeformed mesh; use bp3 or bp5");
-          if (coefficients.any())
-            throw std::invalid_argument("the cartesian level operator has no coefficient (its Kronecker form has "
-                                        "one constant per direction); use bp3 or bp5");
-          return std::make_unique<CartesianLaplaceOperator<dim, k, Number>>(level, backend, std::move(robin));
+          if (coefficients.varying())
+            throw std::invalid_argument("the cartesian level operator takes constant coefficients only (its "
+                                        "Kronecker form has one constant per direction); use bp3 or bp5");
+          return std::make_unique<CartesianLaplaceOperator<dim, k, Number>>(level, backend, std::move(robin),
+                                                                            *coefficients.constants());
         case LevelOperatorType::bp3:
           return std::make_unique<BPOperator<dim, k, Number>>(level, backend, BakeOff::bp3, deformation, true, geometry,
                                                               coefficients);
@@ -316,7 +317,8 @@ namespace tpmg
             else
               L->op = std::move(raw);
             lap(setup_seconds_.level_operators);
-            const PatchProblem problem{lumped, settings.color_order};
+            const PatchProblem problem{lumped, settings.color_order,
+                                       settings.coefficients.constants().value_or(ConstantCoefficients{})};
             if (settings.fitted_patches())
               {
                 if constexpr (VertexPatchSmoother<dim, k, Number>::supported())

@@ -33,11 +33,25 @@ namespace tpmg
 
   template <int dim, int degree, typename Number>
   CartesianLaplaceOperator<dim, degree, Number>::CartesianLaplaceOperator(
-    const CartesianLevel &level, Backend backend, std::shared_ptr<const RobinFaces<Number>> robin)
-    : level_(level), backend_(backend), matrices_(element_matrices_1d(degree)), robin_(std::move(robin))
+    const CartesianLevel &level, Backend backend, std::shared_ptr<const RobinFaces<Number>> robin,
+    const ConstantCoefficients &constants)
+    : level_(level), backend_(backend), matrices_(element_matrices_1d(degree)), constants_(constants),
+      robin_(std::move(robin))
   {
     if (level.dim != dim || level.degree != degree)
       throw std::invalid_argument("CartesianLaplaceOperator: level does not match dim/degree");
+    if (!constants.laplacian() && level.dirichlet_faces != all_faces)
+      throw std::invalid_argument("CartesianLaplaceOperator: coefficients with Neumann or Robin faces are not "
+                                  "implemented");
+    if (!(constants.diffusion > 0) || !(constants.reaction >= 0))
+      throw std::invalid_argument("CartesianLaplaceOperator: the coefficient must be positive and the reaction "
+                                  "coefficient non-negative");
+    coef_ = direction_coefficients(level);
+    for (double &c : coef_)
+      c *= constants.diffusion;
+    shift_ = constants.reaction; // c M: c Π h_d times the reference masses
+    for (int d = 0; d < dim; ++d)
+      shift_ *= level.h[d];
     const unsigned robin_faces = level.robin_faces & ~level.dirichlet_faces;
     if (robin_faces != 0 && !robin_)
       throw std::invalid_argument("CartesianLaplaceOperator: the level has Robin faces, but no Robin coefficient");
@@ -58,10 +72,9 @@ namespace tpmg
         {
           // Q1: the stencil kernel writes every node (boundary rows copied), no atomics
           dst.reinit(size(), backend_, false);
-          auto kern =
-            make_laplace_stencil<dim, Number>(matrices_.mass, matrices_.stiffness, direction_coefficients(level_));
-          kern.src = src.data();
-          kern.dst = dst.data();
+          auto kern = make_laplace_stencil<dim, Number>(matrices_.mass, matrices_.stiffness, coef_, shift_);
+          kern.src  = src.data();
+          kern.dst  = dst.data();
           for (int d = 0; d < 3; ++d)
             kern.nodes[d] = level_.nodes(d);
           launch(backend_, kern, kern.shape());
@@ -74,7 +87,7 @@ namespace tpmg
   template <int dim, int degree, typename Number>
   bool CartesianLaplaceOperator<dim, degree, Number>::diagonal(Vector<Number> &d) const
   {
-    laplace_diagonal(level_, backend_, false, d);
+    laplace_diagonal(level_, backend_, false, d, constants_);
     if (robin_)
       add_robin_diagonal<dim, degree>(*robin_, d.data());
     return true;
@@ -98,8 +111,8 @@ namespace tpmg
   void CartesianLaplaceOperator<dim, degree, Number>::apply_cells(Number *dst, const Number *src, Number sign,
                                                                   const Number *boundary_b) const
   {
-    const auto c   = direction_coefficients(level_);
-    auto       run = [&](auto natural) {
+    const auto &c   = coef_;
+    auto        run = [&](auto natural) {
       using Kernel = CartesianLaplaceKernel<dim, degree, Number, decltype(natural)::value>;
       Kernel kern;
       kern.src = src;
@@ -108,8 +121,9 @@ namespace tpmg
         {
           kern.cells[d] = d < dim ? level_.cells[d] : 1;
           kern.nodes[d] = level_.nodes(d);
-          kern.coef[d]  = sign * Number(c[d]); // every term carries one c_d: the sign goes with them
+          kern.coef[d]  = sign * Number(c[d]); // every term carries one c_d or s: the sign goes with them
         }
+      kern.shift     = sign * Number(shift_);
       kern.n_cells   = level_.n_cells();
       kern.grid      = CellGrid(kern.cells, "Laplace operator");
       kern.mass      = make_small_matrix<Number, degree + 1, degree + 1>(matrices_.mass);

@@ -19,7 +19,8 @@ namespace tpmg
   namespace ck = chebyshev_kernels;
 
   template <typename Number>
-  void laplace_diagonal(const CartesianLevel &level, Backend backend, bool lumped_mass, Vector<Number> &diag)
+  void laplace_diagonal(const CartesianLevel &level, Backend backend, bool lumped_mass, Vector<Number> &diag,
+                        const ConstantCoefficients &constants)
   {
     const int k = level.degree;
     if (level.dim != 2 && level.dim != 3)
@@ -47,12 +48,15 @@ namespace tpmg
               s1d[std::size_t(f.offset[d] + c * k + i)] += e.stiffness(i, i);
               m1d[std::size_t(f.offset[d] + c * k + i)] += mass(i, i);
             }
-        // c_d = (1/h_d) Π_{e≠d} h_e
-        f.coef[d] = 1.0 / level.h[d];
+        // c_d = a (1/h_d) Π_{e≠d} h_e
+        f.coef[d] = constants.diffusion / level.h[d];
         for (int o = 0; o < level.dim; ++o)
           if (o != d)
             f.coef[d] *= level.h[o];
       }
+    f.shift = constants.reaction; // c Π h_d
+    for (int d = 0; d < level.dim; ++d)
+      f.shift *= level.h[d];
     Vector<double> stiffness(index_t(s1d.size()), backend), masses(index_t(m1d.size()), backend);
     stiffness.from_host(s1d);
     masses.from_host(m1d);
@@ -254,8 +258,10 @@ namespace tpmg
       }
   }
 
-  template void laplace_diagonal<float>(const CartesianLevel &, Backend, bool, Vector<float> &);
-  template void laplace_diagonal<double>(const CartesianLevel &, Backend, bool, Vector<double> &);
+  template void laplace_diagonal<float>(const CartesianLevel &, Backend, bool, Vector<float> &,
+                                        const ConstantCoefficients &);
+  template void laplace_diagonal<double>(const CartesianLevel &, Backend, bool, Vector<double> &,
+                                         const ConstantCoefficients &);
   template class ChebyshevSmoother<float>;
   template class ChebyshevSmoother<double>;
 } // namespace tpmg

@@ -182,20 +182,7 @@ namespace tpmg
     Matrix1D M[3], K[3];
     for (int d = 0; d < dim; ++d)
       two_cell_patch_matrices(k, lumped_mass, w.a[d], w.a[d] * FittedRatioTable::ratio(w.row[d]), M[d], K[d]);
-    std::vector<double> A = kronecker_interior_matrix(dim, 2 * k - 1, {&M[0], &M[1], &M[2]}, {&K[0], &K[1], &K[2]},
-                                                      {w.scale, w.scale, w.scale});
-    if (w.reaction != 0) // + reaction ⊗_d M_d on the interior nodes
-      {
-        const int ni = 2 * k - 1, n = dim == 3 ? ni * ni * ni : ni * ni;
-        for (int i = 0; i < n; ++i)
-          for (int j = 0; j < n; ++j)
-            {
-              double m = w.reaction;
-              for (int d = 0, si = i, sj = j; d < dim; ++d, si /= ni, sj /= ni)
-                m *= M[d](si % ni + 1, sj % ni + 1);
-              A[std::size_t(i) * n + j] += m;
-            }
-      }
-    return A;
+    return kronecker_interior_matrix(dim, 2 * k - 1, {&M[0], &M[1], &M[2]}, {&K[0], &K[1], &K[2]},
+                                     {w.scale, w.scale, w.scale}, w.reaction); // (+ reaction ⊗_d M_d)
   }
 } // namespace tpmg

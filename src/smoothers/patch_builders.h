@@ -35,13 +35,14 @@ namespace tpmg
     return packed;
   }
 
-  /// A fiber kernel for one color (host side).
-  template <int dim, int k, typename Number, PatchKernelKind kind, KernelOptimization opt, bool lumped_mass = false>
-  FiberPatchKernel<dim, k, Number, kind, opt, lumped_mass>
+  /// A fiber kernel for one color (host side); `mass_term` for a reaction term's shift ≠ 0.
+  template <int dim, int k, typename Number, PatchKernelKind kind, KernelOptimization opt, bool lumped_mass = false,
+            bool mass_term = false>
+  FiberPatchKernel<dim, k, Number, kind, opt, lumped_mass, mass_term>
   make_fiber_kernel(const PatchColorGeometry &geo, Number *x, const Number *b, Number *r,
-                    const std::array<double, 3> &coef, int P, const Number *inverse_sums)
+                    const std::array<double, 3> &coef, int P, const Number *inverse_sums, double shift = 0)
   {
-    FiberPatchKernel<dim, k, Number, kind, opt, lumped_mass> kern;
+    FiberPatchKernel<dim, k, Number, kind, opt, lumped_mass, mass_term> kern;
     kern.geo = geo;
     kern.x   = x;
     kern.b   = b;
@@ -51,6 +52,9 @@ namespace tpmg
     if (kern.inverse_sums_table && inverse_sums == nullptr)
       throw std::logic_error("fiber patch kernel: the table of inverse eigenvalue sums is missing");
     kern.inverse_sums = inverse_sums;
+    kern.shift        = Number(shift);
+    if (shift != 0 && !mass_term && kind != PatchKernelKind::solve)
+      throw std::logic_error("fiber patch kernel: a reaction term needs the kernel with the mass term");
     return kern;
   }
 
@@ -59,7 +63,7 @@ namespace tpmg
   /// of the lumped mass differ); the same for every kind of the kernel. Empty where the kernel
   /// divides instead.
   template <int dim, int k, typename Number, KernelOptimization opt, bool lumped_mass = false>
-  std::vector<Number> fiber_inverse_eigenvalue_sums(const std::array<double, 3> &coef)
+  std::vector<Number> fiber_inverse_eigenvalue_sums(const std::array<double, 3> &coef, double shift = 0)
   {
     using Kernel = FiberPatchKernel<dim, k, Number, PatchKernelKind::fused, opt, lumped_mass>;
     if (!Kernel::inverse_sums_table)
@@ -71,7 +75,7 @@ namespace tpmg
     for (int bb = 0; bb < nb; ++bb)
       for (int a = 0; a < ni; ++a)
         {
-          const Number base = Kernel::eigenvalue_sum_base(c, a, bb); // as the dividing kernels form it
+          const Number base = Kernel::eigenvalue_sum_base(c, Number(shift), a, bb); // as the dividing kernels form it
           for (int e = 0; e < ni; ++e)
             table[Kernel::inverse_sum_index(a + ni * bb, e)] = Number(1) / Kernel::eigenvalue_sum(c, base, e);
         }
@@ -144,7 +148,8 @@ namespace tpmg
   /// The tile kernel of one color with its stencil from the 1D patch matrices (host side).
   template <int dim, typename Number, bool reduced>
   PatchTileKernel<dim, Number, reduced> make_tile_kernel(const PatchColorGeometry &geo, Number *x, const Number *b,
-                                                         const PatchData1D &d, const std::array<double, 3> &coef)
+                                                         const PatchData1D &d, const std::array<double, 3> &coef,
+                                                         double shift)
   {
     PatchTileKernel<dim, Number, reduced> kern;
     kern.geo = geo;
@@ -154,10 +159,16 @@ namespace tpmg
     const double m[3] = {d.mass(1, 0), d.mass(1, 1), d.mass(1, 2)};
     const double a[3] = {d.stiffness(1, 0), d.stiffness(1, 1), d.stiffness(1, 2)};
     double       w[27];
-    vertex_stencil<dim>(m, a, coef, w);
+    vertex_stencil<dim>(m, a, coef, shift, w);
+    double row_sum = 0;
     for (int q = 0; q < (dim == 3 ? 27 : 9); ++q)
-      kern.constants.w[q] = Number(w[q]);
+      {
+        kern.constants.w[q] = Number(w[q]);
+        row_sum += w[q];
+      }
     kern.constants.inv_diag = Number(1.0 / w[dim == 3 ? 13 : 4]); // the centre
+    // the stiffness rows sum to zero, the mass term's to s Π m: exactly 0 without a reaction term
+    kern.constants.row_sum = shift == 0 ? Number(0) : Number(row_sum);
     return kern;
   }
 } // namespace tpmg

@@ -91,7 +91,7 @@ namespace tpmg
 
   std::vector<double> kronecker_interior_matrix(int dim, int ni, const std::array<const Matrix1D *, 3> &mass,
                                                 const std::array<const Matrix1D *, 3> &stiffness,
-                                                const std::array<double, 3>           &coef)
+                                                const std::array<double, 3> &coef, double shift)
   {
     const int           n = dim == 3 ? ni * ni * ni : ni * ni;
     std::vector<double> A(std::size_t(n) * n, 0.0);
@@ -108,16 +108,24 @@ namespace tpmg
                 t *= e == dir ? (*stiffness[e])(i[e] + 1, j[e] + 1) : (*mass[e])(i[e] + 1, j[e] + 1);
               v += t;
             }
+          if (shift != 0)
+            {
+              double m = shift;
+              for (int e = 0; e < dim; ++e)
+                m *= (*mass[e])(i[e] + 1, j[e] + 1);
+              v += m;
+            }
           A[std::size_t(I) * n + J] = v;
         }
     return A;
   }
 
-  std::vector<double> patch_interior_matrix(int dim, int k, const std::array<double, 3> &coef, bool lumped_mass)
+  std::vector<double> patch_interior_matrix(int dim, int k, const std::array<double, 3> &coef, bool lumped_mass,
+                                            double shift)
   {
     const PatchData1D d = patch_data_1d(k, lumped_mass);
     return kronecker_interior_matrix(dim, 2 * k - 1, {&d.mass, &d.mass, &d.mass},
-                                     {&d.stiffness, &d.stiffness, &d.stiffness}, coef);
+                                     {&d.stiffness, &d.stiffness, &d.stiffness}, coef, shift);
   }
   namespace
   {

@@ -37,6 +37,7 @@ namespace tpmg
     Number               *r; ///< the residual of the separate and global variants
     bool                  from_zero;
     std::array<double, 3> coef;
+    double                shift; ///< c Π h_d (PatchProblem::coefficients)
     int                   patches_per_block;
     const Number         *data1d, *inverse, *inverse_sums;
     const double         *mma_matrices;
@@ -83,6 +84,22 @@ namespace tpmg
     const bool optimized   = settings.optimization != KernelOptimization::basic;
     const bool tensor_core = config_.family == PatchKernelFamily::tensor_core;
     coef_                  = CartesianLaplaceOperator<dim, k, Number>::direction_coefficients(level);
+    // constant a and c: a K + c M on every patch (the eigenvectors stay, the sums scale and shift)
+    const ConstantCoefficients &constants = problem.coefficients;
+    if (!constants.laplacian())
+      {
+        if ((tensor_core || settings.optimization == KernelOptimization::conflict_free) && constants.reaction != 0)
+          throw std::invalid_argument("the " + std::string(to_string(settings.optimization)) +
+                                      " smoother kernels have no reaction term; choose another Kernel optimization");
+        if (level.dirichlet_faces != all_faces)
+          throw std::invalid_argument("the vertex-patch smoother takes constant coefficients on levels with "
+                                      "Dirichlet faces only");
+        for (double &c : coef_)
+          c *= constants.diffusion;
+        shift_ = constants.reaction;
+        for (int d = 0; d < dim; ++d)
+          shift_ *= level.h[d];
+      }
 
     data_ = patch_data_1d(k, problem.lumped_mass);
     if (!optimized) // the basic kernels read the 1D data from memory; the others know them at compile time
@@ -95,9 +112,10 @@ namespace tpmg
       {
         auto table = [&](auto opt) {
           return problem.lumped_mass
-                   ? fiber_inverse_eigenvalue_sums<dim, k, Number, decltype(opt)::value, true>(coef_)
-                   : fiber_inverse_eigenvalue_sums<dim, k, Number, decltype(opt)::value, false>(coef_);
+                   ? fiber_inverse_eigenvalue_sums<dim, k, Number, decltype(opt)::value, true>(coef_, shift_)
+                   : fiber_inverse_eigenvalue_sums<dim, k, Number, decltype(opt)::value, false>(coef_, shift_);
         };
+
         using O                     = KernelOptimization;
         const std::vector<Number> t = settings.optimization == O::conflict_free
                                         ? table(std::integral_constant<O, O::conflict_free>{})
@@ -121,7 +139,7 @@ namespace tpmg
     if (settings.local_solver == LocalSolver::inverse_matrix)
       {
         const int                 n    = PatchShape<dim, k>::interior_dofs;
-        const std::vector<double> a    = patch_interior_matrix(dim, k, coef_, problem.lumped_mass);
+        const std::vector<double> a    = patch_interior_matrix(dim, k, coef_, problem.lumped_mass, shift_);
         const Eigen::MatrixXd     A    = Eigen::Map<const Eigen::MatrixXd>(a.data(), n, n);
         const Eigen::MatrixXd     Ainv = A.llt().solve(Eigen::MatrixXd::Identity(n, n));
         std::vector<Number>       h(std::size_t(n) * n);
@@ -286,6 +304,7 @@ namespace tpmg
         kern.inverse = c.inverse;
         for (int d = 0; d < 3; ++d)
           kern.coef[d] = Number(c.coef[d]);
+        kern.shift = Number(c.shift);
         launch(c.backend, kern, kern.shape());
       };
       using S  = std::integral_constant<LocalSolver, solver>;
@@ -311,8 +330,18 @@ namespace tpmg
     void colour_fiber(const ColourLaunch<Number> &c)
     {
       auto run = [&](auto kind, Number *r) {
-        const auto kern = make_fiber_kernel<dim, k, Number, decltype(kind)::value, opt, lumped>(
-          c.geo, c.x, c.b, r, c.coef, c.patches_per_block, c.inverse_sums);
+        constexpr PatchKernelKind kd = decltype(kind)::value;
+        // a reaction term: the residual stages with the mass term (FiberStages::shift), compiled
+        // for the optimizations the automatic choice makes
+        if constexpr (kd != K::solve && opt != O::conflict_free)
+          if (c.shift != 0)
+            {
+              const auto kern = make_fiber_kernel<dim, k, Number, kd, opt, lumped, true>(
+                c.geo, c.x, c.b, r, c.coef, c.patches_per_block, c.inverse_sums, c.shift);
+              return launch(c.backend, kern, kern.shape());
+            }
+        const auto kern = make_fiber_kernel<dim, k, Number, kd, opt, lumped>(
+          c.geo, c.x, c.b, r, c.coef, c.patches_per_block, c.inverse_sums, c.shift);
         launch(c.backend, kern, kern.shape());
       };
       if (c.from_zero)
@@ -334,7 +363,7 @@ namespace tpmg
     template <int dim, typename Number, bool reduced>
     void colour_tile(const ColourLaunch<Number> &c)
     {
-      const auto kern = make_tile_kernel<dim, Number, reduced>(c.geo, c.x, c.b, *c.data, c.coef);
+      const auto kern = make_tile_kernel<dim, Number, reduced>(c.geo, c.x, c.b, *c.data, c.coef, c.shift);
       launch(c.backend, kern, kern.shape());
     }
 
@@ -429,6 +458,7 @@ namespace tpmg
         c.r                 = residual_.data();
         c.from_zero         = x_is_zero;
         c.coef              = coef_;
+        c.shift             = shift_;
         c.patches_per_block = config_.patches_per_block;
         c.data1d            = data1d_.data();
         c.inverse           = inverse_.data();

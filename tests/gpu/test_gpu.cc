@@ -121,8 +121,10 @@ struct RobinCase
 
 /// `dirichlet`: the level's Dirichlet faces (the others' nodes are unknowns: the `natural` kernel);
 /// `robin`: its Robin faces (with their diagonal too)
+/// `constants`: a and c of −∇·(a ∇u) + c u (with its diagonal too)
 template <typename T>
-void laplace_case(int dim, int k, unsigned dirichlet = all_faces, const RobinCase &robin = {})
+void laplace_case(int dim, int k, unsigned dirichlet = all_faces, const RobinCase &robin = {},
+                  const ConstantCoefficients &constants = {})
 {
   dispatch_dim(dim, [&](auto D) {
     dispatch_degree(k, [&](auto K) {
@@ -131,19 +133,21 @@ void laplace_case(int dim, int k, unsigned dirichlet = all_faces, const RobinCas
       lev.dirichlet_faces = dirichlet;
       lev.robin_faces     = robin.faces;
       auto op_on          = [&](Backend b) {
-        return CartesianLaplaceOperator<dd, kk, T>(lev, b, make_robin_faces<T>(lev, robin.alpha, b));
+        return CartesianLaplaceOperator<dd, kk, T>(lev, b, make_robin_faces<T>(lev, robin.alpha, b), constants);
       };
-      if (robin.faces != 0)
+      const std::string with = constants.laplacian() ? "" : " with a and c";
+      if (robin.faces != 0 || !constants.laplacian())
         compare_backends<T>(
           lev, {std::vector<T>(lev.n_dofs())}, [&](Backend b, std::vector<Vector<T>> &v) { op_on(b).diagonal(v[0]); },
-          "laplace diagonal with Robin faces " + std::to_string(dd) + "D k=" + std::to_string(kk));
+          "laplace diagonal" + with + (robin.faces != 0 ? " with Robin faces " : " ") + std::to_string(dd) +
+            "D k=" + std::to_string(kk));
       compare_backends<T>(
         lev, {std::vector<T>(lev.n_dofs()), random_interior<T>(lev, 1)},
         [&](Backend b, std::vector<Vector<T>> &v) {
           const auto op = op_on(b);
           op.vmult(v[0], v[1]);
         },
-        "laplace " + std::to_string(dd) + "D k=" + std::to_string(kk));
+        "laplace" + with + " " + std::to_string(dd) + "D k=" + std::to_string(kk));
       // the residual b - A x (fused from k = 2; the CPU test covers boundary values)
       compare_backends<T>(
         lev, {std::vector<T>(lev.n_dofs()), random_interior<T>(lev, 2), random_interior<T>(lev, 3)},
@@ -151,7 +155,7 @@ void laplace_case(int dim, int k, unsigned dirichlet = all_faces, const RobinCas
           const auto op = op_on(b);
           op.residual(v[0], v[2], v[1]);
         },
-        "laplace residual " + std::to_string(dd) + "D k=" + std::to_string(kk));
+        "laplace residual" + with + " " + std::to_string(dd) + "D k=" + std::to_string(kk));
     });
   });
 }
@@ -171,7 +175,8 @@ TEST(Gpu, LaplaceOperatorEqualsCpu)
 template <typename T>
 void smoother_case(int dim, int k, SmootherKernel kern, LocalSolver ls,
                    KernelOptimization opt = KernelOptimization::basic, ThreadStructure ts = ThreadStructure::column,
-                   bool lumped_mass = false, unsigned dirichlet = all_faces, const RobinCase &robin = {})
+                   bool lumped_mass = false, unsigned dirichlet = all_faces, const RobinCase &robin = {},
+                   const ConstantCoefficients &constants = {})
 {
   dispatch_dim(dim, [&](auto D) {
     dispatch_degree(k, [&](auto K) {
@@ -190,8 +195,9 @@ void smoother_case(int dim, int k, SmootherKernel kern, LocalSolver ls,
             lev, {random_interior<T>(lev, 2), random_interior<T>(lev, 3)},
             [&](Backend b, std::vector<Vector<T>> &v) {
               const auto                          alpha = make_robin_faces<T>(lev, robin.alpha, b);
-              CartesianLaplaceOperator<dd, kk, T> op(lev, b, alpha);
-              VertexPatchSmoother<dd, kk, T>      sm(lev, b, s, &op, PatchProblem{lumped_mass}, alpha);
+              CartesianLaplaceOperator<dd, kk, T> op(lev, b, alpha, constants);
+              VertexPatchSmoother<dd, kk, T>      sm(lev, b, s, &op,
+                                                     PatchProblem{lumped_mass, ColorOrder::standard, constants}, alpha);
               sm.smooth(v[0], v[1]);
               sm.smooth(v[0], v[1], true);
               Vector<T> z(lev.n_dofs(), b); // a sweep from zero, told so
@@ -201,7 +207,8 @@ void smoother_case(int dim, int k, SmootherKernel kern, LocalSolver ls,
             "smoother " + std::to_string(dd) + "D k=" + std::to_string(kk) + " " + std::to_string(int(kern)) + "/" +
               std::to_string(int(ls)) + "/" + std::to_string(int(opt)) + "/threads " +
               std::to_string(int(s.thread_structure)) + (lumped_mass ? " lumped" : "") +
-              (dirichlet != all_faces ? " Neumann faces" : "") + (robin.faces != 0 ? " Robin faces" : ""));
+              (dirichlet != all_faces ? " Neumann faces" : "") + (robin.faces != 0 ? " Robin faces" : "") +
+              (constants.laplacian() ? "" : " with a and c"));
         }
     });
   });
@@ -246,6 +253,39 @@ TEST(Gpu, PatchSmootherEqualsCpu)
               smoother_case<float>(dim, k, kern, LocalSolver::fast_diagonalization, KernelOptimization::tensor_core);
             }
         }
+}
+
+// Constant a and c (a = 2.5, c = 40): the Kronecker-form operator, its residual and diagonal, and
+// every smoother kernel family with shifted eigenvalue sums and the mass term in its residual
+TEST(Gpu, ConstantCoefficientKernelsEqualCpu)
+{
+  const ConstantCoefficients ac{2.5, 40}, a_only{2.5, 0};
+  using O = KernelOptimization;
+  for (int dim : {2, 3})
+    for (int k : {1, 2, 3, 4, 7})
+      {
+        laplace_case<double>(dim, k, all_faces, {}, ac);
+        laplace_case<float>(dim, k, all_faces, {}, ac);
+        for (SmootherKernel kern : {SmootherKernel::global, SmootherKernel::separate, SmootherKernel::fused})
+          {
+            smoother_case<float>(dim, k, kern, LocalSolver::fast_diagonalization, O::basic, ThreadStructure::column,
+                                 false, all_faces, {}, ac);
+            smoother_case<double>(dim, k, kern, LocalSolver::fast_diagonalization, O::basic, ThreadStructure::dof,
+                                  false, all_faces, {}, ac);
+            for (O opt : {O::linear_indexing, O::conflict_free, O::reduced_residual})
+              if (!(opt == O::reduced_residual && kern == SmootherKernel::global))
+                {
+                  const ConstantCoefficients &with = opt == O::conflict_free ? a_only : ac; // (no mass term)
+                  smoother_case<float>(dim, k, kern, LocalSolver::fast_diagonalization, opt, ThreadStructure::column,
+                                       false, all_faces, {}, with);
+                  smoother_case<double>(dim, k, kern, LocalSolver::fast_diagonalization, opt, ThreadStructure::column,
+                                        kern != SmootherKernel::global, all_faces, {}, with);
+                }
+          }
+        if (dim == 3 && k <= 3)
+          smoother_case<double>(dim, k, SmootherKernel::fused, LocalSolver::inverse_matrix, O::basic,
+                                ThreadStructure::column, false, all_faces, {}, ac);
+      }
 }
 
 // Registers and resident blocks of the kernels whose speed depended on them (docs/performance/):
@@ -936,6 +976,40 @@ TEST(Gpu, FittedPatchSolvesAndKershawSolveEqualCpu)
 // coefficient, with a reaction term (the lifting of g carries a and c) and on domains given by a
 
 // map with exact cells give the CPU's results.
+namespace
+{
+  /// A solve with f = 1 + x y and non-zero boundary values to 1e-10, one point value.
+  SolverParameters coefficient_solve(int dim, int degree, int level, const std::string &g)
+  {
+    SolverParameters p;
+    p.dim                = dim;
+    p.degree             = degree;
+    p.refinement_level   = level;
+    p.rhs                = RightHandSide::function;
+    p.rhs_function       = "1 + x*y";
+    p.boundary_values    = g;
+    p.relative_tolerance = 1e-10;
+    p.verbose            = false;
+    p.source             = "test";
+    return p;
+  }
+
+  /// p on both backends: both converge, within one iteration of each other, to the same point
+  /// values (1e-8)
+  std::array<RunResult, 2> expect_same_solve(const SolverParameters &p, const std::string &what)
+  {
+    const std::array<RunResult, 2> r = solve_on_both(p);
+    for (const RunResult &x : r)
+      EXPECT_TRUE(x.converged) << what << ": " << x.failure;
+    EXPECT_EQ(r[1].backend, "cuda");
+    EXPECT_NEAR(r[1].iterations, r[0].iterations, 1) << what;
+    EXPECT_EQ(r[1].point_values.size(), p.point_values.size()) << what;
+    for (std::size_t i = 0; i < r[0].point_values.size() && i < r[1].point_values.size(); ++i)
+      EXPECT_NEAR(r[1].point_values[i], r[0].point_values[i], 1e-8 * std::fabs(r[0].point_values[i])) << what;
+    return r;
+  }
+} // namespace
+
 TEST(Gpu, CoefficientKernelsAndSolvesEqualCpu)
 {
   for (int dim : {2, 3})
@@ -985,58 +1059,39 @@ TEST(Gpu, CoefficientKernelsAndSolvesEqualCpu)
       });
   for (const char *a : {"1 + 0.5*sin(x)*cos(y)", "x < 1 ? 10 : 1", "1"})
     {
-      SolverParameters p;
-      p.dim                            = 3;
-      p.degree                         = 3;
-      p.refinement_level               = 2;
-      p.box_lower                      = {0, -1, 0.5};
-      p.box_upper                      = {2, 1, 1.5};
-      p.coarse_cells                   = {2, 2, 1};
-      p.rhs                            = RightHandSide::function;
-      p.rhs_function                   = "1 + x*y";
-      p.boundary_values                = "x^2 - y*z";
-      p.coefficient                    = a;
-      p.reaction                       = std::string(a) == "1" ? "100*(1 + x*x)" : "0"; // -Laplace(u) + c u
-      p.relative_tolerance             = 1e-10;
-      p.verbose                        = false;
-      p.source                         = "test";
-      p.point_values                   = {{{1.0, 0.0, 1.0}}};
-      const std::array<RunResult, 2> r = solve_on_both(p);
-      for (const RunResult &x : r)
-        ASSERT_TRUE(x.converged) << x.failure;
-      EXPECT_EQ(r[1].backend, "cuda");
-      EXPECT_NEAR(r[1].iterations, r[0].iterations, 1) << a;
-      EXPECT_NEAR(r[1].point_values[0], r[0].point_values[0], 1e-8 * std::fabs(r[0].point_values[0])) << a;
-      EXPECT_EQ(r[1].level_operator, "bp3") << a;
+      SolverParameters p = coefficient_solve(3, 3, 2, "x^2 - y*z");
+      p.box_lower        = {0, -1, 0.5};
+      p.box_upper        = {2, 1, 1.5};
+      p.coarse_cells     = {2, 2, 1};
+      p.coefficient      = a;
+      p.reaction         = std::string(a) == "1" ? "100*(1 + x*x)" : "0"; // -Laplace(u) + c u
+      p.point_values     = {{{1.0, 0.0, 1.0}}};
+      EXPECT_EQ(expect_same_solve(p, a)[1].level_operator, "bp3") << a;
+    }
+  // constant a and c: the Laplacian's kernels (cartesian, Cartesian patches with shifted sums)
+  for (int dim : {2, 3})
+    {
+      SolverParameters p = coefficient_solve(dim, 4, dim == 3 ? 2 : 3, "x^2 - y");
+      p.coefficient      = "2";
+      p.reaction         = "1e3";
+      p.point_values     = {{{0.3, 0.6, 0.7}}};
+      const auto r       = expect_same_solve(p, std::to_string(dim) + "D a = 2, c = 1e3");
+      EXPECT_EQ(r[1].level_operator, "cartesian");
+      EXPECT_NE(r[1].kernel_optimization, "fitted patches");
     }
   // a domain given by a map with exact cells (the map's programs in device memory): the quarter
   // annulus in 2D and a shell section in 3D, with a coefficient and a reaction term
   for (int dim : {2, 3})
     {
-      SolverParameters p;
-      p.dim                  = dim;
-      p.degree               = 3;
-      p.refinement_level     = dim == 3 ? 1 : 2;
+      SolverParameters p     = coefficient_solve(dim, 3, dim == 3 ? 1 : 2, "x^2 - y");
       p.coarse_cells         = {1, 2, 1};
       p.level_operator       = LevelOperatorType::bp3;
       p.deformation.type     = Deformation::function;
       p.deformation_function = std::string("(1 + x)*cos(pi/2*y); (1 + x)*sin(pi/2*y)") + (dim == 3 ? "; 2*z" : "");
-      p.rhs                  = RightHandSide::function;
-      p.rhs_function         = "1 + x*y";
-      p.boundary_values      = "x^2 - y";
       p.coefficient          = "1 + 0.5*sin(x)*cos(y)";
       p.reaction             = "10*(1 + x*x)";
-      p.relative_tolerance   = 1e-10;
-      p.verbose              = false;
-      p.source               = "test";
       p.point_values         = {{{1.0, 1.0, 0.5}}};
-      const std::array<RunResult, 2> r = solve_on_both(p);
-      for (const RunResult &x : r)
-        ASSERT_TRUE(x.converged) << x.failure;
-      EXPECT_EQ(r[1].backend, "cuda");
-      EXPECT_NEAR(r[1].iterations, r[0].iterations, 1) << dim << "D map";
-      EXPECT_NEAR(r[1].point_values[0], r[0].point_values[0], 1e-8 * std::fabs(r[0].point_values[0])) << dim << "D map";
-      EXPECT_EQ(r[1].problem.mapping, "exact");
+      EXPECT_EQ(expect_same_solve(p, std::to_string(dim) + "D map")[1].problem.mapping, "exact");
     }
 }
 
