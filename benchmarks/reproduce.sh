@@ -40,6 +40,12 @@
 #                      levels 2..4, against a = 1 (the same smoother, and the Laplacian's default solver)
 #   reaction           prm/reaction.prm under the three sanitizer tools; solves with a reaction term c u
 #                      against c = 0 at the same size (bp3 k = 3, bp5 k = 7)
+#   constant-reaction  a constant c (c = 1/Δt of an implicit time step) on the Laplacian's own kernels: the
+#                      three tools on every smoother kernel family with c, solves with c = 1e3 against c = 0
+#                      (k = 3, 7), and examples/heat_equation at 7.2 M DoFs (needs example_heat_equation built)
+#   mapped             prm/quarter_annulus.prm and prm/cylinder_section.prm under the three tools; iterations
+#                      on the quarter annulus (exact and multilinear cells) against the box, k = 3 and 7,
+#                      levels 2..4; timed solves of the three at 4.7 M DoFs
 #   deformed           solves on sine- and Kershaw-deformed meshes
 #   setup              every shipped parameter file as shipped: setup by part (setup_breakdown) against the
 #                      solve and the whole process
@@ -569,7 +575,7 @@ PY
       mkdir -p "$OUT/table7"; rm -f "$OUT/table7/compare.txt"
       echo "# file build iterations solve_s [3 repetitions] l2_error" | tee "$OUT/table7/compare.txt"
       for round in 1 2; do
-        for f in table7_k1_mixed table7_k3_mixed table7_k7_mixed; do
+        for f in ${COMPARE_FILES:-table7_k1_mixed table7_k3_mixed table7_k7_mixed}; do # (COMPARE_FILES: others)
           for which in old new; do
             exe=$SOLVER; [ $which = old ] && exe=$OLD/apps/poisson_solver
             $exe prm/$f.prm --set Backend/Repetitions=3 --json "$OUT/logs/compare_${f}_$which.json" > "$OUT/logs/compare_${f}_$which.log" 2>&1
@@ -732,8 +738,8 @@ RUNS
 k3_3.6M_a --set Mesh/Refinement\ level=5
 k3_3.6M_a1_bp3_fitted --set Mesh/Refinement\ level=5 --set Problem/Coefficient=1 --set Multigrid/Level\ operator=bp3 --set Multigrid/Patch\ geometry=fitted --set Problem/Exact\ solution=
 k3_3.6M_a1_default --set Mesh/Refinement\ level=5 --set Problem/Coefficient=1 --set Problem/Exact\ solution=
-k7_5.7M_a --set Polynomial\ degree=7 --set Mesh/Refinement\ level=4 --set Multigrid/Level\ operator=bp5
-k7_5.7M_a1_bp5_fitted --set Polynomial\ degree=7 --set Mesh/Refinement\ level=4 --set Problem/Coefficient=1 --set Multigrid/Level\ operator=bp5 --set Multigrid/Patch\ geometry=fitted --set Problem/Exact\ solution=
+k7_1.4M_a --set Polynomial\ degree=7 --set Mesh/Refinement\ level=4 --set Multigrid/Level\ operator=bp5
+k7_1.4M_a1_bp5_fitted --set Polynomial\ degree=7 --set Mesh/Refinement\ level=4 --set Problem/Coefficient=1 --set Multigrid/Level\ operator=bp5 --set Multigrid/Patch\ geometry=fitted --set Problem/Exact\ solution=
 CASES
       tar czf "$OUT/solve/coefficient_logs.tgz" -C "$OUT/logs" coefficient
       ;;
@@ -752,13 +758,80 @@ CASES
 --set Multigrid/Level\ operator=bp5 --set Problem/Coefficient=1+x
 --set Dimension=2 --set Problem/Right-hand\ side\ function=1 --set Problem/Exact\ solution= --set Mesh/Refinement\ level=3
 RUNS
-      timed_solves prm/reaction.prm "$OUT/solve/reaction.txt" "$C" <<'CASES'
+      [ "${TIMINGS:-1}" = 1 ] && timed_solves prm/reaction.prm "$OUT/solve/reaction.txt" "$C" <<'CASES' # (TIMINGS=0: the tools only)
 k3_7.1M_c --set Mesh/Refinement\ level=6
 k3_7.1M_c0_bp3_fitted --set Mesh/Refinement\ level=6 --set Problem/Reaction\ coefficient=0 --set Multigrid/Level\ operator=bp3 --set Multigrid/Patch\ geometry=fitted --set Problem/Exact\ solution=
 k7_1.4M_c_bp5 --set Polynomial\ degree=7 --set Mesh/Refinement\ level=4 --set Multigrid/Level\ operator=bp5
 k7_1.4M_c0_bp5_fitted --set Polynomial\ degree=7 --set Mesh/Refinement\ level=4 --set Problem/Reaction\ coefficient=0 --set Multigrid/Level\ operator=bp5 --set Multigrid/Patch\ geometry=fitted --set Problem/Exact\ solution=
 CASES
       tar czf "$OUT/solve/reaction_logs.tgz" -C "$OUT/logs" reaction
+      ;;
+    constant-reaction)
+      mkdir -p "$OUT/solve" "$OUT/checks" "$OUT/logs/constant"; C="$OUT/logs/constant"
+      [ "${SANITIZE:-1}" = 1 ] && rm -f "$OUT/checks/sanitizer_constant_reaction.txt"
+      [ "${SANITIZE:-1}" = 1 ] && while read -r args; do
+        eval "set -- $args"
+        sanitize "$OUT/checks/sanitizer_constant_reaction.txt" "${args:-default}" $SOLVER prm/reaction.prm \
+          --set "Problem/Reaction coefficient=40" --set "Problem/Right-hand side function=(3*pi^2 + 40)*sin(pi*x)*sin(pi*y)*sin(pi*z)" \
+          --set "Mesh/Refinement level=2" --set Output/Verbose=false "$@"
+      done <<'RUNS'
+
+--set Multigrid/Smoother\ kernel=separate
+--set Multigrid/Smoother\ kernel=global --set Multigrid/Kernel\ optimization=conflict_free
+--set Multigrid/Kernel\ optimization=basic
+--set Polynomial\ degree=1 --set Mesh/Refinement\ level=4
+--set Dimension=2 --set Problem/Right-hand\ side\ function=40 --set Problem/Exact\ solution= --set Mesh/Refinement\ level=4
+--set Multigrid/Level\ operator=bp5 --set Problem/Coefficient=2
+RUNS
+      [ "${TIMINGS:-1}" = 1 ] && timed_solves prm/reaction.prm "$OUT/solve/constant_reaction.txt" "$C" <<'CASES'
+k3_7.1M_c1e3 --set Mesh/Refinement\ level=6 --set Problem/Reaction\ coefficient=1e3 --set Problem/Exact\ solution= --set Problem/Right-hand\ side\ function=1
+k3_7.1M_c0 --set Mesh/Refinement\ level=6 --set Problem/Reaction\ coefficient=0 --set Problem/Exact\ solution= --set Problem/Right-hand\ side\ function=1
+k3_7.1M_c1e3_bp3_fitted --set Mesh/Refinement\ level=6 --set Problem/Reaction\ coefficient=1e3 --set Problem/Exact\ solution= --set Problem/Right-hand\ side\ function=1 --set Multigrid/Level\ operator=bp3 --set Multigrid/Patch\ geometry=fitted
+k7_1.4M_c1e3 --set Polynomial\ degree=7 --set Mesh/Refinement\ level=4 --set Problem/Reaction\ coefficient=1e3 --set Problem/Exact\ solution= --set Problem/Right-hand\ side\ function=1
+k7_1.4M_c0 --set Polynomial\ degree=7 --set Mesh/Refinement\ level=4 --set Problem/Reaction\ coefficient=0 --set Problem/Exact\ solution= --set Problem/Right-hand\ side\ function=1
+CASES
+      [ "${TIMINGS:-1}" = 1 ] && [ -x $B/apps/example_heat_equation ] && $B/apps/example_heat_equation 6 2>&1 |
+        tee "$OUT/solve/heat_equation.txt"
+      tar czf "$OUT/solve/constant_reaction_logs.tgz" -C "$OUT/logs" constant
+      ;;
+    mapped)
+      mkdir -p "$OUT/solve" "$OUT/checks" "$OUT/logs/mapped"; C="$OUT/logs/mapped"
+      [ "${SANITIZE:-1}" = 1 ] && rm -f "$OUT/checks/sanitizer_mapped.txt"
+      [ "${SANITIZE:-1}" = 1 ] && while read -r args; do
+        eval "set -- $args"
+        sanitize "$OUT/checks/sanitizer_mapped.txt" "$args" $SOLVER "$@" --set Output/Verbose=false
+      done <<'RUNS'
+prm/quarter_annulus.prm --set Mesh/Refinement\ level=2
+prm/quarter_annulus.prm --set Mesh/Refinement\ level=2 --set Multigrid/Level\ operator=bp5 --set Problem/Coefficient=1+x*y
+prm/quarter_annulus.prm --set Mesh/Refinement\ level=2 --set Mesh/Mapping=multilinear
+prm/cylinder_section.prm --set Mesh/Refinement\ level=1 --set Problem/Reaction\ coefficient=1+z
+RUNS
+      [ "${TIMINGS:-1}" = 1 ] || { tar czf "$OUT/solve/mapped_logs.tgz" -C "$OUT/logs" mapped; continue; } # (TIMINGS=0: the tools only)
+      echo "# iterations (solve s), GMRES + float V-cycle to 1e-8, f = 1, zero boundary values: k level | quarter annulus, exact cells | multilinear cells | box [1,2]x[0,1], bp3 + fitted patches | box, default solver" | tee "$OUT/solve/mapped_iterations.txt"
+      for k in 3 7; do
+        for level in 2 3 4; do
+          line="$k $level"
+          for m in exact multilinear box default; do
+            case $m in
+              exact|multilinear) args=(prm/quarter_annulus.prm --set "Mesh/Mapping=$m") ;;
+              box) args=(prm/quarter_annulus.prm --set Mesh/Deformation=none --set "Mesh/Deformation function=" --set "Mesh/Box lower=1,0" --set "Mesh/Box upper=2,1" --set "Multigrid/Patch geometry=fitted") ;;
+              default) args=(prm/quarter_annulus.prm --set Mesh/Deformation=none --set "Mesh/Deformation function=" --set "Mesh/Box lower=1,0" --set "Mesh/Box upper=2,1" --set "Multigrid/Level operator=cartesian") ;;
+            esac
+            its=$($SOLVER "${args[@]}" --set "Polynomial degree=$k" --set "Mesh/Refinement level=$level" \
+              --set "Problem/Right-hand side=one" --set "Problem/Right-hand side function=0" --set "Problem/Exact solution=" \
+              --set "Solver/Relative tolerance=1e-8" --set Backend/Repetitions=3 --set Output/Verbose=false --json "$C/its.json" > "$C/its.log" 2>&1 &&
+              python3 -c "import json,sys; r=json.load(open(sys.argv[1])); print(r['iterations'], '(%.4f)' % r['solve_time_s'])" "$C/its.json" || echo x)
+            line="$line | $its"
+          done
+          echo "$line" | tee -a "$OUT/solve/mapped_iterations.txt"
+        done
+      done
+      [ "${MAPPED_SOLVES:-1}" = 1 ] && timed_solves prm/quarter_annulus.prm "$OUT/solve/mapped.txt" "$C" <<'CASES' # (MAPPED_SOLVES=0: iterations only)
+k3_4.7M_exact --set Polynomial\ degree=3 --set Mesh/Refinement\ level=9
+k3_4.7M_multilinear --set Polynomial\ degree=3 --set Mesh/Refinement\ level=9 --set Mesh/Mapping=multilinear
+k3_4.7M_box_bp3_fitted --set Polynomial\ degree=3 --set Mesh/Refinement\ level=9 --set Mesh/Deformation=none --set Mesh/Deformation\ function= --set Mesh/Box\ lower=1,0 --set Mesh/Box\ upper=2,1 --set Multigrid/Patch\ geometry=fitted --set Problem/Exact\ solution= --set Problem/Right-hand\ side=one
+CASES
+      tar czf "$OUT/solve/mapped_logs.tgz" -C "$OUT/logs" mapped
       ;;
     coefficient-iterations)
       mkdir -p "$OUT/solve" "$OUT/logs/coefficient"; C="$OUT/logs/coefficient"
