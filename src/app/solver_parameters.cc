@@ -638,7 +638,7 @@ namespace tpmg
         b.push_back(choice("Multigrid/Patch geometry", TPMG_FIELD(patch_geometry),
                            "Vertex-patch problems: cartesian (undeformed cell widths, the fast fused kernels) or "
                            "fitted (separable surrogates fitted to the deformed cells, residuals of the level "
-                           "operator); auto = fitted on deformed meshes"));
+                           "operator); auto = fitted on deformed meshes and with coefficients that vary in space"));
         b.push_back(choice("Multigrid/Fitted patch smoothing", TPMG_FIELD(fitted_smoothing),
                            "Fitted patches: multiplicative Schwarz (a residual before each color), or additive "
                            "Schwarz in a Chebyshev polynomial of Chebyshev degree"));
