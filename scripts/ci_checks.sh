@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The checks CI runs after the test suite (scripts/quickstart.sh test calls this):
 #   1. the format check, scripts/check_format.sh (every C++/CUDA source as .clang-format says);
-#   2. the parameter fuzzer, scripts/fuzz.sh parameters, for TPMG_FUZZ_SECONDS (default 60)
+#   2. the parameter fuzzer, scripts/fuzz.sh parameters, for TPMG_FUZZ_SECONDS (default 40)
 #      seconds from the seed corpus (prm/, tests/bad_input/), and the expression fuzzer,
 #      scripts/fuzz.sh expression, for TPMG_FUZZ_EXPRESSION_SECONDS (default 30), in
 #      TPMG_FUZZ_DIR (default $BUILD_DIR/fuzz, build/fuzz), one fuzzing process per core (at
@@ -40,7 +40,7 @@ build=${BUILD_DIR:-build}
 echo "== parameter fuzzer"
 # (headers the build generates, for sources that include them)
 [ -d "$build/generated" ] && export FUZZ_INCLUDE_DIRS="${FUZZ_INCLUDE_DIRS:-} $build/generated"
-FUZZ_JOBS=${FUZZ_JOBS:-$jobs} scripts/fuzz.sh parameters "${TPMG_FUZZ_SECONDS:-60}" "${TPMG_FUZZ_DIR:-$build/fuzz}"
+FUZZ_JOBS=${FUZZ_JOBS:-$jobs} scripts/fuzz.sh parameters "${TPMG_FUZZ_SECONDS:-40}" "${TPMG_FUZZ_DIR:-$build/fuzz}"
 echo "== expression fuzzer"
 FUZZ_JOBS=${FUZZ_JOBS:-$jobs} scripts/fuzz.sh expression "${TPMG_FUZZ_EXPRESSION_SECONDS:-30}" "${TPMG_FUZZ_DIR:-$build/fuzz}"
 echo "== ci_checks: passed in $(($(date +%s) - start)) s"

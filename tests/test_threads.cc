@@ -122,7 +122,7 @@ TEST(Threads, BakeOffOperatorsOnDeformedMeshesGiveTheSameBitsOnAnyThreadCount)
 {
   // the fitted patches in a Chebyshev polynomial, the BP5 level operators and the deformed
   // right-hand side in 3D; BP3 in 2D
-  SolverParameters p      = base(3, 2, 4);
+  SolverParameters p      = base(3, 2, 3);
   p.level_operator        = LevelOperatorType::bp5;
   p.deformation.type      = Deformation::sine;
   p.deformation.amplitude = 0.1;
