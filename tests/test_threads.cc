@@ -127,7 +127,7 @@ TEST(Threads, BakeOffOperatorsOnDeformedMeshesGiveTheSameBitsOnAnyThreadCount)
   p.deformation.type      = Deformation::sine;
   p.deformation.amplitude = 0.1;
   expect_same_bits_on_any_thread_count(p, "3D k = 2 sine mesh, bp5");
-  SolverParameters q      = base(2, 3, 6);
+  SolverParameters q      = base(2, 3, 5);
   q.level_operator        = LevelOperatorType::bp3;
   q.deformation.type      = Deformation::sine;
   q.deformation.amplitude = 0.1;
