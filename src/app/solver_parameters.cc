@@ -412,8 +412,8 @@ namespace tpmg
               at = comma + 1;
             }
           if (!ok || n != dim)
-            throw ParameterError(prm.where(path) + ": point " + std::to_string(points.size() + 1) + " ('" + point +
-                                 "') is not " + std::to_string(dim) + " numbers separated by ','");
+            throw ParameterError(prm.where(path) + ": point " + std::to_string(points.size() + 1) + " ('" +
+                                 printable(point) + "') is not " + std::to_string(dim) + " numbers separated by ','");
           points.push_back(x);
           begin = end + 1;
         }

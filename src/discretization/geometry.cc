@@ -1,4 +1,5 @@
 #include <tpmg/geometry.h>
+#include <tpmg/parameters.h>
 
 #include <algorithm>
 #include <cmath>
@@ -193,7 +194,7 @@ namespace tpmg
           }
         catch (const ExpressionError &e)
           {
-            throw ExpressionError("component " + std::to_string(r + 1) + " ('" + part + "'): " + e.what());
+            throw ExpressionError("component " + std::to_string(r + 1) + " ('" + printable(part) + "'): " + e.what());
           }
         if (end == std::string::npos)
           break;
