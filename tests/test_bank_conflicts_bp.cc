@@ -38,7 +38,7 @@ namespace
       }
     kern.n_cells     = ipow<4, dim>();
     kern.grid        = CellGrid(kern.cells, "test");
-    kern.constrained = false;
+    kern.constrained = 0u;
     const std::vector<double> half(std::size_t(Kernel::nq) * Kernel::nq, 0.5);
     kern.constants.set_matrices(half.data(), half.data());
     for (int i = 0; i < Kernel::nq; ++i)

@@ -2,6 +2,7 @@
 #include <tpmg/bp_operator.h>
 #include <tpmg/dispatch.h>
 #include <tpmg/laplace_operator.h>
+#include <tpmg/robin_faces.h>
 
 #include <gtest/gtest.h>
 
@@ -173,6 +174,65 @@ TEST(BP, CartesianWithConstantCoefficientsEqualsBP3)
       });
 }
 
+// Neumann and Robin faces: bp3 and bp5 read and write the nodes of the faces that are not
+// Dirichlet faces like interior ones. On a sine-deformed mesh with Neumann faces x-, y+ (3D z-)
+// each equals its assembled matrix with those faces' rows and columns kept (reference_bp.h's
+// constraint follows the level's Dirichlet faces), its diagonal too; on a box with Robin faces x-
+// and y+ and the constants a = 2.5, c = 40, bp3 equals the Kronecker form with the same faces (the
+// Robin term α ∫_F u v added by both) in the product, the residual and the diagonal.
+TEST(BP, NeumannAndRobinFacesEqualTheirReferences)
+{
+  for (int dim : {2, 3})
+    for (int k : {1, 2, 3, 4})
+      dispatch_dim(dim, [&](auto D) {
+        dispatch_degree<8>(k, [&](auto K) {
+          constexpr int dd = decltype(D)::value, kk = decltype(K)::value;
+          auto          lev   = box_level(dd, kk, 1);
+          lev.dirichlet_faces = all_faces & ~(1u | 8u | 16u);
+          const DeformationSettings sine{Deformation::sine, 0.15};
+          const auto                x = random_vector(lev, 44), b = random_vector(lev, 45);
+          for (BakeOff bp : {BakeOff::bp3, BakeOff::bp5})
+            {
+              const Quadrature1D q = bp == BakeOff::bp5 ? gauss_lobatto_quadrature(kk + 1) : gauss_quadrature(kk + 2);
+              const auto         A = assemble_bp(lev, sine, q, GeometricFactorKind::laplace);
+              EXPECT_LT(rel_diff(apply_bp<dd, kk, double>(lev, bp, sine, x), to_std(A * to_eigen(x))), 1e-12)
+                << "BP" << int(bp) << " " << dd << "D k=" << kk;
+              EXPECT_LT(rel_diff(apply_bp<dd, kk, float>(lev, bp, sine, x), to_std(A * to_eigen(x))), 5e-6)
+                << "BP" << int(bp) << " " << dd << "D k=" << kk;
+              BPOperator<dd, kk, double> op(lev, Backend::cpu, bp, sine);
+              Vector<double>             diag;
+              ASSERT_TRUE(op.diagonal(diag));
+              EXPECT_LT(rel_diff(diag.to_host(), to_std(Eigen::VectorXd(A.diagonal()))), 1e-12)
+                << "diagonal: BP" << int(bp) << " " << dd << "D k=" << kk;
+            }
+          auto rl        = lev;
+          rl.robin_faces = 1u | 8u;
+          const Expression           alpha("1 + x^2 + 0.5*y", dd);
+          const ConstantCoefficients ac{2.5, 40};
+          const auto                 robin = std::make_shared<const RobinFaces<double>>(rl, alpha, Backend::cpu);
+          CartesianLaplaceOperator<dd, kk, double> cart(rl, Backend::cpu, robin, ac);
+          BPOperator<dd, kk, double>               bp3(rl, Backend::cpu, BakeOff::bp3, {}, true, GeometryMode::stored,
+                                                       Coefficients(Expression("2.5", dd), Expression("40", dd)), robin);
+          Vector<double> src(rl.n_dofs(), Backend::cpu), rhs(rl.n_dofs(), Backend::cpu), y1, y2, r1, r2, d1, d2;
+          src.from_host(x);
+          rhs.from_host(b);
+          cart.vmult(y1, src);
+          bp3.vmult(y2, src);
+          EXPECT_LT(rel_diff(y1.to_host(), y2.to_host()), 1e-13) << "Robin " << dd << "D k=" << kk;
+          cart.residual(r1, rhs, src);
+          bp3.residual(r2, rhs, src);
+          EXPECT_LT(rel_diff(r1.to_host(), r2.to_host()), 1e-13) << "Robin " << dd << "D k=" << kk;
+          ASSERT_TRUE(cart.diagonal(d1) && bp3.diagonal(d2));
+          EXPECT_LT(rel_diff(d1.to_host(), d2.to_host()), 1e-13) << "Robin " << dd << "D k=" << kk;
+          // the Robin term is there: without it bp3 differs
+          BPOperator<dd, kk, double> neumann(lev, Backend::cpu, BakeOff::bp3, {}, true, GeometryMode::stored,
+                                             Coefficients(Expression("2.5", dd), Expression("40", dd)));
+          neumann.vmult(y2, src);
+          EXPECT_GT(rel_diff(y1.to_host(), y2.to_host()), 1e-6) << "Robin " << dd << "D k=" << kk;
+        });
+      });
+}
+
 TEST(BP, BP1OfOnesIsTheVolume)
 {
   for (int dim : {2, 3})
@@ -294,7 +354,8 @@ TEST(BP, FiberNodeIndicesAreTheCellNodes)
         kern.cells[d] = nc[d];
         kern.nodes[d] = nc[d] * k + 1;
       }
-    for (bool constrained : {true, false})
+    // every face constrained, none, and Dirichlet faces x+, y-, z+ only (Neumann faces' nodes unknowns)
+    for (unsigned constrained : {all_faces, 0u, 2u | 4u | 32u})
       {
         kern.constrained = constrained;
         int n_out        = 0;
@@ -319,7 +380,7 @@ TEST(BP, FiberNodeIndicesAreTheCellNodes)
                     }
               }
         // constrained: the boundary nodes, counted once per cell that touches them
-        EXPECT_EQ(n_out > 0, constrained);
+        EXPECT_EQ(n_out > 0, constrained != 0);
       }
   };
   check(std::integral_constant<int, 1>{});

@@ -188,6 +188,49 @@ TEST(PatchSmoother, RobinFacesSweepEqualsReference)
           }
 }
 
+// Constant coefficients a = 2.5, c = 40 with Robin faces x- and x+ (α = 1 + 3x, constant on each),
+// y+ Neumann (3D: z+ too): the truncated patches carry a K + c M + α M_F exactly (the mass term
+// in their residual and eigenvalue sums, β relative to a), so a sweep equals the reference sweep
+// on the assembled a K + c M + Robin term; the interior patches in the kernels with a mass term,
+// float and double, from x0 and from zero. With lumped masses on Neumann faces only: a Robin
+// patch's local problem then takes the lumped mass along its face where the term has the face's
+// Gauss points, a smoother but no exact local solve.
+TEST(PatchSmoother, NeumannAndRobinFacesWithConstantCoefficientsSweepEqualsReference)
+{
+  const std::string          alpha = "1 + 3*x";
+  const ConstantCoefficients ac{2.5, 40};
+  for (int dim : {2, 3})
+    for (int k : {1, 2, 3, dim == 2 ? 5 : 4})
+      for (SmootherKernel kern : {SmootherKernel::global, SmootherKernel::fused})
+        for (KernelOptimization opt : {KernelOptimization::basic, KernelOptimization::linear_indexing})
+          for (bool lumped : {false, true})
+            {
+              if (lumped && kern == SmootherKernel::global) // (its residual is the Cartesian operator's)
+                continue;
+              const Case c{dim,
+                           k,
+                           kern,
+                           LocalSolver::fast_diagonalization,
+                           ColorOrder::standard,
+                           opt,
+                           0,
+                           ThreadStructure::automatic,
+                           lumped,
+                           ac};
+              SCOPED_TRACE(name(c));
+              auto lev                     = smoother_level(dim, k);
+              lev.dirichlet_faces          = all_faces & ~(1u | 2u | 8u | 32u);
+              lev.robin_faces              = lumped ? 0u : 1u | 2u;
+              const std::string alpha_here = lumped ? "0" : alpha;
+              const Expression  a(alpha_here, dim);
+              expect_sweeps_equal_reference(
+                lev, c,
+                assemble_laplace(lev, lumped, ac.diffusion, ac.reaction) +
+                  assemble_robin(lev, [&](double x, double y, double z) { return a(x, y, z); }),
+                alpha_here);
+            }
+}
+
 // A Robin coefficient that varies along the faces (and a Robin face on every side: corners and
 // edges between Robin faces): the patches' local residuals hold the exact term, so the exact
 // solution of A x = b is a fixed point of a sweep, and a sweep from elsewhere reduces the error

@@ -554,6 +554,117 @@ TEST(ProblemFunctions, PureNeumannConvergesToTheExactSolutionsMean)
     }
 }
 
+namespace
+{
+  /// robin_problem for −∇·(a ∇u) + c u = f with the constants a = 2, c = 3: f = −2 Δu + 3 u, and
+  /// on the Robin and Neumann faces the flux a ∂u/∂n (+ α u) = h.
+  SolverParameters robin_problem_with_constants(int dim, int degree, int level, const std::string &u,
+                                                const std::string &f, const std::string &ux, const std::string &uy,
+                                                const std::string &uz)
+  {
+    auto             twice = [](const std::string &e) { return "2*(" + e + ")"; };
+    SolverParameters p =
+      robin_problem(dim, degree, level, u, twice(f) + " + 3*(" + u + ")", twice(ux), twice(uy), twice(uz));
+    p.coefficient = "2";
+    p.reaction    = "3";
+    return p;
+  }
+} // namespace
+
+// Constant coefficients with Robin and Neumann faces stay on the Laplacian's solver (cartesian
+// operator, Cartesian patches with the mass term in the truncated patches, Chebyshev-Jacobi): the
+// polynomial reproduced to rounding.
+TEST(ProblemFunctions, ConstantCoefficientsWithRobinFacesReproduceAPolynomialThroughTheSolver)
+{
+  polynomial_through_solver(robin_problem_with_constants,
+                            [](const RunResult &r, const std::string &what) { EXPECT_FALSE(r.singular) << what; });
+}
+
+// Robin and Neumann faces with the bp3 level operator: its rows on those faces are the natural
+// ones, so with a = 1 the Cartesian patches (and Chebyshev-Jacobi) reproduce the polynomial
+// through it (Gauss k+2 integrates it exactly).
+TEST(ProblemFunctions, RobinFacesWithTheBP3OperatorReproduceAPolynomialThroughTheSolver)
+{
+  polynomial_through_solver(
+    [](int dim, int k, int level, const std::string &u, const std::string &f, const std::string &ux,
+       const std::string &uy, const std::string &uz) {
+      SolverParameters p = robin_problem(dim, k, level, u, f, ux, uy, uz);
+      p.level_operator   = LevelOperatorType::bp3;
+      return p;
+    },
+    [](const RunResult &r, const std::string &what) {
+      EXPECT_FALSE(r.singular) << what;
+      EXPECT_EQ(r.level_operator, "bp3") << what;
+    });
+}
+
+// A coefficient that varies in space, a = 1 + x, with Robin faces x- and y+ (the flux a ∂u/∂n +
+// α u = h) on bp3 with Chebyshev-Jacobi (the fitted patches have none on those faces): a smooth
+// solution converges at rate k+1 in L2, and the vertex-patch smoother is refused.
+TEST(ProblemFunctions, VaryingCoefficientWithRobinFacesConvergesAtRateKPlusOne)
+{
+  for (int k : {1, 2, 3})
+    {
+      double previous = 0;
+      for (int level = 2; level <= 3; ++level)
+        {
+          SolverParameters p   = robin_problem(2, k, level, "exp(x)*sin(2*y)", "(2 + 3*x)*exp(x)*sin(2*y)",
+                                               "(1 + x)*exp(x)*sin(2*y)", "2*(1 + x)*exp(x)*cos(2*y)", "0");
+          p.coefficient        = "1 + x";
+          p.smoother           = SmootherType::chebyshev_jacobi;
+          p.relative_tolerance = 1e-12;
+          p.max_iterations     = 500;
+          const RunResult r    = solve(p);
+          ASSERT_TRUE(r.converged) << "k=" << k << " level " << level;
+          EXPECT_EQ(r.level_operator, "bp3");
+          if (level > 2)
+            {
+              EXPECT_NEAR(std::log2(previous / *r.l2_error), k + 1, 0.35) << "k=" << k;
+            }
+          previous = *r.l2_error;
+        }
+    }
+  SolverParameters p = robin_problem(2, 2, 2, "exp(x)", "-exp(x)", "exp(x)", "0", "0");
+  p.coefficient      = "1 + x";
+  EXPECT_THROW(solve(p), std::exception);
+}
+
+// Every face Neumann and a reaction term c = 5 (the heat equation's insulated box, a time step):
+// not singular, so no constant is removed and the solution converges at rate k+1 to u itself,
+// whose mean is 3; the iterations stay those of the Dirichlet problem of the same size (+1).
+TEST(ProblemFunctions, PureNeumannWithAReactionTermIsNotSingular)
+{
+  for (int k : {1, 2, 3})
+    {
+      double previous = 0;
+      for (int level = 2; level <= 3; ++level)
+        {
+          SolverParameters p   = cosine_neumann(2, k, level, "3");
+          p.reaction           = "5";
+          p.rhs_function       = "1.25*pi^2*cos(pi*x/2)*cos(pi*y) + 5*(" + p.exact_solution + ")";
+          p.relative_tolerance = 1e-12;
+          p.max_iterations     = 300;
+          const RunResult r    = solve(p);
+          ASSERT_TRUE(r.converged) << "k=" << k << " level " << level;
+          EXPECT_FALSE(r.singular) << "k=" << k;
+          EXPECT_EQ(r.solution_shift, 0.0) << "k=" << k;
+          EXPECT_EQ(r.level_operator, "cartesian") << "k=" << k;
+          if (level > 2)
+            {
+              EXPECT_NEAR(std::log2(previous / *r.l2_error), k + 1, 0.35) << "k=" << k;
+            }
+          previous                   = *r.l2_error;
+          SolverParameters dirichlet = p;
+          dirichlet.boundary.type.fill(BoundaryType::dirichlet);
+          dirichlet.boundary_flux      = "0";
+          dirichlet.boundary_values    = p.exact_solution;
+          dirichlet.relative_tolerance = 1e-9;
+          p.relative_tolerance         = 1e-9;
+          EXPECT_LE(solve(p).iterations, solve(dirichlet).iterations + 1) << "k=" << k << " level " << level;
+        }
+    }
+}
+
 // Incompatible data (f + 1 with f, h of a zero-mean u, no Dirichlet face): ∫(f + 1) = |Ω| = 4 is
 // reported and warned about, the constant 1 is taken from f, and the solution converges to u.
 TEST(ProblemFunctions, PureNeumannWithIncompatibleDataWarns)

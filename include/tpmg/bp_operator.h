@@ -6,9 +6,11 @@
 #include <tpmg/geometry.h>
 #include <tpmg/linear_operator.h>
 #include <tpmg/mesh.h>
+#include <tpmg/robin_faces.h>
 #include <tpmg/vector.h>
 
 #include <cstddef>
+#include <memory>
 
 namespace tpmg
 {
@@ -38,8 +40,11 @@ namespace tpmg
     return std::size_t(level.n_cells()) * points * entries * number_bytes;
   }
 
-  /// Scalar BP operator. `constrained` (the level operator): boundary nodes are held at zero,
-  /// boundary rows act as the identity. Unconstrained (the CEED benchmark): all nodes.
+  /// Scalar BP operator. `constrained` (the level operator): the nodes of the level's Dirichlet
+  /// faces are held at zero, their rows act as the identity; the nodes of its Neumann and Robin
+  /// faces are unknowns like the interior ones. Unconstrained (the CEED benchmark): all nodes.
+  /// `robin`: α on the level's Robin faces (required where it has some; an undeformed mesh),
+  /// whose term α ∫_F u v the operator and its diagonal add.
   /// GeometryMode::polynomial is for BP1 only (std::invalid_argument otherwise). With
   /// coefficients (BP3/BP5, stored factors only) the operator is that of −∇·(a ∇u) + c u: a at
   /// the quadrature points times the geometric factors, and c w|J| per point beside them (the
@@ -49,8 +54,8 @@ namespace tpmg
   {
   public:
     BPOperator(const CartesianLevel &level, Backend backend, BakeOff bp, const DeformationSettings &deformation = {},
-               bool constrained = true, GeometryMode mode = GeometryMode::stored,
-               const Coefficients &coefficients = {});
+               bool constrained = true, GeometryMode mode = GeometryMode::stored, const Coefficients &coefficients = {},
+               std::shared_ptr<const RobinFaces<Number>> robin = nullptr);
     void    vmult(Vector<Number> &dst, const Vector<Number> &src) const override;
     index_t size() const override { return level_.n_dofs(); }
 
@@ -73,15 +78,18 @@ namespace tpmg
 
   private:
     void apply(Number *dst, const Number *src) const;
+    /// The faces whose nodes are held at zero: the Dirichlet faces where constrained, else none.
+    unsigned constrained_faces() const { return constrained_ ? level_.dirichlet_faces : 0u; }
 
-    CartesianLevel      level_;
-    Backend             backend_;
-    BakeOff             bp_;
-    bool                constrained_;
-    GeometryMode        mode_;
-    DeformationSettings deformation_;
-    Coefficients        coefficients_;
-    Vector<Number>      geometry_;
+    CartesianLevel                            level_;
+    Backend                                   backend_;
+    BakeOff                                   bp_;
+    bool                                      constrained_;
+    GeometryMode                              mode_;
+    DeformationSettings                       deformation_;
+    Coefficients                              coefficients_;
+    std::shared_ptr<const RobinFaces<Number>> robin_;
+    Vector<Number>                            geometry_;
     Vector<Number>      reaction_; ///< c w|J| per quadrature point (layout of the mass factors); empty: c = 0
     Vector<double>      vertices_;
     std::vector<double> B_, D_; ///< 1D interpolation and collocation derivative, row-major

@@ -24,7 +24,8 @@ namespace tpmg
     CartesianLaplaceOperator() = default;
     /// `robin`: α on the level's Robin faces (required where level.robin_faces is not empty).
     /// `constants`: the operator of −∇·(a ∇u) + c u for numbers a and c (the Laplacian by
-    /// default): a scales the stiffness, c adds c M (Dirichlet faces only: std::invalid_argument).
+    /// default): a scales the stiffness, c adds c M; a Robin face's α ∫_F u v stays as it is (the
+    /// natural conditions are on the flux: a ∂u/∂n + α u = h).
     CartesianLaplaceOperator(const CartesianLevel &level, Backend backend,
                              std::shared_ptr<const RobinFaces<Number>> robin     = nullptr,
                              const ConstantCoefficients               &constants = {});

@@ -123,9 +123,11 @@ namespace tpmg
     index_t       cells[3];
     index_t       nodes[3];
     index_t       n_cells;
-    CellGrid      grid;        ///< cell coordinates from the cell index (launch_bp builds it)
-    bool          constrained; ///< boundary nodes read as zero and receive nothing
-    using Constants = BPConstants<k, nq, Number>;
+    CellGrid      grid; ///< cell coordinates from the cell index (launch_bp builds it)
+    /// the faces whose nodes read as zero and receive nothing (numbering.h's face bits: the
+    /// level's Dirichlet faces; 0 for the unconstrained benchmark operator)
+    unsigned constrained = all_faces;
+    using Constants      = BPConstants<k, nq, Number>;
     /// operators on the same points share one __constant__ copy (64 KB per .cu module)
     using ConstantsTag = BPOperatorKernel<dim, k, Number, kind == BakeOff::bp5 ? kind : BakeOff::bp1>;
     Constants                constants;
@@ -160,7 +162,7 @@ namespace tpmg
 
     TPMG_HD index_t node(const index_t *c0, int x, int y, int z) const
     {
-      return cell_node(nodes, dim, c0, x, y, z, constrained);
+      return cell_node_on(nodes, dim, c0, x, y, z, constrained);
     }
 
     /// The geometric factors along the column of points (q0, q1, *) in 3D or (q0, *) in 2D
@@ -406,7 +408,7 @@ namespace tpmg
     {
       static_assert(dim == 3 && (dir == 1 || dir == 2), "3D y or z fibers");
       const index_t g[3] = {c0[0] + a, c0[1] + (dir == 1 ? 0 : b), c0[2] + (dir == 1 ? b : 0)};
-      return NodeLine<n>::template along<3, dir>(nodes, g, constrained);
+      return NodeLine<n>::template along<3, dir>(nodes, g, ~constrained); // (the other faces: open)
     }
 
     /// Gather of the nodes (a, b, ·) of a cell with first node c0 (constrained nodes as zero).

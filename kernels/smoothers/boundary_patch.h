@@ -14,6 +14,11 @@
 // into the direction's 1D stiffness, K + α̅ h e eᵀ (e the face's node, α̅ the mean over the patch's
 // face cells), whose eigenpairs make the problem separable again: exact where α is constant on
 // the patch's face.
+//
+// Constant coefficients a and c (a K + c M) keep the problem separable: a scales the direction
+// constants, c M = c Π h_d M⊗M⊗M joins the local residual as one more contraction and shifts
+// every eigenvalue sum by c Π h_d (the eigenvectors are M-orthonormal); a Robin face's β is
+// taken relative to a (a (K + β/a e eᵀ) = a K + β e eᵀ).
 #pragma once
 
 #include <kernels/common/tensor.h>
@@ -70,9 +75,11 @@ namespace tpmg
     index_t        n_patches = 0;
     index_t        cells[3]{1, 1, 1}, nodes[3]{1, 1, 1};
     Number         coef[3]{0, 0, 0};
-    const Number  *data1d = nullptr; ///< BoundaryPatchData1DLayout
-    const Number  *b      = nullptr;
-    Number        *x      = nullptr;
+    /// s = c Π h_d: a constant reaction term's multiple of the reference masses (0: the Laplacian)
+    Number        shift  = 0;
+    const Number *data1d = nullptr; ///< BoundaryPatchData1DLayout
+    const Number *b      = nullptr;
+    Number       *x      = nullptr;
     /// with `robin`: per face of the box RobinFaceWeights' values (null where it is no Robin
     /// face), the basis at the nq Gauss points of a face direction, and per patch of the launch
     /// and direction the index of its eigenpairs in robin_pairs (-1: the kind's own)
@@ -298,6 +305,8 @@ namespace tpmg
         {
           contract(ctx, B3, B1, M(1), np, false, 1, e, e[1], dim == 3 ? Number(1) : coef[0], false);
           contract(ctx, X, B2, K(1), np, false, 1, e, e[1], dim == 3 ? Number(1) : coef[1], false);
+          if (dim == 2 && shift != Number(0)) // s M_y M_x x (each thread adds to the fiber it wrote)
+            contract(ctx, X, B2, M(1), np, false, 1, e, e[1], shift, true);
           if constexpr (robin)
             robin_term(ctx, sh, P);
         }
@@ -308,6 +317,8 @@ namespace tpmg
           contract(ctx, B2, B3, M(2), np, false, 2, e, e[2], coef[0], false);
           contract(ctx, B2, X, M(2), np, false, 2, e, e[2], coef[1], true);
           contract(ctx, B2, B1, K(2), np, false, 2, e, e[2], coef[2], true);
+          if (shift != Number(0)) // s M_z M_y M_x x
+            contract(ctx, B2, B1, M(2), np, false, 2, e, e[2], shift, true);
         }
       else if constexpr (phase == residual) // r = b - A x at the unknowns, indexed from 0: into R
         each(u, [&](int i, int j, int l) {
@@ -324,9 +335,9 @@ namespace tpmg
         contract(ctx, dim == 3 ? B2 : B3, dim == 3 ? B1 : B2, S(1), L::ni, true, 1, u, u[1], Number(1), false);
       else if constexpr (dim == 3 && phase == residual + 3)
         contract(ctx, B1, B2, S(2), L::ni, true, 2, u, u[2], Number(1), false);
-      else if constexpr (phase == residual + dim + 1) // divided by c_0 λ_a + c_1 λ_b (+ c_2 λ_c)
+      else if constexpr (phase == residual + dim + 1) // divided by c_0 λ_a + c_1 λ_b (+ c_2 λ_c) + s
         each(u, [&](int i, int j, int l) {
-          Number sum = coef[0] * matrix(P, 0, L::values)[i] + coef[1] * matrix(P, 1, L::values)[j];
+          Number sum = coef[0] * matrix(P, 0, L::values)[i] + coef[1] * matrix(P, 1, L::values)[j] + shift;
           if constexpr (dim == 3)
             sum += coef[2] * matrix(P, 2, L::values)[l];
           const int p             = at(i, j, l);

@@ -457,6 +457,10 @@ namespace tpmg
       }
 
     private:
+      /// Whether A has the constants as its null space: no face fixes them (tpmg/mesh.h) and no
+      /// reaction term c u with c >= 0 not zero does.
+      bool singular() const { return levels_.back().singular() && !p_.coefficients().reaction; }
+
       /// The setup after the hierarchy's layouts (started at `start`): the multigrid, the outer
       /// operator and workspace, the parameters' right-hand side; base_ describes and times it.
       void set_up(const double start)
@@ -508,7 +512,7 @@ namespace tpmg
             attach(x_, fine_layout_);
             solution_made_ = true;
           }
-        if (levels_.back().singular())
+        if (singular())
           {
             basis_integrals(fine, basis_integrals_);
             attach(basis_integrals_, fine_layout_);
@@ -517,7 +521,7 @@ namespace tpmg
         workspace_.reserve(x_, p_.solver, p_.gmres_restart, p_.preconditioning == PreconditioningSide::right);
         precond_ = std::make_unique<MixedPrecisionPreconditioner<Number, Multigrid<dim, k, Number>>>(
           *multigrid_, backend_, &timers_);
-        if (levels_.back().singular())
+        if (singular())
           precond_->remove_constants(levels_.back().n_dofs());
         synchronize(backend_);
         const double t2 = wall_seconds();
@@ -569,7 +573,7 @@ namespace tpmg
         b_.reinit(fine_layout_->size(), backend_, false);
         b_.copy_from(b);
         attach(b_, fine_layout_);
-        if (levels_.back().singular())
+        if (singular())
           {
             f_excess_ = 0; // (a vector has no f to correct: the coarse levels of fmg see b's restriction)
             make_compatible(b_, basis_integrals_, res);
@@ -640,7 +644,7 @@ namespace tpmg
         const double t0 = wall_seconds();
         assemble(fine, b_);
         attach(b_, fine_layout_);
-        if (levels_.back().singular())
+        if (singular())
           f_excess_ = make_compatible(b_, basis_integrals_, res);
         if (p_.solver == SolverType::fmg)
           level_rhs_ = fmg_level_rhs(p_, *layouts_, *multigrid_, b_, backend_, assemble);

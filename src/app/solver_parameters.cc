@@ -50,6 +50,18 @@ namespace tpmg
         x[d] = y[d];
     }
 
+    /// Whether the vertex-patch smoother would solve fitted patch problems (MultigridSettings'
+    /// rule, from the parameters that decide it).
+    bool fitted_patches(const SolverParameters &p)
+    {
+      MultigridSettings mg;
+      mg.smoother       = p.smoother;
+      mg.deformation    = p.deformation;
+      mg.patch_geometry = p.patch_geometry;
+      mg.coefficients   = p.coefficients();
+      return mg.fitted_patches();
+    }
+
     void check_boundary(const ParameterHandler &prm, const SolverParameters &p)
     {
       auto fail = [&](const std::string &path, const std::string &what) {
@@ -100,8 +112,8 @@ namespace tpmg
                            BoundaryConditions::face_name(f) + "; the Robin coefficient must be >= 0");
                   positive = std::max(positive, a);
                 }
-          // without a Dirichlet face only alpha > 0 somewhere fixes the constant
-          if (!bc.any(BoundaryType::dirichlet, p.dim) && !(positive > 0))
+          // without a Dirichlet face only alpha > 0 somewhere (or a reaction term) fixes the constant
+          if (!bc.any(BoundaryType::dirichlet, p.dim) && !(positive > 0) && !make_reaction(p.reaction, p.dim))
             fail("Problem/Robin coefficient", "alpha is 0 wherever it was sampled on the Robin faces and no face is "
                                               "dirichlet: u would be fixed only up to a constant; make those faces "
                                               "neumann (or give alpha > 0)");
@@ -113,13 +125,23 @@ namespace tpmg
                     "side = function' or one");
       if (p.conventions == Conventions::paper_code)
         fail(types, "the paper_code conventions solve the authors' all-Dirichlet problem; use Conventions = standard");
-      // what this version implements: Neumann and Robin faces with the cartesian operator
-      // (docs/method.md, "Boundary conditions")
+      // what this version implements: Neumann and Robin faces on the box, with every level
+      // operator and the smoothers that have patches (or rows) on those faces (docs/method.md,
+      // "Boundary conditions")
       if (bc.any(BoundaryType::periodic, p.dim))
         fail(types, "periodic faces are not implemented in this version");
-      if (p.level_operator != LevelOperatorType::cartesian)
-        fail(types, std::string(robin ? "Robin" : "Neumann") +
-                      " faces are implemented for Multigrid/Level operator = cartesian");
+      const std::string kind = robin ? "Robin" : "Neumann";
+      if (p.deformation.type != Deformation::none)
+        fail(types, kind + " faces need an undeformed box in this version (their flux and face integrals are "
+                           "the box's); Mesh/Deformation = none");
+      if (fitted_patches(p))
+        fail(p.coefficients().varying()
+               ? (make_coefficient(p.coefficient, p.dim) ? "Problem/Coefficient" : "Problem/Reaction coefficient")
+               : "Multigrid/Patch geometry",
+             kind + " faces with the fitted patches (" +
+               (p.coefficients().varying() ? "a coefficient that varies in space" : "Patch geometry = fitted") +
+               ") are not implemented in this version: the fitted patches have none on those faces; use "
+               "Multigrid/Smoother = chebyshev_jacobi");
     }
 
     void check_samples(const ParameterHandler &prm, const SolverParameters &p);
@@ -343,10 +365,6 @@ namespace tpmg
                " give f with 'Right-hand side = function' (or one)";
       if (p.conventions == Conventions::paper_code)
         return "the paper_code conventions solve the authors' problem (-Laplace(u) = f); use Conventions = standard";
-      if (!p.boundary.all_dirichlet(p.dim))
-        return "a " + name +
-               " needs Dirichlet faces only in this version (the operators and patch problems of Neumann and "
-               "Robin faces have no coefficients)";
       if (p.geometry != GeometryMode::stored && p.level_operator_in_use() != LevelOperatorType::cartesian)
         return "a " + name +
                " needs Multigrid/Geometric factors = stored (its values at the quadrature points "
@@ -367,12 +385,7 @@ namespace tpmg
     if (std::string problem = operator_coefficient_problem(p, p.reaction, "reaction coefficient", true, given);
         !problem.empty() || !given)
       return problem;
-    MultigridSettings mg; // (what decides between Cartesian and fitted patches)
-    mg.smoother       = p.smoother;
-    mg.deformation    = p.deformation;
-    mg.patch_geometry = p.patch_geometry;
-    mg.coefficients   = p.coefficients();
-    if (p.smoother == SmootherType::vertex_patch && !mg.fitted_patches() &&
+    if (p.smoother == SmootherType::vertex_patch && !fitted_patches(p) &&
         (p.patch.optimization == KernelOptimization::tensor_core ||
          p.patch.optimization == KernelOptimization::conflict_free))
       return "the " + std::string(to_string(p.patch.optimization)) +
@@ -549,9 +562,9 @@ namespace tpmg
         b.push_back(
           {"Problem/Boundary types", Pattern::list(choice<BoundaryType>(), 1, 6),
            "Condition on each face, x-, x+, y-, y+ (, z-, z+), or one value for all: dirichlet (u = g), neumann "
-           "(du/dn = h), robin (du/dn + alpha u = h; n the outer normal), periodic (opposite faces in pairs); "
-           "without a Dirichlet face u is fixed up to a constant (the solution gets the exact solution's mean, "
-           "or zero mean)",
+           "(du/dn = h), robin (du/dn + alpha u = h; n the outer normal; with a coefficient a: a du/dn), "
+           "periodic (opposite faces in pairs); without a Dirichlet face, Robin face or reaction term u is fixed "
+           "up to a constant (the solution gets the exact solution's mean, or zero mean)",
            [](const SolverParameters &) { return std::string(to_string(BoundaryType::dirichlet)); },
            [](const ParameterHandler &prm, SolverParameters &p) {
              const std::string              path = "Problem/Boundary types";
@@ -565,9 +578,10 @@ namespace tpmg
                                                    ? *from_string<BoundaryType>(v[v.size() == 1 ? 0 : std::size_t(f)])
                                                    : BoundaryType::dirichlet;
            }});
-        b.push_back(text("Problem/Boundary flux", TPMG_FIELD(boundary_flux),
-                         "h(x, y, z) on the Neumann and Robin faces: du/dn + alpha u = h, n the outer normal "
-                         "(expression)"));
+        b.push_back(
+          text("Problem/Boundary flux", TPMG_FIELD(boundary_flux),
+               "h(x, y, z) on the Neumann and Robin faces: du/dn + alpha u = h (a du/dn with a coefficient a), "
+               "n the outer normal (expression)"));
         b.push_back(text("Problem/Robin coefficient", TPMG_FIELD(robin_coefficient),
                          "alpha(x, y, z) >= 0 on the Robin faces (expression)"));
         b.push_back(text("Problem/Coefficient", TPMG_FIELD(coefficient),

@@ -34,8 +34,6 @@ namespace tpmg
                       const DeformationSettings &deformation, GeometryMode geometry,
                       std::shared_ptr<const RobinFaces<Number>> robin, const Coefficients &coefficients)
   {
-    if (type != LevelOperatorType::cartesian && (level.robin_faces & ~level.dirichlet_faces) != 0)
-      throw std::invalid_argument("Robin faces are implemented for the cartesian level operator");
     switch (type)
       {
         case LevelOperatorType::cartesian:
@@ -48,12 +46,12 @@ namespace tpmg
                                                                             *coefficients.constants());
         case LevelOperatorType::bp3:
           return std::make_unique<BPOperator<dim, k, Number>>(level, backend, BakeOff::bp3, deformation, true, geometry,
-                                                              coefficients);
+                                                              coefficients, std::move(robin));
         case LevelOperatorType::bp5:
           break;
       }
     return std::make_unique<BPOperator<dim, k, Number>>(level, backend, BakeOff::bp5, deformation, true, geometry,
-                                                        coefficients);
+                                                        coefficients, std::move(robin));
   }
 
   namespace internal
@@ -164,6 +162,9 @@ namespace tpmg
         : solver_(level, b, s.deformation, s.level_operator == LevelOperatorType::bp5, s.coefficients), op_(op),
           symmetric_(s.symmetric), layout_(layout), smoothing_(s.fitted_smoothing)
       {
+        if (level.dirichlet_faces != all_faces) // (its patches sit on interior vertices only)
+          throw std::invalid_argument("the fitted patches have none on Neumann and Robin faces; use the "
+                                      "Chebyshev-Jacobi smoother");
         if (smoothing_ == FittedSmoothing::chebyshev_additive)
           {
             additive_  = std::make_unique<AdditiveSchwarz<dim, k, Number>>(solver_, *op, s.overlap);
@@ -409,8 +410,9 @@ namespace tpmg
                 for (index_t i = 0; i < coarse_n_; ++i)
                   A(i, j) = Ae.data()[map.global(i)];
               }
-            const Eigen::MatrixXd inv = internal::coarse_inverse(A, dense.singular());
-            std::vector<Number>   h(std::size_t(coarse_n_) * coarse_n_);
+            const Eigen::MatrixXd inv =
+              internal::coarse_inverse(A, dense.singular() && !settings.coefficients.reaction);
+            std::vector<Number> h(std::size_t(coarse_n_) * coarse_n_);
             for (index_t i = 0; i < coarse_n_; ++i)
               for (index_t j = 0; j < coarse_n_; ++j)
                 h[std::size_t(i) * coarse_n_ + j] = Number(inv(i, j));

@@ -38,7 +38,11 @@ namespace tpmg
           forall(diag.backend(), problem_kernels::colour_cells(kern.mesh, dim, colour), kern);
         }
       forall(diag.backend(), diag.size(),
-             SetBoundaryNodes<double>{{level.nodes(0), level.nodes(1), level.nodes(2)}, dim, 1.0, diag.data()});
+             SetBoundaryNodes<double>{{level.nodes(0), level.nodes(1), level.nodes(2)},
+                                      dim,
+                                      1.0,
+                                      diag.data(),
+                                      level.dirichlet_faces});
     }
   } // namespace internal
 } // namespace tpmg

@@ -33,12 +33,23 @@ namespace tpmg
   template <int dim, int k, typename Number>
   BPOperator<dim, k, Number>::BPOperator(const CartesianLevel &level, Backend backend, BakeOff bp,
                                          const DeformationSettings &deformation, bool constrained, GeometryMode mode,
-                                         const Coefficients &coefficients)
+                                         const Coefficients                       &coefficients,
+                                         std::shared_ptr<const RobinFaces<Number>> robin)
     : level_(level), backend_(backend), bp_(bp), constrained_(constrained), mode_(mode), deformation_(deformation),
-      coefficients_(coefficients)
+      coefficients_(coefficients), robin_(std::move(robin))
   {
     if (level.dim != dim || level.degree != k)
       throw std::invalid_argument("BPOperator: level does not match dim/degree");
+    const unsigned robin_faces = constrained ? level.robin_faces & ~level.dirichlet_faces : 0u;
+    if (robin_faces != 0 && !robin_)
+      throw std::invalid_argument("BPOperator: the level has Robin faces, but no Robin coefficient");
+    if (robin_ && robin_faces == 0)
+      robin_.reset();
+    if (robin_ && (bp == BakeOff::bp1 || robin_->faces() != robin_faces || robin_->backend() != backend ||
+                   robin_->level().n_dofs() != level.n_dofs()))
+      throw std::invalid_argument("BPOperator: the Robin coefficient is not on this level's faces");
+    if (robin_ && deformation.type != Deformation::none) // (its face integrals are the box's)
+      throw std::invalid_argument("BPOperator: Robin faces need an undeformed mesh");
     if (exact_mapping(deformation) && mode != GeometryMode::stored)
       throw std::invalid_argument("BPOperator: an exact map goes with stored geometric factors (the map's "
                                   "derivatives at every point; on_the_fly and polynomial assume multilinear cells)");
@@ -120,7 +131,7 @@ namespace tpmg
   namespace internal
   {
     template <int dim, int k, typename Number, BakeOff kind, GeometryMode geo, bool reaction_term = false>
-    void launch_bp(Backend backend, const CartesianLevel &lev, bool constrained, const Number *geometry,
+    void launch_bp(Backend backend, const CartesianLevel &lev, unsigned constrained, const Number *geometry,
                    const double *vertices, const Number *reaction, const Quadrature1D &q, const std::vector<double> &B,
                    const std::vector<double> &D, Number *dst, const Number *src)
     {
@@ -162,12 +173,12 @@ namespace tpmg
       if constexpr (kind != BakeOff::bp1 && geo == GeometryMode::stored)
         if (reaction_.size() > 0)
           {
-            internal::launch_bp<dim, k, Number, kind, geo, true>(backend_, level_, constrained_, geometry_.data(),
-                                                                 nullptr, reaction_.data(), q_, B_, D_, dst, src);
+            internal::launch_bp<dim, k, Number, kind, geo, true>(
+              backend_, level_, constrained_faces(), geometry_.data(), nullptr, reaction_.data(), q_, B_, D_, dst, src);
             return;
           }
-      internal::launch_bp<dim, k, Number, kind, geo>(backend_, level_, constrained_, geometry_.data(), vertices_.data(),
-                                                     nullptr, q_, B_, D_, dst, src);
+      internal::launch_bp<dim, k, Number, kind, geo>(backend_, level_, constrained_faces(), geometry_.data(),
+                                                     vertices_.data(), nullptr, q_, B_, D_, dst, src);
     };
     using Mass     = std::integral_constant<BakeOff, BakeOff::bp1>;
     using Gauss    = std::integral_constant<BakeOff, BakeOff::bp3>;
@@ -186,9 +197,12 @@ namespace tpmg
       with_kind(std::integral_constant<GeometryMode, GeometryMode::on_the_fly>{});
     else // the constructor admits it for BP1 only
       go(Mass{}, std::integral_constant<GeometryMode, GeometryMode::polynomial>{});
+    if (robin_)
+      apply_robin_faces<dim, k>(*robin_, dst, src, Number(1));
     if (constrained_)
       {
-        CopyBoundaryLines<Number> copy{src, dst, {level_.nodes(0), level_.nodes(1), level_.nodes(2)}, dim};
+        CopyBoundaryLines<Number> copy{src, dst,     {level_.nodes(0), level_.nodes(1), level_.nodes(2)},
+                                       dim, nullptr, level_.dirichlet_faces};
         forall(backend_, level_.nodes(1) * level_.nodes(2), copy);
       }
   }
@@ -214,6 +228,8 @@ namespace tpmg
       internal::bp_laplace_diagonal<dim, k, k + 2>(level_, geometry, false, coefficients_, diag);
     d.reinit(level_.n_dofs(), backend_, false);
     convert(diag, d);
+    if (robin_)
+      add_robin_diagonal<dim, k>(*robin_, d.data());
     return true;
   }
 

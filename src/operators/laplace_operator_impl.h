@@ -40,9 +40,6 @@ namespace tpmg
   {
     if (level.dim != dim || level.degree != degree)
       throw std::invalid_argument("CartesianLaplaceOperator: level does not match dim/degree");
-    if (!constants.laplacian() && level.dirichlet_faces != all_faces)
-      throw std::invalid_argument("CartesianLaplaceOperator: coefficients with Neumann or Robin faces are not "
-                                  "implemented");
     if (!(constants.diffusion > 0) || !(constants.reaction >= 0))
       throw std::invalid_argument("CartesianLaplaceOperator: the coefficient must be positive and the reaction "
                                   "coefficient non-negative");

@@ -91,9 +91,6 @@ namespace tpmg
         if ((tensor_core || settings.optimization == KernelOptimization::conflict_free) && constants.reaction != 0)
           throw std::invalid_argument("the " + std::string(to_string(settings.optimization)) +
                                       " smoother kernels have no reaction term; choose another Kernel optimization");
-        if (level.dirichlet_faces != all_faces)
-          throw std::invalid_argument("the vertex-patch smoother takes constant coefficients on levels with "
-                                      "Dirichlet faces only");
         for (double &c : coef_)
           c *= constants.diffusion;
         shift_ = constants.reaction;
@@ -235,8 +232,9 @@ namespace tpmg
                 for (index_t c1 = a1; c1 <= b1; ++c1)
                   for (index_t c0 = a0; c0 <= b0; ++c0, ++cells)
                     sum += I[std::size_t(c0 + level_.cells[e0] * c1)];
-                double       area = level_.h[e0] * (dim == 3 ? level_.h[e1] : 1.0);
-                const double beta = sum / (cells * area) * level_.h[d];
+                double area = level_.h[e0] * (dim == 3 ? level_.h[e1] : 1.0);
+                // (relative to a: the kernel multiplies the direction's 1D matrices by a c_d)
+                const double beta = sum / (cells * area) * level_.h[d] / problem_.coefficients.diffusion;
                 const auto   key  = std::make_pair(t, beta);
                 auto         it   = known.find(key);
                 if (it == known.end())
@@ -491,6 +489,7 @@ namespace tpmg
               kern.nodes[d] = level_.nodes(d);
               kern.coef[d]  = Number(coef_[std::size_t(d)]);
             }
+          kern.shift  = Number(shift_);
           kern.data1d = boundary_data1d_.data();
           kern.b      = b.data();
           kern.x      = x.data();

@@ -285,6 +285,17 @@ TEST(Gpu, ConstantCoefficientKernelsEqualCpu)
         if (dim == 3 && k <= 3)
           smoother_case<double>(dim, k, SmootherKernel::fused, LocalSolver::inverse_matrix, O::basic,
                                 ThreadStructure::column, false, all_faces, {}, ac);
+        // Neumann and Robin faces: the truncated patches' mass term and shifted sums
+        const unsigned  dirichlet = all_faces & ~(1u | 8u | 32u);
+        const RobinCase robin{1u | 8u, dim == 3 ? "1 + x^2 + y*z" : "1 + x^2 + y"};
+        laplace_case<double>(dim, k, dirichlet, robin, ac);
+        for (SmootherKernel kern : {SmootherKernel::global, SmootherKernel::fused})
+          {
+            smoother_case<double>(dim, k, kern, LocalSolver::fast_diagonalization, O::automatic,
+                                  ThreadStructure::automatic, false, dirichlet, robin, ac);
+            smoother_case<float>(dim, k, kern, LocalSolver::fast_diagonalization, O::basic, ThreadStructure::column,
+                                 false, dirichlet, {}, ac);
+          }
       }
 }
 
@@ -560,6 +571,46 @@ TEST(Gpu, BPOperatorsEqualCpu)
                   "BP float " + std::to_string(dd) + "D k=" + std::to_string(kk));
               });
             });
+}
+
+// Neumann faces (x-, y+, z-) on the Kershaw mesh and Robin faces (x-, y+) with a coefficient on
+// the box: bp3 and bp5 with the nodes of those faces as unknowns, their diagonals
+TEST(Gpu, BPOperatorsWithNeumannAndRobinFacesEqualCpu)
+{
+  for (int dim : {2, 3})
+    for (int k : {1, 2, 4, 7})
+      for (BakeOff bp : {BakeOff::bp3, BakeOff::bp5})
+        dispatch_dim(dim, [&](auto D) {
+          dispatch_degree<8>(k, [&](auto K) {
+            constexpr int dd = decltype(D)::value, kk = decltype(K)::value;
+            Domain        d;
+            d.dim                         = dd;
+            d.coarse_cells                = {6, 2, 2};
+            d.dirichlet_faces             = all_faces & ~(1u | 8u | 16u);
+            const auto                lev = make_hierarchy(d, kk, dd == 3 && kk > 4 ? 0 : 1).back();
+            const DeformationSettings def{Deformation::kershaw, 0.4};
+            auto                      rl = lev;
+            rl.robin_faces               = 1u | 8u;
+            const Coefficients coefficients(Expression("1 + x*y", dd), Expression("3", dd));
+            const std::string  what = "BP" + std::to_string(int(bp)) + " " + std::to_string(dd) +
+                                     "D k=" + std::to_string(kk) + " with Neumann/Robin faces";
+            compare_backends<double>(
+              lev,
+              {std::vector<double>(lev.n_dofs()), std::vector<double>(lev.n_dofs()), random_interior<double>(lev, 11)},
+              [&](Backend b, std::vector<Vector<double>> &v) {
+                BPOperator<dd, kk, double> neumann(lev, b, bp, def);
+                neumann.vmult(v[0], v[2]);
+                BPOperator<dd, kk, double> robin(rl, b, bp, {}, true, GeometryMode::stored, coefficients,
+                                                 make_robin_faces<double>(rl, "1 + x^2", b));
+                Vector<double>             y, diag;
+                robin.vmult(y, v[2]);
+                ASSERT_TRUE(robin.diagonal(diag));
+                sadd(1.0, 1.0, y, v[0]);
+                v[1].copy_from(diag);
+              },
+              what);
+          });
+        });
 }
 
 TEST(Gpu, TooLargeProblemIsRefusedBeforeAllocation)
