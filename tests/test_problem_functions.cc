@@ -8,7 +8,9 @@
 #include <tpmg/geometry.h>
 #include <tpmg/poisson.h>
 #include <tpmg/problem.h>
+#include <tpmg/robin_faces.h>
 #include <tpmg/solver_parameters.h>
+#include <tpmg/vector_ops.h>
 
 #include <gtest/gtest.h>
 
@@ -1121,6 +1123,96 @@ TEST(ProblemFunctions, MappedQuarterAnnulusConvergesAtRateKPlusOne)
             previous = *r.l2_error;
           }
       }
+}
+
+// The flux integrals and the Robin weights on mapped faces take the faces' measure: with every
+// face Neumann and h = 1 the right-hand side sums to the boundary's length or area, and the Robin
+// weights of α = 1 sum to each face's. On the quarter annulus (arcs r = 2 and 1: π and π/2, the
+// straight sides 1), the cylinder section (arcs times the height 2: 2π and π, the flat sides 2,
+// the ends 3π/4) with exact cells, and on the sine mesh, whose faces stay the unit box's.
+TEST(ProblemFunctions, FluxAndRobinTermsOnMappedFacesTakeTheFacesMeasure)
+{
+  struct Case
+  {
+    int                 dim;
+    std::string         map;
+    Deformation         type;
+    std::vector<double> faces; ///< each face's measure
+  };
+  const double pi = std::acos(-1.0);
+  for (const Case &c : {Case{2, "(1 + x)*cos(pi/2*y); (1 + x)*sin(pi/2*y)", Deformation::function, {pi / 2, pi, 1, 1}},
+                        Case{3,
+                             "(1 + x)*cos(pi/2*y); (1 + x)*sin(pi/2*y); 2*z",
+                             Deformation::function,
+                             {pi, 2 * pi, 2, 2, 0.75 * pi, 0.75 * pi}},
+                        Case{3, "", Deformation::sine, {1, 1, 1, 1, 1, 1}}})
+    for (int k : {2, 3})
+      {
+        DeformationSettings d;
+        d.type      = c.type;
+        d.amplitude = 0.1;
+        if (c.type == Deformation::function)
+          d.map = make_deformation_map(c.map, c.dim);
+        Domain domain;
+        domain.dim                 = c.dim;
+        domain.coarse_cells        = {1, 2, 2};
+        domain.dirichlet_faces     = 0;
+        domain.robin_faces         = all_faces;
+        const CartesianLevel level = make_hierarchy(domain, k, 2).back();
+        const std::string    what =
+          std::to_string(c.dim) + "D " + (c.map.empty() ? "sine" : c.map) + " k=" + std::to_string(k);
+        ProblemFunctions problem;
+        problem.rhs             = Expression("0", c.dim);
+        problem.boundary_values = Expression("0", c.dim);
+        problem.boundary_flux   = Expression("1", c.dim);
+        Vector<double> b;
+        assemble_rhs(level, d, problem, LevelOperatorType::bp3, Backend::cpu, b);
+        double boundary = 0;
+        for (double f : c.faces)
+          boundary += f;
+        EXPECT_NEAR(sum(b), boundary, 1e-9 * boundary) << what;
+        const RobinFaces<double> robin(level, Expression("1", c.dim), Backend::cpu, d);
+        for (int face = 0; face < 2 * c.dim; ++face)
+          {
+            double total = 0;
+            for (double w : robin.cell_integrals(face))
+              total += w;
+            EXPECT_NEAR(total, c.faces[std::size_t(face)], 1e-9 * c.faces[std::size_t(face)])
+              << what << " face " << face;
+          }
+      }
+}
+
+// Neumann and Robin faces on the quarter annulus with exact cells (bp3, Chebyshev-Jacobi: the
+// fitted patches have none on those faces): the outer arc Neumann, the inner arc Robin with
+// α = 1 + y, h = ∂u/∂n (+ α u) with the physical normal, u = x y + x²; rate k+1 in L2.
+TEST(ProblemFunctions, NeumannAndRobinFacesOnAMappedDomainConvergeAtRateKPlusOne)
+{
+  for (int k : {2, 3})
+    {
+      double previous = 0;
+      for (int level = 2; level <= 3; ++level)
+        {
+          SolverParameters  p = quarter_annulus(k, level, Mapping::automatic);
+          const std::string u = "x*y + x^2", r = "sqrt(x^2 + y^2)", dudr = "(2*x*y + 2*x^2)/" + r;
+          p.rhs_function      = "-2";
+          p.exact_solution    = u;
+          p.boundary_values   = u;
+          p.boundary.type     = {BoundaryType::robin,     BoundaryType::neumann,   BoundaryType::dirichlet,
+                                 BoundaryType::dirichlet, BoundaryType::dirichlet, BoundaryType::dirichlet};
+          p.robin_coefficient = "1 + y";
+          p.boundary_flux     = r + " > 1.5 ? " + dudr + " : -" + dudr + " + (1 + y)*(" + u + ")";
+          p.smoother          = SmootherType::chebyshev_jacobi;
+          p.max_iterations    = 500;
+          const RunResult res = solve(p);
+          ASSERT_TRUE(res.converged) << "k=" << k << " level " << level;
+          if (level > 2)
+            {
+              EXPECT_NEAR(std::log2(previous / *res.l2_error), k + 1, 0.35) << "k=" << k;
+            }
+          previous = *res.l2_error;
+        }
+    }
 }
 
 // The built-in sine deformation given as a formula, in its multilinear form, is the same mesh: the

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <tpmg/expression.h>
+#include <tpmg/geometry.h>
 #include <tpmg/mesh.h>
 #include <tpmg/vector.h>
 
@@ -22,9 +23,11 @@ namespace tpmg
   public:
     /// No Robin face.
     RobinFaces() = default;
-    /// α (a function of the box's coordinates) on the Robin faces of `level` (a whole level or a
-    /// rank's part of one), evaluated on `backend`.
-    RobinFaces(const CartesianLevel &level, const Expression &alpha, Backend backend);
+    /// α on the Robin faces of `level` (a whole level or a rank's part of one), evaluated on
+    /// `backend`: a function of the box's coordinates, or on a deformed level (`deformation`) of
+    /// the physical ones, with the mapped faces' measure in the weights.
+    RobinFaces(const CartesianLevel &level, const Expression &alpha, Backend backend,
+               const DeformationSettings &deformation = {});
 
     /// The Robin faces (numbering.h's face bits).
     unsigned faces() const { return level_.robin_faces; }
@@ -49,7 +52,8 @@ namespace tpmg
   /// α (the text of an expression) on the Robin faces of `level`, or null where it has none.
   template <typename Number>
   std::shared_ptr<const RobinFaces<Number>> make_robin_faces(const CartesianLevel &level,
-                                                             const std::string &robin_coefficient, Backend backend);
+                                                             const std::string &robin_coefficient, Backend backend,
+                                                             const DeformationSettings &deformation = {});
 
   /// dst += sign α ∫_F u φ_i over the Robin faces F of `robin` (u: src), at the nodes off the
   /// level's Dirichlet faces; those nodes of src read as zero unless `read_dirichlet` (the

@@ -11,6 +11,7 @@
 
 #include <kernels/common/atomic.h>
 #include <kernels/common/tensor.h>
+#include <kernels/problem/function_kernels.h>
 
 #include <tpmg/expression_program.h>
 #include <tpmg/numbering.h>
@@ -92,6 +93,10 @@ namespace tpmg
     double               origin[3]{0, 0, 0}, h[3]{1, 1, 1};           ///< the whole level's lower corner, cell widths
     index_t              offset[3]{0, 0, 0}, whole_cells[3]{1, 1, 1}; ///< the level in the whole level
     Number              *value = nullptr;
+    /// A deformed level (`mapped`): its cells' maps, so that α is taken at the physical points
+    /// and w at the face's measure ds = |det J| |J^{-T} e_d| dŝ.
+    bool                       mapped = false;
+    problem_kernels::LevelMesh mesh;
 
     TPMG_HD void operator()(index_t i) const
     {
@@ -102,6 +107,28 @@ namespace tpmg
       for (int t = 0; t < dim - 1; ++t)
         area *= h[F.tangent(t)];
       const int per_cell = dim == 3 ? nq * nq : nq;
+      if (mapped)
+        {
+          index_t cell[3] = {0, 0, 0}; // the level's cell at the face
+          cell[d]         = F.face % 2 ? F.cells[d] - 1 : 0;
+          for (int t = 0; t < dim - 1; ++t)
+            cell[F.tangent(t)] = c[t];
+          double v[1 << dim][3];
+          mesh.cell_vertices<dim>(cell, v);
+          TPMG_NO_UNROLL
+          for (int q = 0; q < per_cell; ++q)
+            {
+              double xi[3]     = {0, 0, 0}, x[3];
+              xi[d]            = F.face % 2 ? 1.0 : 0.0;
+              xi[F.tangent(0)] = points[q % nq];
+              if (dim == 3)
+                xi[F.tangent(1)] = points[q / nq];
+              const double ds         = problem_kernels::face_map<dim>(mesh, cell, v, d, xi, x);
+              const double w          = weights[q % nq] * (dim == 3 ? weights[q / nq] : 1.0) * ds;
+              value[i * per_cell + q] = Number(w * alpha(x[0], x[1], x[2]));
+            }
+          return;
+        }
       TPMG_NO_UNROLL
       for (int q = 0; q < per_cell; ++q)
         {

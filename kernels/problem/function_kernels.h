@@ -16,6 +16,8 @@
 #include <tpmg/expression_program.h>
 #include <tpmg/numbering.h>
 
+#include <cmath>
+
 namespace tpmg
 {
   namespace problem_kernels
@@ -187,6 +189,21 @@ namespace tpmg
             det *= mesh.h[r];
         }
       return det;
+    }
+
+    /// Position x and the measure ds/dŝ at reference point ξ on the face of normal direction d of
+    /// cell c (vertices v): |det J| |J^{-T} e_d| (Nanson's formula), the product of the box's
+    /// cell widths along the face on an undeformed level.
+    template <int dim>
+    TPMG_HD double face_map(const LevelMesh &mesh, const index_t (&c)[3], const double (&v)[1 << dim][3], int d,
+                            const double *xi, double (&x)[3])
+    {
+      double       inv[3][3];
+      const double det = cell_map<dim>(mesh, c, v, xi, x, inv);
+      double       s   = 0;
+      for (int r = 0; r < dim; ++r)
+        s += inv[d][r] * inv[d][r];
+      return fabs(det) * sqrt(s);
     }
 
     /// A tensor-product rule of nq points per direction on [0,1] and the Q_k basis (n = k+1
@@ -398,20 +415,18 @@ namespace tpmg
             i /= count;
           }
         double local[n * n] = {}; // the face's nodes, first tangent fastest
-        double area         = 1;  // the face cell's extent
-        for (int t = 0; t < dim - 1; ++t)
-          area *= mesh.h[tangent(t)];
+        double v[1 << dim][3];
+        mesh.cell_vertices<dim>(c, v);
         for (int q = 0; q < (dim == 3 ? nq * nq : nq); ++q)
           {
             const int q0 = q % nq, q1 = q / nq;
-            double    x[3];
-            for (int r = 0; r < 3; ++r)
-              x[r] = r < dim ? mesh.origin[r] + mesh.h[r] * double(mesh.offset[r] + c[r]) : 0.0;
-            x[d] += face % 2 ? mesh.h[d] : 0.0;
-            x[tangent(0)] += mesh.h[tangent(0)] * points[q0];
+            double    xi[3] = {0, 0, 0}, x[3];
+            xi[d]           = face % 2 ? 1.0 : 0.0;
+            xi[tangent(0)]  = points[q0];
             if (dim == 3)
-              x[tangent(1)] += mesh.h[tangent(1)] * points[q1];
-            const double w = area * weights[q0] * (dim == 3 ? weights[q1] : 1.0) * h(x[0], x[1], x[2]);
+              xi[tangent(1)] = points[q1];
+            const double ds = face_map<dim>(mesh, c, v, d, xi, x);
+            const double w  = ds * weights[q0] * (dim == 3 ? weights[q1] : 1.0) * h(x[0], x[1], x[2]);
             for (int a = 0; a < (dim == 3 ? n : 1); ++a)
               for (int j = 0; j < n; ++j)
                 local[a * n + j] += w * B(q0, j) * (dim == 3 ? B(q1, a) : 1.0);

@@ -501,9 +501,9 @@ namespace tpmg
         synchronize(backend_);
         const double          t1   = wall_seconds();
         const CartesianLevel &fine = fine_layout_->level();
-        A_ = make_level_operator<dim, k, double>(fine, backend_, p_.level_operator, p_.deformation, p_.geometry,
-                                                 make_robin_faces<double>(fine, p_.robin_coefficient, backend_),
-                                                 mg.coefficients);
+        A_                         = make_level_operator<dim, k, double>(
+          fine, backend_, p_.level_operator, p_.deformation, p_.geometry,
+          make_robin_faces<double>(fine, p_.robin_coefficient, backend_, p_.deformation), mg.coefficients);
         if (fine_layout_->distributed())
           A_ = std::make_unique<DistributedOperator<double>>(std::move(A_), fine_layout_);
         if (!solution_made_) // (update_coefficients keeps the last solution: u^n of a time step)

@@ -125,23 +125,27 @@ namespace tpmg
                     "side = function' or one");
       if (p.conventions == Conventions::paper_code)
         fail(types, "the paper_code conventions solve the authors' all-Dirichlet problem; use Conventions = standard");
-      // what this version implements: Neumann and Robin faces on the box, with every level
-      // operator and the smoothers that have patches (or rows) on those faces (docs/method.md,
-      // "Boundary conditions")
+      // what this version implements: Neumann and Robin faces with every level operator, on boxes
+      // and deformed meshes, and the smoothers that have patches (or rows) on those faces
+      // (docs/method.md, "Boundary conditions")
       if (bc.any(BoundaryType::periodic, p.dim))
         fail(types, "periodic faces are not implemented in this version");
       const std::string kind = robin ? "Robin" : "Neumann";
-      if (p.deformation.type != Deformation::none)
-        fail(types, kind + " faces need an undeformed box in this version (their flux and face integrals are "
-                           "the box's); Mesh/Deformation = none");
-      if (fitted_patches(p))
-        fail(p.coefficients().varying()
-               ? (make_coefficient(p.coefficient, p.dim) ? "Problem/Coefficient" : "Problem/Reaction coefficient")
-               : "Multigrid/Patch geometry",
-             kind + " faces with the fitted patches (" +
-               (p.coefficients().varying() ? "a coefficient that varies in space" : "Patch geometry = fitted") +
-               ") are not implemented in this version: the fitted patches have none on those faces; use "
-               "Multigrid/Smoother = chebyshev_jacobi");
+      if (fitted_patches(p)) // (why: a varying coefficient, a deformed mesh, or the user's choice)
+        {
+          const Coefficient a        = make_coefficient(p.coefficient, p.dim);
+          const bool        varying  = p.coefficients().varying();
+          const bool        deformed = !varying && p.patch_geometry == PatchGeometry::automatic;
+          fail(varying    ? (a && !a->is_constant() ? "Problem/Coefficient" : "Problem/Reaction coefficient")
+               : deformed ? "Mesh/Deformation"
+                          : "Multigrid/Patch geometry",
+               kind + " faces with the fitted patches (" +
+                 (varying    ? "a coefficient that varies in space"
+                  : deformed ? "a deformed mesh"
+                             : "Patch geometry = fitted") +
+                 ") are not implemented in this version: the fitted patches have none on those faces; use "
+                 "Multigrid/Smoother = chebyshev_jacobi");
+        }
     }
 
     void check_samples(const ParameterHandler &prm, const SolverParameters &p);

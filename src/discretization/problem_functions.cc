@@ -21,7 +21,7 @@ namespace tpmg
     template <int dim, int k>
     void add_function_integrals(const CartesianLevel &, const LevelGeometry &, const Expression &, Vector<double> &);
     template <int dim, int k>
-    void add_face_integrals(const CartesianLevel &, const Expression &, Vector<double> &);
+    void add_face_integrals(const CartesianLevel &, const LevelGeometry &, const Expression &, Vector<double> &);
     template <int dim, int k>
     void subtract_lifting(const CartesianLevel &, const LevelGeometry &, LevelOperatorType, const Coefficients &,
                           const Vector<double> &, Vector<double> &);
@@ -115,11 +115,7 @@ namespace tpmg
       if (!problem.rhs.is_zero())
         internal::add_function_integrals<dim, k>(level, geometry, problem.rhs, b64);
       if (!problem.boundary_flux.is_zero() && level.dirichlet_faces != all_faces)
-        {
-          if (deformation.type != Deformation::none)
-            throw std::invalid_argument("assemble_rhs: Neumann and Robin faces need an undeformed level");
-          internal::add_face_integrals<dim, k>(level, problem.boundary_flux, b64);
-        }
+        internal::add_face_integrals<dim, k>(level, geometry, problem.boundary_flux, b64);
       if (!problem.boundary_values.is_zero())
         {
           Vector<double> g_h;
@@ -129,7 +125,7 @@ namespace tpmg
           if ((level.robin_faces & ~level.dirichlet_faces) != 0) // α ∫_F g_h φ_i on the Robin faces' edges
             {
               check_dimension(level, problem.robin_coefficient, "the Robin coefficient");
-              const RobinFaces<double> robin(level, problem.robin_coefficient, backend);
+              const RobinFaces<double> robin(level, problem.robin_coefficient, backend, deformation);
               apply_robin_faces<dim, k>(robin, b64.data(), g_h.data(), -1.0, true);
             }
         }

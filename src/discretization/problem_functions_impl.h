@@ -51,14 +51,15 @@ namespace tpmg
         }
     }
 
-    /// b += ∫_F h φ_i over the faces F of the box that are not Dirichlet faces (the box's
-    /// affine cells), with k+2 Gauss points per direction of a face.
+    /// b += ∫_F h φ_i over the faces F of the box that are not Dirichlet faces (their images on a
+    /// deformed level, h at the physical points), with k+2 Gauss points per direction of a face.
     template <int dim, int k>
-    void add_face_integrals(const CartesianLevel &level, const Expression &h, Vector<double> &b)
+    void add_face_integrals(const CartesianLevel &level, const LevelGeometry &geometry, const Expression &h,
+                            Vector<double> &b)
     {
       problem_kernels::IntegrateFaceFunction<dim, k, k + 2> kern;
       kern.h                  = h.program();
-      kern.mesh               = problem_kernels::level_mesh(level, nullptr);
+      kern.mesh               = problem_kernels::level_mesh(level, geometry);
       const Quadrature1D    q = gauss_quadrature(k + 2);
       const LagrangeBasis1D basis(k);
       kern.B = make_small_matrix<double, k + 2, k + 1>(basis.values(q.points));

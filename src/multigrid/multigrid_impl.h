@@ -308,7 +308,7 @@ namespace tpmg
         L->mesh   = L->layout->level();
         if (L->layout->stores())
           {
-            L->robin = make_robin_faces<Number>(L->mesh, settings.robin_coefficient, backend);
+            L->robin = make_robin_faces<Number>(L->mesh, settings.robin_coefficient, backend, settings.deformation);
             auto raw =
               make_level_operator<dim, k, Number>(L->mesh, backend, settings.level_operator, settings.deformation,
                                                   settings.geometry, L->robin, settings.coefficients);
@@ -390,10 +390,11 @@ namespace tpmg
         if (coarse_n_ > 0 && lev(coarsest_).layout->stores())
           {
             // Assemble A_II column by column with a double-precision CPU copy of the operator.
-            const LevelOperatorType type  = by_degree && settings.level_operator == LevelOperatorType::bp5
-                                              ? LevelOperatorType::bp3
-                                              : settings.level_operator;
-            const auto              robin = make_robin_faces<double>(dense, settings.robin_coefficient, Backend::cpu);
+            const LevelOperatorType type = by_degree && settings.level_operator == LevelOperatorType::bp5
+                                             ? LevelOperatorType::bp3
+                                             : settings.level_operator;
+            const auto              robin =
+              make_robin_faces<double>(dense, settings.robin_coefficient, Backend::cpu, settings.deformation);
             auto op = by_degree ? make_level_operator<dim, 1, double>(dense, Backend::cpu, type, settings.deformation,
                                                                       settings.geometry, robin, settings.coefficients)
                                 : make_level_operator<dim, k, double>(dense, Backend::cpu, type, settings.deformation,

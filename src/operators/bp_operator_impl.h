@@ -48,8 +48,6 @@ namespace tpmg
     if (robin_ && (bp == BakeOff::bp1 || robin_->faces() != robin_faces || robin_->backend() != backend ||
                    robin_->level().n_dofs() != level.n_dofs()))
       throw std::invalid_argument("BPOperator: the Robin coefficient is not on this level's faces");
-    if (robin_ && deformation.type != Deformation::none) // (its face integrals are the box's)
-      throw std::invalid_argument("BPOperator: Robin faces need an undeformed mesh");
     if (exact_mapping(deformation) && mode != GeometryMode::stored)
       throw std::invalid_argument("BPOperator: an exact map goes with stored geometric factors (the map's "
                                   "derivatives at every point; on_the_fly and polynomial assume multilinear cells)");

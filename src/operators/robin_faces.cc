@@ -4,7 +4,10 @@
 
 #include <kernels/operators/robin_face.h>
 #include <kernels/runtime/forall.h>
+#include <src/discretization/level_mesh.h>
 #include <src/operators/robin_faces_impl.h>
+
+#include <optional>
 
 #include <stdexcept>
 
@@ -13,9 +16,15 @@ namespace tpmg
   namespace
   {
     template <int dim, typename Number>
-    void evaluate(const CartesianLevel &level, const Expression &alpha, int f, Vector<Number> &w)
+    void evaluate(const CartesianLevel &level, const Expression &alpha, const LevelGeometry *geometry, int f,
+                  Vector<Number> &w)
     {
       RobinFaceWeights<dim, Number> kern;
+      if (geometry)
+        {
+          kern.mapped = true;
+          kern.mesh   = problem_kernels::level_mesh(level, *geometry);
+        }
       kern.F               = face_cells_of(level, f);
       kern.alpha           = alpha.program();
       kern.nq              = level.degree + 1;
@@ -38,22 +47,28 @@ namespace tpmg
   } // namespace
 
   template <typename Number>
-  RobinFaces<Number>::RobinFaces(const CartesianLevel &level, const Expression &alpha, Backend backend)
+  RobinFaces<Number>::RobinFaces(const CartesianLevel &level, const Expression &alpha, Backend backend,
+                                 const DeformationSettings &deformation)
     : level_(level), backend_(backend)
   {
     if (alpha.dim() != level.dim)
       throw std::invalid_argument("RobinFaces: the Robin coefficient's dimension is not the level's");
     level_.robin_faces &= ~level.dirichlet_faces;
     const int per_cell = level.dim == 3 ? points() * points() : points();
+    // a deformed level: the cells' maps, alive until the weights are read back below
+    std::optional<LevelGeometry> geometry;
+    if (deformation.type != Deformation::none && level_.robin_faces != 0)
+      geometry.emplace(level_geometry(level, deformation, backend));
+    const LevelGeometry *mapped = geometry ? &*geometry : nullptr;
     for (int f = 0; f < 2 * level.dim; ++f)
       if (has(f))
         {
           Vector<Number> &w = weights_[std::size_t(f)];
           w.reinit(face_cells_of(level, f).count() * per_cell, backend, false);
           if (level.dim == 2)
-            evaluate<2>(level, alpha, f, w);
+            evaluate<2>(level, alpha, mapped, f, w);
           else
-            evaluate<3>(level, alpha, f, w);
+            evaluate<3>(level, alpha, mapped, f, w);
           // per face cell ∫ α, for the vertex patches' separable local problems
           const std::vector<Number> h = w.to_host();
           std::vector<double>      &I = integrals_[std::size_t(f)];
@@ -66,11 +81,13 @@ namespace tpmg
 
   template <typename Number>
   std::shared_ptr<const RobinFaces<Number>> make_robin_faces(const CartesianLevel &level,
-                                                             const std::string &robin_coefficient, Backend backend)
+                                                             const std::string &robin_coefficient, Backend backend,
+                                                             const DeformationSettings &deformation)
   {
     if ((level.robin_faces & ~level.dirichlet_faces) == 0)
       return nullptr;
-    return std::make_shared<const RobinFaces<Number>>(level, Expression(robin_coefficient, level.dim), backend);
+    return std::make_shared<const RobinFaces<Number>>(level, Expression(robin_coefficient, level.dim), backend,
+                                                      deformation);
   }
 
   std::size_t robin_faces_bytes(const CartesianLevel &level, std::size_t number_bytes)
@@ -87,7 +104,7 @@ namespace tpmg
   template class RobinFaces<float>;
   template class RobinFaces<double>;
   template std::shared_ptr<const RobinFaces<float>> make_robin_faces<float>(const CartesianLevel &, const std::string &,
-                                                                            Backend);
-  template std::shared_ptr<const RobinFaces<double>> make_robin_faces<double>(const CartesianLevel &,
-                                                                              const std::string &, Backend);
+                                                                            Backend, const DeformationSettings &);
+  template std::shared_ptr<const RobinFaces<double>>
+  make_robin_faces<double>(const CartesianLevel &, const std::string &, Backend, const DeformationSettings &);
 } // namespace tpmg

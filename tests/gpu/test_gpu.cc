@@ -837,6 +837,13 @@ TEST(Gpu, RobinFacesEqualCpu)
           assemble_rhs(f, {}, problem, LevelOperatorType::cartesian, b, v[0]);
         },
         "rhs with Robin faces, k=" + std::to_string(k), 1e-13);
+      // on a deformed mesh: the mapped faces' measure in the flux and the Robin weights
+      compare_backends<double>(
+        f, {std::vector<double>(f.n_dofs())},
+        [&](Backend b, std::vector<Vector<double>> &v) {
+          assemble_rhs(f, DeformationSettings{Deformation::sine, 0.1}, problem, LevelOperatorType::bp3, b, v[0]);
+        },
+        "rhs with Robin faces on the sine mesh, k=" + std::to_string(k), 1e-13);
     }
   SolverParameters p;
   p.dim                = 3;
