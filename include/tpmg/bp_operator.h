@@ -43,8 +43,8 @@ namespace tpmg
   /// Scalar BP operator. `constrained` (the level operator): the nodes of the level's Dirichlet
   /// faces are held at zero, their rows act as the identity; the nodes of its Neumann and Robin
   /// faces are unknowns like the interior ones. Unconstrained (the CEED benchmark): all nodes.
-  /// `robin`: α on the level's Robin faces (required where it has some; an undeformed mesh),
-  /// whose term α ∫_F u v the operator and its diagonal add.
+  /// `robin`: α on the level's Robin faces (required where it has some; made with the same
+  /// deformation), whose term α ∫_F u v the operator and its diagonal add.
   /// GeometryMode::polynomial is for BP1 only (std::invalid_argument otherwise). With
   /// coefficients (BP3/BP5, stored factors only) the operator is that of −∇·(a ∇u) + c u: a at
   /// the quadrature points times the geometric factors, and c w|J| per point beside them (the
