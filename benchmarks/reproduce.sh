@@ -8,6 +8,9 @@
 #   gpu-tests          the GPU test suite (every kernel's GPU result against the CPU runner)
 #   sanitizer          compute-sanitizer memcheck, racecheck, synccheck on 18 solver runs
 #   sanitizer-bp       the same tools on the BP kernels (k = 3, 7, all geometries)
+#   natural-terms      the three tools on Neumann/Robin faces with what joined them later: constant a and c on
+#                      every Cartesian smoother kernel family, bp3/bp5 level operators (Chebyshev-Jacobi), a
+#                      coefficient that varies, the mapped quarter annulus, pure Neumann with c > 0
 #   boundary-solves    prm/pure_neumann.prm against the same problem with Dirichlet faces (u = g), k = 3
 #                      levels 5 and 6, two rounds of 5 solves: the cost of the faces' patches and operators
 #   sanitizer-boundary the same tools on solves with Neumann faces (prm/neumann_faces.prm: every smoother
@@ -77,6 +80,8 @@
 #   sanitizer-nccl     compute-sanitizer memcheck and racecheck on two ranks exchanging over NCCL
 #   table7-compare     the Table 7 solves (mixed) of this tree and of another build side by side
 #                      (BUILD_OLD: its build folder, SOURCE_OLD: its source tree, built here if needed)
+#   bp-compare         BP1/BP3/BP5 (stored and on_the_fly factors, float and double, 1e7 DoFs) of this tree and
+#                      of another build (BUILD_OLD, as table7-compare), alternating, two rounds
 #   bank-probe         the shared-memory bank rule for 8-byte words, under Nsight Compute
 #   profile-smoother   Nsight Compute counters of the fused smoother (not kept in the repository)
 #   profile-source     per-instruction Nsight Compute export for tools/sass_stalls.py
@@ -286,6 +291,27 @@ RUNS
         done
       done
       tar czf "$OUT/logs/robin_logs.tgz" -C "$OUT/logs" robin sanitizer_full.log && rm -rf "$J" "$OUT/logs/sanitizer_full.log"
+      ;;
+    natural-terms)
+      mkdir -p "$OUT/checks"; rm -f "$OUT/checks/sanitizer_natural_terms.txt"
+      constants=(--set Problem/Coefficient=2 --set "Problem/Reaction coefficient=40")
+      while read -r file args; do
+        eval "set -- $args"
+        [ "${1:-}" = constants ] && { shift; set -- "${constants[@]}" "$@"; }
+        sanitize "$OUT/checks/sanitizer_natural_terms.txt" "$file ${args:-default}" $SOLVER "prm/$file.prm" \
+          --set Output/Verbose=false "$@"
+      done <<'RUNS'
+robin_faces constants --set Mesh/Refinement\ level=2
+robin_faces constants --set Mesh/Refinement\ level=2 --set Multigrid/Smoother\ kernel=global
+robin_faces constants --set Mesh/Refinement\ level=2 --set Multigrid/Smoother\ kernel=separate --set Multigrid/Kernel\ optimization=basic
+robin_faces constants --set Polynomial\ degree=1 --set Mesh/Refinement\ level=3
+neumann_faces constants --set Mesh/Refinement\ level=2 --set Polynomial\ degree=6
+robin_faces --set Mesh/Refinement\ level=2 --set Multigrid/Level\ operator=bp3 --set Multigrid/Smoother=chebyshev_jacobi
+robin_faces --set Mesh/Refinement\ level=2 --set Multigrid/Level\ operator=bp5 --set Multigrid/Smoother=chebyshev_jacobi --set Polynomial\ degree=5
+robin_faces --set Mesh/Refinement\ level=2 --set Multigrid/Smoother=chebyshev_jacobi --set Problem/Coefficient=1+x^2
+annulus_robin --set Mesh/Refinement\ level=3
+pure_neumann --set Mesh/Refinement\ level=2 --set Problem/Reaction\ coefficient=1
+RUNS
       ;;
     boundary-solves)
       mkdir -p "$OUT/solve"; J=$OUT/logs/boundary; mkdir -p "$J"
@@ -585,6 +611,21 @@ PY
         done
       done
       tar czf "$OUT/table7/compare_logs.tgz" -C "$OUT/logs" $(cd "$OUT/logs" && ls compare_*)
+      ;;
+    bp-compare)
+      OLD=${BUILD_OLD:-build-old}
+      [ -x "$OLD/benchmarks/tpmg_bench" ] || { echo "bp-compare: no $OLD/benchmarks/tpmg_bench"; exit 1; }
+      mkdir -p "$OUT/bp"; rm -f "$OUT/bp/compare.txt"
+      for round in 1 2; do
+        for prec in float double; do
+          for which in old new; do
+            exe=$BENCH; [ $which = old ] && exe=$OLD/benchmarks/tpmg_bench
+            echo "# round $round $prec $which" >> "$OUT/bp/compare.txt"
+            $exe bp --dim 3 --degrees 1,2,3,4,5,6,7,8 --bp 1,3,5 --precision $prec --geometry stored,on_the_fly \
+              --deformation sine --dofs 1e7 --groups 3 --runs 5 >> "$OUT/bp/compare.txt" 2>&1
+          done
+        done
+      done
       ;;
     table7)
       # prm/table7_k{1,3,7}_{mixed,double}.prm as shipped (Kernel optimization = automatic), right
