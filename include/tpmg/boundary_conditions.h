@@ -38,6 +38,15 @@ namespace tpmg
           m |= 1u << f;
       return m;
     }
+    /// Directions whose two faces are periodic: bit d.
+    unsigned periodic_directions(int dim) const
+    {
+      unsigned m = 0;
+      for (int d = 0; d < dim; ++d)
+        if (type[std::size_t(2 * d)] == BoundaryType::periodic)
+          m |= 1u << d;
+      return m;
+    }
     /// Faces whose nodes are unknowns of the discrete problem (Neumann and Robin): bit f.
     unsigned natural_faces(int dim) const
     {

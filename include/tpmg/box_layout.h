@@ -59,8 +59,11 @@ namespace tpmg
     const CartesianLevel &whole() const { return whole_; }
     /// Whether this rank stores nodes of the level.
     bool stores() const { return stores_; }
-    /// Whether the level is split over several ranks (the ghost nodes need exchanges).
+    /// Whether this rank stores a part with ghost nodes, which exchanges keep up to date: a level
+    /// split over several ranks, and every level of a periodic box (partition.h's `ghosted`).
     bool distributed() const { return distributed_; }
+    /// Whether the level is split over several ranks (else one rank stores all of it).
+    bool split() const { return split_; }
     /// Values a vector of the level holds on this rank (0 where it stores nothing).
     index_t size() const { return stores_ ? stored_.n_dofs() : 0; }
     /// The nodes this rank owns, in the stored level's node coordinates.
@@ -104,14 +107,22 @@ namespace tpmg
     void start_update_ghosts(Vector<Number> &v, GhostLayers layers) const;
     void finish_ghost_update() const;
 
-    /// On rank 0, `whole` (resized to whole().n_dofs()) gets every rank's owned values of v; the
-    /// other ranks send theirs and leave `whole` alone.
+    /// On rank 0, `whole` (resized to gathered_size()) gets every rank's owned values of v, laid
+    /// out as rank 0 would store the level alone (the whole level; along periodic directions
+    /// with its ghost layers, which it fills); the other ranks send theirs and leave `whole`
+    /// alone.
     template <typename Number>
     void gather(const Vector<Number> &v, Vector<Number> &whole) const;
-    /// Every rank's stored values of `whole`, which rank 0 holds: v = whole there, or v += whole
-    /// with `add` (v must have this layout's size; the other ranks' `whole` is not read).
+    /// Every rank's stored values of `whole` (gather's layout), which rank 0 holds: v = whole
+    /// there, or v += whole with `add` (v must have this layout's size; the other ranks' `whole`
+    /// is not read).
     template <typename Number>
     void scatter(const Vector<Number> &whole, Vector<Number> &v, bool add) const;
+    /// The values of gather's `whole` on rank 0 (this layout's size where the level is not split).
+    index_t gathered_size() const;
+    /// What rank 0 stores of the level alone (gather's layout; the stored level where it is not
+    /// split).
+    const CartesianLevel &gathered() const { return split_ ? gathered_ : stored_; }
 
     /// Seconds this rank spent in the exchanges of the level's vectors since the last
     /// reset_exchange_times() (each from the end of the work queued before it to the end of its
@@ -126,11 +137,14 @@ namespace tpmg
     int     n_neighbours() const { return int(sends_[1].size()); }
     index_t ghost_values_sent() const;
 
-    /// A box of nodes that goes to or comes from `rank`, in the stored level's coordinates.
+    /// A box of nodes that goes to or comes from `rank`, in the stored level's coordinates;
+    /// `shift` (periods per direction, -1, 0 or 1) places `rank`'s part in this rank's
+    /// coordinates: non-zero across a periodic face (partition.h's ProcessGrid::neighbour).
     struct Halo
     {
-      int     rank;
-      NodeBox box;
+      int                rank;
+      NodeBox            box;
+      std::array<int, 3> shift{{0, 0, 0}};
     };
     const std::vector<Halo> &sends(GhostLayers layers) const { return sends_[layers == GhostLayers::all]; }
     const std::vector<Halo> &receives(GhostLayers layers) const { return receives_[layers == GhostLayers::all]; }
@@ -162,8 +176,15 @@ namespace tpmg
     /// Staging space of the exchanges, grown on demand (bytes; device and host).
     void *buffer(int which, std::size_t bytes, Backend space) const;
 
-    CartesianLevel                 whole_, stored_;
-    bool                           stores_ = true, distributed_ = false;
+    CartesianLevel whole_, stored_;
+    bool           stores_ = true, distributed_ = false, split_ = false;
+    /// where the level is split: the part rank 0 would store of the whole level alone (the
+    /// whole level, with ghost layers along periodic directions), which gather fills and
+    /// scatter reads
+    CartesianLevel gathered_;
+    /// rank 0 of a split periodic level: gathered_'s exchanges (with itself)
+    std::unique_ptr<BoxLayout>     alone_;
+    NodeBox                        to_gathered(const NodeBox &whole_box) const;
     NodeBox                        owned_;
     Communicator                   comm_;
     Backend                        backend_ = Backend::cpu;

@@ -56,6 +56,11 @@ namespace tpmg
     /// program does not fit ExpressionProgram.
     Expression derivative(int d) const;
 
+    /// The same function seen periodically along the directions d with period[d] > 0: a point
+    /// outside [lower[d], lower[d] + period[d]) takes the value at its image inside (a periodic
+    /// box's ghost cells beyond a face see the function of the other end). Derivatives keep it.
+    Expression periodic(const double (&lower)[3], const double (&period)[3]) const;
+
   private:
     void compile();
 

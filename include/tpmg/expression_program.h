@@ -72,10 +72,23 @@ namespace tpmg
     std::uint8_t arg[max_instructions]    = {};
     double       constants[max_constants] = {};
     int          n_instructions           = 0;
+    /// A periodic box (Expression::periodic): along direction d with period[d] > 0 a coordinate
+    /// outside [lower[d], lower[d] + period[d]) is taken from the other end (the function seen
+    /// from the ghost cells beyond a periodic face is the function there).
+    double period[3] = {0, 0, 0}, lower[3] = {0, 0, 0};
+
+    TPMG_HD double wrap(int d, double x) const
+    {
+      const double t = x - lower[d];
+      return period[d] > 0 && (t < 0 || t >= period[d]) ? x - period[d] * ::floor(t / period[d]) : x;
+    }
 
     /// The value at (x, y, z); in 2D z is ignored.
     TPMG_HD TPMG_NOINLINE double operator()(double x, double y, double z) const
     {
+      x = wrap(0, x);
+      y = wrap(1, y);
+      z = wrap(2, z);
       double s[max_stack];
       int    top = -1;
       for (int i = 0; i < n_instructions; ++i)

@@ -24,6 +24,8 @@ namespace tpmg
     unsigned dirichlet_faces = all_faces;
     /// The faces with a Robin term α ∫_F u v in the operator (among those without Dirichlet data).
     unsigned robin_faces = 0;
+    /// The directions (bit d) whose two faces are identified (CartesianLevel::periodic).
+    unsigned periodic = 0;
   };
 
   /// One level of the hierarchy: a uniform Cartesian mesh of a box with Q_k nodes numbered
@@ -52,6 +54,13 @@ namespace tpmg
     /// Faces with a Robin term α ∫_F u v in the operator (among the faces without Dirichlet data;
     /// α: RobinFaces, tpmg/robin_faces.h).
     unsigned robin_faces = 0;
+    /// Directions (bit d) in which the box is periodic: its two faces along d are one, node k N
+    /// is node 0, and the whole level's unknowns along d are the nodes 0 ... k N - 1 (their
+    /// faces carry no Dirichlet data or Robin term). Such a level is always stored as a part
+    /// (HierarchyPartition::stored), with ghost_cells layers beyond both faces along d that copy
+    /// the cells on the other side, so that every kernel sees the neighbours of the nodes next to
+    /// the faces as it sees those of the nodes next to another rank's box.
+    unsigned periodic = 0;
 
     /// A part of a whole level: its first cell in the whole level, the whole level's cells per
     /// direction and lower corner (unused for a whole level).
@@ -90,6 +99,10 @@ namespace tpmg
     bool dirichlet(int f) const { return (dirichlet_faces >> f & 1u) != 0; }
     /// Whether face bit f carries a Robin term.
     bool robin(int f) const { return (robin_faces >> f & 1u) != 0; }
+    /// Whether direction d is periodic.
+    bool periodic_in(int d) const { return d < dim && (periodic >> d & 1u) != 0; }
+    /// The whole level's nodes per period along d (k N) where d is periodic, else 0.
+    index_t period_nodes(int d) const { return periodic_in(d) ? global_cells(d) * degree : 0; }
     /// Whether no face carries Dirichlet data or a Robin term: the constants solve the
     /// homogeneous problem, so the level operator is singular with the constant vector as its
     /// null space.
@@ -97,7 +110,9 @@ namespace tpmg
     /// Interior vertices per direction (= vertex patches per direction).
     index_t patches(int d) const { return d < dim ? cells[d] - 1 : 1; }
     index_t n_patches() const { return patches(0) * patches(1) * patches(2); }
-    /// The unknowns: the nodes not on a Dirichlet face.
+    /// The unknowns: the nodes not on a Dirichlet face (of a whole level with periodic
+    /// directions, the nodes 0 ... k N - 1 along them; of a part, whose faces in those
+    /// directions are boundary, the nodes inside them).
     index_t n_interior_dofs() const;
 
     index_t dof_index(index_t i, index_t j, index_t l = 0) const { return i + nodes(0) * (j + nodes(1) * l); }

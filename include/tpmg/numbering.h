@@ -17,13 +17,20 @@ namespace tpmg
   {
     bool    identity = true; ///< a whole level: the index itself
     index_t nodes[3]{1, 1, 1}, whole_nodes[3]{1, 1, 1}, first[3]{0, 0, 0};
+    /// per direction, the nodes of a period (periodic directions: a node and its copies k N
+    /// apart are one node), 0 elsewhere
+    index_t period[3]{0, 0, 0};
 
     TPMG_HD index_t operator()(index_t i) const
     {
       if (identity)
         return i;
       const index_t x = i % nodes[0], q = i / nodes[0], y = q % nodes[1], z = q / nodes[1];
-      return (first[0] + x) + whole_nodes[0] * ((first[1] + y) + whole_nodes[1] * (first[2] + z));
+      return wrap(0, first[0] + x) + whole_nodes[0] * (wrap(1, first[1] + y) + whole_nodes[1] * wrap(2, first[2] + z));
+    }
+    TPMG_HD index_t wrap(int d, index_t g) const
+    {
+      return period[d] > 0 ? ((g % period[d]) + period[d]) % period[d] : g;
     }
   };
 

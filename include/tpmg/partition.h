@@ -20,6 +20,10 @@
 //    neighbour (`stored`): the kernels treat the faces of the stored box as boundary, which is
 //    exact for every node the rank owns as long as no cell that touches an owned node has a
 //    node on such a face; two layers guarantee that (docs/method.md, "Distribution").
+//  * Along a periodic direction the ranks form a ring: the last box's upper neighbour is the
+//    first box, one period (N cells) further on, and a rank alone along the direction is its
+//    own neighbour. Every level of a periodic box is stored so, split or not (on rank 0 alone,
+//    or on one rank), with ghost layers beyond both periodic faces.
 // All counts and indices are 64-bit: a level may exceed 2^31 nodes when its boxes fit.
 #pragma once
 
@@ -117,6 +121,11 @@ namespace tpmg
       return {{rank % ranks[0], (rank / ranks[0]) % ranks[1], rank / (ranks[0] * ranks[1])}};
     }
     int rank_of(const std::array<int, 3> &c) const { return c[0] + ranks[0] * (c[1] + ranks[1] * c[2]); }
+    /// The rank at grid coordinates c + delta, wrapped around along the directions `periodic`
+    /// (bit d); -1 where that leaves the grid. `shift[d]` (-1, 0, 1) says by how many periods
+    /// the neighbour's box lies beyond this one's: its whole-level coordinates plus shift[d] N
+    /// are this rank's.
+    int neighbour(int rank, const std::array<int, 3> &delta, unsigned periodic, std::array<int, 3> &shift) const;
   };
 
   /// The cells [begin, end) of part p of `parts` of `cells` cells: the first cells % parts
@@ -142,18 +151,25 @@ namespace tpmg
     const ProcessGrid &grid() const { return grid_; }
     /// Whether level l is split over the grid (else it lives on rank 0).
     bool distributed(int l) const { return l >= first_distributed_; }
+    /// Whether ranks store level l as parts with ghost cells (`stored`), which exchanges keep
+    /// up to date: a level split over several ranks, and every level of a periodic box.
+    bool ghosted(int l) const;
+    /// The process grid level l is split over: the grid where it is distributed, else rank 0
+    /// alone (a grid of one).
+    ProcessGrid level_grid(int l) const;
     /// The coarsest distributed level (levels.size() if none is).
     int first_distributed_level() const { return first_distributed_; }
 
     /// Level l as `rank` owns it: cell_begin/cell_end set to its box (empty on ranks other than
     /// 0 for a level that is not distributed).
     CartesianLevel owned(int l, int rank) const;
-    /// Level l as `rank` stores it: on a distributed level of a grid of several ranks the part
-    /// (CartesianLevel::part) of its box and ghost_cells layers of cells beyond every face
-    /// with a neighbour, cell_begin/cell_end the owned box in the part's coordinates, its faces
-    /// inside the box Dirichlet faces (boundary to the kernels), those on the box as the level's;
-    /// otherwise the whole level (on rank 0; a level without cells on the others: `stores` is
-    /// false).
+    /// Level l as `rank` stores it: on a ghosted level the part (CartesianLevel::part) of its
+    /// box and ghost_cells layers of cells beyond every face with a neighbour (along a periodic
+    /// direction: beyond both faces, the part's offset then negative or its end beyond the
+    /// whole level's cells), cell_begin/cell_end the owned box in the part's coordinates, its
+    /// faces beyond which ghosts lie Dirichlet faces (boundary to the kernels), those on the box
+    /// as the level's; otherwise the whole level (on rank 0; a level without cells on the
+    /// others: `stores` is false).
     CartesianLevel stored(int l, int rank) const;
     /// Whether `rank` stores cells of level l.
     bool stores(int l, int rank) const { return distributed(l) || rank == 0; }
@@ -162,6 +178,10 @@ namespace tpmg
     const CartesianLevel &level(int l) const { return levels_.at(std::size_t(l)); }
     /// The box boundaries of level l in direction d: ranks[d] + 1 cell indices, from 0 to cells.
     std::vector<index_t> boundaries(int l, int d) const;
+    /// Boundary j of level l in direction d for any integer j, continued periodically (j + R
+    /// is boundary j one period further on, R the ranks along d): the boxes beyond a periodic
+    /// face.
+    index_t boundary(int l, int d, index_t j) const;
     /// The rank that owns cell c of level l.
     int owner(int l, const std::array<index_t, 3> &c) const;
 

@@ -70,6 +70,7 @@ namespace tpmg
       d.coarse_cells    = coarse_cells;
       d.dirichlet_faces = all_faces & ~boundary.natural_faces(dim);
       d.robin_faces     = boundary.faces_of(BoundaryType::robin, dim);
+      d.periodic        = boundary.periodic_directions(dim);
       return d;
     }
 

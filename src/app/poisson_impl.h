@@ -154,8 +154,10 @@ namespace tpmg
       res.dim    = dim;
       res.degree = k;
       res.level  = p.refinement_level;
-      res.dofs   = levels.back().n_dofs();
-      res.ranks  = comm.size();
+      res.dofs   = 1; // the nodes (a node and its copies across periodic faces once)
+      for (int d = 0; d < levels.back().dim; ++d)
+        res.dofs *= levels.back().nodes(d) - (levels.back().periodic_in(d) ? 1 : 0);
+      res.ranks = comm.size();
       {
         const ProcessGrid &g = layouts.partition().grid();
         res.process_grid     = std::to_string(g.ranks[0]);
@@ -473,7 +475,9 @@ namespace tpmg
                                    "-DTPMG_DEVICE_CODE=optimized for speed");
 #endif
         MultigridSettings mg = multigrid_settings(p_);
-        mg.cuda_graph        = use_cuda_graph(p_.cuda_graph, backend_, comm_.size(), levels_.back().n_dofs());
+        // (a periodic box exchanges ghost copies inside the cycle: launch by launch)
+        mg.cuda_graph = levels_.back().periodic == 0 &&
+                        use_cuda_graph(p_.cuda_graph, backend_, comm_.size(), levels_.back().n_dofs());
         describe_run<dim, k, Number>(p_, mg, levels_, *layouts_, backend_, comm_, base_);
         check_memory<dim, k, Number>(p_, mg, *layouts_, backend_, comm_, base_);
         if (verbose)

@@ -128,8 +128,27 @@ namespace tpmg
       // what this version implements: Neumann and Robin faces with every level operator, on boxes
       // and deformed meshes, and the smoothers that have patches (or rows) on those faces
       // (docs/method.md, "Boundary conditions")
-      if (bc.any(BoundaryType::periodic, p.dim))
-        fail(types, "periodic faces are not implemented in this version");
+      if (const unsigned periodic = bc.periodic_directions(p.dim))
+        {
+          // periodic directions: the parts' ghost layers beyond the faces copy cells of the
+          // other end (docs/method.md, "Periodic faces")
+          if (p.deformation.type != Deformation::none)
+            fail("Mesh/Deformation", "periodic faces need the box itself (Mesh/Deformation = none): a deformed "
+                                     "mesh would have to match its own image across the faces");
+          for (int d = 0; d < p.dim; ++d)
+            if ((periodic >> d & 1u) && p.coarse_cells[std::size_t(d)] < 2)
+              fail("Mesh/Coarse cells", "the periodic direction " + std::string(1, char('x' + d)) + " has " +
+                                          std::to_string(p.coarse_cells[std::size_t(d)]) +
+                                          " coarse cell; a periodic direction needs at least 2 (the ghost layers "
+                                          "beyond its faces copy two cells of the other end)");
+          if (fitted_patches(p))
+            fail(p.coefficients().varying() ? "Problem/Coefficient" : "Multigrid/Patch geometry",
+                 "periodic faces with the fitted patches (a coefficient that varies in space, or Patch geometry "
+                 "= fitted) are not implemented in this version; use Multigrid/Smoother = chebyshev_jacobi");
+          if (p.cuda_graph == CudaGraph::always)
+            fail("Backend/CUDA graph", "a periodic box exchanges the copies beyond its faces inside the V-cycle, "
+                                       "which the graph does not record; use auto or never");
+        }
       const std::string kind = robin ? "Robin" : "Neumann";
       if (fitted_patches(p)) // (why: a varying coefficient, a deformed mesh, or the user's choice)
         {

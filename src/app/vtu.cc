@@ -289,7 +289,7 @@ namespace tpmg
       throw std::runtime_error("an ASCII VTU file of " + std::to_string(vtu_nodes(layout.whole(), settings.stride)) +
                                " nodes is refused (limit " + std::to_string(settings.max_ascii_nodes) +
                                "); write it binary or with a larger node stride");
-    if (!layout.distributed() && !layout.stores()) // (a distributed level: every rank has a piece)
+    if (!layout.split() && !layout.stores()) // (a split level: every rank has a piece)
       return filename;
     // the owned cells as a level (a part of the whole, or the whole), and its kept nodes' values:
     // from the whole stored vector, or with a stride only the rows of kept nodes
@@ -319,7 +319,7 @@ namespace tpmg
           for (index_t x : kept[0])
             v.push_back(all.empty() ? row[std::size_t(x)] : all[std::size_t(start + x)]);
         }
-    if (!layout.distributed())
+    if (!layout.split()) // (one rank's level, a periodic box's part too: its owned cells)
       {
         write_piece(filename, piece, kept, v, deformation, settings);
         return filename;

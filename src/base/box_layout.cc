@@ -107,7 +107,8 @@ namespace tpmg
                                   std::to_string(grid.size()));
     const int rank = comm.rank();
     stores_        = partition.stores(l, rank);
-    distributed_   = partition.distributed(l) && grid.size() > 1;
+    distributed_   = partition.ghosted(l);
+    split_         = partition.distributed(l) && grid.size() > 1;
     stored_        = partition.stored(l, rank);
     if (!stores_)
       return;
@@ -128,6 +129,14 @@ namespace tpmg
     if (sends_[1].size() > std::size_t(halo_kernels::max_boxes) ||
         receives_[1].size() > std::size_t(halo_kernels::max_boxes))
       throw std::logic_error("BoxLayout: more neighbours than a ghost exchange handles");
+    if (!split_)
+      return;
+    // the level as rank 0 stores it alone (gather's target, scatter's source) and, along
+    // periodic directions, the exchange that fills its ghost layers
+    const HierarchyPartition one_rank({whole_}, ProcessGrid{whole_.dim, {{1, 1, 1}}});
+    gathered_ = one_rank.stored(0, 0);
+    if (comm.rank() == 0 && whole_.periodic != 0)
+      alone_ = std::make_unique<BoxLayout>(one_rank, 0, Communicator::self(), backend);
     // for the gather to rank 0 and the scatter from it
     for (int r = 0; r < grid.size(); ++r)
       {
@@ -151,13 +160,24 @@ namespace tpmg
 
   BoxLayout::~BoxLayout() = default;
 
+  NodeBox BoxLayout::to_gathered(const NodeBox &b) const
+  {
+    NodeBox r = b;
+    for (int d = 0; d < gathered_.dim; ++d)
+      r.begin[std::size_t(d)] -= gathered_.degree * gathered_.global_offset(d);
+    return r;
+  }
+
+  index_t BoxLayout::gathered_size() const { return split_ ? gathered_.n_dofs() : size(); }
+
   index_t BoxLayout::global_index(index_t i) const
   {
-    const index_t n0 = stored_.nodes(0), n1 = stored_.nodes(1);
-    const index_t x = i % n0, y = (i / n0) % n1, z = i / (n0 * n1);
-    index_t       g[3] = {x, y, z};
+    const index_t       n0 = stored_.nodes(0), n1 = stored_.nodes(1);
+    const index_t       x = i % n0, y = (i / n0) % n1, z = i / (n0 * n1);
+    index_t             g[3]      = {x, y, z};
+    const NodeNumbering numbering = stored_.numbering(); // (copies across a periodic face: one node)
     for (int d = 0; d < stored_.dim; ++d)
-      g[d] += stored_.degree * stored_.global_offset(d);
+      g[d] = numbering.wrap(d, g[d] + stored_.degree * stored_.global_offset(d));
     return g[0] + whole_.nodes(0) * (g[1] + whole_.nodes(1) * g[2]);
   }
 
@@ -263,10 +283,13 @@ namespace tpmg
 
     // pack on the backend; then the path of the communicator (Communicator::exchange_path): NCCL
     // on the stream (no wait here), MPI on the device buffers, or MPI on page-locked copies
-    const ExchangePath path    = gpu ? comm_.exchange_path() : ExchangePath::host;
-    const bool         staged  = gpu && path == ExchangePath::host;
-    auto              *packed  = static_cast<Number *>(buffer(0, out_bytes, backend_));
-    auto              *arrived = static_cast<Number *>(buffer(1, in_bytes, backend_));
+    const ExchangePath path       = gpu ? comm_.exchange_path() : ExchangePath::host;
+    const auto         other_rank = [&](const Halo &h) { return h.rank != comm_.rank(); };
+    const bool         others =
+      std::any_of(sends.begin(), sends.end(), other_rank) || std::any_of(receives.begin(), receives.end(), other_rank);
+    const bool staged  = gpu && others && path == ExchangePath::host;
+    auto      *packed  = static_cast<Number *>(buffer(0, out_bytes, backend_));
+    auto      *arrived = static_cast<Number *>(buffer(1, in_bytes, backend_));
     for (const Launch &l : out_lists)
       forall(backend_, l.boxes.first[l.boxes.count], halo_kernels::Pack<Number>{l.boxes, v, packed + l.base});
     Number *send_data = packed, *receive_data = arrived;
@@ -276,29 +299,50 @@ namespace tpmg
         receive_data = static_cast<Number *>(buffer(3, in_bytes, Backend::cpu));
         copy_bytes(send_data, Backend::cpu, packed, backend_, out_bytes); // waits for the packing
       }
-    else if (gpu && path == ExchangePath::mpi)
+    else if (gpu && others && path == ExchangePath::mpi)
       synchronize(backend_);
+    // messages to this rank itself (across a periodic face, a ring of one box) are copies in
+    // the backend's memory, the i-th sent to itself the i-th received from itself (plan's order)
     std::vector<Communicator::Message> out, in;
+    std::vector<index_t>               self_from, self_to, self_size;
     {
       index_t at = 0;
       for (const Halo &h : sends)
         {
-          out.push_back({h.rank, send_data + at, std::size_t(h.box.size()) * sizeof(Number)});
+          if (h.rank == comm_.rank())
+            self_from.push_back(at), self_size.push_back(h.box.size());
+          else
+            out.push_back({h.rank, send_data + at, std::size_t(h.box.size()) * sizeof(Number)});
           at += h.box.size();
         }
       at = 0;
       for (const Halo &h : receives)
         {
-          in.push_back({h.rank, receive_data + at, std::size_t(h.box.size()) * sizeof(Number)});
+          if (h.rank == comm_.rank())
+            self_to.push_back(at);
+          else
+            in.push_back({h.rank, receive_data + at, std::size_t(h.box.size()) * sizeof(Number)});
           at += h.box.size();
         }
     }
-    if (gpu && path == ExchangePath::nccl)
-      comm_.exchange_on_stream(out, in);
-    else
-      comm_.exchange(out, in, tag);
-    if (staged)
-      copy_bytes(arrived, backend_, receive_data, Backend::cpu, in_bytes);
+    if (self_from.size() != self_to.size())
+      throw std::logic_error("BoxLayout: unmatched messages of a rank to itself");
+    for (std::size_t i = 0; i < self_from.size(); ++i)
+      copy_bytes(arrived + self_to[i], backend_, packed + self_from[i], backend_,
+                 std::size_t(self_size[i]) * sizeof(Number));
+    if (!out.empty() || !in.empty())
+      {
+        if (gpu && path == ExchangePath::nccl)
+          comm_.exchange_on_stream(out, in);
+        else
+          comm_.exchange(out, in, tag);
+      }
+    if (staged && !in.empty())
+      for (const Communicator::Message &m : in) // (the messages from other ranks alone)
+        {
+          const std::size_t at = std::size_t(static_cast<Number *>(m.data) - receive_data);
+          copy_bytes(arrived + at, backend_, m.data, Backend::cpu, m.bytes);
+        }
     for (const Launch &l : in_lists)
       forall(backend_, l.boxes.first[l.boxes.count], halo_kernels::Unpack<Number>{l.boxes, arrived + l.base, w, add});
     if (gpu)
@@ -410,12 +454,15 @@ namespace tpmg
       }
     const bool root = comm_.rank() == 0;
     if (root)
-      whole.reinit(whole_.n_dofs(), backend_, false);
+      whole.reinit(gathered_.n_dofs(), backend_, false);
     std::vector<Halo> sends{{0, owned_}}, receives;
     if (root)
-      receives = owned_boxes_;
-    transfer(v.data(), node_counts(stored_), sends, root ? whole.data() : nullptr, node_counts(whole_), receives, false,
-             gather_tag);
+      for (const Halo &h : owned_boxes_)
+        receives.push_back({h.rank, to_gathered(h.box)});
+    transfer(v.data(), node_counts(stored_), sends, root ? whole.data() : nullptr, node_counts(gathered_), receives,
+             false, gather_tag);
+    if (alone_) // (rank 0: the copies beyond the periodic faces)
+      alone_->update_ghosts(whole, GhostLayers::all);
   }
 
   template <typename Number>
@@ -437,15 +484,16 @@ namespace tpmg
         return;
       }
     const bool root = comm_.rank() == 0;
-    if (root && whole.size() != whole_.n_dofs())
+    if (root && whole.size() != gathered_.n_dofs())
       throw std::invalid_argument("BoxLayout::scatter: the whole vector does not match the level");
     NodeBox all;
     all.extent = node_counts(stored_);
     std::vector<Halo> sends, receives{{0, all}};
     if (root)
-      sends = stored_boxes_;
-    transfer(root ? whole.data() : nullptr, node_counts(whole_), sends, v.data(), node_counts(stored_), receives, add,
-             scatter_tag);
+      for (const Halo &h : stored_boxes_)
+        sends.push_back({h.rank, to_gathered(h.box)});
+    transfer(root ? whole.data() : nullptr, node_counts(gathered_), sends, v.data(), node_counts(stored_), receives,
+             add, scatter_tag);
   }
 
 #define TPMG_INSTANTIATE(N)                                                             \
@@ -471,7 +519,9 @@ namespace tpmg
   HierarchyLayout::HierarchyLayout(const std::vector<CartesianLevel> &levels, Backend backend)
     : partition_(levels, make_process_grid(1, levels)), comm_(Communicator::self())
   {
-    for (const CartesianLevel &l : levels)
-      layouts_.push_back(std::make_shared<const BoxLayout>(l, backend));
+    for (int l = 0; l < int(levels.size()); ++l)
+      layouts_.push_back(partition_.ghosted(l) // (a periodic box: parts with ghost layers)
+                           ? std::make_shared<const BoxLayout>(partition_, l, comm_, backend)
+                           : std::make_shared<const BoxLayout>(levels[std::size_t(l)], backend));
   }
 } // namespace tpmg

@@ -41,7 +41,7 @@ namespace tpmg
     {
       const CartesianLevel part  = partition.stored(l, rank);
       const CartesianLevel owned = partition.owned(l, rank);
-      const auto           c     = partition.grid().coordinates(rank);
+      const auto           c     = partition.level_grid(l).coordinates(rank);
       for (std::size_t d = 0; d < 3; ++d)
         {
           first[d] = 0;
@@ -51,13 +51,11 @@ namespace tpmg
           const index_t k = part.degree, lo = part.global_offset(int(d)), hi = lo + part.cells[d];
           first[d] = k * lo;
           last[d]  = k * hi + 1;
-          if (hi < part.global_cells(int(d)))
-            {
-              // the upper neighbour's box [b[c + 1], b[c + 2]): its owner if hi lies inside
-              const std::vector<index_t> b = partition.boundaries(l, int(d));
-              if (hi >= b[std::size_t(c[d]) + 2])
-                last[d] = k * hi;
-            }
+          // the upper neighbour's box [b[c + 1], b[c + 2]) (continued beyond a periodic face):
+          // its owner if hi lies inside
+          if ((hi < part.global_cells(int(d)) || part.periodic_in(int(d))) &&
+              hi >= partition.boundary(l, int(d), index_t(c[d]) + 2))
+            last[d] = k * hi;
           if (one)
             {
               first[d] = std::max(first[d], k * (owned.cell_begin[d] - 1));
@@ -106,7 +104,7 @@ namespace tpmg
           // interior k (v - 1) + 1 ... k (v + 1) - 1 meets [b0, b1)
           const index_t lo = floor_div(b0 + 1 + k - 1, k) - 1, hi = floor_div(b1 - 2, k) + 1;
           const auto    r = smoothed_vertices(runner, d), o = smoothed_vertices(other, d);
-          I[d].a = up(std::max<index_t>({lo, r.first, 0}), p);
+          I[d].a = up(std::max(lo, r.first), p);
           I[d].b = down(std::min(hi, r.second), p);
           if (o.first > o.second)
             J[d][0] = I[d];
@@ -168,9 +166,9 @@ namespace tpmg
   BoxLayout::Plan BoxLayout::plan(const HierarchyPartition &partition, int l, int rank)
   {
     Plan                  plan;
-    const ProcessGrid    &grid   = partition.grid();
+    const ProcessGrid     grid   = partition.level_grid(l);
     const CartesianLevel &stored = plan.stored = partition.stored(l, rank);
-    if (!partition.distributed(l) || grid.size() == 1)
+    if (!partition.ghosted(l) || !partition.stores(l, rank))
       {
         if (partition.stores(l, rank))
           plan.owned.extent = node_counts(stored);
@@ -185,8 +183,19 @@ namespace tpmg
       owned.extent[d] = o1[d] - o0[d];
     owned = to_part(owned, stored);
 
-    // the immediate neighbours (the ghost layers lie in their boxes: partition.h)
-    const auto c = grid.coordinates(rank);
+    // the immediate neighbours (the ghost layers lie in their boxes: partition.h), around the
+    // ring along periodic directions. For each offset delta this rank sends to the neighbour at
+    // +delta and receives from the one at -delta what that one sends for the same delta, so that
+    // two ranks that meet at several offsets (a ring of one or two boxes) list their messages to
+    // each other in the same order.
+    const auto period = [&](const std::array<int, 3> &shift, std::array<index_t, 3> &a, std::array<index_t, 3> &b) {
+      for (int d = 0; d < stored.dim; ++d) // (into this rank's whole-level coordinates)
+        {
+          const index_t s = index_t(shift[std::size_t(d)]) * stored.degree * stored.global_cells(d);
+          a[std::size_t(d)] += s;
+          b[std::size_t(d)] += s;
+        }
+    };
     for (int layers : {0, 1}) // GhostLayers::one, GhostLayers::all
       {
         const bool             one = layers == 0;
@@ -196,25 +205,30 @@ namespace tpmg
           for (int dy = -1; dy <= 1; ++dy)
             for (int dx = -1; dx <= 1; ++dx)
               {
-                const std::array<int, 3> delta{{dx, dy, dz}};
-                std::array<int, 3>       q      = c;
-                bool                     inside = !(dx == 0 && dy == 0 && dz == 0);
-                for (std::size_t d = 0; d < 3; ++d)
-                  {
-                    q[d] += delta[d];
-                    inside = inside && q[d] >= 0 && q[d] < grid.ranks[d];
-                  }
-                if (!inside)
+                if ((dx == 0 && dy == 0 && dz == 0) || (stored.dim == 2 && dz != 0))
                   continue;
-                const int              other = grid.rank_of(q);
-                std::array<index_t, 3> p0, p1, w0, w1;
-                owned_nodes(partition.owned(l, other), p0, p1);
-                valid_nodes(partition, l, other, one, w0, w1);
-                const NodeBox send = intersect(o0, o1, w0, w1), receive = intersect(p0, p1, v0, v1);
-                if (send.size() > 0)
-                  plan.sends[layers].push_back({other, to_part(send, stored)});
-                if (receive.size() > 0)
-                  plan.receives[layers].push_back({other, to_part(receive, stored)});
+                const std::array<int, 3> delta{{dx, dy, dz}}, back{{-dx, -dy, -dz}};
+                std::array<int, 3>       to_shift, from_shift;
+                const int                to   = grid.neighbour(rank, delta, stored.periodic, to_shift);
+                const int                from = grid.neighbour(rank, back, stored.periodic, from_shift);
+                if (to >= 0)
+                  {
+                    std::array<index_t, 3> w0, w1;
+                    valid_nodes(partition, l, to, one, w0, w1);
+                    period(to_shift, w0, w1);
+                    const NodeBox send = intersect(o0, o1, w0, w1);
+                    if (send.size() > 0)
+                      plan.sends[layers].push_back({to, to_part(send, stored), to_shift});
+                  }
+                if (from >= 0)
+                  {
+                    std::array<index_t, 3> p0, p1;
+                    owned_nodes(partition.owned(l, from), p0, p1);
+                    period(from_shift, p0, p1);
+                    const NodeBox receive = intersect(p0, p1, v0, v1);
+                    if (receive.size() > 0)
+                      plan.receives[layers].push_back({from, to_part(receive, stored), from_shift});
+                  }
               }
       }
     // the layer-one exchanges after each colour of the vertex patches: what the colour's patches
@@ -227,11 +241,13 @@ namespace tpmg
       std::vector<Halo> out;
       for (const Halo &h : halos)
         {
-          const CartesianLevel other = partition.stored(l, h.rank);
-          const NodeBox        w =
+          CartesianLevel other = partition.stored(l, h.rank); // (in this rank's coordinates)
+          for (int d = 0; d < other.dim; ++d)
+            other.offset[std::size_t(d)] += index_t(h.shift[std::size_t(d)]) * other.global_cells(d);
+          const NodeBox w =
             written_by_colour(to_whole(h.box, stored), sending ? stored : other, sending ? other : stored, colour);
           if (w.size() > 0)
-            out.push_back({h.rank, to_part(w, stored)});
+            out.push_back({h.rank, to_part(w, stored), h.shift});
         }
       return out;
     };

@@ -600,6 +600,24 @@ namespace tpmg
     e.dim_  = dim_;
     e.root_ = internal::differentiate(root_, d);
     e.compile();
+    for (int r = 0; r < 3; ++r)
+      {
+        e.program_.period[r] = program_.period[r];
+        e.program_.lower[r]  = program_.lower[r];
+      }
+    return e;
+  }
+
+  Expression Expression::periodic(const double (&lower)[3], const double (&period)[3]) const
+  {
+    Expression e = *this;
+    for (int d = 0; d < 3; ++d)
+      {
+        if (!(period[d] >= 0) || !std::isfinite(period[d]))
+          throw std::invalid_argument("Expression::periodic: period " + std::to_string(period[d]));
+        e.program_.period[d] = period[d];
+        e.program_.lower[d]  = lower[d];
+      }
     return e;
   }
 } // namespace tpmg

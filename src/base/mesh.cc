@@ -9,7 +9,7 @@ namespace tpmg
   {
     index_t n = 1;
     for (int d = 0; d < dim; ++d)
-      n *= nodes(d) - int(dirichlet(2 * d)) - int(dirichlet(2 * d + 1));
+      n *= !part && periodic_in(d) ? nodes(d) - 1 : nodes(d) - int(dirichlet(2 * d)) - int(dirichlet(2 * d + 1));
     return n;
   }
 
@@ -52,6 +52,7 @@ namespace tpmg
         n.nodes[d]       = nodes(d);
         n.whole_nodes[d] = global_nodes(d);
         n.first[d]       = d < dim ? degree * global_offset(d) : 0;
+        n.period[d]      = period_nodes(d);
       }
     return n;
   }
@@ -99,11 +100,17 @@ namespace tpmg
     for (int l = 0; l <= finest_level; ++l)
       {
         CartesianLevel lev;
-        lev.dim             = domain.dim;
-        lev.degree          = degree;
-        lev.level           = l;
-        lev.dirichlet_faces = domain.dirichlet_faces;
-        lev.robin_faces     = domain.robin_faces & ~domain.dirichlet_faces;
+        lev.dim    = domain.dim;
+        lev.degree = degree;
+        lev.level  = l;
+        // (the faces of a periodic direction are neither Dirichlet nor Robin faces)
+        unsigned periodic_faces = 0;
+        for (int d = 0; d < domain.dim; ++d)
+          if (domain.periodic >> d & 1u)
+            periodic_faces |= 3u << (2 * d);
+        lev.periodic        = domain.periodic & ((1u << domain.dim) - 1u);
+        lev.dirichlet_faces = domain.dirichlet_faces & ~periodic_faces;
+        lev.robin_faces     = domain.robin_faces & ~domain.dirichlet_faces & ~periodic_faces;
         for (int d = 0; d < 3; ++d)
           {
             if (d < domain.dim)

@@ -17,16 +17,21 @@ namespace tpmg
 
   std::pair<index_t, index_t> patch_centres(const CartesianLevel &level, int d)
   {
-    const index_t off = level.global_offset(d);
-    return {
-      off + std::max<index_t>({level.owned_begin(d), 1 - off, 1}),
-      off + std::min<index_t>({level.owned_end(d), level.global_cells(d) - 1 - off, level.cells[std::size_t(d)] - 1})};
+    // (along a periodic direction every vertex is interior to the whole level)
+    const index_t off  = level.global_offset(d);
+    const bool    ring = level.periodic_in(d);
+    return {off + std::max<index_t>({level.owned_begin(d), ring ? 1 : 1 - off, 1}),
+            off + std::min<index_t>({level.owned_end(d),
+                                     ring ? level.cells[std::size_t(d)] - 1 : level.global_cells(d) - 1 - off,
+                                     level.cells[std::size_t(d)] - 1})};
   }
 
   std::pair<index_t, index_t> smoothed_vertices(const CartesianLevel &level, int d)
   {
     auto          range = patch_centres(level, d);
     const index_t off   = level.global_offset(d);
+    if (level.periodic_in(d))
+      return range;
     if (!level.dirichlet(2 * d) && off + level.owned_begin(d) == 0)
       range.first = 0;
     if (!level.dirichlet(2 * d + 1) && off + level.owned_end(d) == level.global_cells(d))
@@ -60,7 +65,8 @@ namespace tpmg
         const std::size_t D     = std::size_t(d);
         const index_t     lower = level.global_offset(d) + level.owned_begin(d); // faces' vertices
         const index_t     upper = level.global_offset(d) + level.owned_end(d);
-        if (lower > 0 && split.inner.first[D] <= std::min(split.inner.last[D], lower + 1))
+        const bool        ring  = level.periodic_in(d); // (both faces shared, across the period)
+        if ((lower > 0 || ring) && split.inner.first[D] <= std::min(split.inner.last[D], lower + 1))
           {
             CentreBox slab       = split.inner;
             slab.last[D]         = std::min(split.inner.last[D], lower + 1);
@@ -68,7 +74,7 @@ namespace tpmg
             if (slab.count() > 0)
               split.near.push_back(slab);
           }
-        if (upper < level.global_cells(d) && std::max(split.inner.first[D], upper - 1) <= split.inner.last[D])
+        if ((upper < level.global_cells(d) || ring) && std::max(split.inner.first[D], upper - 1) <= split.inner.last[D])
           {
             CentreBox slab      = split.inner;
             slab.first[D]       = std::max(split.inner.first[D], upper - 1);
@@ -90,6 +96,26 @@ namespace tpmg
     if (mode == ExchangeOverlap::always)
       return true;
     return backend == Backend::cuda && level.n_dofs() >= min_overlap_dofs && split.inner.count() >= near;
+  }
+
+  int ProcessGrid::neighbour(int rank, const std::array<int, 3> &delta, unsigned periodic,
+                             std::array<int, 3> &shift) const
+  {
+    std::array<int, 3> c = coordinates(rank);
+    for (std::size_t d = 0; d < 3; ++d)
+      {
+        c[d] += delta[d];
+        shift[d] = 0;
+        if (c[d] >= 0 && c[d] < ranks[d])
+          continue;
+        if (int(d) >= dim || !(periodic >> d & 1u))
+          return -1;
+        shift[d] = c[d] < 0 ? -1 : 1;
+        c[d] -= shift[d] * ranks[d];
+        if (c[d] < 0 || c[d] >= ranks[d])
+          return -1; // (a delta beyond one period)
+      }
+    return rank_of(c);
   }
 
   ProcessGrid make_process_grid(int n_ranks, const std::vector<CartesianLevel> &levels)
@@ -161,6 +187,12 @@ namespace tpmg
   {
     if (levels.empty())
       throw std::invalid_argument("HierarchyPartition: no levels");
+    // the ghost layers beyond a periodic face copy cells of the same level's other end
+    for (const CartesianLevel &lev : levels)
+      for (int d = 0; d < lev.dim; ++d)
+        if (lev.periodic_in(d) && lev.cells[d] < ghost_cells)
+          throw std::invalid_argument("HierarchyPartition: a periodic direction of " + std::to_string(lev.cells[d]) +
+                                      " cells (at least " + std::to_string(ghost_cells) + ")");
     first_distributed_ = int(levels.size());
     for (int l = int(levels.size()) - 1; l >= 0; --l)
       {
@@ -183,6 +215,28 @@ namespace tpmg
                                " ranks needs a level finer than the coarsest (level " + std::to_string(coarsest) +
                                ") to distribute; raise Mesh/Refinement level");
       }
+  }
+
+  bool HierarchyPartition::ghosted(int l) const
+  {
+    return (distributed(l) && grid_.size() > 1) || levels_.at(std::size_t(l)).periodic != 0;
+  }
+
+  ProcessGrid HierarchyPartition::level_grid(int l) const
+  {
+    if (distributed(l))
+      return grid_;
+    ProcessGrid one;
+    one.dim = grid_.dim;
+    return one;
+  }
+
+  index_t HierarchyPartition::boundary(int l, int d, index_t j) const
+  {
+    const std::vector<index_t> b = boundaries(l, d);
+    const index_t              R = index_t(b.size()) - 1, N = b.back();
+    const index_t              q = j >= 0 ? j / R : -((-j + R - 1) / R); // floor(j / R)
+    return b[std::size_t(j - q * R)] + q * N;
   }
 
   std::vector<index_t> HierarchyPartition::boundaries(int l, int d) const
@@ -225,7 +279,7 @@ namespace tpmg
   CartesianLevel HierarchyPartition::stored(int l, int rank) const
   {
     CartesianLevel lev = owned(l, rank);
-    if (!distributed(l) || grid_.size() == 1)
+    if (!ghosted(l) || !stores(l, rank))
       return lev; // the whole level (owned by rank 0 alone where not distributed)
     CartesianLevel part = lev;
     part.part           = true;
@@ -235,8 +289,11 @@ namespace tpmg
         part.whole_lower[d] = lev.lower[d];
         if (int(d) >= lev.dim)
           continue;
-        const index_t lo   = std::max<index_t>(0, lev.cell_begin[d] - ghost_cells);
-        const index_t hi   = std::min<index_t>(lev.cells[d], lev.cell_end[d] + ghost_cells);
+        const bool    ring = lev.periodic_in(int(d)); // (ghosts beyond both faces)
+        const index_t lo =
+          ring ? lev.cell_begin[d] - ghost_cells : std::max<index_t>(0, lev.cell_begin[d] - ghost_cells);
+        const index_t hi =
+          ring ? lev.cell_end[d] + ghost_cells : std::min<index_t>(lev.cells[d], lev.cell_end[d] + ghost_cells);
         part.offset[d]     = lo;
         part.cells[d]      = hi - lo;
         part.cell_begin[d] = lev.cell_begin[d] - lo;
@@ -245,9 +302,9 @@ namespace tpmg
         // a face of the part inside the box is boundary to the kernels (the ghost layers make it
         // so): a Dirichlet face; the faces on the box keep their conditions
         const unsigned lower_face = 1u << (2 * d), upper_face = 2u << (2 * d);
-        if (lo > 0)
+        if (lo != 0)
           part.dirichlet_faces |= lower_face, part.robin_faces &= ~lower_face;
-        if (hi < lev.cells[d])
+        if (hi != lev.cells[d])
           part.dirichlet_faces |= upper_face, part.robin_faces &= ~upper_face;
       }
     return part;

@@ -46,7 +46,7 @@ namespace tpmg
     void combine_over_ranks(const BoxLayout *layout, std::vector<DoubleDouble> &sums)
     {
       // (a level that is not split lives on one rank: its sums are that rank's alone)
-      if (!layout || !layout->distributed() || sums.empty())
+      if (!layout || !layout->split() || sums.empty())
         return;
       const Communicator &comm = layout->comm();
       const std::size_t   m    = sums.size();
@@ -171,7 +171,7 @@ namespace tpmg
       -reduce_max(x.backend(), x.size(), vector_kernels::SignedOwnedValue<N>{x.data(), -1.0, owned_only, owned});
     double highest =
       reduce_max(x.backend(), x.size(), vector_kernels::SignedOwnedValue<N>{x.data(), 1.0, owned_only, owned});
-    if (layout && layout->distributed())
+    if (layout && layout->split())
       {
         lowest  = -layout->comm().max(-lowest);
         highest = layout->comm().max(highest);

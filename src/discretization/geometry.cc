@@ -1,6 +1,8 @@
 #include <tpmg/geometry.h>
 #include <tpmg/parameters.h>
 
+#include <src/discretization/level_mesh.h>
+
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -268,9 +270,11 @@ namespace tpmg
   }
 
   std::vector<double> geometric_factors(const CartesianLevel &level, const DeformationSettings &s,
-                                        const Quadrature1D &q, GeometricFactorKind kind, const Coefficient &coefficient)
+                                        const Quadrature1D &q, GeometricFactorKind kind, const Coefficient &given)
   {
-    const int dim = level.dim;
+    const int         dim = level.dim;
+    const Coefficient coefficient =
+      given ? Coefficient(on_level(*given, level)) : given; // (periodic: ghosts see the far end)
     check_deformation(level, s);
     if (q.size() == 0 || q.weights.size() != q.size())
       throw std::invalid_argument("geometric_factors: empty or inconsistent quadrature rule");

@@ -2,6 +2,7 @@
 // made from the level (CartesianLevel): the host side of those kernels.
 #pragma once
 
+#include <tpmg/expression.h>
 #include <tpmg/geometry.h>
 #include <tpmg/mesh.h>
 #include <tpmg/vector.h>
@@ -20,6 +21,23 @@ namespace tpmg
   };
   /// The geometry of `level` under `deformation` on `backend`.
   LevelGeometry level_geometry(const CartesianLevel &level, const DeformationSettings &deformation, Backend backend);
+
+  /// A function of the coordinates as the kernels of `level` evaluate it: along the level's
+  /// periodic directions periodic (the ghost cells of a part beyond a periodic face lie outside
+  /// the box and see the values at the other end).
+  inline Expression on_level(const Expression &e, const CartesianLevel &level)
+  {
+    if (level.periodic == 0)
+      return e;
+    double lower[3]{0, 0, 0}, period[3]{0, 0, 0};
+    for (int d = 0; d < level.dim; ++d)
+      if (level.periodic_in(d))
+        {
+          lower[d]  = level.origin(d);
+          period[d] = level.extent(d);
+        }
+    return e.periodic(lower, period);
+  }
 } // namespace tpmg
 
 namespace tpmg::problem_kernels

@@ -91,7 +91,7 @@ namespace tpmg
     const auto gll = LagrangeBasis1D(unsigned(level.degree)).support_points();
     dispatch_dim(level.dim, [&](auto dim) {
       problem_kernels::BoundaryInterpolant<dim> kern;
-      kern.g      = g.program();
+      kern.g      = on_level(g, level).program();
       kern.mesh   = problem_kernels::level_mesh(level, geometry);
       kern.degree = level.degree;
       for (std::size_t i = 0; i < gll.size(); ++i)

@@ -40,7 +40,7 @@ namespace tpmg
                                 Vector<double> &b)
     {
       problem_kernels::IntegrateFunction<dim, k, k + 2> kern;
-      kern.f    = f.program();
+      kern.f    = on_level(f, level).program();
       kern.mesh = problem_kernels::level_mesh(level, geometry);
       kern.rule = cell_rule<dim, k, k + 2>(false);
       kern.b    = b.data();
@@ -58,7 +58,7 @@ namespace tpmg
                             Vector<double> &b)
     {
       problem_kernels::IntegrateFaceFunction<dim, k, k + 2> kern;
-      kern.h                  = h.program();
+      kern.h                  = on_level(h, level).program();
       kern.mesh               = problem_kernels::level_mesh(level, geometry);
       const Quadrature1D    q = gauss_quadrature(k + 2);
       const LagrangeBasis1D basis(k);
@@ -90,12 +90,12 @@ namespace tpmg
         kern.b    = b.data();
         if (coefficients.diffusion)
           {
-            kern.coefficient     = coefficients.diffusion->program();
+            kern.coefficient     = on_level(*coefficients.diffusion, level).program();
             kern.has_coefficient = true;
           }
         if (coefficients.reaction)
           {
-            kern.reaction     = coefficients.reaction->program();
+            kern.reaction     = on_level(*coefficients.reaction, level).program();
             kern.has_reaction = true;
           }
         for (int colour = 0; colour < (1 << dim); ++colour)

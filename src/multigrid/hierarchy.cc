@@ -22,9 +22,9 @@ namespace tpmg
     index_t patch_interior = 1; // (2k-1)^dim
     for (int d = 0; d < c.dim; ++d)
       patch_interior *= 2 * c.degree - 1;
-    // (a fitted surrogate's solve is not the exact one)
+    // (a fitted surrogate's solve is not the exact one; no patch covers a periodic level)
     return settings.smoother == SmootherType::vertex_patch && !settings.fitted_patches() && c.n_patches() == 1 &&
-           c.n_interior_dofs() == patch_interior;
+           c.n_interior_dofs() == patch_interior && c.periodic == 0;
   }
 
   CartesianLevel linear_level(const CartesianLevel &c)
@@ -50,7 +50,8 @@ namespace tpmg
 
   bool coarse_solve_by_degree(const CartesianLevel &c, const MultigridSettings &settings)
   {
-    return !coarse_solve_by_smoother(c, settings) &&
+    // (the Q1 problem's transfers know no periodic faces: such a level is solved as it is)
+    return !coarse_solve_by_smoother(c, settings) && c.periodic == 0 &&
            c.n_interior_dofs() > std::min(settings.coarse_dense_setup_limit, settings.coarse_direct_limit) &&
            c.degree > 1 && linear_level(c).n_interior_dofs() <= settings.coarse_direct_limit;
   }

@@ -76,6 +76,27 @@ namespace tpmg
       return inv;
     }
 
+    /// The coarse solve's unknowns on the level `layout` describes: its nodes off the Dirichlet
+    /// faces that this rank owns (on a periodic box's part not the copies beyond the faces,
+    /// which are boundary to its kernels).
+    template <typename Number>
+    DenseCoarseSolve<Number> coarse_unknowns(const BoxLayout &layout)
+    {
+      const CartesianLevel &m        = layout.level();
+      const index_t         nodes[3] = {m.nodes(0), m.nodes(1), m.nodes(2)};
+      auto                  s        = DenseCoarseSolve<Number>::on(nodes, m.dim, m.dirichlet_faces);
+      s.n                            = 1;
+      for (std::size_t d = 0; d < 3; ++d)
+        {
+          const index_t lo = std::max(s.first[d], layout.owned().begin[d]);
+          const index_t hi = std::min(s.first[d] + s.count[d], layout.owned().begin[d] + layout.owned().extent[d]);
+          s.first[d]       = lo;
+          s.count[d]       = std::max<index_t>(0, hi - lo);
+          s.n *= s.count[d];
+        }
+      return s;
+    }
+
     /// v as a vector of the level `layout` describes: with the layout where the level is
     /// distributed (reductions over the ranks), a plain array otherwise.
     template <typename Number>
@@ -349,13 +370,13 @@ namespace tpmg
         if (l < finest_)
           {
             const std::shared_ptr<const BoxLayout> &finer = layouts.level(l + 1);
-            L->gathers                                    = !L->layout->distributed() && finer->distributed();
+            L->gathers                                    = !L->layout->split() && finer->split();
             if (L->gathers)
               {
-                if (root)
+                if (root) // (rank 0's level and the finer one as rank 0 would store it alone)
                   {
-                    L->to_finer = Transfer<dim, k, Number>(levels[l], levels[l + 1], backend);
-                    L->whole.reinit(levels[l + 1].n_dofs(), backend);
+                    L->to_finer = Transfer<dim, k, Number>(L->mesh, finer->gathered(), backend);
+                    L->whole.reinit(finer->gathered_size(), backend);
                   }
               }
             else if (L->layout->stores())
@@ -365,7 +386,7 @@ namespace tpmg
         levels_.push_back(std::move(L));
       }
 
-    if (lev(coarsest_).layout->distributed())
+    if (lev(coarsest_).layout->split())
       throw std::invalid_argument("Multigrid: the coarsest level (" + std::to_string(coarsest_) +
                                   ") is split over the ranks; make the HierarchyLayout with coarsest_level(levels)");
     // Coarse solver (on the rank that stores the coarsest level): one vertex-patch step is exact
@@ -378,8 +399,9 @@ namespace tpmg
           throw std::invalid_argument(problem);
         // the dense problem: the coarsest level's, or with the coarse solve by degree its Q_1
         // problem on the same cells (rediscretized: BP3 at degree 1, or the Cartesian operator)
-        const CartesianLevel dense = by_degree ? linear_level(c) : c;
-        coarse_n_                  = dense.n_interior_dofs();
+        // (a periodic box's coarsest level: rank 0's part, whose unknowns are the owned nodes)
+        const CartesianLevel dense = by_degree ? linear_level(c) : lev(coarsest_).mesh;
+        coarse_n_                  = (by_degree ? dense : c).n_interior_dofs();
         if (by_degree && lev(coarsest_).layout->stores())
           {
             degree_coarse_        = std::make_unique<DegreeCoarse>();
@@ -400,19 +422,30 @@ namespace tpmg
                                 : make_level_operator<dim, k, double>(dense, Backend::cpu, type, settings.deformation,
                                                                       settings.geometry, robin, settings.coefficients);
             const index_t                  nodes[3] = {dense.nodes(0), dense.nodes(1), dense.nodes(2)};
-            const DenseCoarseSolve<double> map      = DenseCoarseSolve<double>::on(nodes, dim, dense.dirichlet_faces);
-            Eigen::MatrixXd                A(coarse_n_, coarse_n_);
-            Vector<double>                 e(dense.n_dofs(), Backend::cpu), Ae;
+            const DenseCoarseSolve<double> map      = by_degree
+                                                        ? DenseCoarseSolve<double>::on(nodes, dim, dense.dirichlet_faces)
+                                                        : internal::coarse_unknowns<double>(*lev(coarsest_).layout);
+            // the copies of a node beyond periodic faces take its value (the part's exchanges)
+            std::unique_ptr<BoxLayout> copies;
+            if (!by_degree && lev(coarsest_).layout->distributed())
+              copies = std::make_unique<BoxLayout>(HierarchyPartition({c}, ProcessGrid{dim, {{1, 1, 1}}}), 0,
+                                                   Communicator::self(), Backend::cpu);
+            if (map.n != coarse_n_)
+              throw std::logic_error("Multigrid: the coarse unknowns do not match the coarsest level");
+            Eigen::MatrixXd A(coarse_n_, coarse_n_);
+            Vector<double>  e(dense.n_dofs(), Backend::cpu), Ae;
             for (index_t j = 0; j < coarse_n_; ++j)
               {
                 e.set_zero();
                 e.data()[map.global(j)] = 1.0;
+                if (copies)
+                  copies->update_ghosts(e, GhostLayers::all);
                 op->vmult(Ae, e);
                 for (index_t i = 0; i < coarse_n_; ++i)
                   A(i, j) = Ae.data()[map.global(i)];
               }
-            const Eigen::MatrixXd inv =
-              internal::coarse_inverse(A, dense.singular() && !settings.coefficients.reaction);
+            const Eigen::MatrixXd inv = // (the whole level's faces: a part's are boundary to its kernels)
+              internal::coarse_inverse(A, c.singular() && !settings.coefficients.reaction);
             std::vector<Number> h(std::size_t(coarse_n_) * coarse_n_);
             for (index_t i = 0; i < coarse_n_; ++i)
               for (index_t j = 0; j < coarse_n_; ++j)
@@ -497,12 +530,13 @@ namespace tpmg
       }
     else if (coarse_n_ > 0)
       {
-        const index_t nodes[3] = {L.mesh.nodes(0), L.mesh.nodes(1), L.mesh.nodes(2)};
-        auto          solve    = DenseCoarseSolve<Number>::on(nodes, dim, L.mesh.dirichlet_faces);
-        solve.inverse          = coarse_inverse_.data();
-        solve.b                = b.data();
-        solve.x                = x.data();
+        auto solve    = internal::coarse_unknowns<Number>(*L.layout);
+        solve.inverse = coarse_inverse_.data();
+        solve.b       = b.data();
+        solve.x       = x.data();
         forall(backend_, coarse_n_, solve);
+        if (L.layout->distributed()) // (a periodic box: the copies beyond its faces)
+          L.layout->update_ghosts(x, GhostLayers::all);
       }
   }
 
@@ -513,10 +547,18 @@ namespace tpmg
     const Level &L = lev(l), &C = lev(l - 1);
     if (C.gathers)
       {
-        // the fine level's owned values to rank 0, restricted there on the whole levels
+        // the fine level's owned values to rank 0, restricted there on the whole levels (along
+        // periodic directions rank 0's parts, whose copies beyond the faces follow)
         L.layout->gather(fine, C.whole);
         if (C.layout->stores())
-          C.to_finer.restrict_to(coarse, C.whole);
+          {
+            C.to_finer.restrict_to(coarse, C.whole);
+            if (C.layout->distributed())
+              {
+                coarse.set_layout(C.layout);
+                C.layout->update_ghosts(coarse, layers);
+              }
+          }
         return;
       }
     if (!C.layout->stores())
@@ -756,7 +798,7 @@ namespace tpmg
         b += internal::fitted_smoother_bytes(L.level(), settings, sizeof(Number));
         b += level_operator_memory_bytes(L.level(), settings.level_operator, settings.geometry, sizeof(Number),
                                          settings.coefficients.reaction.has_value());
-        if (l < f && !L.distributed() && layouts.level(l + 1)->distributed())
+        if (l < f && !L.split() && layouts.level(l + 1)->split())
           b += std::size_t(levels[l + 1].n_dofs()) * sizeof(Number); // the whole finer level on rank 0
       }
     if (layouts.level(c)->stores())

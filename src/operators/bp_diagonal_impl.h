@@ -23,12 +23,12 @@ namespace tpmg
       kern.rule = cell_rule<dim, k, nq>(lobatto);
       if (coefficients.diffusion)
         {
-          kern.coefficient     = coefficients.diffusion->program();
+          kern.coefficient     = on_level(*coefficients.diffusion, level).program();
           kern.has_coefficient = true;
         }
       if (coefficients.reaction)
         {
-          kern.reaction     = coefficients.reaction->program();
+          kern.reaction     = on_level(*coefficients.reaction, level).program();
           kern.has_reaction = true;
         }
       kern.diag = diag.data();

@@ -26,7 +26,7 @@ namespace tpmg
           kern.mesh   = problem_kernels::level_mesh(level, *geometry);
         }
       kern.F               = face_cells_of(level, f);
-      kern.alpha           = alpha.program();
+      kern.alpha           = on_level(alpha, level).program();
       kern.nq              = level.degree + 1;
       const Quadrature1D q = gauss_quadrature(unsigned(kern.nq));
       for (int i = 0; i < kern.nq; ++i)

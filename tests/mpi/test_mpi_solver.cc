@@ -211,6 +211,22 @@ int main(int argc, char **argv)
     {"2D k=2 every face robin, separate kernel",
      with(d2, {"Polynomial degree=2", "Multigrid/Smoother kernel=separate", "Problem/Right-hand side=one",
                "Problem/Boundary types=robin", "Problem/Robin coefficient=1 + x", "Problem/Boundary flux=x*y"})},
+    // periodic faces: the rings of boxes along periodic directions (a rank its own neighbour, or
+    // two ranks neighbours at both ends), the gather into rank 0's periodic coarse levels
+    {"3D k=2 periodic x and z",
+     with(d3, {"Polynomial degree=2", "Mesh/Coarse cells=2,2,4", "Problem/Right-hand side=function",
+               "Problem/Right-hand side function=(5*pi^2 - 1)*sin(2*pi*x)*exp(y)*cos(2*pi*z)",
+               "Problem/Boundary values=sin(2*pi*x)*exp(y)*cos(2*pi*z)",
+               "Problem/Exact solution=sin(2*pi*x)*exp(y)*cos(2*pi*z)",
+               "Problem/Boundary types=periodic,periodic,dirichlet,dirichlet,periodic,periodic"})},
+    {"2D k=3 fully periodic",
+     with(d2, {"Polynomial degree=3", "Mesh/Coarse cells=4,2", "Problem/Right-hand side=function",
+               "Problem/Right-hand side function=8*pi^2*sin(2*pi*x)*cos(2*pi*y)",
+               "Problem/Exact solution=sin(2*pi*x)*cos(2*pi*y) + 1", "Problem/Boundary types=periodic"})},
+    {"2D k=2 periodic y with neumann and robin, global kernel",
+     with(d2, {"Polynomial degree=2", "Multigrid/Smoother kernel=global", "Problem/Right-hand side=one",
+               "Problem/Boundary types=neumann,robin,periodic,periodic", "Problem/Robin coefficient=1 + y",
+               "Problem/Boundary flux=x*y"})},
   };
 
   for (Case c : all)
