@@ -11,6 +11,9 @@
 #   natural-terms      the three tools on Neumann/Robin faces with what joined them later: constant a and c on
 #                      every Cartesian smoother kernel family, bp3/bp5 level operators (Chebyshev-Jacobi), a
 #                      coefficient that varies, the mapped quarter annulus, pure Neumann with c > 0
+#   periodic           prm/periodic_channel.prm under the three tools (every smoother kernel family, Chebyshev-
+#                      Jacobi with bp3, k = 1, 2D fully periodic), then k = 3 levels 4 and 5 against the same
+#                      problem with Dirichlet faces, two rounds of 5 solves: the cost of the ghost copies
 #   boundary-solves    prm/pure_neumann.prm against the same problem with Dirichlet faces (u = g), k = 3
 #                      levels 5 and 6, two rounds of 5 solves: the cost of the faces' patches and operators
 #   sanitizer-boundary the same tools on solves with Neumann faces (prm/neumann_faces.prm: every smoother
@@ -312,6 +315,27 @@ robin_faces --set Mesh/Refinement\ level=2 --set Multigrid/Smoother=chebyshev_ja
 annulus_robin --set Mesh/Refinement\ level=3
 pure_neumann --set Mesh/Refinement\ level=2 --set Problem/Reaction\ coefficient=1
 RUNS
+      ;;
+    periodic)
+      mkdir -p "$OUT/checks" "$OUT/solve"; rm -f "$OUT/checks/sanitizer_periodic.txt"
+      [ "${SANITIZE:-1}" = 1 ] && while read -r args; do
+        eval "set -- $args"
+        sanitize "$OUT/checks/sanitizer_periodic.txt" "${args:-default}" $SOLVER prm/periodic_channel.prm \
+          --set "Mesh/Refinement level=2" --set Output/Verbose=false "$@"
+      done <<'RUNS'
+
+--set Multigrid/Smoother\ kernel=global
+--set Multigrid/Smoother\ kernel=separate --set Multigrid/Kernel\ optimization=basic
+--set Multigrid/Smoother=chebyshev_jacobi --set Multigrid/Level\ operator=bp3
+--set Polynomial\ degree=1 --set Mesh/Refinement\ level=3
+--set Dimension=2 --set Mesh/Box\ lower=0,0 --set Mesh/Box\ upper=1,1 --set Mesh/Coarse\ cells=2,2 --set Problem/Boundary\ types=periodic --set Problem/Right-hand\ side\ function=8*pi^2*sin(2*pi*x)*cos(2*pi*y) --set Problem/Exact\ solution=sin(2*pi*x)*cos(2*pi*y) --set Problem/Boundary\ values=0 --set Polynomial\ degree=5
+RUNS
+      [ "${TIMINGS:-1}" = 1 ] && timed_solves prm/periodic_channel.prm "$OUT/solve/periodic.txt" "$OUT/logs" <<'CASES'
+periodic_L4 --set Mesh/Refinement\ level=4
+dirichlet_L4 --set Mesh/Refinement\ level=4 --set Problem/Boundary\ types=dirichlet
+periodic_L5 --set Mesh/Refinement\ level=5
+dirichlet_L5 --set Mesh/Refinement\ level=5 --set Problem/Boundary\ types=dirichlet
+CASES
       ;;
     boundary-solves)
       mkdir -p "$OUT/solve"; J=$OUT/logs/boundary; mkdir -p "$J"
