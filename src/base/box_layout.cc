@@ -327,9 +327,15 @@ namespace tpmg
     }
     if (self_from.size() != self_to.size())
       throw std::logic_error("BoxLayout: unmatched messages of a rank to itself");
-    for (std::size_t i = 0; i < self_from.size(); ++i)
-      copy_bytes(arrived + self_to[i], backend_, packed + self_from[i], backend_,
-                 std::size_t(self_size[i]) * sizeof(Number));
+    // (a rank alone in its rings receives from itself what it sent, in the same order: the
+    // unpacking reads the packed buffer itself, no copy)
+    const bool in_place = !others && self_from == self_to;
+    if (in_place)
+      arrived = packed;
+    else
+      for (std::size_t i = 0; i < self_from.size(); ++i)
+        copy_bytes(arrived + self_to[i], backend_, packed + self_from[i], backend_,
+                   std::size_t(self_size[i]) * sizeof(Number));
     if (!out.empty() || !in.empty())
       {
         if (gpu && path == ExchangePath::nccl)
