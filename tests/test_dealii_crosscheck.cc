@@ -20,9 +20,14 @@
 //    and on the sine-deformed box (deal.II's vertices moved by the same map, MappingQ1), and
 //    their matrix-free diagonal against the matrix's; on the deformed box also with a reaction
 //    term c(x) (+ c u: c(x_q) φ_i φ_j JxW added); and on the box mapped onto an annulus section
-//    with exact cells (Mapping::exact) against deal.II's MappingManifold of the same chart.
+//    with exact cells (Mapping::exact) against deal.II's MappingManifold of the same chart;
+//  * with periodic directions, deal.II's matrix under its periodicity constraints
+//    (make_periodicity_constraints: P^T A P) against the operator on the periodic level's
+//    one-rank part after the exchange of the copies beyond the faces, beside Dirichlet faces,
+//    Neumann faces and alone (singular).
 // A negative control (cell width perturbed by 1%) makes sure the comparison detects errors.
 
+#include <tpmg/box_layout.h>
 #include <tpmg/bp_operator.h>
 #include <tpmg/fe_1d.h>
 #include <tpmg/geometry.h>
@@ -42,6 +47,7 @@
 #include <deal.II/grid/grid_tools.h>
 #include <deal.II/grid/manifold.h>
 #include <deal.II/grid/tria.h>
+#include <deal.II/lac/affine_constraints.h>
 #include <deal.II/lac/dynamic_sparsity_pattern.h>
 #include <deal.II/lac/full_matrix.h>
 #include <deal.II/lac/sparse_matrix.h>
@@ -158,6 +164,9 @@ namespace
     dealii::SparseMatrix<double> matrix;
     std::vector<index_t>         dealii_to_lex;
     std::vector<bool>            lex_on_boundary;
+    /// with periodic directions: the node each node stands for under deal.II's periodicity
+    /// constraints (itself, or the master on the lower face of a periodic pair)
+    std::vector<index_t> lex_master;
   };
 
   /// What deal.II assembles besides the default Laplacian (QGauss(k+1), the box): the quadrature
@@ -172,6 +181,9 @@ namespace
     /// an exact map (tpmg's Mapping::exact): deal.II's chart of the same map, its cells curved
     /// through MappingManifold; null: MappingQ1 (the box, multilinear cells)
     std::shared_ptr<const dealii::ChartManifold<dim>> chart;
+    /// directions (bit d) whose faces 2d and 2d + 1 deal.II identifies
+    /// (DoFTools::make_periodicity_constraints)
+    unsigned periodic = 0;
   };
 
   /// Builds deal.II's mesh, FE_Q and matrix for `c` and maps its DoFs onto `level`'s nodes.
@@ -303,6 +315,28 @@ namespace
         ASSERT_EQ(boundary.is_element(dof), bool(ref.lex_on_boundary[std::size_t(ref.dealii_to_lex[dof])]))
           << "boundary flag of deal.II DoF " << dof << " at " << support[dof];
     }
+
+    // --- periodic pairs of faces: deal.II's constraints, each a DoF equal to one master ------
+    ref.lex_master.resize(std::size_t(level.n_dofs()));
+    for (index_t i = 0; i < level.n_dofs(); ++i)
+      ref.lex_master[std::size_t(i)] = i;
+    if (assembly.periodic != 0)
+      {
+        dealii::AffineConstraints<double> constraints;
+        for (int d = 0; d < dim; ++d)
+          if (assembly.periodic >> d & 1u)
+            dealii::DoFTools::make_periodicity_constraints(dof_handler, dealii::types::boundary_id(2 * d),
+                                                           dealii::types::boundary_id(2 * d + 1), d, constraints);
+        constraints.close();
+        for (std::size_t dof = 0; dof < support.size(); ++dof)
+          if (constraints.is_constrained(dof))
+            {
+              const auto *entries = constraints.get_constraint_entries(dof);
+              ASSERT_TRUE(entries && entries->size() == 1 && std::abs((*entries)[0].second - 1.0) < 1e-14)
+                << "deal.II DoF " << dof << " is not a copy of one master";
+              ref.lex_master[std::size_t(ref.dealii_to_lex[dof])] = ref.dealii_to_lex[(*entries)[0].first];
+            }
+      }
 
     // --- the deformed mesh: its vertices moved by the map tpmg's cells are multilinear through
     if (assembly.deformation.type != tpmg::Deformation::none)
@@ -751,3 +785,120 @@ TEST(DealIICrossCheck, CoefficientCheckDetectsAMissingCoefficientOrReaction)
   EXPECT_GT((compare<2, double>(plain, ref, rng, false).interior), 1e-2);
   EXPECT_GT((compare<2, double>(without, ref, rng, false).interior), 1e-5);
 }
+
+namespace
+{
+  /// Periodic directions: deal.II's matrix with its periodicity constraints, P^T A P (each node
+  /// on the upper face of a periodic pair the copy of its master; `condense` of A `distribute`d x),
+  /// against the `cartesian` operator on the one-rank part of the periodic level, whose copies
+  /// beyond the faces the exchange fills before the product: the rows of every unknown agree.
+  /// (`exchange` false: the copies beyond the faces left at zero, the negative control, which
+  /// returns the largest relative error instead of checking it)
+  template <int dim, int degree>
+  double crosscheck_periodic(bool exchange = true)
+  {
+    double largest = 0;
+    struct Periodic
+    {
+      Case     box;
+      unsigned periodic;
+    };
+    const Periodic periodic_cases[] = {
+      // x periodic, the other faces Dirichlet
+      {{{{2, 3, 2}}, 0, {{0, 0, 0}}, {{1, 2, 0.5}}, tpmg::all_faces & ~3u}, 1u},
+      // x and the last direction periodic, y Neumann (no Dirichlet face: singular)
+      {{{{2, 2, 2}}, 1, {{-0.5, 0.25, -1.0}}, {{0.75, 1.0, -0.25}}, 0u}, dim == 3 ? 5u : 3u},
+      // every direction periodic on an uneven mesh
+      {{{{3, 2, 2}}, 0, {{0, 0, 0}}, {{1, 2, 0.5}}, 0u}, dim == 3 ? 7u : 3u},
+    };
+    for (const Periodic &pc : periodic_cases)
+      {
+        const Case &c = pc.box;
+        SCOPED_TRACE(describe(c, dim, degree) + ", periodic directions " + std::to_string(pc.periodic));
+        tpmg::Domain domain;
+        domain.dim                       = dim;
+        domain.lower                     = c.lower;
+        domain.upper                     = c.upper;
+        domain.coarse_cells              = c.coarse;
+        domain.dirichlet_faces           = c.dirichlet_faces;
+        domain.periodic                  = pc.periodic;
+        const tpmg::CartesianLevel whole = tpmg::make_hierarchy(domain, degree, c.level).back();
+        tpmg::CartesianLevel       plain = whole; // (deal.II's view: every node, no identification)
+        plain.periodic                   = 0;
+        Reference<dim> ref;
+        Assembly<dim>  assembly;
+        assembly.periodic = pc.periodic;
+        build_reference<dim>(c, plain, ref, assembly);
+        if (::testing::Test::HasFatalFailure())
+          return largest;
+        // ours: the level's one-rank part and its exchange
+        const tpmg::HierarchyPartition partition({whole}, tpmg::ProcessGrid{dim, {{1, 1, 1}}});
+        const tpmg::BoxLayout          layout(partition, 0, tpmg::Communicator::self(), tpmg::Backend::cpu);
+        const tpmg::CartesianLevel    &part = layout.level();
+        const tpmg::CartesianLaplaceOperator<dim, degree, double> op(part, tpmg::Backend::cpu);
+        const tpmg::NodeNumbering                                 numbering = part.numbering();
+        std::mt19937                                              rng(77u + unsigned(degree));
+        std::uniform_real_distribution<double>                    dist(-1.0, 1.0);
+        const std::size_t                                         n = std::size_t(plain.n_dofs());
+        std::vector<double>                                       x(n, 0.0), full(n);
+        for (std::size_t i = 0; i < n; ++i)
+          if (ref.lex_master[i] == index_t(i) && !ref.lex_on_boundary[i])
+            x[i] = dist(rng);
+        for (std::size_t i = 0; i < n; ++i) // distribute: a copy takes its master's value
+          full[i] = x[std::size_t(ref.lex_master[i])];
+        const std::vector<double> a_full = reference_apply(ref, full, false);
+        std::vector<double>       expected(n, 0.0);
+        for (std::size_t i = 0; i < n; ++i) // condense: a copy's row adds into its master's
+          expected[std::size_t(ref.lex_master[i])] += a_full[i];
+        tpmg::Vector<double> src(part.n_dofs(), tpmg::Backend::cpu), dst;
+        std::vector<double>  xs(std::size_t(part.n_dofs()), 0.0);
+        const tpmg::NodeBox &owned       = layout.owned();
+        auto                 owned_nodes = [&](auto &&f) {
+          for (index_t z = owned.begin[2]; z < owned.begin[2] + owned.extent[2]; ++z)
+            for (index_t y = owned.begin[1]; y < owned.begin[1] + owned.extent[1]; ++y)
+              for (index_t xx = owned.begin[0]; xx < owned.begin[0] + owned.extent[0]; ++xx)
+                {
+                  const index_t s = part.dof_index(xx, y, z);
+                  f(s, numbering(s));
+                }
+        };
+        owned_nodes([&](index_t s, index_t w) { xs[std::size_t(s)] = x[std::size_t(w)]; });
+        src.from_host(xs);
+        if (exchange)
+          layout.update_ghosts(src, tpmg::GhostLayers::all);
+        op.vmult(dst, src);
+        const std::vector<double> y = dst.to_host();
+        std::vector<double>       diff, refs;
+        index_t                   unknowns = 0;
+        owned_nodes([&](index_t s, index_t w) {
+          if (ref.lex_on_boundary[std::size_t(w)])
+            return;
+          ASSERT_EQ(ref.lex_master[std::size_t(w)], w) << "an owned node is a copy under deal.II's constraints";
+          diff.push_back(y[std::size_t(s)] - expected[std::size_t(w)]);
+          refs.push_back(expected[std::size_t(w)]);
+          ++unknowns;
+        });
+        EXPECT_EQ(unknowns, whole.n_interior_dofs());
+        const double err = norm(diff) / norm(refs);
+        largest          = std::max(largest, err);
+        if (!exchange)
+          continue;
+        EXPECT_LE(err, 1e-12);
+        std::printf("[crosscheck] %-62s periodic %u, %6lld unknowns, rel.err %.2e\n", describe(c, dim, degree).c_str(),
+                    pc.periodic, static_cast<long long>(unknowns), err);
+      }
+    return largest;
+  }
+} // namespace
+
+TEST(DealIICrossCheck, PeriodicDim2Degree1) { crosscheck_periodic<2, 1>(); }
+TEST(DealIICrossCheck, PeriodicDim2Degree2) { crosscheck_periodic<2, 2>(); }
+TEST(DealIICrossCheck, PeriodicDim2Degree3) { crosscheck_periodic<2, 3>(); }
+TEST(DealIICrossCheck, PeriodicDim2Degree4) { crosscheck_periodic<2, 4>(); }
+TEST(DealIICrossCheck, PeriodicDim3Degree1) { crosscheck_periodic<3, 1>(); }
+TEST(DealIICrossCheck, PeriodicDim3Degree2) { crosscheck_periodic<3, 2>(); }
+TEST(DealIICrossCheck, PeriodicDim3Degree3) { crosscheck_periodic<3, 3>(); }
+TEST(DealIICrossCheck, PeriodicDim3Degree4) { crosscheck_periodic<3, 4>(); }
+// Negative control: without the exchange that fills the copies beyond the periodic faces the
+// rows next to the faces miss their neighbours across them, and the comparison says so.
+TEST(DealIICrossCheck, PeriodicCheckDetectsMissingCopies) { EXPECT_GT((crosscheck_periodic<2, 2>(false)), 1e-2); }
