@@ -14,11 +14,13 @@ using namespace tpmg;
 
 namespace
 {
-  std::vector<CartesianLevel> hierarchy(int dim, int degree, int level, std::array<int, 3> coarse)
+  std::vector<CartesianLevel> hierarchy(int dim, int degree, int level, std::array<int, 3> coarse,
+                                        unsigned periodic = 0)
   {
     Domain d;
     d.dim          = dim;
     d.coarse_cells = coarse;
+    d.periodic     = periodic;
     return make_hierarchy(d, degree, level);
   }
 
@@ -257,24 +259,28 @@ TEST(Partition, OverlappedPatchesStayClearOfTheColourExchange)
   // split_patch_centres: near and inner cover a part's patch centres once, and no inner patch of
   // a colour writes a node that colour's exchange sends or reads one it receives (the exchange
   // runs beside the inner patches, BoxLayout::start_update_ghosts_after_colour), nor one that the
-  // one-layer exchange of the additive Schwarz step sends or receives
+  // one-layer exchange of the additive Schwarz step sends or receives; with periodic directions
+  // (their faces shared across the period, on one rank too) as well
   struct Case
   {
     int                dim, degree, level, ranks;
     std::array<int, 3> coarse;
+    unsigned           periodic = 0;
   };
-  int overlapped = 0;
+  int overlapped = 0, periodic_parts = 0;
   for (const Case &c : {Case{2, 3, 4, 2, {1, 1, 1}}, Case{2, 2, 3, 6, {3, 2, 1}}, Case{3, 2, 3, 4, {2, 2, 1}},
-                        Case{3, 1, 3, 8, {1, 1, 1}}, Case{3, 3, 2, 27, {3, 3, 3}}, Case{3, 2, 3, 3, {3, 1, 1}}})
+                        Case{3, 1, 3, 8, {1, 1, 1}}, Case{3, 3, 2, 27, {3, 3, 3}}, Case{3, 2, 3, 3, {3, 1, 1}},
+                        Case{2, 3, 3, 1, {2, 2, 1}, 3}, Case{3, 2, 3, 2, {2, 2, 2}, 5}, Case{3, 2, 2, 4, {2, 2, 2}, 7}})
     {
-      const auto               levels = hierarchy(c.dim, c.degree, c.level, c.coarse);
+      const auto               levels = hierarchy(c.dim, c.degree, c.level, c.coarse, c.periodic);
       const HierarchyPartition part(levels, make_process_grid(c.ranks, levels), 0);
       for (int l = 0; l < int(levels.size()); ++l)
-        if (part.distributed(l))
-          for (int r = 0; r < c.ranks; ++r)
+        if (part.ghosted(l))
+          for (int r = 0; r < part.level_grid(l).size(); ++r)
             {
               SCOPED_TRACE("dim " + std::to_string(c.dim) + " k " + std::to_string(c.degree) + " ranks " +
-                           std::to_string(c.ranks) + " level " + std::to_string(l) + " rank " + std::to_string(r));
+                           std::to_string(c.ranks) + " level " + std::to_string(l) + " rank " + std::to_string(r) +
+                           " periodic " + std::to_string(c.periodic));
               const BoxLayout::Plan plan  = BoxLayout::plan(part, l, r);
               const CartesianLevel &lev   = plan.stored;
               const CentreSplit     split = split_patch_centres(lev);
@@ -298,7 +304,7 @@ TEST(Partition, OverlappedPatchesStayClearOfTheColourExchange)
               const bool shared_face = !plan.sends[0].empty();
               EXPECT_EQ(split.near.empty(), !shared_face);
               if (split.inner.count() > 0 && shared_face)
-                ++overlapped;
+                ++overlapped, periodic_parts += c.periodic != 0 ? 1 : 0;
               using O = ExchangeOverlap;
               EXPECT_FALSE(overlap_exchanges(split, lev, Backend::cpu, O::automatic));
               EXPECT_FALSE(
@@ -348,7 +354,8 @@ TEST(Partition, OverlappedPatchesStayClearOfTheColourExchange)
               EXPECT_EQ(covered, all.count());
             }
     }
-  EXPECT_GT(overlapped, 0); // the finer levels have inner patches
+  EXPECT_GT(overlapped, 0);     // the finer levels have inner patches
+  EXPECT_GE(periodic_parts, 6); // (and those of the periodic boxes: one rank, rings of two and four)
   // the Table 7 k = 7 level on 4 ranks (nothing allocated): the finest parts overlap on GPUs, the
   // coarser parts below min_overlap_dofs do not
   const auto               levels = hierarchy(3, 7, 7, {1, 1, 1});
