@@ -6,12 +6,15 @@
 // rank owns this is exact (no cell that touches an owned node has a node on a ghost face), and
 // the nodes the rank does not own get their owners' values from update_ghosts. Node ownership:
 // in each direction a rank owns the nodes [k b, k e) of its cells [b, e), and the last rank of
-// the direction also the boundary node k N; every node of the level has one owner.
+// the direction also the boundary node k N (but along a periodic direction, where k N is node
+// 0); every node of the level has one owner.
 //
 // A vector of the level holds the stored nodes and points to its layout (Vector::layout), so
 // that dot products count each node once (on its owner) and sum over the ranks. A level that is
 // not distributed lives wholly on rank 0 (the others store nothing); on a one-rank run every
-// level is whole, and nothing here costs anything.
+// level is whole, and nothing here costs anything, but on a periodic box: there every level is a
+// part whose ghost layers beyond the periodic faces its own exchanges fill (docs/method.md,
+// "Periodic faces").
 #pragma once
 
 #include <tpmg/communicator.h>

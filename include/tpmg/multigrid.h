@@ -84,6 +84,15 @@ namespace tpmg
   /// through the host or NCCL outside the recorded stream).
   bool use_cuda_graph(CudaGraph mode, Backend backend, int ranks, index_t fine_dofs);
 
+  /// Whether the problem on the whole level `level` fixes u only up to a constant (A 1 = 0): no
+  /// face fixes the constants (CartesianLevel::singular: no Dirichlet or Robin face) and no
+  /// reaction term c u does. The solver's compatibility and mean treatment and the dense coarse
+  /// solve's pseudo-inverse follow it.
+  inline bool singular_problem(const CartesianLevel &level, const Coefficients &coefficients)
+  {
+    return level.singular() && !coefficients.reaction;
+  }
+
   /// The coarsest level a Multigrid on `levels` (the whole hierarchy 0..L) uses: level 1 when
   /// level 0 is a single cell per direction (one vertex patch then covers level 1), else level
   /// 0; never above the finest.

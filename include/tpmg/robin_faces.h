@@ -55,6 +55,15 @@ namespace tpmg
                                                              const std::string &robin_coefficient, Backend backend,
                                                              const DeformationSettings &deformation = {});
 
+  /// The Robin coefficient an operator of `level` on `backend` keeps (`who` names the operator in
+  /// errors): null where `faces`, the Robin faces among its unknowns, are none; else `robin`,
+  /// which must be given and hold exactly those faces of this level on this backend
+  /// (std::invalid_argument otherwise).
+  template <typename Number>
+  std::shared_ptr<const RobinFaces<Number>>
+  robin_faces_for(const CartesianLevel &level, unsigned faces, Backend backend,
+                  std::shared_ptr<const RobinFaces<Number>> robin, const char *who);
+
   /// dst += sign α ∫_F u φ_i over the Robin faces F of `robin` (u: src), at the nodes off the
   /// level's Dirichlet faces; those nodes of src read as zero unless `read_dirichlet` (the
   /// lifting of Dirichlet data, robin_faces_impl.h).

@@ -23,6 +23,16 @@ namespace tpmg
 {
   namespace internal
   {
+    /// The nodes of a whole level, the DoFs the reports count: a node and its copies across
+    /// periodic faces once.
+    inline index_t distinct_nodes(const CartesianLevel &level)
+    {
+      index_t n = 1;
+      for (int d = 0; d < level.dim; ++d)
+        n *= level.nodes(d) - (level.periodic_in(d) ? 1 : 0);
+      return n;
+    }
+
     inline double wall_seconds()
     {
       return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
@@ -154,10 +164,8 @@ namespace tpmg
       res.dim    = dim;
       res.degree = k;
       res.level  = p.refinement_level;
-      res.dofs   = 1; // the nodes (a node and its copies across periodic faces once)
-      for (int d = 0; d < levels.back().dim; ++d)
-        res.dofs *= levels.back().nodes(d) - (levels.back().periodic_in(d) ? 1 : 0);
-      res.ranks = comm.size();
+      res.dofs   = distinct_nodes(levels.back());
+      res.ranks  = comm.size();
       {
         const ProcessGrid &g = layouts.partition().grid();
         res.process_grid     = std::to_string(g.ranks[0]);
@@ -283,7 +291,7 @@ namespace tpmg
         {
           LevelTimes lt;
           lt.level        = l;
-          lt.dofs         = levels[std::size_t(l)].n_dofs();
+          lt.dofs         = distinct_nodes(levels[std::size_t(l)]);
           lt.smoother     = seconds(l, Component::smoother);
           lt.matvec       = seconds(l, Component::matvec);
           lt.vector       = seconds(l, Component::vector);
@@ -459,14 +467,14 @@ namespace tpmg
       }
 
     private:
-      /// Whether A has the constants as its null space: no face fixes them (tpmg/mesh.h) and no
-      /// reaction term c u with c >= 0 not zero does.
-      bool singular() const { return levels_.back().singular() && !p_.coefficients().reaction; }
+      /// Whether A has the constants as its null space (singular_problem, set by set_up).
+      bool singular() const { return singular_; }
 
       /// The setup after the hierarchy's layouts (started at `start`): the multigrid, the outer
       /// operator and workspace, the parameters' right-hand side; base_ describes and times it.
       void set_up(const double start)
       {
+        singular_          = singular_problem(levels_.back(), p_.coefficients());
         const bool verbose = p_.verbose && comm_.rank() == 0;
 #ifdef TPMG_DEVICE_CODE_CHECK
         if (backend_ == Backend::cuda)
@@ -734,6 +742,7 @@ namespace tpmg
       Communicator                     comm_;
       std::vector<CartesianLevel>      levels_;
       LevelOperatorType                requested_operator_; ///< the parameters' (p_ holds the one in use)
+      bool                             singular_ = false;   ///< singular_problem of the set-up operator
       std::unique_ptr<HierarchyLayout> layouts_;
       std::shared_ptr<const BoxLayout> fine_layout_;
       Timers                           timers_{backend_, true};

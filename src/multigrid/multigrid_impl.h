@@ -445,7 +445,7 @@ namespace tpmg
                   A(i, j) = Ae.data()[map.global(i)];
               }
             const Eigen::MatrixXd inv = // (the whole level's faces: a part's are boundary to its kernels)
-              internal::coarse_inverse(A, c.singular() && !settings.coefficients.reaction);
+              internal::coarse_inverse(A, singular_problem(c, settings.coefficients));
             std::vector<Number> h(std::size_t(coarse_n_) * coarse_n_);
             for (index_t i = 0; i < coarse_n_; ++i)
               for (index_t j = 0; j < coarse_n_; ++j)

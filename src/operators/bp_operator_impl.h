@@ -40,13 +40,10 @@ namespace tpmg
   {
     if (level.dim != dim || level.degree != k)
       throw std::invalid_argument("BPOperator: level does not match dim/degree");
-    const unsigned robin_faces = constrained ? level.robin_faces & ~level.dirichlet_faces : 0u;
-    if (robin_faces != 0 && !robin_)
-      throw std::invalid_argument("BPOperator: the level has Robin faces, but no Robin coefficient");
-    if (robin_ && robin_faces == 0)
-      robin_.reset();
-    if (robin_ && (bp == BakeOff::bp1 || robin_->faces() != robin_faces || robin_->backend() != backend ||
-                   robin_->level().n_dofs() != level.n_dofs()))
+    // (the unconstrained benchmark operator has no faces; the mass BP1 no Robin term)
+    robin_ = robin_faces_for(level, constrained ? level.robin_faces & ~level.dirichlet_faces : 0u, backend,
+                             std::move(robin_), "BPOperator");
+    if (robin_ && bp == BakeOff::bp1)
       throw std::invalid_argument("BPOperator: the Robin coefficient is not on this level's faces");
     if (exact_mapping(deformation) && mode != GeometryMode::stored)
       throw std::invalid_argument("BPOperator: an exact map goes with stored geometric factors (the map's "

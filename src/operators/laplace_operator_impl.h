@@ -49,14 +49,8 @@ namespace tpmg
     shift_ = constants.reaction; // c M: c Π h_d times the reference masses
     for (int d = 0; d < dim; ++d)
       shift_ *= level.h[d];
-    const unsigned robin_faces = level.robin_faces & ~level.dirichlet_faces;
-    if (robin_faces != 0 && !robin_)
-      throw std::invalid_argument("CartesianLaplaceOperator: the level has Robin faces, but no Robin coefficient");
-    if (robin_ &&
-        (robin_->faces() != robin_faces || robin_->backend() != backend || robin_->level().n_dofs() != level.n_dofs()))
-      throw std::invalid_argument("CartesianLaplaceOperator: the Robin coefficient is not on this level's faces");
-    if (robin_ && robin_faces == 0)
-      robin_.reset();
+    robin_ = robin_faces_for(level, level.robin_faces & ~level.dirichlet_faces, backend, std::move(robin_),
+                             "CartesianLaplaceOperator");
   }
 
   template <int dim, int degree, typename Number>

@@ -101,8 +101,28 @@ namespace tpmg
     return b;
   }
 
+  template <typename Number>
+  std::shared_ptr<const RobinFaces<Number>>
+  robin_faces_for(const CartesianLevel &level, unsigned faces, Backend backend,
+                  std::shared_ptr<const RobinFaces<Number>> robin, const char *who)
+  {
+    if (faces == 0)
+      return nullptr;
+    if (!robin)
+      throw std::invalid_argument(std::string(who) + ": the level has Robin faces, but no Robin coefficient");
+    if (robin->faces() != faces || robin->backend() != backend || robin->level().n_dofs() != level.n_dofs())
+      throw std::invalid_argument(std::string(who) + ": the Robin coefficient is not on this level's faces");
+    return robin;
+  }
+
   template class RobinFaces<float>;
   template class RobinFaces<double>;
+  template std::shared_ptr<const RobinFaces<float>>  robin_faces_for<float>(const CartesianLevel &, unsigned, Backend,
+                                                                           std::shared_ptr<const RobinFaces<float>>,
+                                                                           const char *);
+  template std::shared_ptr<const RobinFaces<double>> robin_faces_for<double>(const CartesianLevel &, unsigned, Backend,
+                                                                             std::shared_ptr<const RobinFaces<double>>,
+                                                                             const char *);
   template std::shared_ptr<const RobinFaces<float>> make_robin_faces<float>(const CartesianLevel &, const std::string &,
                                                                             Backend, const DeformationSettings &);
   template std::shared_ptr<const RobinFaces<double>>
