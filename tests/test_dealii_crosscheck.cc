@@ -135,8 +135,9 @@ namespace
     return s.str();
   }
 
-  /// The finest level of case c in dim dimensions with degree k (its Dirichlet and Robin faces).
-  tpmg::CartesianLevel level_of(const Case &c, int dim, int degree)
+  /// The finest level of case c in dim dimensions with degree k (its Dirichlet and Robin faces,
+  /// and the directions `periodic`).
+  tpmg::CartesianLevel level_of(const Case &c, int dim, int degree, unsigned periodic = 0)
   {
     tpmg::Domain domain;
     domain.dim             = dim;
@@ -145,6 +146,7 @@ namespace
     domain.coarse_cells    = c.coarse;
     domain.dirichlet_faces = c.dirichlet_faces;
     domain.robin_faces     = c.robin_faces;
+    domain.periodic        = periodic;
     return tpmg::make_hierarchy(domain, degree, c.level).back();
   }
 
@@ -815,14 +817,7 @@ namespace
       {
         const Case &c = pc.box;
         SCOPED_TRACE(describe(c, dim, degree) + ", periodic directions " + std::to_string(pc.periodic));
-        tpmg::Domain domain;
-        domain.dim                       = dim;
-        domain.lower                     = c.lower;
-        domain.upper                     = c.upper;
-        domain.coarse_cells              = c.coarse;
-        domain.dirichlet_faces           = c.dirichlet_faces;
-        domain.periodic                  = pc.periodic;
-        const tpmg::CartesianLevel whole = tpmg::make_hierarchy(domain, degree, c.level).back();
+        const tpmg::CartesianLevel whole = level_of(c, dim, degree, pc.periodic);
         tpmg::CartesianLevel       plain = whole; // (deal.II's view: every node, no identification)
         plain.periodic                   = 0;
         Reference<dim> ref;
