@@ -14,6 +14,9 @@
 #   periodic           prm/periodic_channel.prm under the three tools (every smoother kernel family, Chebyshev-
 #                      Jacobi with bp3, k = 1, 2D fully periodic), then k = 3 levels 4 and 5 against the same
 #                      problem with Dirichlet faces, two rounds of 5 solves: the cost of the ghost copies
+#   fitted-faces       the fitted patches on Neumann/Robin faces (the annulus, the sine mesh, a coefficient, pure
+#                      Neumann) and across periodic faces under the three tools; k = 3 on the sine mesh, levels 4
+#                      and 5: Robin faces with the fitted patches against Chebyshev-Jacobi and Dirichlet faces
 #   boundary-solves    prm/pure_neumann.prm against the same problem with Dirichlet faces (u = g), k = 3
 #                      levels 5 and 6, two rounds of 5 solves: the cost of the faces' patches and operators
 #   sanitizer-boundary the same tools on solves with Neumann faces (prm/neumann_faces.prm: every smoother
@@ -315,6 +318,32 @@ robin_faces --set Mesh/Refinement\ level=2 --set Multigrid/Smoother=chebyshev_ja
 annulus_robin --set Mesh/Refinement\ level=3
 pure_neumann --set Mesh/Refinement\ level=2 --set Problem/Reaction\ coefficient=1
 RUNS
+      ;;
+    fitted-faces)
+      # the fitted patches on Neumann and Robin faces (and across periodic faces): the sanitizer
+      # tools, then solve times on the sine mesh against Dirichlet faces and Chebyshev-Jacobi
+      mkdir -p "$OUT/checks" "$OUT/solve"; rm -f "$OUT/checks/sanitizer_fitted_faces.txt"
+      sine=(--set Mesh/Deformation=sine --set Multigrid/Level\ operator=bp3)
+      [ "${SANITIZE:-1}" = 1 ] && while read -r file args; do
+        eval "set -- $args"
+        [ "${1:-}" = sine ] && { shift; set -- "${sine[@]}" "$@"; }
+        sanitize "$OUT/checks/sanitizer_fitted_faces.txt" "$file ${args:-default}" $SOLVER "prm/$file.prm" \
+          --set Output/Verbose=false "$@"
+      done <<'RUNS'
+annulus_robin --set Mesh/Refinement\ level=3
+robin_faces sine --set Mesh/Refinement\ level=2
+robin_faces sine --set Mesh/Refinement\ level=1 --set Polynomial\ degree=7 --set Multigrid/Level\ operator=bp5
+neumann_faces --set Mesh/Refinement\ level=2 --set Problem/Coefficient=1+x^2 --set Problem/Reaction\ coefficient=1+y^2
+pure_neumann sine --set Mesh/Refinement\ level=2
+periodic_channel --set Mesh/Refinement\ level=2 --set Problem/Coefficient=2+sin(2*pi*x)
+RUNS
+      [ "${TIMINGS:-1}" = 1 ] && timed_solves prm/robin_faces.prm "$OUT/solve/fitted_faces.txt" "$OUT/logs" <<'CASES'
+robin_fitted_L4 --set Mesh/Refinement\ level=4 --set Mesh/Deformation=sine --set Multigrid/Level\ operator=bp3
+robin_jacobi_L4 --set Mesh/Refinement\ level=4 --set Mesh/Deformation=sine --set Multigrid/Level\ operator=bp3 --set Multigrid/Smoother=chebyshev_jacobi
+dirichlet_fitted_L4 --set Mesh/Refinement\ level=4 --set Mesh/Deformation=sine --set Multigrid/Level\ operator=bp3 --set Problem/Boundary\ types=dirichlet --set Problem/Robin\ coefficient=0 --set Problem/Boundary\ flux=0
+robin_fitted_L5 --set Mesh/Refinement\ level=5 --set Mesh/Deformation=sine --set Multigrid/Level\ operator=bp3
+dirichlet_fitted_L5 --set Mesh/Refinement\ level=5 --set Mesh/Deformation=sine --set Multigrid/Level\ operator=bp3 --set Problem/Boundary\ types=dirichlet --set Problem/Robin\ coefficient=0 --set Problem/Boundary\ flux=0
+CASES
       ;;
     periodic)
       mkdir -p "$OUT/checks" "$OUT/solve"; rm -f "$OUT/checks/sanitizer_periodic.txt"

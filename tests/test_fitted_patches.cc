@@ -3,7 +3,9 @@
 #include <tpmg/dispatch.h>
 #include <tpmg/fitted_patch_solver.h>
 #include <tpmg/fitted_patches.h>
+#include <tpmg/laplace_operator.h>
 #include <tpmg/patch_data.h>
+#include <tpmg/robin_faces.h>
 
 #include <gtest/gtest.h>
 
@@ -15,11 +17,14 @@ using namespace tpmg;
 
 namespace
 {
-  CartesianLevel level_of(int dim, int k, std::array<index_t, 3> cells, std::array<double, 3> h)
+  CartesianLevel level_of(int dim, int k, std::array<index_t, 3> cells, std::array<double, 3> h,
+                          unsigned dirichlet_faces = all_faces, unsigned robin_faces = 0)
   {
     Domain d;
-    d.dim          = dim;
-    d.coarse_cells = {int(cells[0]), int(cells[1]), int(cells[2])};
+    d.dim             = dim;
+    d.dirichlet_faces = dirichlet_faces;
+    d.robin_faces     = robin_faces;
+    d.coarse_cells    = {int(cells[0]), int(cells[1]), int(cells[2])};
     for (int e = 0; e < 3; ++e)
       d.upper[e] = d.lower[e] + h[e] * double(cells[e]);
     return make_hierarchy(d, k, 0).back();
@@ -78,6 +83,80 @@ namespace
                   << dim << "D k=" << k << " patch (" << vx << "," << vy << "," << vz << ")";
                 ++checked;
               }
+      }
+    EXPECT_GT(checked, 0);
+  }
+
+  /// The level's nodes of the unknowns of boundary patch p (lexicographic, x fastest).
+  std::vector<index_t> boundary_patch_nodes(const CartesianLevel &lev, const FittedBoundaryPatch &p)
+  {
+    const int     dim = lev.dim, k = lev.degree;
+    const index_t nv[3]    = {lev.cells[0] + 1, lev.cells[1] + 1, dim == 3 ? lev.cells[2] + 1 : 1};
+    const index_t v[3]     = {p.vertex % nv[0], (p.vertex / nv[0]) % nv[1], p.vertex / (nv[0] * nv[1])};
+    index_t       first[3] = {0, 0, 0}, n[3] = {1, 1, 1};
+    for (int d = 0; d < dim; ++d)
+      {
+        const int t = p.kind[std::size_t(d)];
+        first[d]    = t == 1 ? 0 : (v[d] - 1) * k + 1;
+        n[d]        = t == 0 ? 2 * k - 1 : k;
+      }
+    std::vector<index_t> nodes;
+    for (index_t l = 0; l < n[2]; ++l)
+      for (index_t j = 0; j < n[1]; ++j)
+        for (index_t i = 0; i < n[0]; ++i)
+          nodes.push_back(lev.dof_index(first[0] + i, first[1] + j, first[2] + l));
+    return nodes;
+  }
+
+  /// The fitted solves on the Neumann and Robin faces of every colour on a random residual, patch
+  /// by patch against the dense inverse of that patch's surrogate; nothing written off the
+  /// colour's patches.
+  template <int dim, int k>
+  void expect_boundary_solves_equal_dense(const CartesianLevel &lev, const DeformationSettings &def, bool lumped,
+                                          const Coefficients &coefficients, const std::string &alpha)
+  {
+    const auto robin = make_robin_faces<double>(lev, alpha, Backend::cpu, def);
+    ASSERT_EQ(robin != nullptr, (lev.robin_faces & ~lev.dirichlet_faces) != 0);
+    std::array<const std::vector<double> *, 6> integrals{};
+    for (int f = 0; f < 2 * dim; ++f)
+      if (robin && robin->has(f))
+        integrals[std::size_t(f)] = &robin->cell_integrals(f);
+    FittedPatchSolver<dim, k, double> solver(lev, Backend::cpu, def, lumped, coefficients, robin);
+    const auto                        patches = fitted_boundary_patches(lev, def, coefficients, integrals);
+    std::mt19937                      gen(11);
+    std::uniform_real_distribution<>  u(-1, 1);
+    std::vector<double>               rh(std::size_t(lev.n_dofs()));
+    for (double &v : rh)
+      v = u(gen);
+    Vector<double> r(lev.n_dofs(), Backend::cpu);
+    r.from_host(rh);
+    int checked = 0;
+    for (int color = 0; color < (1 << dim); ++color)
+      {
+        Vector<double> x(lev.n_dofs(), Backend::cpu);
+        solver.solve_boundary_color(x, r, color);
+        std::vector<double> xh = x.to_host();
+        for (const FittedBoundaryPatch &p : patches[std::size_t(color)])
+          {
+            const std::vector<index_t> nodes = boundary_patch_nodes(lev, p);
+            const int                  n     = int(nodes.size());
+            const std::vector<double>  a     = fitted_boundary_patch_matrix(dim, k, lumped, p);
+            ASSERT_EQ(a.size(), std::size_t(n) * std::size_t(n));
+            const Eigen::MatrixXd A = Eigen::Map<const Eigen::MatrixXd>(a.data(), n, n);
+            Eigen::VectorXd       rl(n), xl(n);
+            for (int i = 0; i < n; ++i)
+              {
+                rl(i)                                  = rh[std::size_t(nodes[std::size_t(i)])];
+                xl(i)                                  = xh[std::size_t(nodes[std::size_t(i)])];
+                xh[std::size_t(nodes[std::size_t(i)])] = 0; // (what is left must be 0)
+              }
+            const Eigen::VectorXd ref = A.llt().solve(rl);
+            EXPECT_LT((xl - ref).norm(), 1e-10 * ref.norm())
+              << dim << "D k=" << k << " colour " << color << " patch at vertex " << p.vertex;
+            ++checked;
+          }
+        for (std::size_t i = 0; i < xh.size(); ++i)
+          ASSERT_EQ(xh[i], 0.0) << "node " << i << " written off the patches of colour " << color;
       }
     EXPECT_GT(checked, 0);
   }
@@ -235,4 +314,79 @@ TEST(FittedPatches, WidthsFollowTheDeformation)
           EXPECT_LT(p.row[d], FittedRatioTable::n - 1);
         }
   EXPECT_GT(hi / lo, 2.0); // ε = 0.3: widths from 0.3 h to (2 - 0.3) h
+}
+
+// The patches on the Neumann and Robin faces of deformed levels (truncated along the faces'
+// normals, a Robin face's mean α in the direction's 1D problem): every patch's solve equals the
+// dense inverse of its surrogate, in 2D and 3D, with Gauss and lumped masses, a coefficient, a
+// reaction term and an α that varies along the faces.
+TEST(FittedPatches, BoundaryPatchSolvesEqualTheDenseSurrogates)
+{
+  const DeformationSettings sine{Deformation::sine, 0.15}, kershaw{Deformation::kershaw, 0.3};
+  // faces x- Dirichlet, x+ Robin, y- Neumann, y+ Robin, z- Neumann, z+ Dirichlet
+  const unsigned     dirichlet = 0x01 | 0x20, robin = 0x02 | 0x08;
+  const Coefficients none, ac(make_coefficient("2 + sin(3*x)*cos(2*y)", 3), make_reaction("5*(1 + x*y)", 3));
+  expect_boundary_solves_equal_dense<2, 1>(level_of(2, 1, {4, 3, 1}, {0.25, 1.0 / 3, 1}, dirichlet, robin), sine, false,
+                                           none, "1 + x*x");
+  expect_boundary_solves_equal_dense<2, 3>(level_of(2, 3, {5, 4, 1}, {0.2, 0.25, 1}, dirichlet, robin), sine, true,
+                                           Coefficients(make_coefficient("2 + sin(3*x)*cos(2*y)", 2)), "3");
+  expect_boundary_solves_equal_dense<2, 4>(level_of(2, 4, {6, 4, 1}, {1.0 / 6, 0.25, 1}, 0, 0), kershaw, false, none,
+                                           "0"); // pure Neumann: every vertex has a patch
+  expect_boundary_solves_equal_dense<3, 2>(level_of(3, 2, {4, 3, 4}, {0.25, 1.0 / 3, 0.25}, dirichlet, robin), sine,
+                                           false, ac, "1 + x*x + 2*z");
+  expect_boundary_solves_equal_dense<3, 3>(level_of(3, 3, {6, 4, 2}, {1.0 / 6, 0.25, 0.5}, 0, 0x3f), kershaw, true,
+                                           none, "10"); // every face Robin
+}
+
+// On an undeformed box with constant a, c and α the fitted surrogate of a boundary patch is its
+// exact local problem: it equals the level operator's block on the patch's unknowns.
+TEST(FittedPatches, BoundaryPatchSurrogatesEqualTheOperatorOnBoxes)
+{
+  auto check = [](auto D, auto K, const CartesianLevel &lev) {
+    constexpr int                              dim = decltype(D)::value, k = decltype(K)::value;
+    const Coefficients                         ac(make_coefficient("2", dim), make_reaction("3", dim));
+    const auto                                 robin = make_robin_faces<double>(lev, "5", Backend::cpu);
+    std::array<const std::vector<double> *, 6> integrals{};
+    for (int f = 0; f < 2 * dim; ++f)
+      if (robin && robin->has(f))
+        integrals[std::size_t(f)] = &robin->cell_integrals(f);
+    const CartesianLaplaceOperator<dim, k, double> op(lev, Backend::cpu, robin, ConstantCoefficients{2, 3});
+    int                                            checked = 0, robin_patches = 0;
+    for (const std::vector<FittedBoundaryPatch> &colour : fitted_boundary_patches(lev, {}, ac, integrals))
+      for (const FittedBoundaryPatch &p : colour)
+        {
+          const std::vector<index_t> nodes = boundary_patch_nodes(lev, p);
+          const std::size_t          n     = nodes.size();
+          const std::vector<double>  a     = fitted_boundary_patch_matrix(dim, k, false, p);
+          double                     norm  = 0;
+          for (double v : a)
+            norm = std::max(norm, std::abs(v));
+          for (std::size_t j = 0; j < n; ++j)
+            {
+              Vector<double>      e(lev.n_dofs(), Backend::cpu), y;
+              std::vector<double> eh(std::size_t(lev.n_dofs()), 0.0);
+              eh[std::size_t(nodes[j])] = 1;
+              e.from_host(eh);
+              op.vmult(y, e);
+              const std::vector<double> yh = y.to_host();
+              for (std::size_t i = 0; i < n; ++i)
+                EXPECT_NEAR(a[i + n * j], yh[std::size_t(nodes[i])], 1e-12 * norm)
+                  << dim << "D k=" << k << " patch at vertex " << p.vertex << " (" << i << ", " << j << ")";
+            }
+          for (double b : p.beta)
+            robin_patches += b > 0;
+          ++checked;
+        }
+    EXPECT_GT(checked, 0);
+    EXPECT_GT(robin_patches, 0);
+  };
+  // x- Dirichlet, x+ Robin, y- Neumann, y+ Robin (3D: z- Neumann, z+ Robin); widths 0.5, 0.25, 1
+  check(std::integral_constant<int, 2>{}, std::integral_constant<int, 2>{},
+        level_of(2, 2, {3, 4, 1}, {0.5, 0.25, 1}, 0x01, 0x0a));
+  check(std::integral_constant<int, 2>{}, std::integral_constant<int, 4>{},
+        level_of(2, 4, {2, 3, 1}, {0.5, 0.25, 1}, 0x01, 0x0a));
+  check(std::integral_constant<int, 3>{}, std::integral_constant<int, 2>{},
+        level_of(3, 2, {2, 3, 2}, {0.5, 0.25, 1}, 0x01, 0x2a));
+  check(std::integral_constant<int, 3>{}, std::integral_constant<int, 3>{},
+        level_of(3, 3, {2, 2, 2}, {0.5, 0.25, 1}, 0x01, 0x2a));
 }

@@ -7,8 +7,10 @@
 #include <tpmg/linear_operator.h>
 #include <tpmg/mesh.h>
 #include <tpmg/options.h>
+#include <tpmg/robin_faces.h>
 #include <tpmg/vector.h>
 
+#include <array>
 #include <memory>
 
 namespace tpmg
@@ -22,26 +24,43 @@ namespace tpmg
   public:
     /// `level` deformed by `deformation`; `lumped_mass` with the bp5 operator (GLL-lumped 1D
     /// masses in the surrogate); the surrogates scaled by the patches' mean coefficient, with the
-    /// patches' mean reaction coefficient times their mass (fitted_patch_widths).
+    /// patches' mean reaction coefficient times their mass (fitted_patch_widths). A level with
+    /// Neumann or Robin faces has patches on them too (fitted_boundary_patches), with α from
+    /// `robin` on its Robin faces (std::invalid_argument where it has Robin faces but no α).
     FittedPatchSolver(const CartesianLevel &level, Backend backend, const DeformationSettings &deformation,
-                      bool lumped_mass, const Coefficients &coefficients = {});
+                      bool lumped_mass, const Coefficients &coefficients = {},
+                      std::shared_ptr<const RobinFaces<Number>> robin = nullptr);
 
-    /// x += Σ_j R_jᵀ Ã_j⁻¹ R_j r over the patches j of one colour (their interiors do not overlap);
-    /// with `part` only those of the colour's patches (patch_color_geometry with a CentreBox).
+    /// x += Σ_j R_jᵀ Ã_j⁻¹ R_j r over the patches j of one colour (their unknowns do not overlap),
+    /// those on the Neumann and Robin faces included; with `part` only those of the colour's
+    /// interior patches (patch_color_geometry with a CentreBox).
     void solve_color(Vector<Number> &x, const Vector<Number> &r, int color,
                      const PatchColorGeometry *part = nullptr) const;
+    /// The same on the colour's patches on the Neumann and Robin faces alone.
+    void solve_boundary_color(Vector<Number> &x, const Vector<Number> &r, int color) const;
 
     int                   n_colors() const { return 1 << dim; }
     const CartesianLevel &level() const { return level_; }
     Backend               backend() const { return backend_; }
 
-    /// Bytes on the backend: the ratio table and the per-vertex widths.
+    /// Bytes on the backend: the ratio table, the per-vertex widths and the boundary patches'
+    /// data.
     std::size_t memory_bytes() const;
 
   private:
+    void set_up_boundary_patches(const DeformationSettings &deformation, bool lumped_mass,
+                                 const Coefficients &coefficients, const RobinFaces<Number> *robin);
+
     CartesianLevel level_;
     Backend        backend_;
     Vector<Number> eigenvectors_, eigenvalues_, ratio_index_, left_width_;
+    /// the patches on the Neumann and Robin faces, per colour (kernels/smoothers/patch_fitted.h,
+    /// FittedBoundaryPatchSolve): vertices, per direction the entry of its eigenpairs, the scales;
+    /// the eigenpairs of the distinct directions
+    std::array<Vector<index_t>, 8> boundary_vertices_;
+    std::array<Vector<int>, 8>     boundary_pair_;
+    std::array<Vector<Number>, 8>  boundary_scales_;
+    Vector<Number>                 boundary_pairs_;
   };
 
   /// The additive Schwarz preconditioner of the fitted patch solves, z = Σ_j R_jᵀ Ã_j⁻¹ R_j r (all

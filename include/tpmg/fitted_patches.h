@@ -65,6 +65,44 @@ namespace tpmg
   std::vector<FittedPatchWidths> fitted_patch_widths(const CartesianLevel &level, const DeformationSettings &s,
                                                      const Coefficients &coefficients = {});
 
+  /// The surrogate of a vertex patch on the Neumann and Robin faces of a deformed level
+  /// (kernels/smoothers/patch_fitted.h, FittedBoundaryPatchSolve): per direction its kind (0 both
+  /// cells, 1 on a lower face with the cell above, 2 on an upper face with the cell below, as the
+  /// Cartesian boundary patches'), the width a_d (kind 0: the left cell's, the right one a_d
+  /// times the ratio of table row row[d]; else the one cell's) and on a Robin face β_d = α̅ a_d / σ
+  /// (α̅ the patch's mean α, its 1D stiffness K̂ + β e eᵀ); the scale σ and reaction γ as an
+  /// interior patch's, over the patch's cells.
+  struct FittedBoundaryPatch
+  {
+    index_t               vertex = 0; ///< lexicographic among the level's vertices
+    std::array<int, 3>    kind{{0, 0, 0}};
+    std::array<int, 3>    row{{FittedRatioTable::n / 2, FittedRatioTable::n / 2, FittedRatioTable::n / 2}};
+    std::array<double, 3> a{{1, 1, 1}};
+    std::array<double, 3> beta{{0, 0, 0}};
+    double                scale    = 1;
+    double                reaction = 0;
+  };
+
+  /// The surrogates of the patches on `level`'s Neumann and Robin faces (boundary_patch_vertices'
+  /// patches, by colour): in each direction the mean fitted width of the patch's cells on each
+  /// side (fitted_cell_widths), an interior direction's ratio rounded to the table as for the
+  /// interior patches; on a Robin face f, α̅ = Σ ∫_F α / Σ |F̃| over the patch's cells on f, with
+  /// `robin_integrals`[f] the level's per face cell ∫ α (RobinFaces::cell_integrals; null where f
+  /// is no Robin face) and |F̃| the face cell's fitted area (the product of its tangential
+  /// widths), so that the surrogate's face term integrates what the level's does.
+  std::array<std::vector<FittedBoundaryPatch>, 8>
+  fitted_boundary_patches(const CartesianLevel &level, const DeformationSettings &s, const Coefficients &coefficients,
+                          const std::array<const std::vector<double> *, 6> &robin_integrals);
+
+  /// The dense matrix of one boundary patch's surrogate over its unknowns (lexicographic, per
+  /// direction 2k - 1 unknowns of kind 0 and k of the others): the tests' reference.
+  std::vector<double> fitted_boundary_patch_matrix(int dim, int k, bool lumped_mass, const FittedBoundaryPatch &p);
+
+  /// The 1D eigenpairs of direction d of boundary patch p at unit width (the degree and mass of
+  /// `table`; an interior direction's are its table row): (2k - 1)² vectors with rows of 2k - 1,
+  /// the direction's unknowns, then 2k - 1 values, the unused padded with 0.
+  std::vector<double> fitted_boundary_eigenpairs_1d(const FittedRatioTable &table, const FittedBoundaryPatch &p, int d);
+
   /// The dense interior matrix of one patch's surrogate (lexicographic, (2k-1)^dim rows): the
   /// reference the tests compare the fitted patch solve with.
   std::vector<double> fitted_patch_matrix(int dim, int k, bool lumped_mass, const FittedPatchWidths &w);

@@ -49,53 +49,21 @@ namespace tpmg
     static TPMG_HD constexpr int unknowns(int t) { return t == 0 ? ni : k; }
   };
 
-  /// One smoothing step on the boundary patches of one colour: x += A_P⁻¹ (b − A x)|_P, patch by
-  /// patch (their unknowns are disjoint within a colour). `robin`: a level with Robin faces
-  /// (`robin_weights`, the patches' own eigenpairs); without, the kernel of Neumann faces alone.
-  template <int dim, int k, typename Number, bool robin = false>
-  struct BoundaryPatchKernel
+  /// The patches on the faces as tensors in shared memory, strides np = 2k + 1 along every
+  /// direction (the patch's nodes along a direction of its kind, BoundaryPatchData1DLayout), and
+  /// the contractions on them: what the kernels of these patches share (BoundaryPatchKernel, and
+  /// FittedBoundaryPatchSolve in patch_fitted.h).
+  template <int dim, int k, typename Number>
+  struct BoundaryPatchTensor
   {
-    using L                                    = BoundaryPatchData1DLayout<k>;
-    static constexpr int np                    = L::np;
-    static constexpr int cube                  = ipow<np, dim>(); ///< one patch tensor, strides np
-    static constexpr int max_threads_per_block = 64;
-    static constexpr int n_phases              = dim == 3 ? 13 : 9;
-    /// Robin faces: the Gauss points per face direction, a face cell's points, the patch's face
-    /// cells per face (at most 2^(dim-1)), and the shared arrays beyond the four patch tensors:
-    /// per direction the term on the face's plane (np^(dim-1)) and the values at its cells' points.
-    static constexpr int nq = k + 1, points = dim == 3 ? nq * nq : nq, face_cells = 1 << (dim - 1);
-    static constexpr int plane    = dim == 3 ? np * np : np;
-    static constexpr int off_term = 4 * cube, off_points = off_term + 3 * plane;
-    static constexpr int shared_numbers = robin ? off_points + 3 * face_cells * points : 4 * cube;
-
-    struct Registers
-    {};
+    using L                 = BoundaryPatchData1DLayout<k>;
+    static constexpr int np = L::np;
+    /// one patch tensor in shared memory
+    static constexpr int cube = ipow<np, dim>();
 
     const index_t *patches   = nullptr; ///< the patches' vertices (lexicographic, cells + 1 per direction)
     index_t        n_patches = 0;
     index_t        cells[3]{1, 1, 1}, nodes[3]{1, 1, 1};
-    Number         coef[3]{0, 0, 0};
-    /// s = c Π h_d: a constant reaction term's multiple of the reference masses (0: the Laplacian)
-    Number        shift  = 0;
-    const Number *data1d = nullptr; ///< BoundaryPatchData1DLayout
-    const Number *b      = nullptr;
-    Number       *x      = nullptr;
-    /// with `robin`: per face of the box RobinFaceWeights' values (null where it is no Robin
-    /// face), the basis at the nq Gauss points of a face direction, and per patch of the launch
-    /// and direction the index of its eigenpairs in robin_pairs (-1: the kind's own)
-    const Number                  *robin_weights[6]{};
-    SmallMatrix<Number, nq, k + 1> face_basis{};
-    const Number                  *robin_pairs = nullptr;
-    const int                     *robin_index = nullptr;
-
-    LaunchShape shape() const
-    {
-      LaunchShape s;
-      s.grid.x       = unsigned(n_patches);
-      s.block        = Dim3{max_threads_per_block, 1, 1};
-      s.shared_bytes = std::size_t(shared_numbers) * sizeof(Number);
-      return s;
-    }
 
     /// The patch: its index in the launch, per direction its kind, its first node in the level.
     struct Patch
@@ -119,9 +87,118 @@ namespace tpmg
       return P;
     }
     // extents of the patch nodes and unknowns along d (1 beyond the dimension)
-    static TPMG_HD int    extent(const Patch &P, int d) { return d < dim ? L::nodes(P.kind[d]) : 1; }
-    static TPMG_HD int    unknowns(const Patch &P, int d) { return d < dim ? L::unknowns(P.kind[d]) : 1; }
-    static TPMG_HD int    at(int i, int j, int l) { return i + np * (j + np * l); }
+    static TPMG_HD int extent(const Patch &P, int d) { return d < dim ? L::nodes(P.kind[d]) : 1; }
+    static TPMG_HD int unknowns(const Patch &P, int d) { return d < dim ? L::unknowns(P.kind[d]) : 1; }
+    static TPMG_HD int at(int i, int j, int l) { return i + np * (j + np * l); }
+    /// The threads of a block over the entries of a tensor of extents n: fn(i, j, l).
+    template <class Ctx, class Fn>
+    static TPMG_HD void each(const Ctx &ctx, const int (&n)[3], Fn &&fn)
+    {
+      for (int t = int(ctx.linear_thread()); t < n[0] * n[1] * n[2]; t += int(ctx.block_dim.size()))
+        fn(t % n[0], (t / n[0]) % n[1], t / (n[0] * n[1]));
+    }
+    /// The level's node of patch node (i, j, l).
+    TPMG_HD index_t node(const Patch &P, int i, int j, int l) const
+    {
+      return (P.origin[0] + i) + nodes[0] * ((P.origin[1] + j) + nodes[1] * (P.origin[2] + l));
+    }
+
+    /// out = C ∘_d in over `ext` (the extents of out; the contracted index runs over `len` of in):
+    /// out(.., i_d, ..) = Σ_j C(i_d, j) in(.., j, ..), C with rows of `stride`; `transpose` swaps
+    /// C's indices; out += `scale` times the result where `add`. One thread per fiber along d:
+    /// the fiber of `in` into registers once, then its ext[d] outputs, the loops of the
+    /// compile-time length np (the run-time lengths as predicates), so that each thread
+    /// decomposes one index per fiber instead of one per entry, and the loads of C and of the
+    /// fiber are independent. A thread writes only its fiber, so calls that accumulate into the
+    /// same `out` need no barrier between them.
+    template <class Ctx, class Out, class In>
+    static TPMG_HD void contract(const Ctx &ctx, Out out, In in, const Number *C, int stride, bool transpose, int d,
+                                 const int (&ext)[3], int len, Number scale, bool add)
+    {
+      const int a = d == 0 ? 1 : 0, c = d == 2 ? 1 : 2; // the other two directions
+      const int step = d == 0 ? 1 : d == 1 ? np : np * np;
+      for (int t = int(ctx.linear_thread()); t < ext[a] * ext[c]; t += int(ctx.block_dim.size()))
+        {
+          int i[3];
+          i[a]            = t % ext[a];
+          i[c]            = t / ext[a];
+          i[d]            = 0;
+          const int first = at(i[0], i[1], i[2]);
+          Number    v[np];
+          TPMG_UNROLL
+          for (int j = 0; j < np; ++j)
+            v[j] = j < len ? in[first + j * step] : Number(0);
+          TPMG_UNROLL
+          for (int r = 0; r < np; ++r)
+            if (r < ext[d])
+              {
+                Number s = 0;
+                TPMG_UNROLL
+                for (int j = 0; j < np; ++j)
+                  if (j < len)
+                    s += (transpose ? C[j * stride + r] : C[r * stride + j]) * v[j];
+                const int o = first + r * step;
+                out[o]      = add ? Number(out[o]) + scale * s : scale * s;
+              }
+        }
+    }
+  };
+
+  /// One smoothing step on the boundary patches of one colour: x += A_P⁻¹ (b − A x)|_P, patch by
+  /// patch (their unknowns are disjoint within a colour). `robin`: a level with Robin faces
+  /// (`robin_weights`, the patches' own eigenpairs); without, the kernel of Neumann faces alone.
+  template <int dim, int k, typename Number, bool robin = false>
+  struct BoundaryPatchKernel : BoundaryPatchTensor<dim, k, Number>
+  {
+    using Base = BoundaryPatchTensor<dim, k, Number>;
+    using L    = typename Base::L;
+    using Base::at;
+    using Base::cells;
+    using Base::contract;
+    using Base::cube;
+    using Base::extent;
+    using Base::n_patches;
+    using Base::nodes;
+    using Base::np;
+    using Base::patch;
+    using Base::unknowns;
+    using Patch                                = typename Base::Patch;
+    static constexpr int max_threads_per_block = 64;
+    static constexpr int n_phases              = dim == 3 ? 13 : 9;
+    /// Robin faces: the Gauss points per face direction, a face cell's points, the patch's face
+    /// cells per face (at most 2^(dim-1)), and the shared arrays beyond the four patch tensors:
+    /// per direction the term on the face's plane (np^(dim-1)) and the values at its cells' points.
+    static constexpr int nq = k + 1, points = dim == 3 ? nq * nq : nq, face_cells = 1 << (dim - 1);
+    static constexpr int plane    = dim == 3 ? np * np : np;
+    static constexpr int off_term = 4 * cube, off_points = off_term + 3 * plane;
+    static constexpr int shared_numbers = robin ? off_points + 3 * face_cells * points : 4 * cube;
+
+    struct Registers
+    {};
+
+    Number coef[3]{0, 0, 0};
+    /// s = c Π h_d: a constant reaction term's multiple of the reference masses (0: the Laplacian)
+    Number        shift  = 0;
+    const Number *data1d = nullptr; ///< BoundaryPatchData1DLayout
+    const Number *b      = nullptr;
+    Number       *x      = nullptr;
+    /// with `robin`: per face of the box RobinFaceWeights' values (null where it is no Robin
+    /// face), the basis at the nq Gauss points of a face direction, and per patch of the launch
+    /// and direction the index of its eigenpairs in robin_pairs (-1: the kind's own)
+    const Number                  *robin_weights[6]{};
+    SmallMatrix<Number, nq, k + 1> face_basis{};
+    const Number                  *robin_pairs = nullptr;
+    const int                     *robin_index = nullptr;
+
+    LaunchShape shape() const
+    {
+      LaunchShape s;
+      s.grid.x       = unsigned(n_patches);
+      s.block        = Dim3{max_threads_per_block, 1, 1};
+      s.shared_bytes = std::size_t(shared_numbers) * sizeof(Number);
+      return s;
+    }
+
     TPMG_HD const Number *matrix(const Patch &P, int d, int which) const
     {
       if constexpr (robin)
@@ -229,46 +306,6 @@ namespace tpmg
       return s;
     }
 
-    /// out = C ∘_d in over `ext` (the extents of out; the contracted index runs over `len` of in):
-    /// out(.., i_d, ..) = Σ_j C(i_d, j) in(.., j, ..), C with rows of `stride`; `transpose` swaps
-    /// C's indices; out += `scale` times the result where `add`. One thread per fiber along d:
-    /// the fiber of `in` into registers once, then its ext[d] outputs, the loops of the
-    /// compile-time length np (the run-time lengths as predicates), so that each thread
-    /// decomposes one index per fiber instead of one per entry, and the loads of C and of the
-    /// fiber are independent. A thread writes only its fiber, so calls that accumulate into the
-    /// same `out` need no barrier between them.
-    template <class Ctx, class Out, class In>
-    static TPMG_HD void contract(const Ctx &ctx, Out out, In in, const Number *C, int stride, bool transpose, int d,
-                                 const int (&ext)[3], int len, Number scale, bool add)
-    {
-      const int a = d == 0 ? 1 : 0, c = d == 2 ? 1 : 2; // the other two directions
-      const int step = d == 0 ? 1 : d == 1 ? np : np * np;
-      for (int t = int(ctx.linear_thread()); t < ext[a] * ext[c]; t += int(ctx.block_dim.size()))
-        {
-          int i[3];
-          i[a]            = t % ext[a];
-          i[c]            = t / ext[a];
-          i[d]            = 0;
-          const int first = at(i[0], i[1], i[2]);
-          Number    v[np];
-          TPMG_UNROLL
-          for (int j = 0; j < np; ++j)
-            v[j] = j < len ? in[first + j * step] : Number(0);
-          TPMG_UNROLL
-          for (int r = 0; r < np; ++r)
-            if (r < ext[d])
-              {
-                Number s = 0;
-                TPMG_UNROLL
-                for (int j = 0; j < np; ++j)
-                  if (j < len)
-                    s += (transpose ? C[j * stride + r] : C[r * stride + j]) * v[j];
-                const int o = first + r * step;
-                out[o]      = add ? Number(out[o]) + scale * s : scale * s;
-              }
-        }
-    }
-
     /// 3D: 0 gather x | 1-4 A x, direction by direction | 5 the residual | 6-8 Sᵀ per direction
     /// | 9 divided by the eigenvalue sums | 10-12 S per direction, added to x. 2D alike, 9 phases.
     template <int phase, class Shared>
@@ -279,18 +316,12 @@ namespace tpmg
       const int   e[3] = {extent(P, 0), extent(P, 1), extent(P, 2)};
       const int   u[3] = {unknowns(P, 0), unknowns(P, 1), unknowns(P, 2)};
       // the unknowns' first patch node per direction
-      const int f[3] = {L::first(P.kind[0]), L::first(P.kind[1]), dim == 3 ? L::first(P.kind[2]) : 0};
-      auto      M    = [&](int d) { return matrix(P, d, L::mass); };
-      auto      K    = [&](int d) { return matrix(P, d, L::stiffness); };
-      auto      S    = [&](int d) { return matrix(P, d, L::vectors); };
-      auto      node = [&](int i, int j, int l) {
-        return (P.origin[0] + i) + nodes[0] * ((P.origin[1] + j) + nodes[1] * (P.origin[2] + l));
-      };
-      // the threads over the entries of a tensor of extents n: f(i, j, l)
-      auto each = [&](const int(&n)[3], auto &&fn) {
-        for (int t = int(ctx.linear_thread()); t < n[0] * n[1] * n[2]; t += int(ctx.block_dim.size()))
-          fn(t % n[0], (t / n[0]) % n[1], t / (n[0] * n[1]));
-      };
+      const int     f[3]     = {L::first(P.kind[0]), L::first(P.kind[1]), dim == 3 ? L::first(P.kind[2]) : 0};
+      auto          M        = [&](int d) { return matrix(P, d, L::mass); };
+      auto          K        = [&](int d) { return matrix(P, d, L::stiffness); };
+      auto          S        = [&](int d) { return matrix(P, d, L::vectors); };
+      auto          node     = [&](int i, int j, int l) { return Base::node(P, i, j, l); };
+      auto          each     = [&](const int(&n)[3], auto &&fn) { Base::each(ctx, n, fn); };
       constexpr int residual = dim == 3 ? 5 : 3; // the phase of the residual
       if constexpr (phase == 0)
         each(e, [&](int i, int j, int l) { X[at(i, j, l)] = x[node(i, j, l)]; });

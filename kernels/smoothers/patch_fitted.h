@@ -17,8 +17,18 @@
 // patch, each walking one direction; P patches per block. Phases: 0 loads the patch's
 // table entries and its residual into shared memory; 1..dim apply Ŝᵀ along x, y(, z) and divide
 // by the eigenvalue sums; dim+1..2dim apply Ŝ along z(, y), x and add to x.
+//
+// FittedBoundaryPatchSolve does the same on the patches of the Neumann and Robin faces, whose
+// surrogates are truncated along the faces' normals: there a direction has the one cell inside,
+// of the fitted width a, and its unknowns are the face's node and the k - 1 inside the cell (the
+// Cartesian boundary patches' kinds, boundary_patch.h); a Robin face adds α̅ ∫_F u v with α̅ the
+// patch's mean α, which enters the direction's 1D problem as K̂ + β e eᵀ, β = α̅ a / σ, so that
+// the widths scale its eigenpairs as an interior direction's. Every direction of such a patch
+// reads its own eigenpairs (a ratio-table row, a free end or a Robin end): few patches, one block
+// each, on the shared patch tensors of the Cartesian boundary patches.
 #pragma once
 
+#include <kernels/smoothers/boundary_patch.h>
 #include <kernels/smoothers/patch_common.h>
 
 namespace tpmg
@@ -138,6 +148,94 @@ namespace tpmg
               else
                 out[idx(i[0], i[1], i[2])] = v;
             }
+        }
+    }
+  };
+
+  /// x += Ã⁻¹ r on the unknowns of the fitted patches on the Neumann and Robin faces of one
+  /// colour (one block per patch; their unknowns are disjoint within a colour).
+  template <int dim, int k, typename Number>
+  struct FittedBoundaryPatchSolve : BoundaryPatchTensor<dim, k, Number>
+  {
+    using Base = BoundaryPatchTensor<dim, k, Number>;
+    using L    = typename Base::L;
+    using Base::at;
+    using Base::contract;
+    using Base::cube;
+    using Base::n_patches;
+    using Base::patch;
+    using Base::unknowns;
+    using Patch                                = typename Base::Patch;
+    static constexpr int ni                    = L::ni;
+    static constexpr int pair_size             = ni * ni + ni; ///< one direction's eigenvectors, then values
+    static constexpr int max_threads_per_block = 64;
+    static constexpr int n_phases              = 2 * dim + 2;
+    static constexpr int per_patch             = dim + 2; ///< 1/a_d², 1/(σ Π_d a_d), γ/σ
+
+    struct Registers
+    {};
+
+    const int    *pair   = nullptr; ///< per patch of the launch and direction (3): its entry in `pairs`
+    const Number *scales = nullptr; ///< per patch of the launch: per_patch numbers
+    /// per entry the eigenvectors at unit width (ni × ni, row = the direction's unknown, column =
+    /// mode; a truncated direction uses k rows and columns) and then the ni eigenvalues
+    const Number *pairs = nullptr;
+    const Number *r     = nullptr;
+    Number       *x     = nullptr;
+
+    LaunchShape shape() const
+    {
+      LaunchShape s;
+      s.grid.x       = unsigned(n_patches);
+      s.block        = Dim3{max_threads_per_block, 1, 1};
+      s.shared_bytes = std::size_t(3 * cube) * sizeof(Number);
+      return s;
+    }
+
+    /// 0 gather r | 1..dim Ŝᵀ along x, y(, z) | dim+1 divided by the eigenvalue sums | dim+2..2dim
+    /// Ŝ along z(, y) | 2dim+1 Ŝ along x, scaled and added to x. The contractions cycle through
+    /// three tensors: stage s reads T[(s-1) % 3] and writes T[s % 3].
+    template <int phase, class Shared>
+    TPMG_HD void run(const KernelCtx &ctx, Shared &sh, Registers &) const
+    {
+      auto          X = sh.template array<Number>(0);
+      decltype(X)   T[3]{X, X + cube, X + 2 * cube};
+      const Patch   P    = patch(index_t(ctx.block.x));
+      const int     u[3] = {unknowns(P, 0), unknowns(P, 1), unknowns(P, 2)};
+      const int     f[3] = {L::first(P.kind[0]), L::first(P.kind[1]), dim == 3 ? L::first(P.kind[2]) : 0};
+      auto          S    = [&](int d) { return pairs + index_t(pair[3 * P.index + d]) * pair_size; };
+      const Number *W    = scales + P.index * per_patch;
+      if constexpr (phase == 0)
+        Base::each(ctx, u,
+                   [&](int i, int j, int l) { X[at(i, j, l)] = r[Base::node(P, f[0] + i, f[1] + j, f[2] + l)]; });
+      else if constexpr (phase <= dim)
+        contract(ctx, T[phase % 3], T[(phase - 1) % 3], S(phase - 1), ni, true, phase - 1, u, u[phase - 1], Number(1),
+                 false);
+      else if constexpr (phase == dim + 1)
+        Base::each(ctx, u, [&](int i, int j, int l) {
+          const int i3[3] = {i, j, l};
+          Number    sum   = W[dim + 1];
+          for (int d = 0; d < dim; ++d)
+            sum += S(d)[ni * ni + i3[d]] * W[d];
+          const auto B = T[dim % 3];
+          const int  p = at(i, j, l);
+          B[p]         = Number(B[p]) / sum;
+        });
+      else if constexpr (phase < n_phases - 1)
+        {
+          constexpr int s = phase - 1, d = 2 * dim - s;
+          contract(ctx, T[s % 3], T[(s - 1) % 3], S(d), ni, false, d, u, u[d], Number(1), false);
+        }
+      else
+        {
+          constexpr int s = 2 * dim; // reads T[(s - 1) % 3]
+          const auto    Z = T[(s - 1) % 3];
+          Base::each(ctx, u, [&](int i, int j, int l) {
+            Number v = 0;
+            for (int a = 0; a < u[0]; ++a)
+              v += S(0)[i * ni + a] * Z[at(a, j, l)];
+            x[Base::node(P, f[0] + i, f[1] + j, f[2] + l)] += W[dim] * v;
+          });
         }
     }
   };

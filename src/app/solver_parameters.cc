@@ -141,29 +141,9 @@ namespace tpmg
                                           std::to_string(p.coarse_cells[std::size_t(d)]) +
                                           " coarse cell; a periodic direction needs at least 2 (the ghost layers "
                                           "beyond its faces copy two cells of the other end)");
-          if (fitted_patches(p))
-            fail(p.coefficients().varying() ? "Problem/Coefficient" : "Multigrid/Patch geometry",
-                 "periodic faces with the fitted patches (a coefficient that varies in space, or Patch geometry "
-                 "= fitted) are not implemented in this version; use Multigrid/Smoother = chebyshev_jacobi");
           if (p.cuda_graph == CudaGraph::always)
             fail("Backend/CUDA graph", "a periodic box exchanges the copies beyond its faces inside the V-cycle, "
                                        "which the graph does not record; use auto or never");
-        }
-      const std::string kind = robin ? "Robin" : "Neumann";
-      if (fitted_patches(p)) // (why: a varying coefficient, a deformed mesh, or the user's choice)
-        {
-          const Coefficient a        = make_coefficient(p.coefficient, p.dim);
-          const bool        varying  = p.coefficients().varying();
-          const bool        deformed = !varying && p.patch_geometry == PatchGeometry::automatic;
-          fail(varying    ? (a && !a->is_constant() ? "Problem/Coefficient" : "Problem/Reaction coefficient")
-               : deformed ? "Mesh/Deformation"
-                          : "Multigrid/Patch geometry",
-               kind + " faces with the fitted patches (" +
-                 (varying    ? "a coefficient that varies in space"
-                  : deformed ? "a deformed mesh"
-                             : "Patch geometry = fitted") +
-                 ") are not implemented in this version: the fitted patches have none on those faces; use "
-                 "Multigrid/Smoother = chebyshev_jacobi");
         }
     }
 

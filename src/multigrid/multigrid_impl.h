@@ -179,13 +179,12 @@ namespace tpmg
     {
     public:
       FittedSchwarzAdapter(const CartesianLevel &level, Backend b, const MultigridSettings &s,
-                           const LinearOperator<Number> *op, const BoxLayout *layout)
-        : solver_(level, b, s.deformation, s.level_operator == LevelOperatorType::bp5, s.coefficients), op_(op),
-          symmetric_(s.symmetric), layout_(layout), smoothing_(s.fitted_smoothing)
+                           const LinearOperator<Number> *op, const BoxLayout *layout,
+                           std::shared_ptr<const RobinFaces<Number>> robin)
+        : solver_(level, b, s.deformation, s.level_operator == LevelOperatorType::bp5, s.coefficients,
+                  std::move(robin)),
+          op_(op), symmetric_(s.symmetric), layout_(layout), smoothing_(s.fitted_smoothing)
       {
-        if (level.dirichlet_faces != all_faces) // (its patches sit on interior vertices only)
-          throw std::invalid_argument("the fitted patches have none on Neumann and Robin faces; use the "
-                                      "Chebyshev-Jacobi smoother");
         if (smoothing_ == FittedSmoothing::chebyshev_additive)
           {
             additive_  = std::make_unique<AdditiveSchwarz<dim, k, Number>>(solver_, *op, s.overlap);
@@ -345,7 +344,8 @@ namespace tpmg
               {
                 if constexpr (VertexPatchSmoother<dim, k, Number>::supported())
                   L->smoother = std::make_unique<internal::FittedSchwarzAdapter<dim, k, Number>>(
-                    L->mesh, backend, settings, L->op.get(), L->layout->distributed() ? L->layout.get() : nullptr);
+                    L->mesh, backend, settings, L->op.get(), L->layout->distributed() ? L->layout.get() : nullptr,
+                    L->robin);
               }
             else if (settings.smoother == SmootherType::vertex_patch)
               {

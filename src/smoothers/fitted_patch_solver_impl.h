@@ -10,14 +10,21 @@
 #include <src/smoothers/patch_geometry.h>
 #include <src/smoothers/patch_split.h>
 
+#include <map>
+#include <stdexcept>
+#include <utility>
+
 namespace tpmg
 {
   template <int dim, int k, typename Number>
   FittedPatchSolver<dim, k, Number>::FittedPatchSolver(const CartesianLevel &level, Backend backend,
                                                        const DeformationSettings &deformation, bool lumped_mass,
-                                                       const Coefficients &coefficients)
+                                                       const Coefficients                       &coefficients,
+                                                       std::shared_ptr<const RobinFaces<Number>> robin)
     : level_(level), backend_(backend)
   {
+    if ((level.robin_faces & ~level.dirichlet_faces) != 0 && !robin)
+      throw std::invalid_argument("the fitted patch solver: the level has Robin faces, but no Robin coefficient");
     const FittedRatioTable table  = fitted_ratio_table(k, lumped_mass);
     auto                   upload = [&](Vector<Number> &v, const std::vector<double> &h) {
       std::vector<Number> n(h.begin(), h.end());
@@ -43,19 +50,93 @@ namespace tpmg
       }
     upload(ratio_index_, rows);
     upload(left_width_, widths);
+    if (level.dirichlet_faces != all_faces)
+      set_up_boundary_patches(deformation, lumped_mass, coefficients, robin.get());
+  }
+
+  template <int dim, int k, typename Number>
+  void FittedPatchSolver<dim, k, Number>::set_up_boundary_patches(const DeformationSettings &deformation,
+                                                                  bool lumped_mass, const Coefficients &coefficients,
+                                                                  const RobinFaces<Number> *robin)
+  {
+    std::array<const std::vector<double> *, 6> integrals{};
+    for (int f = 0; f < 2 * dim; ++f)
+      if (robin && robin->has(f))
+        integrals[std::size_t(f)] = &robin->cell_integrals(f);
+    const auto patches = fitted_boundary_patches(level_, deformation, coefficients, integrals);
+    // the directions' eigenpairs, once per distinct (kind, table row or β)
+    std::map<std::pair<int, double>, int>                    known;
+    std::vector<std::pair<const FittedBoundaryPatch *, int>> entries; // (patch, direction)
+    for (std::size_t c = 0; c < patches.size(); ++c)
+      {
+        const std::vector<FittedBoundaryPatch> &list = patches[c];
+        if (list.empty())
+          continue;
+        std::vector<index_t> vertices(list.size());
+        std::vector<int>     pair(3 * list.size(), 0);
+        std::vector<Number>  scales(list.size() * (dim + 2));
+        for (std::size_t p = 0; p < list.size(); ++p)
+          {
+            const FittedBoundaryPatch &P = list[p];
+            vertices[p]                  = P.vertex;
+            double product               = P.scale;
+            for (int d = 0; d < dim; ++d)
+              {
+                const std::size_t D   = std::size_t(d);
+                const auto        key = std::make_pair(P.kind[D], P.kind[D] == 0 ? double(P.row[D]) : P.beta[D]);
+                auto              it  = known.find(key);
+                if (it == known.end())
+                  {
+                    it = known.emplace(key, int(entries.size())).first;
+                    entries.emplace_back(&P, d);
+                  }
+                pair[3 * p + D]           = it->second;
+                scales[p * (dim + 2) + D] = Number(1 / (P.a[D] * P.a[D]));
+                product *= P.a[D];
+              }
+            scales[p * (dim + 2) + dim]     = Number(1 / product);
+            scales[p * (dim + 2) + dim + 1] = Number(P.reaction / P.scale);
+          }
+        boundary_vertices_[c].reinit(index_t(vertices.size()), backend_, false);
+        boundary_vertices_[c].from_host(vertices);
+        boundary_pair_[c].reinit(index_t(pair.size()), backend_, false);
+        boundary_pair_[c].from_host(pair);
+        boundary_scales_[c].reinit(index_t(scales.size()), backend_, false);
+        boundary_scales_[c].from_host(scales);
+      }
+    const FittedRatioTable &table     = fitted_ratio_table(k, lumped_mass);
+    constexpr std::size_t   pair_size = FittedBoundaryPatchSolve<dim, k, Number>::pair_size;
+    std::vector<Number>     pairs(entries.size() * pair_size);
+#pragma omp parallel for schedule(dynamic, 16) if (entries.size() > 64)
+    for (std::size_t e = 0; e < entries.size(); ++e)
+      {
+        const std::vector<double> p = fitted_boundary_eigenpairs_1d(table, *entries[e].first, entries[e].second);
+        for (std::size_t i = 0; i < pair_size; ++i)
+          pairs[e * pair_size + i] = Number(p[i]);
+      }
+    boundary_pairs_.reinit(index_t(pairs.size()), backend_, false);
+    boundary_pairs_.from_host(pairs);
   }
 
   template <int dim, int k, typename Number>
   std::size_t FittedPatchSolver<dim, k, Number>::memory_bytes() const
   {
-    return std::size_t(eigenvectors_.size() + eigenvalues_.size() + ratio_index_.size() + left_width_.size()) *
-           sizeof(Number);
+    std::size_t bytes = std::size_t(eigenvectors_.size() + eigenvalues_.size() + ratio_index_.size() +
+                                    left_width_.size() + boundary_pairs_.size()) *
+                        sizeof(Number);
+    for (std::size_t c = 0; c < boundary_vertices_.size(); ++c)
+      bytes += std::size_t(boundary_vertices_[c].size()) * sizeof(index_t) +
+               std::size_t(boundary_pair_[c].size()) * sizeof(int) +
+               std::size_t(boundary_scales_[c].size()) * sizeof(Number);
+    return bytes;
   }
 
   template <int dim, int k, typename Number>
   void FittedPatchSolver<dim, k, Number>::solve_color(Vector<Number> &x, const Vector<Number> &r, int color,
                                                       const PatchColorGeometry *part) const
   {
+    if (!part) // (their unknowns are not the interior patches')
+      solve_boundary_color(x, r, color);
     FittedPatchSolve<dim, k, Number> kern;
     kern.geo = part ? *part : patch_color_geometry(level_, color);
     if (kern.geo.n_patches == 0)
@@ -68,6 +149,29 @@ namespace tpmg
     kern.eigenvalues  = eigenvalues_.data();
     kern.r            = r.data();
     kern.x            = x.data();
+    launch(backend_, kern, kern.shape());
+  }
+
+  template <int dim, int k, typename Number>
+  void FittedPatchSolver<dim, k, Number>::solve_boundary_color(Vector<Number> &x, const Vector<Number> &r,
+                                                               int color) const
+  {
+    const Vector<index_t> &vertices = boundary_vertices_[std::size_t(color)];
+    if (vertices.size() == 0)
+      return;
+    FittedBoundaryPatchSolve<dim, k, Number> kern;
+    kern.patches   = vertices.data();
+    kern.n_patches = vertices.size();
+    for (int d = 0; d < 3; ++d)
+      {
+        kern.cells[d] = d < dim ? level_.cells[d] : 1;
+        kern.nodes[d] = level_.nodes(d);
+      }
+    kern.pair   = boundary_pair_[std::size_t(color)].data();
+    kern.scales = boundary_scales_[std::size_t(color)].data();
+    kern.pairs  = boundary_pairs_.data();
+    kern.r      = r.data();
+    kern.x      = x.data();
     launch(backend_, kern, kern.shape());
   }
 
@@ -109,6 +213,7 @@ namespace tpmg
         const std::size_t last = std::size_t(n - 1);
         for (const PatchColorGeometry &near : split_->near[last])
           solver_->solve_color(z, r, n - 1, &near);
+        solver_->solve_boundary_color(z, r, n - 1); // (before the exchange, which sends them)
         layout->start_update_ghosts(z, GhostLayers::one);
         solver_->solve_color(z, r, n - 1, &split_->inner[last]);
         layout->finish_ghost_update();

@@ -1,6 +1,8 @@
 #include <tpmg/fitted_patches.h>
 #include <tpmg/patch_data.h>
 
+#include <src/smoothers/patch_geometry.h>
+
 #include <Eigen/Dense>
 
 #include <algorithm>
@@ -123,16 +125,32 @@ namespace tpmg
     return h;
   }
 
+  namespace
+  {
+    /// What the surrogates read per cell: the fitted widths, the mean coefficient and reaction
+    /// coefficient; the cells and vertices per direction (1 beyond the dimension).
+    struct FittedCells
+    {
+      std::vector<double> h, mean, react;
+      index_t             nc[3], nv[3];
+      FittedCells(const CartesianLevel &level, const DeformationSettings &s, const Coefficients &coefficients)
+        : h(fitted_cell_widths(level, s)), mean(cell_coefficient_means(level, s, coefficients.diffusion)),
+          react(coefficients.reaction ? cell_coefficient_means(level, s, coefficients.reaction)
+                                      : std::vector<double>(mean.size(), 0.0)),
+          nc{level.cells[0], level.cells[1], level.dim == 3 ? level.cells[2] : 1}, nv{nc[0] + 1, nc[1] + 1,
+                                                                                      nc[2] + (level.dim == 3 ? 1 : 0)}
+      {}
+    };
+  } // namespace
+
   std::vector<FittedPatchWidths> fitted_patch_widths(const CartesianLevel &level, const DeformationSettings &s,
                                                      const Coefficients &coefficients)
   {
-    const int                 dim   = level.dim;
-    const std::vector<double> h     = fitted_cell_widths(level, s);
-    const std::vector<double> mean  = cell_coefficient_means(level, s, coefficients.diffusion);
-    const std::vector<double> react = coefficients.reaction ? cell_coefficient_means(level, s, coefficients.reaction)
-                                                            : std::vector<double>(mean.size(), 0.0);
-    const index_t             nc[3] = {level.cells[0], level.cells[1], dim == 3 ? level.cells[2] : 1};
-    const index_t             nv[3] = {nc[0] + 1, nc[1] + 1, dim == 3 ? nc[2] + 1 : 1};
+    const int                  dim = level.dim;
+    const FittedCells          cells(level, s, coefficients);
+    const std::vector<double> &h = cells.h, &mean = cells.mean, &react = cells.react;
+    const index_t(&nc)[3] = cells.nc;
+    const index_t(&nv)[3] = cells.nv;
     std::vector<FittedPatchWidths> w(std::size_t(nv[0] * nv[1] * nv[2]));
 #pragma omp parallel for schedule(static)
     for (index_t vz = 0; vz < nv[2]; ++vz)
@@ -184,5 +202,179 @@ namespace tpmg
       two_cell_patch_matrices(k, lumped_mass, w.a[d], w.a[d] * FittedRatioTable::ratio(w.row[d]), M[d], K[d]);
     return kronecker_interior_matrix(dim, 2 * k - 1, {&M[0], &M[1], &M[2]}, {&K[0], &K[1], &K[2]},
                                      {w.scale, w.scale, w.scale}, w.reaction); // (+ reaction ⊗_d M_d)
+  }
+
+  std::array<std::vector<FittedBoundaryPatch>, 8>
+  fitted_boundary_patches(const CartesianLevel &level, const DeformationSettings &s, const Coefficients &coefficients,
+                          const std::array<const std::vector<double> *, 6> &robin_integrals)
+  {
+    std::array<std::vector<FittedBoundaryPatch>, 8> out;
+    const std::array<std::vector<index_t>, 8>       lists = boundary_patch_vertices(level);
+    if (std::all_of(lists.begin(), lists.end(), [](const auto &l) { return l.empty(); }))
+      return out;
+    const int                  dim = level.dim;
+    const FittedCells          cells(level, s, coefficients);
+    const std::vector<double> &h = cells.h, &mean = cells.mean, &react = cells.react;
+    const index_t(&nc)[3] = cells.nc;
+    const index_t(&nv)[3] = cells.nv;
+    for (std::size_t colour = 0; colour < lists.size(); ++colour)
+      {
+        const std::vector<index_t> &list = lists[colour];
+        out[colour].resize(list.size());
+#pragma omp parallel for schedule(static)
+        for (std::size_t p = 0; p < list.size(); ++p)
+          {
+            FittedBoundaryPatch &P = out[colour][p];
+            P.vertex               = list[p];
+            index_t v[3]           = {list[p] % nv[0], (list[p] / nv[0]) % nv[1], list[p] / (nv[0] * nv[1])};
+            for (int d = 0; d < dim; ++d)
+              P.kind[std::size_t(d)] = v[d] == 0 ? 1 : v[d] == nc[d] ? 2 : 0;
+            // the patch's cells: bit d of `cell` = the side along d (0 below the vertex, 1 above),
+            // present where the kind has a cell there
+            auto present = [&](int cell) {
+              for (int d = 0; d < dim; ++d)
+                {
+                  const int side = (cell >> d) & 1, t = P.kind[std::size_t(d)];
+                  if ((t == 1 && side == 0) || (t == 2 && side == 1))
+                    return false;
+                }
+              return true;
+            };
+            auto cell_index = [&](int cell, index_t(&c)[3]) {
+              c[0] = c[1] = c[2] = 0;
+              for (int e = 0; e < dim; ++e)
+                c[e] = v[e] - 1 + ((cell >> e) & 1);
+              return std::size_t(c[0] + nc[0] * (c[1] + nc[1] * c[2]));
+            };
+            double scale = 0, reaction = 0, count = 0;
+            for (int cell = 0; cell < (1 << dim); ++cell)
+              if (present(cell))
+                {
+                  index_t           c[3];
+                  const std::size_t i = cell_index(cell, c);
+                  scale += mean[i];
+                  reaction += react[i];
+                  ++count;
+                }
+            P.scale    = scale / count;
+            P.reaction = reaction / count;
+            for (int d = 0; d < dim; ++d)
+              {
+                double side[2] = {0, 0}, n[2] = {0, 0};
+                for (int cell = 0; cell < (1 << dim); ++cell)
+                  if (present(cell))
+                    {
+                      index_t   c[3];
+                      const int b = (cell >> d) & 1;
+                      side[b] += h[cell_index(cell, c) * std::size_t(dim) + std::size_t(d)];
+                      n[b] += 1;
+                    }
+                const std::size_t D = std::size_t(d);
+                if (P.kind[D] == 0)
+                  {
+                    const double lower = side[0] / n[0], upper = side[1] / n[1];
+                    P.row[D] = FittedRatioTable::row(upper / lower);
+                    P.a[D]   = std::sqrt(lower * upper / FittedRatioTable::ratio(P.row[D]));
+                    continue;
+                  }
+                P.a[D]                          = P.kind[D] == 1 ? side[1] / n[1] : side[0] / n[0];
+                const int                  face = 2 * d + P.kind[D] - 1;
+                const std::vector<double> *I    = robin_integrals[std::size_t(face)];
+                if (!I)
+                  continue;
+                // α̅ over the patch's cells (all of them touch the face): Σ ∫ α / Σ fitted areas
+                const int e0 = d == 0 ? 1 : 0, e1 = d == 2 ? 1 : 2;
+                double    integral = 0, area = 0;
+                for (int cell = 0; cell < (1 << dim); ++cell)
+                  if (present(cell))
+                    {
+                      index_t           c[3];
+                      const std::size_t i = cell_index(cell, c);
+                      integral += (*I)[std::size_t(c[e0] + nc[e0] * (dim == 3 ? c[e1] : 0))];
+                      double measure = 1;
+                      for (int e = 0; e < dim; ++e)
+                        if (e != d)
+                          measure *= h[i * std::size_t(dim) + std::size_t(e)];
+                      area += measure;
+                    }
+                P.beta[D] = integral / area * P.a[D] / P.scale;
+              }
+          }
+      }
+    return out;
+  }
+
+  namespace
+  {
+    /// Direction d's 1D mass and stiffness of boundary patch p over its unknowns (physical widths,
+    /// the Robin term in the stiffness).
+    void boundary_direction_matrices(int k, bool lumped_mass, const FittedBoundaryPatch &p, int d, Eigen::MatrixXd &M,
+                                     Eigen::MatrixXd &K)
+    {
+      const std::size_t D = std::size_t(d);
+      if (p.kind[D] == 0)
+        {
+          Matrix1D m, s;
+          two_cell_patch_matrices(k, lumped_mass, p.a[D], p.a[D] * FittedRatioTable::ratio(p.row[D]), m, s);
+          const int ni = 2 * k - 1;
+          M.resize(ni, ni);
+          K.resize(ni, ni);
+          for (int i = 0; i < ni; ++i)
+            for (int j = 0; j < ni; ++j)
+              {
+                M(i, j) = m(i + 1, j + 1);
+                K(i, j) = s(i + 1, j + 1);
+              }
+          return;
+        }
+      const ElementMatrices1D e     = element_matrices_1d(unsigned(k));
+      const Matrix1D         &mc    = lumped_mass ? e.lumped_mass : e.mass;
+      const int               first = p.kind[D] == 1 ? 0 : 1;
+      M.resize(k, k);
+      K.resize(k, k);
+      for (int i = 0; i < k; ++i)
+        for (int j = 0; j < k; ++j)
+          {
+            M(i, j) = p.a[D] * mc(unsigned(first + i), unsigned(first + j));
+            K(i, j) = e.stiffness(unsigned(first + i), unsigned(first + j)) / p.a[D];
+          }
+      const int f = p.kind[D] == 1 ? 0 : k - 1; // the face's node
+      K(f, f) += p.beta[D] / p.a[D];
+    }
+  } // namespace
+
+  std::vector<double> fitted_boundary_patch_matrix(int dim, int k, bool lumped_mass, const FittedBoundaryPatch &p)
+  {
+    Eigen::MatrixXd M[3], K[3];
+    for (int d = 0; d < 3; ++d)
+      if (d < dim)
+        boundary_direction_matrices(k, lumped_mass, p, d, M[d], K[d]);
+      else
+        M[d] = K[d] = Eigen::MatrixXd::Ones(1, 1);
+    auto kron = [](const Eigen::MatrixXd &A, const Eigen::MatrixXd &B) { // A ⊗ B, B's index fastest
+      Eigen::MatrixXd C(A.rows() * B.rows(), A.cols() * B.cols());
+      for (Eigen::Index i = 0; i < A.rows(); ++i)
+        for (Eigen::Index j = 0; j < A.cols(); ++j)
+          C.block(i * B.rows(), j * B.cols(), B.rows(), B.cols()) = A(i, j) * B;
+      return C;
+    };
+    // lexicographic: x fastest, so z ⊗ y ⊗ x
+    Eigen::MatrixXd A = p.reaction * kron(kron(M[2], M[1]), M[0]);
+    for (int d = 0; d < dim; ++d)
+      A += p.scale * kron(kron(d == 2 ? K[2] : M[2], d == 1 ? K[1] : M[1]), d == 0 ? K[0] : M[0]);
+    return std::vector<double>(A.data(), A.data() + A.size()); // (symmetric: either order)
+  }
+
+  std::vector<double> fitted_boundary_eigenpairs_1d(const FittedRatioTable &t, const FittedBoundaryPatch &p, int d)
+  {
+    const std::size_t D = std::size_t(d);
+    if (p.kind[D] != 0)
+      return robin_patch_eigenpairs_1d(t.k, t.lumped_mass, p.kind[D], p.beta[D]);
+    const std::size_t   ni = std::size_t(2 * t.k - 1), row = std::size_t(p.row[D]);
+    std::vector<double> pair(t.eigenvectors.begin() + std::ptrdiff_t(row * ni * ni),
+                             t.eigenvectors.begin() + std::ptrdiff_t((row + 1) * ni * ni));
+    pair.insert(pair.end(), t.eigenvalues.begin() + std::ptrdiff_t(row * ni),
+                t.eigenvalues.begin() + std::ptrdiff_t((row + 1) * ni));
+    return pair;
   }
 } // namespace tpmg

@@ -60,6 +60,35 @@ namespace tpmg
     return g;
   }
 
+  std::array<std::vector<index_t>, 8> boundary_patch_vertices(const CartesianLevel &level)
+  {
+    std::array<std::vector<index_t>, 8> lists;
+    const int                           dim = level.dim;
+    const index_t nv[3] = {level.cells[0] + 1, dim > 1 ? level.cells[1] + 1 : 1, dim > 2 ? level.cells[2] + 1 : 1};
+    if (level.dirichlet_faces == all_faces)
+      return lists;
+    for (index_t v2 = 0; v2 < nv[2]; ++v2)
+      for (index_t v1 = 0; v1 < nv[1]; ++v1)
+        for (index_t v0 = 0; v0 < nv[0]; ++v0)
+          {
+            const index_t v[3] = {v0, v1, v2};
+            bool          face = false, patch = true;
+            int           colour = 0;
+            for (int d = 0; d < dim; ++d)
+              {
+                const bool lower = v[d] == 0, upper = v[d] == level.cells[d];
+                if ((lower && level.dirichlet(2 * d)) || (upper && level.dirichlet(2 * d + 1)) ||
+                    v[d] < level.owned_begin(d) || v[d] > level.owned_end(d))
+                  patch = false;
+                face = face || lower || upper;
+                colour |= int((v[d] + level.global_offset(d)) & 1) << d;
+              }
+            if (patch && face)
+              lists[std::size_t(colour)].push_back(v0 + nv[0] * (v1 + nv[1] * v2));
+          }
+    return lists;
+  }
+
   OverlappedColours overlapped_colours(const CartesianLevel &level, int n_colours, Backend backend,
                                        ExchangeOverlap overlap)
   {

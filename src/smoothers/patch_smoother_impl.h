@@ -154,30 +154,7 @@ namespace tpmg
   template <int dim, int k, typename Number>
   void VertexPatchSmoother<dim, k, Number>::set_up_boundary_patches()
   {
-    // the vertices on the Neumann and Robin faces and off the Dirichlet ones (a rank's part: those
-    // of its owned cells' closed box, its faces inside the box being Dirichlet faces), by colour
-    // (the whole level's vertex parity)
-    std::array<std::vector<index_t>, 8> lists;
-    const index_t nv[3] = {level_.cells[0] + 1, dim > 1 ? level_.cells[1] + 1 : 1, dim > 2 ? level_.cells[2] + 1 : 1};
-    for (index_t v2 = 0; v2 < nv[2]; ++v2)
-      for (index_t v1 = 0; v1 < nv[1]; ++v1)
-        for (index_t v0 = 0; v0 < nv[0]; ++v0)
-          {
-            const index_t v[3] = {v0, v1, v2};
-            bool          face = false, patch = true;
-            int           colour = 0;
-            for (int d = 0; d < dim; ++d)
-              {
-                const bool lower = v[d] == 0, upper = v[d] == level_.cells[d];
-                if ((lower && level_.dirichlet(2 * d)) || (upper && level_.dirichlet(2 * d + 1)) ||
-                    v[d] < level_.owned_begin(d) || v[d] > level_.owned_end(d))
-                  patch = false;
-                face = face || lower || upper;
-                colour |= int((v[d] + level_.global_offset(d)) & 1) << d;
-              }
-            if (patch && face)
-              lists[std::size_t(colour)].push_back(v0 + nv[0] * (v1 + nv[1] * v2));
-          }
+    const std::array<std::vector<index_t>, 8> lists = boundary_patch_vertices(level_);
     for (int c = 0; c < n_colors(); ++c)
       if (!lists[std::size_t(c)].empty())
         {

@@ -1083,6 +1083,86 @@ TEST(Gpu, FittedPatchSolvesAndKershawSolveEqualCpu)
   EXPECT_EQ(r[1].backend, "cuda");
 }
 
+// The fitted patches on Neumann and Robin faces (kernels/smoothers/patch_fitted.h,
+// FittedBoundaryPatchSolve): every colour's solves on a sine mesh whose faces are Neumann, Robin
+// (α varying along them) and Dirichlet, with a coefficient and a reaction term; whole solves with
+// those faces on the sine mesh and, with a coefficient, on a periodic box: the CPU's results.
+TEST(Gpu, FittedPatchesOnNeumannRobinAndPeriodicFacesEqualCpu)
+{
+  for (int dim : {2, 3})
+    for (int k : {1, 2, 3, 5, 7})
+      dispatch_dim(dim, [&](auto D) {
+        dispatch_degree<8>(k, [&](auto K) {
+          constexpr int dd = decltype(D)::value, kk = decltype(K)::value;
+          if constexpr (kk <= max_solver_degree(dd))
+            {
+              Domain d;
+              d.dim                         = dd;
+              d.coarse_cells                = {4, 3, 3};
+              d.dirichlet_faces             = 0x01 | 0x20; // x- and z+
+              d.robin_faces                 = 0x02 | 0x08; // x+ and y+
+              const auto                lev = make_hierarchy(d, kk, 0).back();
+              const DeformationSettings def{Deformation::sine, 0.15};
+              const Coefficients ac(make_coefficient("2 + sin(3*x)*cos(2*y)", dd), make_reaction("5*(1 + x*y)", dd));
+              auto               run = [&](auto number) {
+                using T = decltype(number);
+                compare_backends<T>(
+                  lev, {std::vector<T>(lev.n_dofs()), random_interior<T>(lev, 23)},
+                  [&](Backend b, std::vector<Vector<T>> &v) {
+                    FittedPatchSolver<dd, kk, T> solver(lev, b, def, kk % 2 == 0, ac,
+                                                                      make_robin_faces<T>(lev, "1 + x*x", b, def));
+                    for (int c = 0; c < solver.n_colors(); ++c)
+                      solver.solve_color(v[0], v[1], c);
+                  },
+                  "fitted patch solves with Neumann and Robin faces " + std::to_string(dd) +
+                    "D k=" + std::to_string(kk));
+              };
+              run(double{});
+              run(float{});
+            }
+        });
+      });
+  SolverParameters p;
+  p.dim                = 3;
+  p.degree             = 3;
+  p.refinement_level   = 1;
+  p.coarse_cells       = {2, 2, 2};
+  p.level_operator     = LevelOperatorType::bp3;
+  p.deformation        = {Deformation::sine, 0.1};
+  p.rhs                = RightHandSide::function;
+  p.rhs_function       = "1 + x*y";
+  p.boundary_values    = "x + y";
+  p.boundary_flux      = "sin(3*x) + y";
+  p.robin_coefficient  = "1 + x*x";
+  p.boundary.type      = {BoundaryType::neumann, BoundaryType::robin,     BoundaryType::dirichlet,
+                          BoundaryType::neumann, BoundaryType::dirichlet, BoundaryType::neumann};
+  p.relative_tolerance = 1e-10;
+  p.verbose            = false;
+  p.source             = "test";
+  for (Precision precision : {Precision::fp32, Precision::fp64})
+    {
+      p.precision                      = precision;
+      const std::array<RunResult, 2> r = solve_on_both(p);
+      ASSERT_TRUE(r[0].converged && r[1].converged) << r[1].failure;
+      EXPECT_EQ(r[1].backend, "cuda");
+      EXPECT_NEAR(r[1].iterations, r[0].iterations, 1) << to_string(precision);
+      EXPECT_NEAR(r[1].solution_mean, r[0].solution_mean, 1e-8 * std::fabs(r[0].solution_mean)) << to_string(precision);
+    }
+  // periodic along x and z with a coefficient (the fitted patches read the ghost cells' a)
+  SolverParameters q = p;
+  q.deformation      = {};
+  q.level_operator   = LevelOperatorType::cartesian;
+  q.coefficient      = "2 + sin(2*pi*x)";
+  q.boundary.type    = {BoundaryType::periodic,  BoundaryType::periodic, BoundaryType::dirichlet,
+                        BoundaryType::dirichlet, BoundaryType::periodic, BoundaryType::periodic};
+  q.boundary_flux = q.robin_coefficient = "0";
+  q.precision                           = Precision::fp32;
+  const std::array<RunResult, 2> r      = solve_on_both(q);
+  ASSERT_TRUE(r[0].converged && r[1].converged) << r[1].failure;
+  EXPECT_NEAR(r[1].iterations, r[0].iterations, 1);
+  EXPECT_NEAR(r[1].solution_mean, r[0].solution_mean, 1e-8 * std::fabs(r[0].solution_mean));
+}
+
 // A coefficient a(x) and a reaction term c(x) u: the bp3/bp5 operators (2D and 3D kernels) and
 // their diagonal (a and c evaluated in the diagonal kernel), the fitted patch solves scaled by the
 // patches' mean a and shifted by their mean c, and whole solves with a smooth and a layered
