@@ -32,12 +32,19 @@ namespace tpmg
                       std::shared_ptr<const RobinFaces<Number>> robin = nullptr);
 
     /// x += Σ_j R_jᵀ Ã_j⁻¹ R_j r over the patches j of one colour (their unknowns do not overlap),
-    /// those on the Neumann and Robin faces included; with `part` only those of the colour's
-    /// interior patches (patch_color_geometry with a CentreBox).
-    void solve_color(Vector<Number> &x, const Vector<Number> &r, int color,
-                     const PatchColorGeometry *part = nullptr) const;
+    /// those on the Neumann and Robin faces included unless `interior_only`; with `part` only
+    /// those of the colour's interior patches (patch_color_geometry with a CentreBox).
+    void solve_color(Vector<Number> &x, const Vector<Number> &r, int color, const PatchColorGeometry *part = nullptr,
+                     bool interior_only = false) const;
     /// The same on the colour's patches on the Neumann and Robin faces alone.
     void solve_boundary_color(Vector<Number> &x, const Vector<Number> &r, int color) const;
+    /// The patches on the Neumann and Robin faces of every colour (the additive step): on the GPU
+    /// in one launch with atomic additions (one launch instead of 2^d: these few patches take a
+    /// launch's latency, not its throughput), on the CPU colour by colour (the same sums on any
+    /// thread count).
+    void solve_boundary_patches(Vector<Number> &x, const Vector<Number> &r) const;
+    /// Whether the level has patches on Neumann or Robin faces.
+    bool has_boundary_patches() const { return boundary_vertices_.size() > 0; }
 
     int                   n_colors() const { return 1 << dim; }
     const CartesianLevel &level() const { return level_; }
@@ -54,13 +61,18 @@ namespace tpmg
     CartesianLevel level_;
     Backend        backend_;
     Vector<Number> eigenvectors_, eigenvalues_, ratio_index_, left_width_;
-    /// the patches on the Neumann and Robin faces, per colour (kernels/smoothers/patch_fitted.h,
+    /// FittedBoundaryPatchSolve of the patches [first, last) (a colour's, or all of them)
+    void launch_boundary(Vector<Number> &x, const Vector<Number> &r, index_t first, index_t last, bool atomic) const;
+
+    /// the patches on the Neumann and Robin faces, colour after colour (colour c: patches
+    /// [boundary_first_[c], boundary_first_[c + 1]); kernels/smoothers/patch_fitted.h,
     /// FittedBoundaryPatchSolve): vertices, per direction the entry of its eigenpairs, the scales;
     /// the eigenpairs of the distinct directions
-    std::array<Vector<index_t>, 8> boundary_vertices_;
-    std::array<Vector<int>, 8>     boundary_pair_;
-    std::array<Vector<Number>, 8>  boundary_scales_;
-    Vector<Number>                 boundary_pairs_;
+    std::array<index_t, 9> boundary_first_{};
+    Vector<index_t>        boundary_vertices_;
+    Vector<int>            boundary_pair_;
+    Vector<Number>         boundary_scales_;
+    Vector<Number>         boundary_pairs_;
   };
 
   /// The additive Schwarz preconditioner of the fitted patch solves, z = Σ_j R_jᵀ Ã_j⁻¹ R_j r (all

@@ -28,6 +28,7 @@
 // each, on the shared patch tensors of the Cartesian boundary patches.
 #pragma once
 
+#include <kernels/common/atomic.h>
 #include <kernels/smoothers/boundary_patch.h>
 #include <kernels/smoothers/patch_common.h>
 
@@ -153,7 +154,8 @@ namespace tpmg
   };
 
   /// x += Ã⁻¹ r on the unknowns of the fitted patches on the Neumann and Robin faces of one
-  /// colour (one block per patch; their unknowns are disjoint within a colour).
+  /// colour (one block per patch; their unknowns are disjoint within a colour), or of all colours
+  /// with `atomic` additions.
   template <int dim, int k, typename Number>
   struct FittedBoundaryPatchSolve : BoundaryPatchTensor<dim, k, Number>
   {
@@ -182,6 +184,8 @@ namespace tpmg
     const Number *pairs = nullptr;
     const Number *r     = nullptr;
     Number       *x     = nullptr;
+    /// patches of several colours in one launch, whose unknowns overlap: atomic additions to x
+    bool atomic = false;
 
     LaunchShape shape() const
     {
@@ -234,7 +238,11 @@ namespace tpmg
             Number v = 0;
             for (int a = 0; a < u[0]; ++a)
               v += S(0)[i * ni + a] * Z[at(a, j, l)];
-            x[Base::node(P, f[0] + i, f[1] + j, f[2] + l)] += W[dim] * v;
+            Number *target = &x[Base::node(P, f[0] + i, f[1] + j, f[2] + l)];
+            if (atomic)
+              atomic_add(target, W[dim] * v);
+            else
+              *target += W[dim] * v;
           });
         }
     }

@@ -67,21 +67,23 @@ namespace tpmg
     // the directions' eigenpairs, once per distinct (kind, table row or β)
     std::map<std::pair<int, double>, int>                    known;
     std::vector<std::pair<const FittedBoundaryPatch *, int>> entries; // (patch, direction)
+    std::vector<index_t>                                     vertices;
+    std::vector<int>                                         pair;
+    std::vector<Number>                                      scales;
     for (std::size_t c = 0; c < patches.size(); ++c)
       {
-        const std::vector<FittedBoundaryPatch> &list = patches[c];
-        if (list.empty())
-          continue;
-        std::vector<index_t> vertices(list.size());
-        std::vector<int>     pair(3 * list.size(), 0);
-        std::vector<Number>  scales(list.size() * (dim + 2));
-        for (std::size_t p = 0; p < list.size(); ++p)
+        boundary_first_[c] = index_t(vertices.size());
+        for (const FittedBoundaryPatch &P : patches[c])
           {
-            const FittedBoundaryPatch &P = list[p];
-            vertices[p]                  = P.vertex;
-            double product               = P.scale;
-            for (int d = 0; d < dim; ++d)
+            vertices.push_back(P.vertex);
+            double product = P.scale;
+            for (int d = 0; d < 3; ++d)
               {
+                if (d >= dim)
+                  {
+                    pair.push_back(0);
+                    continue;
+                  }
                 const std::size_t D   = std::size_t(d);
                 const auto        key = std::make_pair(P.kind[D], P.kind[D] == 0 ? double(P.row[D]) : P.beta[D]);
                 auto              it  = known.find(key);
@@ -90,20 +92,23 @@ namespace tpmg
                     it = known.emplace(key, int(entries.size())).first;
                     entries.emplace_back(&P, d);
                   }
-                pair[3 * p + D]           = it->second;
-                scales[p * (dim + 2) + D] = Number(1 / (P.a[D] * P.a[D]));
+                pair.push_back(it->second);
+                scales.push_back(Number(1 / (P.a[D] * P.a[D])));
                 product *= P.a[D];
               }
-            scales[p * (dim + 2) + dim]     = Number(1 / product);
-            scales[p * (dim + 2) + dim + 1] = Number(P.reaction / P.scale);
+            scales.push_back(Number(1 / product));
+            scales.push_back(Number(P.reaction / P.scale));
           }
-        boundary_vertices_[c].reinit(index_t(vertices.size()), backend_, false);
-        boundary_vertices_[c].from_host(vertices);
-        boundary_pair_[c].reinit(index_t(pair.size()), backend_, false);
-        boundary_pair_[c].from_host(pair);
-        boundary_scales_[c].reinit(index_t(scales.size()), backend_, false);
-        boundary_scales_[c].from_host(scales);
       }
+    boundary_first_[8] = index_t(vertices.size());
+    if (vertices.empty())
+      return;
+    boundary_vertices_.reinit(index_t(vertices.size()), backend_, false);
+    boundary_vertices_.from_host(vertices);
+    boundary_pair_.reinit(index_t(pair.size()), backend_, false);
+    boundary_pair_.from_host(pair);
+    boundary_scales_.reinit(index_t(scales.size()), backend_, false);
+    boundary_scales_.from_host(scales);
     const FittedRatioTable &table     = fitted_ratio_table(k, lumped_mass);
     constexpr std::size_t   pair_size = FittedBoundaryPatchSolve<dim, k, Number>::pair_size;
     std::vector<Number>     pairs(entries.size() * pair_size);
@@ -124,18 +129,15 @@ namespace tpmg
     std::size_t bytes = std::size_t(eigenvectors_.size() + eigenvalues_.size() + ratio_index_.size() +
                                     left_width_.size() + boundary_pairs_.size()) *
                         sizeof(Number);
-    for (std::size_t c = 0; c < boundary_vertices_.size(); ++c)
-      bytes += std::size_t(boundary_vertices_[c].size()) * sizeof(index_t) +
-               std::size_t(boundary_pair_[c].size()) * sizeof(int) +
-               std::size_t(boundary_scales_[c].size()) * sizeof(Number);
-    return bytes;
+    return bytes + std::size_t(boundary_vertices_.size()) * sizeof(index_t) +
+           std::size_t(boundary_pair_.size()) * sizeof(int) + std::size_t(boundary_scales_.size()) * sizeof(Number);
   }
 
   template <int dim, int k, typename Number>
   void FittedPatchSolver<dim, k, Number>::solve_color(Vector<Number> &x, const Vector<Number> &r, int color,
-                                                      const PatchColorGeometry *part) const
+                                                      const PatchColorGeometry *part, bool interior_only) const
   {
-    if (!part) // (their unknowns are not the interior patches')
+    if (!part && !interior_only) // (their unknowns are not the interior patches')
       solve_boundary_color(x, r, color);
     FittedPatchSolve<dim, k, Number> kern;
     kern.geo = part ? *part : patch_color_geometry(level_, color);
@@ -153,26 +155,42 @@ namespace tpmg
   }
 
   template <int dim, int k, typename Number>
-  void FittedPatchSolver<dim, k, Number>::solve_boundary_color(Vector<Number> &x, const Vector<Number> &r,
-                                                               int color) const
+  void FittedPatchSolver<dim, k, Number>::launch_boundary(Vector<Number> &x, const Vector<Number> &r, index_t first,
+                                                          index_t last, bool atomic) const
   {
-    const Vector<index_t> &vertices = boundary_vertices_[std::size_t(color)];
-    if (vertices.size() == 0)
+    if (last <= first)
       return;
     FittedBoundaryPatchSolve<dim, k, Number> kern;
-    kern.patches   = vertices.data();
-    kern.n_patches = vertices.size();
+    kern.patches   = boundary_vertices_.data() + first;
+    kern.n_patches = last - first;
     for (int d = 0; d < 3; ++d)
       {
         kern.cells[d] = d < dim ? level_.cells[d] : 1;
         kern.nodes[d] = level_.nodes(d);
       }
-    kern.pair   = boundary_pair_[std::size_t(color)].data();
-    kern.scales = boundary_scales_[std::size_t(color)].data();
+    kern.pair   = boundary_pair_.data() + 3 * first;
+    kern.scales = boundary_scales_.data() + (dim + 2) * first;
     kern.pairs  = boundary_pairs_.data();
     kern.r      = r.data();
     kern.x      = x.data();
+    kern.atomic = atomic;
     launch(backend_, kern, kern.shape());
+  }
+
+  template <int dim, int k, typename Number>
+  void FittedPatchSolver<dim, k, Number>::solve_boundary_color(Vector<Number> &x, const Vector<Number> &r,
+                                                               int color) const
+  {
+    launch_boundary(x, r, boundary_first_[std::size_t(color)], boundary_first_[std::size_t(color) + 1], false);
+  }
+
+  template <int dim, int k, typename Number>
+  void FittedPatchSolver<dim, k, Number>::solve_boundary_patches(Vector<Number> &x, const Vector<Number> &r) const
+  {
+    if (backend_ == Backend::cuda)
+      return launch_boundary(x, r, 0, boundary_first_[8], true);
+    for (int c = 0; c < n_colors(); ++c)
+      solve_boundary_color(x, r, c);
   }
 
   template <int dim, int k, typename Number>
@@ -205,15 +223,17 @@ namespace tpmg
     // With the split, the exchange starts once the last colour's near patches are done and runs
     // beside its inner ones, which write neither what it sends nor what it receives. Each node
     // still receives its colours' terms in colour order: the same sums as without the overlap.
+    // The patches on the Neumann and Robin faces first, all colours at once (before the
+    // exchange, which sends what they write).
     const int n = solver_->n_colors();
+    solver_->solve_boundary_patches(z, r);
     for (int c = 0; c < n - (split_ ? 1 : 0); ++c)
-      solver_->solve_color(z, r, c);
+      solver_->solve_color(z, r, c, nullptr, true);
     if (split_)
       {
         const std::size_t last = std::size_t(n - 1);
         for (const PatchColorGeometry &near : split_->near[last])
           solver_->solve_color(z, r, n - 1, &near);
-        solver_->solve_boundary_color(z, r, n - 1); // (before the exchange, which sends them)
         layout->start_update_ghosts(z, GhostLayers::one);
         solver_->solve_color(z, r, n - 1, &split_->inner[last]);
         layout->finish_ghost_update();

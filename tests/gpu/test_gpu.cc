@@ -1116,6 +1116,17 @@ TEST(Gpu, FittedPatchesOnNeumannRobinAndPeriodicFacesEqualCpu)
                   },
                   "fitted patch solves with Neumann and Robin faces " + std::to_string(dd) +
                     "D k=" + std::to_string(kk));
+                // the additive step's patches on the faces, all colours in one launch (atomic
+                // additions on the GPU) against the CPU's colour by colour
+                compare_backends<T>(
+                  lev, {std::vector<T>(lev.n_dofs()), random_interior<T>(lev, 29)},
+                  [&](Backend b, std::vector<Vector<T>> &v) {
+                    FittedPatchSolver<dd, kk, T> solver(lev, b, def, kk % 2 == 0, ac,
+                                                                      make_robin_faces<T>(lev, "1 + x*x", b, def));
+                    ASSERT_TRUE(solver.has_boundary_patches());
+                    solver.solve_boundary_patches(v[0], v[1]);
+                  },
+                  "fitted patches on the faces in one launch " + std::to_string(dd) + "D k=" + std::to_string(kk));
               };
               run(double{});
               run(float{});
