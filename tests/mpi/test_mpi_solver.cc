@@ -223,6 +223,18 @@ int main(int argc, char **argv)
      with(d2, {"Polynomial degree=3", "Mesh/Coarse cells=4,2", "Problem/Right-hand side=function",
                "Problem/Right-hand side function=8*pi^2*sin(2*pi*x)*cos(2*pi*y)",
                "Problem/Exact solution=sin(2*pi*x)*cos(2*pi*y) + 1", "Problem/Boundary types=periodic"})},
+    // the fitted patches on Neumann and Robin faces (a deformed mesh) and across periodic faces
+    // (a coefficient): their face patches on the ranks at the box's faces, the ghost cells' widths
+    // and coefficient means
+    {"3D k=2 bp3 sine neumann and robin fitted",
+     with(d3, {"Polynomial degree=2", "Multigrid/Level operator=bp3", "Mesh/Deformation=sine",
+               "Mesh/Deformation amplitude=0.1", "Problem/Right-hand side=one",
+               "Problem/Boundary types=neumann,robin,dirichlet,neumann,dirichlet,robin",
+               "Problem/Robin coefficient=1 + x*y", "Problem/Boundary flux=x"})},
+    {"3D k=2 periodic x and z coefficient fitted",
+     with(d3, {"Polynomial degree=2", "Mesh/Coarse cells=2,2,4", "Problem/Right-hand side=one",
+               "Problem/Coefficient=2 + sin(2*pi*x)*cos(2*pi*z)",
+               "Problem/Boundary types=periodic,periodic,dirichlet,dirichlet,periodic,periodic"})},
     {"2D k=2 periodic y with neumann and robin, global kernel",
      with(d2, {"Polynomial degree=2", "Multigrid/Smoother kernel=global", "Problem/Right-hand side=one",
                "Problem/Boundary types=neumann,robin,periodic,periodic", "Problem/Robin coefficient=1 + y",
