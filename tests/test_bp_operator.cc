@@ -53,7 +53,8 @@ namespace
 
 TEST_P(BPTest, EqualsReferenceAssemblyOnDeformedMeshes)
 {
-  const auto [dim, k] = GetParam();
+  // (no structured binding: lambdas capture these, which C++17 does not allow)
+  const int dim = std::get<0>(GetParam()), k = std::get<1>(GetParam());
   for (const DeformationSettings &d :
        {DeformationSettings{Deformation::sine, 0.15}, DeformationSettings{Deformation::kershaw, 0.3}})
     {

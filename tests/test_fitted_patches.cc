@@ -30,6 +30,17 @@ namespace
     return make_hierarchy(d, k, 0).back();
   }
 
+  /// Uniform in [-1, 1] at every node of `lev`.
+  std::vector<double> random_values(const CartesianLevel &lev, unsigned seed)
+  {
+    std::mt19937                     gen(seed);
+    std::uniform_real_distribution<> u(-1, 1);
+    std::vector<double>              v(std::size_t(lev.n_dofs()));
+    for (double &x : v)
+      x = u(gen);
+    return v;
+  }
+
   /// The fitted solve of every colour on a random residual, patch by patch against the dense
   /// inverse of that patch's surrogate.
   template <int dim, int k>
@@ -38,12 +49,8 @@ namespace
   {
     FittedPatchSolver<dim, k, double>    solver(lev, Backend::cpu, def, lumped, coefficient);
     const std::vector<FittedPatchWidths> widths = fitted_patch_widths(lev, def, coefficient);
-    std::mt19937                         gen(7);
-    std::uniform_real_distribution<>     u(-1, 1);
-    std::vector<double>                  rh(std::size_t(lev.n_dofs()));
-    for (double &v : rh)
-      v = u(gen);
-    Vector<double> r(lev.n_dofs(), Backend::cpu);
+    const std::vector<double>            rh     = random_values(lev, 7);
+    Vector<double>                       r(lev.n_dofs(), Backend::cpu);
     r.from_host(rh);
     const int ni = 2 * k - 1, n = dim == 3 ? ni * ni * ni : ni * ni;
     int       checked = 0;
@@ -117,18 +124,10 @@ namespace
   {
     const auto robin = make_robin_faces<double>(lev, alpha, Backend::cpu, def);
     ASSERT_EQ(robin != nullptr, (lev.robin_faces & ~lev.dirichlet_faces) != 0);
-    std::array<const std::vector<double> *, 6> integrals{};
-    for (int f = 0; f < 2 * dim; ++f)
-      if (robin && robin->has(f))
-        integrals[std::size_t(f)] = &robin->cell_integrals(f);
     FittedPatchSolver<dim, k, double> solver(lev, Backend::cpu, def, lumped, coefficients, robin);
-    const auto                        patches = fitted_boundary_patches(lev, def, coefficients, integrals);
-    std::mt19937                      gen(11);
-    std::uniform_real_distribution<>  u(-1, 1);
-    std::vector<double>               rh(std::size_t(lev.n_dofs()));
-    for (double &v : rh)
-      v = u(gen);
-    Vector<double> r(lev.n_dofs(), Backend::cpu);
+    const auto patches           = fitted_boundary_patches(lev, def, coefficients, robin_cell_integrals(robin.get()));
+    const std::vector<double> rh = random_values(lev, 11);
+    Vector<double>            r(lev.n_dofs(), Backend::cpu);
     r.from_host(rh);
     int checked = 0;
     for (int color = 0; color < (1 << dim); ++color)
@@ -343,16 +342,13 @@ TEST(FittedPatches, BoundaryPatchSolvesEqualTheDenseSurrogates)
 TEST(FittedPatches, BoundaryPatchSurrogatesEqualTheOperatorOnBoxes)
 {
   auto check = [](auto D, auto K, const CartesianLevel &lev) {
-    constexpr int                              dim = decltype(D)::value, k = decltype(K)::value;
-    const Coefficients                         ac(make_coefficient("2", dim), make_reaction("3", dim));
-    const auto                                 robin = make_robin_faces<double>(lev, "5", Backend::cpu);
-    std::array<const std::vector<double> *, 6> integrals{};
-    for (int f = 0; f < 2 * dim; ++f)
-      if (robin && robin->has(f))
-        integrals[std::size_t(f)] = &robin->cell_integrals(f);
+    constexpr int                                  dim = decltype(D)::value, k = decltype(K)::value;
+    const Coefficients                             ac(make_coefficient("2", dim), make_reaction("3", dim));
+    const auto                                     robin = make_robin_faces<double>(lev, "5", Backend::cpu);
     const CartesianLaplaceOperator<dim, k, double> op(lev, Backend::cpu, robin, ConstantCoefficients{2, 3});
     int                                            checked = 0, robin_patches = 0;
-    for (const std::vector<FittedBoundaryPatch> &colour : fitted_boundary_patches(lev, {}, ac, integrals))
+    for (const std::vector<FittedBoundaryPatch> &colour :
+         fitted_boundary_patches(lev, {}, ac, robin_cell_integrals(robin.get())))
       for (const FittedBoundaryPatch &p : colour)
         {
           const std::vector<index_t> nodes = boundary_patch_nodes(lev, p);

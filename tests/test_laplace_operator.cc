@@ -31,11 +31,13 @@ namespace
 
 TEST_P(LaplaceOperatorTest, EqualsAssembledMatrixAndIsSymmetric)
 {
-  const auto [dim, k, dirichlet] = GetParam();
-  const int level                = (dim == 3 && k > 4) ? 0 : 1;
-  auto      lev                  = anisotropic_level(dim, k, level);
-  lev.dirichlet_faces            = dirichlet;
-  const auto A                   = assemble_laplace(lev);
+  // (no structured binding: lambdas capture these, which C++17 does not allow)
+  const int      dim = std::get<0>(GetParam()), k = std::get<1>(GetParam());
+  const unsigned dirichlet = std::get<2>(GetParam());
+  const int      level     = (dim == 3 && k > 4) ? 0 : 1;
+  auto           lev       = anisotropic_level(dim, k, level);
+  lev.dirichlet_faces      = dirichlet;
+  const auto A             = assemble_laplace(lev);
   dispatch_dim(dim, [&](auto D) {
     dispatch_degree(k, [&](auto K) {
       constexpr int dd = decltype(D)::value, kk = decltype(K)::value;

@@ -220,9 +220,10 @@ class ProblemRhsTest : public ::testing::TestWithParam<std::tuple<int, int>>
 
 TEST_P(ProblemRhsTest, MatchesDirectCellQuadrature)
 {
-  const auto [dim, k] = GetParam();
-  const Domain dom    = anisotropic_domain(dim);
-  const auto   lev    = make_level(dom, k, 1);
+  // (no structured binding: lambdas capture these, which C++17 does not allow)
+  const int    dim = std::get<0>(GetParam()), k = std::get<1>(GetParam());
+  const Domain dom = anisotropic_domain(dim);
+  const auto   lev = make_level(dom, k, 1);
   for (RightHandSide rhs : {RightHandSide::manufactured, RightHandSide::one})
     {
       SCOPED_TRACE(to_string(rhs));
@@ -323,10 +324,11 @@ class ProblemErrorsTest : public ::testing::TestWithParam<std::tuple<int, int>>
 // The phased kernel against a brute-force evaluation of a random Q_k function.
 TEST_P(ProblemErrorsTest, MatchesBruteForceQuadrature)
 {
-  const auto [dim, k] = GetParam();
-  const Domain dom    = anisotropic_domain(dim);
-  const auto   lev    = make_level(dom, k, 1);
-  const auto   u      = random_interior(lev, 11);
+  // (no structured binding: lambdas capture these, which C++17 does not allow)
+  const int    dim = std::get<0>(GetParam()), k = std::get<1>(GetParam());
+  const Domain dom = anisotropic_domain(dim);
+  const auto   lev = make_level(dom, k, 1);
+  const auto   u   = random_interior(lev, 11);
   for (int nq = k + 1; nq <= k + 3; ++nq)
     {
       const ErrorNorms ref = reference_errors(dom, lev, u, unsigned(nq));

@@ -48,7 +48,8 @@ namespace
 
 TEST_P(TransferTest, ProlongationInterpolatesAndRestrictionIsTranspose)
 {
-  const auto [dim, k] = GetParam();
+  // (no structured binding: lambdas capture these, which C++17 does not allow)
+  const int dim = std::get<0>(GetParam()), k = std::get<1>(GetParam());
   for (unsigned faces : face_cases)
     {
       SCOPED_TRACE("Dirichlet faces " + std::to_string(faces));

@@ -3,6 +3,8 @@
 
 #include <tpmg/config.h>
 
+#include <algorithm>
+#include <initializer_list>
 #include <stdexcept>
 #include <string>
 #include <type_traits>
@@ -58,5 +60,14 @@ namespace tpmg
               f(D, K);
           });
         });
+  }
+  /// The same for the given degrees alone (those the solver has in each dimension).
+  template <typename F>
+  void for_each_solver_degree(std::initializer_list<int> degrees, F &&f)
+  {
+    for_each_solver_degree([&](auto D, auto K) {
+      if (std::find(degrees.begin(), degrees.end(), int(decltype(K)::value)) != degrees.end())
+        f(D, K);
+    });
   }
 } // namespace tpmg

@@ -49,6 +49,18 @@ namespace tpmg
     std::array<std::vector<double>, 6> integrals_;
   };
 
+  /// RobinFaces::cell_integrals of every face of the box, null where it is no Robin face (all
+  /// null without `robin`).
+  template <typename Number>
+  std::array<const std::vector<double> *, 6> robin_cell_integrals(const RobinFaces<Number> *robin)
+  {
+    std::array<const std::vector<double> *, 6> all{};
+    for (int f = 0; robin && f < 6; ++f)
+      if (robin->has(f))
+        all[std::size_t(f)] = &robin->cell_integrals(f);
+    return all;
+  }
+
   /// α (the text of an expression) on the Robin faces of `level`, or null where it has none.
   template <typename Number>
   std::shared_ptr<const RobinFaces<Number>> make_robin_faces(const CartesianLevel &level,

@@ -59,11 +59,7 @@ namespace tpmg
                                                                   bool lumped_mass, const Coefficients &coefficients,
                                                                   const RobinFaces<Number> *robin)
   {
-    std::array<const std::vector<double> *, 6> integrals{};
-    for (int f = 0; f < 2 * dim; ++f)
-      if (robin && robin->has(f))
-        integrals[std::size_t(f)] = &robin->cell_integrals(f);
-    const auto patches = fitted_boundary_patches(level_, deformation, coefficients, integrals);
+    const auto patches = fitted_boundary_patches(level_, deformation, coefficients, robin_cell_integrals(robin));
     // the directions' eigenpairs, once per distinct (kind, table row or β)
     std::map<std::pair<int, double>, int>                    known;
     std::vector<std::pair<const FittedBoundaryPatch *, int>> entries; // (patch, direction)

@@ -1027,37 +1027,56 @@ TEST(Gpu, SolutionSummaryAndPointValuesEqualCpu)
     }
 }
 
+namespace
+{
+  /// The fitted patch solves of every colour on `lev` (float and double; α on its Robin faces),
+  /// and where it has patches on Neumann or Robin faces, those of the additive step in one launch
+  /// (atomic additions on the GPU) against the CPU's colour by colour.
+  template <int dim, int k>
+  void expect_fitted_solves_equal(const CartesianLevel &lev, const DeformationSettings &def,
+                                  const Coefficients &coefficients, const std::string &alpha, const std::string &what)
+  {
+    const std::string name = what + " " + std::to_string(dim) + "D k=" + std::to_string(k);
+    auto              run  = [&](auto number) {
+      using T         = decltype(number);
+      auto solver_for = [&](Backend b) {
+        return FittedPatchSolver<dim, k, T>(lev, b, def, k % 2 == 0, coefficients,
+                                            alpha.empty() ? nullptr : make_robin_faces<T>(lev, alpha, b, def));
+      };
+      compare_backends<T>(
+        lev, {std::vector<T>(lev.n_dofs()), random_interior<T>(lev, 21)},
+        [&](Backend b, std::vector<Vector<T>> &v) {
+          const auto solver = solver_for(b);
+          for (int c = 0; c < solver.n_colors(); ++c)
+            solver.solve_color(v[0], v[1], c);
+        },
+        name);
+      if (lev.dirichlet_faces != all_faces)
+        compare_backends<T>(
+          lev, {std::vector<T>(lev.n_dofs()), random_interior<T>(lev, 29)},
+          [&](Backend b, std::vector<Vector<T>> &v) {
+            const auto solver = solver_for(b);
+            ASSERT_TRUE(solver.has_boundary_patches());
+            solver.solve_boundary_patches(v[0], v[1]);
+          },
+          name + ", the face patches in one launch");
+    };
+    run(double{});
+    run(float{});
+  }
+} // namespace
+
 TEST(Gpu, FittedPatchSolvesAndKershawSolveEqualCpu)
 {
   // the fitted patch solves of every colour, float and double, on a Kershaw mesh
-  for (int dim : {2, 3})
-    for (int k : {1, 2, 4, 7})
-      dispatch_dim(dim, [&](auto D) {
-        dispatch_degree<8>(k, [&](auto K) {
-          constexpr int dd = decltype(D)::value, kk = decltype(K)::value;
-          if constexpr (kk <= max_solver_degree(dd))
-            {
-              Domain d;
-              d.dim                         = dd;
-              d.coarse_cells                = {6, 4, 4};
-              const auto                lev = make_hierarchy(d, kk, 0).back();
-              const DeformationSettings def{Deformation::kershaw, 0.3};
-              auto                      run = [&](auto number) {
-                using T = decltype(number);
-                compare_backends<T>(
-                  lev, {std::vector<T>(lev.n_dofs()), random_interior<T>(lev, 21)},
-                  [&](Backend b, std::vector<Vector<T>> &v) {
-                    FittedPatchSolver<dd, kk, T> solver(lev, b, def, kk % 2 == 0);
-                    for (int c = 0; c < solver.n_colors(); ++c)
-                      solver.solve_color(v[0], v[1], c);
-                  },
-                  "fitted patch solves " + std::to_string(dd) + "D k=" + std::to_string(kk));
-              };
-              run(double{});
-              run(float{});
-            }
-        });
-      });
+  for_each_solver_degree({1, 2, 4, 7}, [&](auto D, auto K) {
+    constexpr int dd = decltype(D)::value, kk = decltype(K)::value;
+    Domain        d;
+    d.dim          = dd;
+    d.coarse_cells = {6, 4, 4};
+    expect_fitted_solves_equal<dd, kk>(make_hierarchy(d, kk, 0).back(), {Deformation::kershaw, 0.3}, {}, "",
+                                       "fitted patch solves");
+  });
   // the whole Kershaw BPS5 solve with the defaults (fitted patches, Chebyshev, coarse solve by
   // degree at k = 3): the CPU's iterations and error
   SolverParameters p;
@@ -1089,50 +1108,18 @@ TEST(Gpu, FittedPatchSolvesAndKershawSolveEqualCpu)
 // those faces on the sine mesh and, with a coefficient, on a periodic box: the CPU's results.
 TEST(Gpu, FittedPatchesOnNeumannRobinAndPeriodicFacesEqualCpu)
 {
-  for (int dim : {2, 3})
-    for (int k : {1, 2, 3, 5, 7})
-      dispatch_dim(dim, [&](auto D) {
-        dispatch_degree<8>(k, [&](auto K) {
-          constexpr int dd = decltype(D)::value, kk = decltype(K)::value;
-          if constexpr (kk <= max_solver_degree(dd))
-            {
-              Domain d;
-              d.dim                         = dd;
-              d.coarse_cells                = {4, 3, 3};
-              d.dirichlet_faces             = 0x01 | 0x20; // x- and z+
-              d.robin_faces                 = 0x02 | 0x08; // x+ and y+
-              const auto                lev = make_hierarchy(d, kk, 0).back();
-              const DeformationSettings def{Deformation::sine, 0.15};
-              const Coefficients ac(make_coefficient("2 + sin(3*x)*cos(2*y)", dd), make_reaction("5*(1 + x*y)", dd));
-              auto               run = [&](auto number) {
-                using T = decltype(number);
-                compare_backends<T>(
-                  lev, {std::vector<T>(lev.n_dofs()), random_interior<T>(lev, 23)},
-                  [&](Backend b, std::vector<Vector<T>> &v) {
-                    FittedPatchSolver<dd, kk, T> solver(lev, b, def, kk % 2 == 0, ac,
-                                                                      make_robin_faces<T>(lev, "1 + x*x", b, def));
-                    for (int c = 0; c < solver.n_colors(); ++c)
-                      solver.solve_color(v[0], v[1], c);
-                  },
-                  "fitted patch solves with Neumann and Robin faces " + std::to_string(dd) +
-                    "D k=" + std::to_string(kk));
-                // the additive step's patches on the faces, all colours in one launch (atomic
-                // additions on the GPU) against the CPU's colour by colour
-                compare_backends<T>(
-                  lev, {std::vector<T>(lev.n_dofs()), random_interior<T>(lev, 29)},
-                  [&](Backend b, std::vector<Vector<T>> &v) {
-                    FittedPatchSolver<dd, kk, T> solver(lev, b, def, kk % 2 == 0, ac,
-                                                                      make_robin_faces<T>(lev, "1 + x*x", b, def));
-                    ASSERT_TRUE(solver.has_boundary_patches());
-                    solver.solve_boundary_patches(v[0], v[1]);
-                  },
-                  "fitted patches on the faces in one launch " + std::to_string(dd) + "D k=" + std::to_string(kk));
-              };
-              run(double{});
-              run(float{});
-            }
-        });
-      });
+  for_each_solver_degree({1, 2, 3, 5, 7}, [&](auto D, auto K) {
+    constexpr int dd = decltype(D)::value, kk = decltype(K)::value;
+    Domain        d;
+    d.dim             = dd;
+    d.coarse_cells    = {4, 3, 3};
+    d.dirichlet_faces = 0x01 | 0x20; // x- and z+
+    d.robin_faces     = 0x02 | 0x08; // x+ and y+
+    expect_fitted_solves_equal<dd, kk>(
+      make_hierarchy(d, kk, 0).back(), {Deformation::sine, 0.15},
+      Coefficients(make_coefficient("2 + sin(3*x)*cos(2*y)", dd), make_reaction("5*(1 + x*y)", dd)), "1 + x*x",
+      "fitted patch solves with Neumann and Robin faces");
+  });
   SolverParameters p;
   p.dim                = 3;
   p.degree             = 3;
