@@ -14,6 +14,8 @@
 #include <tpmg/vector_ops.h>
 #include <tpmg/vtu.h>
 
+#include <src/app/run_report.h>
+
 #include <chrono>
 #include <iomanip>
 #include <ostream>
@@ -23,15 +25,6 @@ namespace tpmg
 {
   namespace internal
   {
-    /// The nodes of a whole level, the DoFs the reports count: a node and its copies across
-    /// periodic faces once.
-    inline index_t distinct_nodes(const CartesianLevel &level)
-    {
-      index_t n = 1;
-      for (int d = 0; d < level.dim; ++d)
-        n *= level.nodes(d) - (level.periodic_in(d) ? 1 : 0);
-      return n;
-    }
 
     inline double wall_seconds()
     {
@@ -128,85 +121,6 @@ namespace tpmg
       return mg;
     }
 
-    /// The report's description of the run: the problem, the sizes and their distribution, the
-    /// solver and the kernels it runs, the device.
-    template <int dim, int k, typename Number>
-    void describe_run(const SolverParameters &p, const MultigridSettings &mg, const std::vector<CartesianLevel> &levels,
-                      const HierarchyLayout &layouts, Backend backend, const Communicator &comm, RunResult &res)
-    {
-      const bool deformed = p.deformation.type != Deformation::none;
-      {
-        ProblemSummary &q = res.problem;
-        for (int d = 0; d < dim; ++d)
-          {
-            q.box_lower.push_back(p.box_lower[d]);
-            q.box_upper.push_back(p.box_upper[d]);
-            q.coarse_cells.push_back(p.coarse_cells[d]);
-          }
-        q.rhs             = to_string(p.conventions == Conventions::paper_code ? RightHandSide::ones_vector : p.rhs);
-        q.rhs_function    = p.rhs_function;
-        q.boundary_values = p.boundary_values;
-        q.exact_solution  = p.exact_solution;
-        for (int f = 0; f < 2 * dim; ++f)
-          q.boundary_types.push_back(to_string(p.boundary.type[std::size_t(f)]));
-        q.boundary_flux         = p.boundary_flux;
-        q.robin_coefficient     = p.robin_coefficient;
-        q.coefficient           = p.coefficient;
-        q.reaction_coefficient  = p.reaction;
-        q.deformation           = to_string(p.deformation.type);
-        q.deformation_function  = p.deformation.type == Deformation::function ? p.deformation_function : "";
-        q.mapping               = p.deformation.type == Deformation::none ? ""
-                                  : exact_mapping(p.deformation)          ? "exact"
-                                                                          : "multilinear";
-        q.deformation_amplitude = deformed ? p.deformation.amplitude : 0.0;
-        q.relative_tolerance    = p.relative_tolerance;
-      }
-      res.dim    = dim;
-      res.degree = k;
-      res.level  = p.refinement_level;
-      res.dofs   = distinct_nodes(levels.back());
-      res.ranks  = comm.size();
-      {
-        const ProcessGrid &g = layouts.partition().grid();
-        res.process_grid     = std::to_string(g.ranks[0]);
-        for (int d = 1; d < dim; ++d)
-          res.process_grid += " x " + std::to_string(g.ranks[d]);
-        res.max_rank_dofs           = comm.max(layouts.level(layouts.n_levels() - 1)->size());
-        res.first_distributed_level = comm.size() > 1 ? layouts.partition().first_distributed_level() : 0;
-        if (comm.size() > 1)
-          res.exchange_path = to_string(comm.exchange_path());
-      }
-      res.solver            = to_string(p.solver);
-      res.orthogonalization = to_string(p.orthogonalization);
-      res.precision         = to_string(p.precision);
-      res.smoother          = to_string(p.smoother);
-      res.smoother_kernel   = to_string(p.patch.kernel);
-      if (mg.fitted_patches())
-        {
-          std::ostringstream range;
-          range << mg.chebyshev.smoothing_range;
-          res.smoother_kernel     = to_string(p.fitted_smoothing);
-          res.kernel_optimization = "fitted patches";
-          res.smoother_configuration =
-            std::string("fitted patch solves, ") + to_string(p.fitted_smoothing) +
-            (p.fitted_smoothing == FittedSmoothing::chebyshev_additive
-               ? ", Chebyshev degree " + std::to_string(mg.chebyshev.degree) + ", range " + range.str()
-               : std::string());
-        }
-      else if (p.smoother != SmootherType::vertex_patch)
-        res.kernel_optimization = to_string(p.patch.optimization);
-      else if (mg.coefficients.varying())
-        res.warnings.push_back("Patch geometry = cartesian: the patch problems do not see the varying coefficients "
-                               "(fitted patches take each patch's mean a and c)");
-      // (a Cartesian vertex-patch smoother's kernels: what it resolved, after its setup)
-      res.level_operator = to_string(p.level_operator);
-      if (p.level_operator != LevelOperatorType::cartesian && p.geometry == GeometryMode::on_the_fly)
-        res.level_operator += " (geometry on the fly)";
-      res.backend        = to_string(backend);
-      res.device         = backend == Backend::cuda ? cuda_device_info().name : host_description();
-      res.coarsest_level = Multigrid<dim, k, Number>::coarsest_level(levels);
-    }
-
     /// The run's memory estimate (res.memory_estimate_bytes), checked against what the device or
     /// the host has before anything large is allocated: this rank's part; the ranks that share a
     /// device or a host share its memory. Throws OutOfMemoryError.
@@ -274,46 +188,6 @@ namespace tpmg
             break;
         }
       return defect_correction(A, precond, b, x, control, &timers);
-    }
-
-    /// The runtime breakdown of a solve (res.levels, res.breakdown): per level and component, on
-    /// several ranks the slowest rank's time of each entry.
-    inline void record_breakdown(Timers &timers, const HierarchyLayout &layouts,
-                                 const std::vector<CartesianLevel> &levels, int coarsest, const Communicator &comm,
-                                 RunResult &res)
-    {
-      res.levels.clear();
-      res.breakdown.clear();
-      const int finest  = int(levels.size()) - 1;
-      double    coarser = 0;
-      auto      seconds = [&](int l, Component c) { return comm.max(timers.seconds(l, c)); };
-      for (int l = coarsest; l <= finest; ++l)
-        {
-          LevelTimes lt;
-          lt.level        = l;
-          lt.dofs         = distinct_nodes(levels[std::size_t(l)]);
-          lt.smoother     = seconds(l, Component::smoother);
-          lt.matvec       = seconds(l, Component::matvec);
-          lt.vector       = seconds(l, Component::vector);
-          lt.restriction  = seconds(l, Component::restriction);
-          lt.prolongation = seconds(l, Component::prolongation);
-          lt.coarse_solve = seconds(l, Component::coarse_solve);
-          lt.exchange     = comm.max(layouts.level(l)->exchange_seconds());
-          lt.exchanges    = long(comm.max(index_t(layouts.level(l)->exchanges())));
-          if (l < finest)
-            coarser += lt.total();
-          res.levels.push_back(lt);
-        }
-      const LevelTimes &f = res.levels.back();
-      res.breakdown       = {{"coarser_levels", coarser},
-                             {"finest_matvec", f.matvec},
-                             {"finest_transfer", f.restriction + f.prolongation},
-                             {"finest_smoother", f.smoother + f.coarse_solve},
-                             {"finest_vector", f.vector},
-                             {"outer_matvec", seconds(outer_level, Component::outer_matvec)},
-                             {"outer_vector", seconds(outer_level, Component::outer_vector)},
-                             {"conversion", seconds(outer_level, Component::conversion)},
-                             {"vcycle_graph", seconds(finest, Component::vcycle_graph)}};
     }
 
     /// The solution u_0 + g_h where the boundary values are not zero, its errors where the exact
