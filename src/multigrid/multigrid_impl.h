@@ -98,6 +98,49 @@ namespace tpmg
       return s;
     }
 
+    /// The dense coarse problem's matrix A_II over the unknowns of `dense` (the coarsest level `c`,
+    /// or with the coarse solve by degree its Q_1 problem on the same cells, rediscretized: BP3 at
+    /// degree 1, or the Cartesian operator), column by column with a double-precision CPU copy of
+    /// the level operator; `layout` the coarsest level's (a periodic box's: rank 0's part, whose
+    /// unknowns are its owned nodes), n the unknowns.
+    template <int dim, int k>
+    Eigen::MatrixXd dense_coarse_matrix(const MultigridSettings &settings, const CartesianLevel &c,
+                                        const CartesianLevel &dense, bool by_degree, const BoxLayout &layout, index_t n)
+    {
+      const LevelOperatorType type = by_degree && settings.level_operator == LevelOperatorType::bp5
+                                       ? LevelOperatorType::bp3
+                                       : settings.level_operator;
+      const auto              robin =
+        make_robin_faces<double>(dense, settings.robin_coefficient, Backend::cpu, settings.deformation);
+      auto op = by_degree ? make_level_operator<dim, 1, double>(dense, Backend::cpu, type, settings.deformation,
+                                                                settings.geometry, robin, settings.coefficients)
+                          : make_level_operator<dim, k, double>(dense, Backend::cpu, type, settings.deformation,
+                                                                settings.geometry, robin, settings.coefficients);
+      const index_t                  nodes[3] = {dense.nodes(0), dense.nodes(1), dense.nodes(2)};
+      const DenseCoarseSolve<double> map = by_degree ? DenseCoarseSolve<double>::on(nodes, dim, dense.dirichlet_faces)
+                                                     : internal::coarse_unknowns<double>(layout);
+      // the copies of a node beyond periodic faces take its value (the part's exchanges)
+      std::unique_ptr<BoxLayout> copies;
+      if (!by_degree && layout.distributed())
+        copies = std::make_unique<BoxLayout>(HierarchyPartition({c}, ProcessGrid{dim, {{1, 1, 1}}}), 0,
+                                             Communicator::self(), Backend::cpu);
+      if (map.n != n)
+        throw std::logic_error("Multigrid: the coarse unknowns do not match the coarsest level");
+      Eigen::MatrixXd A(n, n);
+      Vector<double>  e(dense.n_dofs(), Backend::cpu), Ae;
+      for (index_t j = 0; j < n; ++j)
+        {
+          e.set_zero();
+          e.data()[map.global(j)] = 1.0;
+          if (copies)
+            copies->update_ghosts(e, GhostLayers::all);
+          op->vmult(Ae, e);
+          for (index_t i = 0; i < n; ++i)
+            A(i, j) = Ae.data()[map.global(i)];
+        }
+      return A;
+    }
+
     /// v as a vector of the level `layout` describes: with the layout where the level is
     /// distributed (reductions over the ranks), a plain array otherwise.
     template <typename Number>
@@ -164,11 +207,10 @@ namespace tpmg
     std::vector<CartesianLevel> levels;
     for (int l = 0; l < layouts.n_levels(); ++l)
       levels.push_back(layouts.partition().level(l));
-    comm_             = layouts.comm();
-    coarsest_         = coarsest_level(levels);
-    finest_           = int(levels.size()) - 1;
-    const bool lumped = settings.level_operator == LevelOperatorType::bp5;
-    const bool root   = comm_.rank() == 0;
+    comm_           = layouts.comm();
+    coarsest_       = coarsest_level(levels);
+    finest_         = int(levels.size()) - 1;
+    const bool root = comm_.rank() == 0;
     // the coarse solve by degree smooths on the coarsest level too
     const bool by_degree = coarse_solve_by_degree(levels[coarsest_], settings);
     // the wall clock of each part of the setup (setup_seconds), the device's work finished
@@ -199,27 +241,12 @@ namespace tpmg
             else
               L->op = std::move(raw);
             lap(setup_seconds_.level_operators);
-            const PatchProblem problem{lumped, settings.color_order,
-                                       settings.coefficients.constants().value_or(ConstantCoefficients{})};
-            if (settings.fitted_patches())
-              {
-                if constexpr (VertexPatchSmoother<dim, k, Number>::supported())
-                  L->smoother = std::make_unique<internal::FittedSchwarzAdapter<dim, k, Number>>(
-                    L->mesh, backend, settings, L->op.get(), L->layout->distributed() ? L->layout.get() : nullptr,
-                    L->robin);
-              }
-            else if (settings.smoother == SmootherType::vertex_patch)
-              {
-                if constexpr (VertexPatchSmoother<dim, k, Number>::supported())
-                  L->smoother = std::make_unique<internal::PatchSmootherAdapter<dim, k, Number>>(
-                    L->mesh, backend, settings.patch, problem, L->local_op, L->robin, settings.symmetric,
-                    L->layout->distributed() ? L->layout.get() : nullptr, settings.overlap);
-                else
-                  throw std::invalid_argument("the vertex-patch smoother supports degrees up to 8 in 3D");
-              }
-            else if (l > coarsest_ || by_degree)
-              L->smoother =
-                std::make_unique<internal::ChebyshevAdapter<Number>>(backend, settings.chebyshev, L->op.get());
+            // (Chebyshev-Jacobi smooths the coarsest level only for the coarse solve by degree)
+            if (settings.fitted_patches() || settings.smoother == SmootherType::vertex_patch || l > coarsest_ ||
+                by_degree)
+              L->smoother = internal::make_level_smoother<dim, k, Number>(
+                settings, backend, L->mesh, *L->op, *L->local_op, L->robin,
+                L->layout->distributed() ? L->layout.get() : nullptr);
             lap(setup_seconds_.smoothers);
             internal::reinit_level_vector(L->r, L->layout, backend);
             if (l < finest_)
@@ -272,39 +299,8 @@ namespace tpmg
           }
         if (coarse_n_ > 0 && lev(coarsest_).layout->stores())
           {
-            // Assemble A_II column by column with a double-precision CPU copy of the operator.
-            const LevelOperatorType type = by_degree && settings.level_operator == LevelOperatorType::bp5
-                                             ? LevelOperatorType::bp3
-                                             : settings.level_operator;
-            const auto              robin =
-              make_robin_faces<double>(dense, settings.robin_coefficient, Backend::cpu, settings.deformation);
-            auto op = by_degree ? make_level_operator<dim, 1, double>(dense, Backend::cpu, type, settings.deformation,
-                                                                      settings.geometry, robin, settings.coefficients)
-                                : make_level_operator<dim, k, double>(dense, Backend::cpu, type, settings.deformation,
-                                                                      settings.geometry, robin, settings.coefficients);
-            const index_t                  nodes[3] = {dense.nodes(0), dense.nodes(1), dense.nodes(2)};
-            const DenseCoarseSolve<double> map      = by_degree
-                                                        ? DenseCoarseSolve<double>::on(nodes, dim, dense.dirichlet_faces)
-                                                        : internal::coarse_unknowns<double>(*lev(coarsest_).layout);
-            // the copies of a node beyond periodic faces take its value (the part's exchanges)
-            std::unique_ptr<BoxLayout> copies;
-            if (!by_degree && lev(coarsest_).layout->distributed())
-              copies = std::make_unique<BoxLayout>(HierarchyPartition({c}, ProcessGrid{dim, {{1, 1, 1}}}), 0,
-                                                   Communicator::self(), Backend::cpu);
-            if (map.n != coarse_n_)
-              throw std::logic_error("Multigrid: the coarse unknowns do not match the coarsest level");
-            Eigen::MatrixXd A(coarse_n_, coarse_n_);
-            Vector<double>  e(dense.n_dofs(), Backend::cpu), Ae;
-            for (index_t j = 0; j < coarse_n_; ++j)
-              {
-                e.set_zero();
-                e.data()[map.global(j)] = 1.0;
-                if (copies)
-                  copies->update_ghosts(e, GhostLayers::all);
-                op->vmult(Ae, e);
-                for (index_t i = 0; i < coarse_n_; ++i)
-                  A(i, j) = Ae.data()[map.global(i)];
-              }
+            const Eigen::MatrixXd A =
+              internal::dense_coarse_matrix<dim, k>(settings, c, dense, by_degree, *lev(coarsest_).layout, coarse_n_);
             const Eigen::MatrixXd inv = // (the whole level's faces: a part's are boundary to its kernels)
               internal::coarse_inverse(A, singular_problem(c, settings.coefficients));
             std::vector<Number> h(std::size_t(coarse_n_) * coarse_n_);

@@ -154,4 +154,33 @@ namespace tpmg::internal
     }
     ChebyshevSmoother<Number> smoother_;
   };
+
+  /// The smoother of one level as the settings choose it: the fitted patches, the Cartesian
+  /// vertex patches or Chebyshev-Jacobi. `op` the level operator (with its exchange where the
+  /// level is distributed), `local_op` the stored part's alone, `layout` the level's where it is
+  /// distributed (else null).
+  template <int dim, int k, typename Number>
+  std::unique_ptr<Smoother<Number>>
+  make_level_smoother(const MultigridSettings &settings, Backend backend, const CartesianLevel &mesh,
+                      const LinearOperator<Number> &op, const LinearOperator<Number> &local_op,
+                      std::shared_ptr<const RobinFaces<Number>> robin, const BoxLayout *layout)
+  {
+    if (settings.fitted_patches() || settings.smoother == SmootherType::vertex_patch)
+      {
+        if constexpr (VertexPatchSmoother<dim, k, Number>::supported())
+          {
+            if (settings.fitted_patches())
+              return std::make_unique<FittedSchwarzAdapter<dim, k, Number>>(mesh, backend, settings, &op, layout,
+                                                                            std::move(robin));
+            const PatchProblem problem{settings.level_operator == LevelOperatorType::bp5, settings.color_order,
+                                       settings.coefficients.constants().value_or(ConstantCoefficients{})};
+            return std::make_unique<PatchSmootherAdapter<dim, k, Number>>(mesh, backend, settings.patch, problem,
+                                                                          &local_op, std::move(robin),
+                                                                          settings.symmetric, layout, settings.overlap);
+          }
+        else
+          throw std::invalid_argument("the vertex-patch smoother supports degrees up to 8 in 3D");
+      }
+    return std::make_unique<ChebyshevAdapter<Number>>(backend, settings.chebyshev, &op);
+  }
 } // namespace tpmg::internal
