@@ -4,7 +4,7 @@
 #   scripts/fuzz.sh TARGET [SECONDS] [WORKDIR]
 #
 # TARGET: `parameters` (tools/fuzz/fuzz_parameters.cc: src/base/parameters.cc and
-# src/app/solver_parameters.cc on poisson_solver's path; seeds prm/ and tests/bad_input/) or
+# src/app/solver_parameters.cc with its checks, parameter_checks.cc, on poisson_solver's path; seeds prm/ and tests/bad_input/) or
 # `expression` (tools/fuzz/fuzz_expression.cc: src/base/expression.cc, the Problem functions;
 # seeds tools/fuzz/expression_seeds/). SECONDS (default 60) bounds the run (0: build, then run
 # the seeds once); WORKDIR (default /tmp/tpmg-fuzz) holds the binary, the corpus the run grows
@@ -37,6 +37,7 @@ case "$target" in
     # the parameter reader, the declarations of poisson_solver and what their checks call: the
     # smoother rules, the expression parser, the mesh sizes, the coarse level, the deformations
     sources=("$root/tools/fuzz/fuzz_parameters.cc" "$root/src/base/parameters.cc" "$root/src/app/solver_parameters.cc"
+             "$root/src/app/parameter_checks.cc"
              "$root/src/smoothers/smoother_configuration.cc" "$root/src/base/expression.cc"
              "$root/src/base/mesh.cc" "$root/src/discretization/geometry.cc"
              "$root/src/discretization/fe_1d.cc" "$root/src/multigrid/hierarchy.cc")

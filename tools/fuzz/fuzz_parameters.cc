@@ -1,6 +1,6 @@
 // libFuzzer target for the parameter reader: arbitrary bytes go the way of poisson_solver's
 // input (apps/poisson_solver.cc), through the parser (src/base/parameters.cc) and the
-// declarations and cross-checks of src/app/solver_parameters.cc:
+// declarations and cross-checks of src/app/solver_parameters.cc and parameter_checks.cc:
 //
 //   1. the bytes as a parameter file: declare_parameters, parse_string (what parse_file does
 //      with the file's contents), read_parameters;
