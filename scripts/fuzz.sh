@@ -4,11 +4,11 @@
 #   scripts/fuzz.sh TARGET [SECONDS] [WORKDIR]
 #
 # TARGET: `parameters` (tools/fuzz/fuzz_parameters.cc: src/base/parameters.cc and
-# src/app/solver_parameters.cc with its checks, parameter_checks.cc, on poisson_solver's path;
-# seeds prm/ and tests/bad_input/) or `expression` (tools/fuzz/fuzz_expression.cc:
-# src/base/expression.cc, the Problem functions; seeds tools/fuzz/expression_seeds/). SECONDS (default 60) bounds the run (0: build, then run
-# the seeds once); WORKDIR (default /tmp/tpmg-fuzz) holds the binary, the corpus the run grows
-# (kept for the next run) and the findings. Needs clang++ (or clang++-14) and
+# src/app/solver_parameters.cc with its checks, parameter_checks.cc, on poisson_solver's path; seeds
+# prm/ and tests/bad_input/) or `expression` (tools/fuzz/fuzz_expression.cc: src/base/expression.cc,
+# the Problem functions; seeds tools/fuzz/expression_seeds/). SECONDS (default 60) bounds the run
+# (0: build, then run the seeds once); WORKDIR (default /tmp/tpmg-fuzz) holds the binary, the corpus
+# the run grows (kept for the next run) and the findings. Needs clang++ (or clang++-14) and
 # libFuzzer's runtime (Debian 12: clang-14 libclang-rt-14-dev). The target compiles in seconds
 # from a few library sources; it needs a build's generated tpmg/degrees.h (FUZZ_INCLUDE_DIRS).
 # Exit codes: 0 no finding, 1 a finding (its reproducer is printed), 2 no compiler or no build.
