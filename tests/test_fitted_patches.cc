@@ -171,7 +171,7 @@ TEST(FittedPatches, CellWidthsAreExactOnUndeformedCells)
         for (int d = 0; d < dim; ++d)
           EXPECT_NEAR(h[std::size_t(c) * dim + d], lev.h[d], 1e-14) << dim << "D cell " << c;
       // the patches: ratio 1, widths h, and the surrogate is the Cartesian patch matrix
-      const std::vector<FittedPatchWidths> w = fitted_patch_widths(lev, {});
+      const std::vector<FittedPatchWidths> w = fitted_patch_widths(lev, DeformationSettings{});
       const FittedPatchWidths &p = w[std::size_t(1 + (lev.cells[0] + 1) * (1 + (lev.cells[1] + 1) * (dim == 3)))];
       std::array<double, 3>    coef{{1, 1, 1}};
       for (int d = 0; d < dim; ++d)
@@ -251,7 +251,7 @@ TEST(FittedPatches, CoefficientScalesTheSurrogates)
       // a = 3 on the box: every interior patch's scale is 3 (the cell means, 3-point Gauss, exact)
       const CartesianLevel                 lev = level_of(dim, 2, {3, 3, 3}, {0.5, 0.25, 1.0});
       const std::vector<FittedPatchWidths> w   = fitted_patch_widths(lev, {}, make_coefficient("3", dim));
-      const std::vector<FittedPatchWidths> one = fitted_patch_widths(lev, {});
+      const std::vector<FittedPatchWidths> one = fitted_patch_widths(lev, DeformationSettings{});
       const FittedPatchWidths &p = w[std::size_t(1 + (lev.cells[0] + 1) * (1 + (lev.cells[1] + 1) * (dim == 3)))];
       const FittedPatchWidths &q = one[std::size_t(1 + (lev.cells[0] + 1) * (1 + (lev.cells[1] + 1) * (dim == 3)))];
       EXPECT_NEAR(p.scale, 3.0, 1e-14);

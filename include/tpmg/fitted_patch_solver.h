@@ -55,8 +55,7 @@ namespace tpmg
     std::size_t memory_bytes() const;
 
   private:
-    void set_up_boundary_patches(const DeformationSettings &deformation, bool lumped_mass,
-                                 const Coefficients &coefficients, const RobinFaces<Number> *robin);
+    void set_up_boundary_patches(const FittedCellData &cells, bool lumped_mass, const RobinFaces<Number> *robin);
 
     CartesianLevel level_;
     Backend        backend_;

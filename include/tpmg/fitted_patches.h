@@ -54,6 +54,17 @@ namespace tpmg
   /// h_y = √(|K| Ḡ_xx). Exact on undeformed cells.
   std::vector<double> fitted_cell_widths(const CartesianLevel &level, const DeformationSettings &s);
 
+  /// What the surrogates read per cell of a level (lexicographic cells): the fitted widths
+  /// (fitted_cell_widths, dim per cell) and the cells' mean coefficient and reaction coefficient
+  /// (cell_coefficient_means; 1 and 0 without them). Made once per level for the interior and
+  /// the face patches.
+  struct FittedCellData
+  {
+    std::vector<double> widths, diffusion, reaction;
+  };
+  FittedCellData fitted_cell_data(const CartesianLevel &level, const DeformationSettings &s,
+                                  const Coefficients &coefficients = {});
+
   /// The surrogate widths of the patch around every vertex of `level` ((cells + 1) per direction,
   /// lexicographic; boundary vertices get the defaults): in direction d the mean fitted width of the
   /// 2^(dim-1) cells on each side, a and b, with the ratio rounded to the table's nearest, r̃, and
@@ -64,6 +75,8 @@ namespace tpmg
   /// coefficient cannot hide in them). The reaction is the same mean of the reaction coefficient.
   std::vector<FittedPatchWidths> fitted_patch_widths(const CartesianLevel &level, const DeformationSettings &s,
                                                      const Coefficients &coefficients = {});
+  /// The same from the level's cell data.
+  std::vector<FittedPatchWidths> fitted_patch_widths(const CartesianLevel &level, const FittedCellData &cells);
 
   /// The surrogate of a vertex patch on the Neumann and Robin faces of a deformed level
   /// (kernels/smoothers/patch_fitted.h, FittedBoundaryPatchSolve): per direction its kind (0 both
@@ -92,6 +105,10 @@ namespace tpmg
   /// widths), so that the surrogate's face term integrates what the level's does.
   std::array<std::vector<FittedBoundaryPatch>, 8>
   fitted_boundary_patches(const CartesianLevel &level, const DeformationSettings &s, const Coefficients &coefficients,
+                          const std::array<const std::vector<double> *, 6> &robin_integrals);
+  /// The same from the level's cell data.
+  std::array<std::vector<FittedBoundaryPatch>, 8>
+  fitted_boundary_patches(const CartesianLevel &level, const FittedCellData &cells,
                           const std::array<const std::vector<double> *, 6> &robin_integrals);
 
   /// The dense matrix of one boundary patch's surrogate over its unknowns (lexicographic, per

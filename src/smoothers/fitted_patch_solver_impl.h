@@ -33,7 +33,8 @@ namespace tpmg
     };
     upload(eigenvectors_, table.eigenvectors);
     upload(eigenvalues_, table.eigenvalues);
-    const std::vector<FittedPatchWidths> w          = fitted_patch_widths(level, deformation, coefficients);
+    const FittedCellData                 cells      = fitted_cell_data(level, deformation, coefficients);
+    const std::vector<FittedPatchWidths> w          = fitted_patch_widths(level, cells);
     constexpr std::size_t                per_vertex = dim + 2;
     std::vector<double>                  rows(w.size() * dim), widths(w.size() * per_vertex);
     for (std::size_t v = 0; v < w.size(); ++v)
@@ -51,15 +52,14 @@ namespace tpmg
     upload(ratio_index_, rows);
     upload(left_width_, widths);
     if (level.dirichlet_faces != all_faces)
-      set_up_boundary_patches(deformation, lumped_mass, coefficients, robin.get());
+      set_up_boundary_patches(cells, lumped_mass, robin.get());
   }
 
   template <int dim, int k, typename Number>
-  void FittedPatchSolver<dim, k, Number>::set_up_boundary_patches(const DeformationSettings &deformation,
-                                                                  bool lumped_mass, const Coefficients &coefficients,
+  void FittedPatchSolver<dim, k, Number>::set_up_boundary_patches(const FittedCellData &cells, bool lumped_mass,
                                                                   const RobinFaces<Number> *robin)
   {
-    const auto patches = fitted_boundary_patches(level_, deformation, coefficients, robin_cell_integrals(robin));
+    const auto patches = fitted_boundary_patches(level_, cells, robin_cell_integrals(robin));
     // the directions' eigenpairs, once per distinct (kind, table row or β)
     std::map<std::pair<int, double>, int>                    known;
     std::vector<std::pair<const FittedBoundaryPatch *, int>> entries; // (patch, direction)

@@ -125,20 +125,29 @@ namespace tpmg
     return h;
   }
 
+  FittedCellData fitted_cell_data(const CartesianLevel &level, const DeformationSettings &s,
+                                  const Coefficients &coefficients)
+  {
+    FittedCellData c;
+    c.widths    = fitted_cell_widths(level, s);
+    c.diffusion = cell_coefficient_means(level, s, coefficients.diffusion);
+    c.reaction  = coefficients.reaction ? cell_coefficient_means(level, s, coefficients.reaction)
+                                        : std::vector<double>(c.diffusion.size(), 0.0);
+    return c;
+  }
+
   namespace
   {
-    /// What the surrogates read per cell: the fitted widths, the mean coefficient and reaction
-    /// coefficient; the cells and vertices per direction (1 beyond the dimension).
+    /// The per-cell data under the names the loops use, with the cells and vertices per direction
+    /// (1 beyond the dimension).
     struct FittedCells
     {
-      std::vector<double> h, mean, react;
-      index_t             nc[3], nv[3];
-      FittedCells(const CartesianLevel &level, const DeformationSettings &s, const Coefficients &coefficients)
-        : h(fitted_cell_widths(level, s)), mean(cell_coefficient_means(level, s, coefficients.diffusion)),
-          react(coefficients.reaction ? cell_coefficient_means(level, s, coefficients.reaction)
-                                      : std::vector<double>(mean.size(), 0.0)),
-          nc{level.cells[0], level.cells[1], level.dim == 3 ? level.cells[2] : 1}, nv{nc[0] + 1, nc[1] + 1,
-                                                                                      nc[2] + (level.dim == 3 ? 1 : 0)}
+      const std::vector<double> &h, &mean, &react;
+      index_t                    nc[3], nv[3];
+      FittedCells(const CartesianLevel &level, const FittedCellData &c)
+        : h(c.widths), mean(c.diffusion),
+          react(c.reaction), nc{level.cells[0], level.cells[1], level.dim == 3 ? level.cells[2] : 1},
+          nv{nc[0] + 1, nc[1] + 1, nc[2] + (level.dim == 3 ? 1 : 0)}
       {}
     };
   } // namespace
@@ -146,8 +155,13 @@ namespace tpmg
   std::vector<FittedPatchWidths> fitted_patch_widths(const CartesianLevel &level, const DeformationSettings &s,
                                                      const Coefficients &coefficients)
   {
+    return fitted_patch_widths(level, fitted_cell_data(level, s, coefficients));
+  }
+
+  std::vector<FittedPatchWidths> fitted_patch_widths(const CartesianLevel &level, const FittedCellData &data)
+  {
     const int                  dim = level.dim;
-    const FittedCells          cells(level, s, coefficients);
+    const FittedCells          cells(level, data);
     const std::vector<double> &h = cells.h, &mean = cells.mean, &react = cells.react;
     const index_t(&nc)[3] = cells.nc;
     const index_t(&nv)[3] = cells.nv;
@@ -208,12 +222,19 @@ namespace tpmg
   fitted_boundary_patches(const CartesianLevel &level, const DeformationSettings &s, const Coefficients &coefficients,
                           const std::array<const std::vector<double> *, 6> &robin_integrals)
   {
+    return fitted_boundary_patches(level, fitted_cell_data(level, s, coefficients), robin_integrals);
+  }
+
+  std::array<std::vector<FittedBoundaryPatch>, 8>
+  fitted_boundary_patches(const CartesianLevel &level, const FittedCellData &data,
+                          const std::array<const std::vector<double> *, 6> &robin_integrals)
+  {
     std::array<std::vector<FittedBoundaryPatch>, 8> out;
     const std::array<std::vector<index_t>, 8>       lists = boundary_patch_vertices(level);
     if (std::all_of(lists.begin(), lists.end(), [](const auto &l) { return l.empty(); }))
       return out;
     const int                  dim = level.dim;
-    const FittedCells          cells(level, s, coefficients);
+    const FittedCells          cells(level, data);
     const std::vector<double> &h = cells.h, &mean = cells.mean, &react = cells.react;
     const index_t(&nc)[3] = cells.nc;
     const index_t(&nv)[3] = cells.nv;
