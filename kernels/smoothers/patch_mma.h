@@ -278,26 +278,14 @@ namespace tpmg
     /// The lane's entry of A fragment f (its shared copy).
     static TPMG_HD TPMG_FORCEINLINE double fragment(const double *FS, int f, MmaLane L) { return FS[32 * f + L.lane]; }
 
-    /// Residual stage along one direction (np nodes in, the ni interior rows out): two outputs
-    /// v_h = Σ_q scale[h][q] Mat_{mat[h][q]} In_q (mat 0 mass, 1 stiffness, -1 none), and
-    /// epi(where(n), i, v, pre(where(n), i)) for fiber n and interior row i. Input q holds node
-    /// j of fiber n at IN[q][n + S_in j] (minus `centre` where `centred`); pre is a global value
-    /// the epilogue needs, loaded for all the warp's tiles before the first product. On the GPU
-    /// the two outputs are the upper and lower 8 rows of 16×8×8 tile products, the inputs one
-    /// after the other along k.
-    template <int fibers, int S_in, int n_in, bool centred, class WhereOf, class Pre, class Epi>
-    TPMG_HD TPMG_FORCEINLINE void residual_products(const double *FS, int w, MmaLane L, const int (&mat)[2][n_in],
-                                                    const double (&scale)[2][n_in], const Number *const (&IN)[n_in],
-                                                    Number centre, WhereOf where, Pre pre, Epi epi) const
-    {
-      // a lane's output slots: cell c, m-tile mt, entry e -> patch row r, stored where the
-      // cell owns it (cell 0 rows 1..k-1, cell 1 rows k..2k-1; the middle row k is the sum)
-      auto row    = [&](int c, int mt) { return c * k + 8 * mt + L.a_row(); };
-      auto stores = [](int c, int r) { return c == 0 ? (r >= 1 && r <= k - 1) : (r >= k && r <= 2 * k - 1); };
-      auto value  = [&](int q, int off) { return centred ? double(IN[q][off] - centre) : double(IN[q][off]); };
 #if TPMG_DEVICE_CODE
-      // A fragments [h][q][c][mt][s], scaled; zero where there is no product
-      double a[2][n_in][2][MTc][KSc];
+    /// A lane's A fragments of a residual stage, a[h][q][c][mt][s]: cell c's matrix mat[h][q]
+    /// scaled by scale[h][q], zero where there is no product (mat[h][q] < 0).
+    template <int n_in>
+    static __device__ TPMG_FORCEINLINE void scaled_fragments(const double *FS, MmaLane L, const int (&mat)[2][n_in],
+                                                             const double (&scale)[2][n_in],
+                                                             double (&a)[2][n_in][2][MTc][KSc])
+    {
       TPMG_UNROLL
       for (int h = 0; h < 2; ++h)
         {
@@ -320,6 +308,48 @@ namespace tpmg
                 }
             }
         }
+    }
+
+    /// The patch's middle row, which both cells' tiles hold a part of: cell 0's half (row k % 8
+    /// of m-tile k / 8) added onto cell 1's (row 0 of m-tile 0, lanes 0..3); for k = 8 both sit
+    /// in lanes 0..3. acc[c][mt][h][e] as in residual_products.
+    static __device__ TPMG_FORCEINLINE void add_middle_row(double (&acc)[2][MTc][2][2], MmaLane L)
+    {
+      TPMG_UNROLL
+      for (int h = 0; h < 2; ++h)
+        {
+          TPMG_UNROLL
+          for (int e = 0; e < 2; ++e)
+            {
+              const double v = k % 8 == 0 ? acc[0][k / 8][h][e]
+                                          : __shfl_sync(0xffffffffu, acc[0][0][h][e], 4 * (k % 8) + (L.lane & 3));
+              if (L.lane < 4)
+                acc[1][0][h][e] += v;
+            }
+        }
+    }
+#endif
+
+    /// Residual stage along one direction (np nodes in, the ni interior rows out): two outputs
+    /// v_h = Σ_q scale[h][q] Mat_{mat[h][q]} In_q (mat 0 mass, 1 stiffness, -1 none), and
+    /// epi(where(n), i, v, pre(where(n), i)) for fiber n and interior row i. Input q holds node
+    /// j of fiber n at IN[q][n + S_in j] (minus `centre` where `centred`); pre is a global value
+    /// the epilogue needs, loaded for all the warp's tiles before the first product. On the GPU
+    /// the two outputs are the upper and lower 8 rows of 16×8×8 tile products, the inputs one
+    /// after the other along k.
+    template <int fibers, int S_in, int n_in, bool centred, class WhereOf, class Pre, class Epi>
+    TPMG_HD TPMG_FORCEINLINE void residual_products(const double *FS, int w, MmaLane L, const int (&mat)[2][n_in],
+                                                    const double (&scale)[2][n_in], const Number *const (&IN)[n_in],
+                                                    Number centre, WhereOf where, Pre pre, Epi epi) const
+    {
+      // a lane's output slots: cell c, m-tile mt, entry e -> patch row r, stored where the
+      // cell owns it (cell 0 rows 1..k-1, cell 1 rows k..2k-1; the middle row k is the sum)
+      auto row    = [&](int c, int mt) { return c * k + 8 * mt + L.a_row(); };
+      auto stores = [](int c, int r) { return c == 0 ? (r >= 1 && r <= k - 1) : (r >= k && r <= 2 * k - 1); };
+      auto value  = [&](int q, int off) { return centred ? double(IN[q][off] - centre) : double(IN[q][off]); };
+#if TPMG_DEVICE_CODE
+      double a[2][n_in][2][MTc][KSc];
+      scaled_fragments(FS, L, mat, scale, a);
       // B rows beyond the cell (zero columns of A) read its last node: finite, no predicate
       auto j_of = [&](int c, int s) { return S_in * (c * k + cmin(4 * s + L.a_col(), k)); };
       // (for every entry, a select where the fiber or slot does not exist: as a branch, the
@@ -391,20 +421,7 @@ namespace tpmg
                   }
               }
           }
-        // the middle row: cell 0's half (row k % 8 of m-tile k / 8) onto cell 1's (row 0 of
-        // m-tile 0, lanes 0..3); for k = 8 both sit in lanes 0..3
-        TPMG_UNROLL
-        for (int h = 0; h < 2; ++h)
-          {
-            TPMG_UNROLL
-            for (int e = 0; e < 2; ++e)
-              {
-                const double v = k % 8 == 0 ? acc[0][k / 8][h][e]
-                                            : __shfl_sync(0xffffffffu, acc[0][0][h][e], 4 * (k % 8) + (L.lane & 3));
-                if (L.lane < 4)
-                  acc[1][0][h][e] += v;
-              }
-          }
+        add_middle_row(acc, L);
         for_lane_fibers<fibers>(t, L, where, [&](int e, int, const Where &o) {
           TPMG_UNROLL
           for (int c = 0; c < 2; ++c)
