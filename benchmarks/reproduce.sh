@@ -997,6 +997,31 @@ CASES
         kershaw_run "$K" "eps=$eps k=$k level 2" --set "Polynomial degree=$k" --set "Mesh/Deformation amplitude=$eps"
       done; done
       ;;
+    fitted-polynomial)
+      # the fitted smoother's automatic polynomial by the cells' shear (degree 4, range 15 on mildly sheared cells)
+      # against the long one (16, 400) and Chebyshev-Jacobi, side by side: the sine files and the mapped domains
+      mkdir -p "$OUT/solve" "$OUT/logs"
+      long=(--set "Multigrid/Chebyshev degree=16" --set "Multigrid/Chebyshev smoothing range=400")
+      jacobi=(--set Multigrid/Smoother=chebyshev_jacobi)
+      timed_solves prm/3d_bp5_sine.prm "$OUT/solve/fitted_polynomial.txt" "$OUT/logs" <<CASES
+sine_k4_L5_auto --set Mesh/Refinement\ level=5
+sine_k4_L5_long --set Mesh/Refinement\ level=5 ${long[*]@Q}
+sine_k4_L5_jacobi --set Mesh/Refinement\ level=5 ${jacobi[*]@Q}
+sine_k4_L6_auto --set Mesh/Refinement\ level=6
+sine_k4_L6_long --set Mesh/Refinement\ level=6 ${long[*]@Q}
+sine_k7_L4_auto --set Mesh/Refinement\ level=4 --set Polynomial\ degree=7
+sine_k7_L4_long --set Mesh/Refinement\ level=4 --set Polynomial\ degree=7 ${long[*]@Q}
+sine_k7_L4_jacobi --set Mesh/Refinement\ level=4 --set Polynomial\ degree=7 ${jacobi[*]@Q}
+CASES
+      for f in robin_faces cylinder_section quarter_annulus; do
+        sine=(); [ $f = robin_faces ] && sine=(--set Mesh/Deformation=sine --set "Multigrid/Level operator=bp3")
+        L=$(($(sed -n 's/.*Refinement level *= *//p' prm/$f.prm | head -1) + 1))
+        timed_solves prm/$f.prm "$OUT/solve/fitted_polynomial_$f.txt" "$OUT/logs" <<CASES
+${f}_L${L}_auto --set Mesh/Refinement\ level=$L ${sine[*]@Q}
+${f}_L${L}_long --set Mesh/Refinement\ level=$L ${sine[*]@Q} ${long[*]@Q}
+CASES
+      done
+      ;;
     kershaw-scan)
       # the fitted smoother's Chebyshev degree and range (the automatic choice: 16, 400) at eps = 0.3: k = 3 on
       # levels 1-4 and k = 7 on levels 1-3 (single solves; about 9 minutes with the build)

@@ -4,6 +4,7 @@
 #include <tpmg/fitted_patch_solver.h>
 #include <tpmg/fitted_patches.h>
 #include <tpmg/laplace_operator.h>
+#include <tpmg/multigrid.h>
 #include <tpmg/patch_data.h>
 #include <tpmg/robin_faces.h>
 
@@ -160,6 +161,43 @@ namespace
     EXPECT_GT(checked, 0);
   }
 } // namespace
+
+// The cells' shear, max |Ḡ_de| / √(Ḡ_dd Ḡ_ee): 0 on boxes and on a polar map (its cells meet at
+// right angles), and for the shear map (x + s y, y) with square cells J⁻¹J⁻ᵀ ∝ [[1 + s², −s], [−s,
+// 1]], so s / √(1 + s²) on every cell, in 2D and in 3D (z untouched).
+TEST(FittedPatches, CellShearMeasuresTheOffDiagonalMetric)
+{
+  for (int dim : {2, 3})
+    {
+      const CartesianLevel lev   = level_of(dim, 2, {4, 4, 4}, {0.25, 0.25, 0.25});
+      double               shear = -1;
+      fitted_cell_widths(lev, {}, &shear);
+      EXPECT_LT(shear, 1e-14) << dim << "D box";
+      for (const double s : {0.2, 0.5, 1.5})
+        {
+          DeformationSettings d;
+          d.type = Deformation::function;
+          d.map  = make_deformation_map("x + " + std::to_string(s) + " * y; y" + (dim == 3 ? "; z" : ""), dim);
+          for (Mapping m : {Mapping::multilinear, Mapping::exact})
+            {
+              d.mapping = m;
+              EXPECT_NEAR(fitted_cell_data(lev, d).shear, s / std::sqrt(1 + s * s), 1e-12) << dim << "D s = " << s;
+            }
+        }
+      DeformationSettings polar;
+      polar.type = Deformation::function;
+      polar.map =
+        make_deformation_map(std::string("(1 + x) * cos(y); (1 + x) * sin(y)") + (dim == 3 ? "; z" : ""), dim);
+      fitted_cell_widths(lev, polar, &shear);
+      EXPECT_LT(shear, 1e-12) << dim << "D polar";
+    }
+  // the built-in deformations, finest of four levels: Kershaw's transition layers shear its cells
+  // beyond fitted_mild_shear at eps = 0.3, the sine map at amplitude 0.1 stays within it
+  const std::vector<CartesianLevel> sine    = make_hierarchy(Domain{3, {{0, 0, 0}}, {{1, 1, 1}}, {{1, 1, 1}}}, 1, 3);
+  const std::vector<CartesianLevel> kershaw = make_hierarchy(Domain{3, {{0, 0, 0}}, {{1, 1, 1}}, {{6, 6, 6}}}, 1, 1);
+  EXPECT_LT(fitted_cell_data(sine.back(), {Deformation::sine, 0.1}).shear, fitted_mild_shear);
+  EXPECT_GT(fitted_cell_data(kershaw.back(), {Deformation::kershaw, 0.3}).shear, fitted_mild_shear);
+}
 
 TEST(FittedPatches, CellWidthsAreExactOnUndeformedCells)
 {

@@ -451,12 +451,30 @@ TEST(Multigrid, AutomaticChebyshevPolynomialFollowsTheSmoother)
   MultigridSettings mg;
   mg.level_operator = LevelOperatorType::bp5;
   mg.deformation    = {Deformation::kershaw, 0.3};
-  set_chebyshev_polynomial(mg, 0, 0); // fitted patches
-  EXPECT_EQ(mg.chebyshev.degree, 16);
-  EXPECT_EQ(mg.chebyshev.smoothing_range, 400.0);
-  set_chebyshev_polynomial(mg, 5, 20.0); // the user's values stay
-  EXPECT_EQ(mg.chebyshev.degree, 5);
-  EXPECT_EQ(mg.chebyshev.smoothing_range, 20.0);
+  set_chebyshev_polynomial(mg, 0, 0); // fitted patches: each level resolves it from its cells
+  EXPECT_EQ(mg.chebyshev.degree, 0);
+  EXPECT_EQ(mg.chebyshev.smoothing_range, 0.0);
+  for (const double shear : {0.0, 0.4, fitted_mild_shear})
+    {
+      const ChebyshevSettings c = fitted_chebyshev_polynomial(mg.chebyshev, shear, false);
+      EXPECT_EQ(c.degree, 4) << shear;
+      EXPECT_EQ(c.smoothing_range, 15.0) << shear;
+    }
+  for (const double shear : {fitted_mild_shear + 1e-9, 0.97})
+    {
+      const ChebyshevSettings c = fitted_chebyshev_polynomial(mg.chebyshev, shear, false);
+      EXPECT_EQ(c.degree, 16) << shear;
+      EXPECT_EQ(c.smoothing_range, 400.0) << shear;
+    }
+  // a coefficient varying in space: the long polynomial on any cells
+  EXPECT_EQ(fitted_chebyshev_polynomial(mg.chebyshev, 0.0, true).degree, 16);
+  EXPECT_EQ(fitted_chebyshev_polynomial(mg.chebyshev, 0.0, true).smoothing_range, 400.0);
+  set_chebyshev_polynomial(mg, 5, 0); // the user's values stay; the unset one follows the cells
+  EXPECT_EQ(fitted_chebyshev_polynomial(mg.chebyshev, 0.9, false).degree, 5);
+  EXPECT_EQ(fitted_chebyshev_polynomial(mg.chebyshev, 0.9, false).smoothing_range, 400.0);
+  set_chebyshev_polynomial(mg, 5, 20.0);
+  EXPECT_EQ(fitted_chebyshev_polynomial(mg.chebyshev, 0.1, false).degree, 5);
+  EXPECT_EQ(fitted_chebyshev_polynomial(mg.chebyshev, 0.9, false).smoothing_range, 20.0);
   mg.smoother = SmootherType::chebyshev_jacobi;
   set_chebyshev_polynomial(mg, 0, 0);
   EXPECT_EQ(mg.chebyshev.degree, 3);

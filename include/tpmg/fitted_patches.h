@@ -51,16 +51,21 @@ namespace tpmg
   /// (lexicographic cells): with Ḡ the cell average of G = |J| J⁻¹ J⁻ᵀ, a Cartesian cell of
   /// widths h has Ḡ_dd = Π_e h_e / h_d², so in 3D h_d = √(Ḡ_ee Ḡ_ff) ({d, e, f} = {x, y, z}); in
   /// 2D Ḡ fixes the aspect ratio only, and the widths take the cell's area: h_x = √(|K| Ḡ_yy),
-  /// h_y = √(|K| Ḡ_xx). Exact on undeformed cells.
-  std::vector<double> fitted_cell_widths(const CartesianLevel &level, const DeformationSettings &s);
+  /// h_y = √(|K| Ḡ_xx). Exact on undeformed cells. With `largest_shear`, also the largest
+  /// off-diagonal term of Ḡ against its diagonal over the cells, max |Ḡ_de| / √(Ḡ_dd Ḡ_ee)
+  /// (d ≠ e): 0 on boxes and mapped cells whose edges meet at right angles, towards 1 on sheared
+  /// cells; the coupling a separable surrogate leaves out (fitted_chebyshev_polynomial).
+  std::vector<double> fitted_cell_widths(const CartesianLevel &level, const DeformationSettings &s,
+                                         double *largest_shear = nullptr);
 
   /// What the surrogates read per cell of a level (lexicographic cells): the fitted widths
   /// (fitted_cell_widths, dim per cell) and the cells' mean coefficient and reaction coefficient
   /// (cell_coefficient_means; 1 and 0 without them). Made once per level for the interior and
-  /// the face patches.
+  /// the face patches; the cells' largest shear (fitted_cell_widths).
   struct FittedCellData
   {
     std::vector<double> widths, diffusion, reaction;
+    double              shear = 0;
   };
   FittedCellData fitted_cell_data(const CartesianLevel &level, const DeformationSettings &s,
                                   const Coefficients &coefficients = {});

@@ -44,7 +44,8 @@ namespace tpmg
     /// the patches' means, the Chebyshev–Jacobi diagonal them at its points (make_level_operator).
     Coefficients coefficients;
     /// The vertex-patch smoother's patch problems and, for fitted ones, how they smooth (the
-    /// Chebyshev polynomial from `chebyshev`).
+    /// Chebyshev polynomial from `chebyshev`, whose degree or range 0 each level resolves from
+    /// its cells: fitted_chebyshev_polynomial).
     PatchGeometry   patch_geometry   = PatchGeometry::automatic;
     FittedSmoothing fitted_smoothing = FittedSmoothing::chebyshev_additive;
     /// Whether the vertex-patch smoother solves fitted patch problems with these settings:
@@ -108,9 +109,20 @@ namespace tpmg
   /// (p-multigrid to Q_1).
   bool coarse_solve_by_degree(const CartesianLevel &coarsest, const MultigridSettings &settings);
   /// Sets settings.chebyshev's degree and smoothing range from the user's values, 0 meaning
-  /// automatic (call after the smoother, patch geometry and deformation are set): with fitted
-  /// patches degree 16 and range 400, with point Jacobi degree 3 and range 15.
+  /// automatic (call after the smoother, patch geometry and deformation are set): with point
+  /// Jacobi degree 3 and range 15; with fitted patches 0 stays, each level's smoother resolving
+  /// it from its cells (fitted_chebyshev_polynomial).
   void set_chebyshev_polynomial(MultigridSettings &settings, int degree, double smoothing_range);
+  /// The largest cell shear (FittedCellData::shear) up to which the fitted patches' automatic
+  /// polynomial is the short one. Measured (3D Q3 and Q6, levels 1-4, iterations against degree
+  /// 16 over range 400): sine amplitude 0.15 (shear 0.65) and Kershaw eps = 0.9 (0.50) take as many
+  /// or fewer iterations with degree 4 over range 15, Kershaw eps = 0.8 (0.75) one more at Q6,
+  /// eps = 0.7 (0.86) two more on level 2 and growing.
+  constexpr double fitted_mild_shear = 0.7;
+  /// The Chebyshev polynomial of a level's fitted additive Schwarz smoother: the degree and range
+  /// of `c` where they are set (> 0), else degree 4 over range 15 on cells sheared at most
+  /// fitted_mild_shear with coefficients constant in space, degree 16 over range 400 otherwise.
+  ChebyshevSettings fitted_chebyshev_polynomial(ChebyshevSettings c, double shear, bool varying_coefficients);
   /// `level` with degree 1 (the same cells).
   CartesianLevel linear_level(const CartesianLevel &level);
 
@@ -145,6 +157,11 @@ namespace tpmg
     virtual void smooth(Vector<Number> &x, const Vector<Number> &b, bool post, bool x_is_zero) const = 0;
     /// The kernels a Cartesian vertex-patch smoother runs (resolve_smoother); null for the others.
     virtual const SmootherConfiguration *configuration() const { return nullptr; }
+    /// The polynomial a Chebyshev-accelerated smoother runs (null for the others).
+    virtual const ChebyshevSettings *polynomial() const { return nullptr; }
+    /// The largest shear of the level's cells where a fitted smoother chose its polynomial by it
+    /// (fitted_chebyshev_polynomial), else a negative number.
+    virtual double shear() const { return -1; }
   };
 
   /// The multigrid hierarchy on one backend: a level operator and a smoother on every level from

@@ -381,6 +381,8 @@ namespace tpmg
               base_.kernel_optimization    = c->optimization_name();
               base_.smoother_configuration = c->description();
             }
+        if (mg.fitted_patches() && fine_layout_->stores())
+          describe_fitted_polynomial(multigrid_->level_smoother(multigrid_->finest_level()), mg, base_);
         if (verbose)
           log_ << "  multigrid ready (" << multigrid_->coarse_solver_name() << " coarse solver on level "
                << multigrid_->coarsest_level() << ")" << std::endl;

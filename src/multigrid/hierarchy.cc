@@ -36,16 +36,29 @@ namespace tpmg
 
   void set_chebyshev_polynomial(MultigridSettings &settings, int degree, double smoothing_range)
   {
-    // Fitted patches: the separable surrogates miss the shear of skewed cells (Kershaw meshes), so
-    // the additive Schwarz operator has small eigenvalues on modes the coarse grid does not reduce
-    // either; the wider the interval, the flatter the counts across levels, and the degree buys
-    // back the rate, at about the same time per solve (iterations x degree stays near constant).
-    // Degree 16 over range 400 keeps Kershaw eps = 0.3 within one iteration across levels 1-3
-    // and the sine mesh at 8 or fewer (docs/performance/solve.md, "Deformed meshes", the
-    // Chebyshev interval).
+    // (the fitted patches' automatic values depend on the level's cells: fitted_chebyshev_polynomial)
     const bool fitted                  = settings.fitted_patches();
-    settings.chebyshev.degree          = degree > 0 ? degree : fitted ? 16 : 3;
-    settings.chebyshev.smoothing_range = smoothing_range > 0 ? smoothing_range : fitted ? 400.0 : 15.0;
+    settings.chebyshev.degree          = degree > 0 ? degree : fitted ? 0 : 3;
+    settings.chebyshev.smoothing_range = smoothing_range > 0 ? smoothing_range : fitted ? 0.0 : 15.0;
+  }
+
+  ChebyshevSettings fitted_chebyshev_polynomial(ChebyshevSettings c, double shear, bool varying_coefficients)
+  {
+    // The separable surrogates miss the shear of skewed cells (Kershaw meshes), so there the
+    // additive Schwarz operator has small eigenvalues on modes the coarse grid does not reduce
+    // either; the wider the interval, the flatter the counts across levels, and the degree buys
+    // back the rate. Degree 16 over range 400 keeps Kershaw eps = 0.3 within one iteration across
+    // levels 1-3. Where the cells are sheared little, the surrogates hold those modes too, and
+    // degree 4 over range 15 takes as many or fewer iterations with a quarter of the applications
+    // (docs/performance/solve.md, "Deformed meshes", the Chebyshev interval). A coefficient that
+    // varies inside the patches, which the surrogates see as its patch means, needs the long one
+    // as well (c = 1e5 (1 + sin 5x) in 3D: 23 iterations against 7).
+    const bool sheared = shear > fitted_mild_shear || varying_coefficients;
+    if (c.degree <= 0)
+      c.degree = sheared ? 16 : 4;
+    if (!(c.smoothing_range > 0))
+      c.smoothing_range = sheared ? 400.0 : 15.0;
+    return c;
   }
 
   bool coarse_solve_by_degree(const CartesianLevel &c, const MultigridSettings &settings)

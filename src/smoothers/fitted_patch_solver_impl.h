@@ -33,10 +33,11 @@ namespace tpmg
     };
     upload(eigenvectors_, table.eigenvectors);
     upload(eigenvalues_, table.eigenvalues);
-    const FittedCellData                 cells      = fitted_cell_data(level, deformation, coefficients);
-    const std::vector<FittedPatchWidths> w          = fitted_patch_widths(level, cells);
-    constexpr std::size_t                per_vertex = dim + 2;
-    std::vector<double>                  rows(w.size() * dim), widths(w.size() * per_vertex);
+    const FittedCellData                 cells = fitted_cell_data(level, deformation, coefficients);
+    const std::vector<FittedPatchWidths> w     = fitted_patch_widths(level, cells);
+    shear_                                     = cells.shear;
+    constexpr std::size_t per_vertex           = dim + 2;
+    std::vector<double>   rows(w.size() * dim), widths(w.size() * per_vertex);
     for (std::size_t v = 0; v < w.size(); ++v)
       {
         double product = w[v].scale;

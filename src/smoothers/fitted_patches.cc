@@ -1,3 +1,4 @@
+#include <tpmg/config.h>
 #include <tpmg/fitted_patches.h>
 #include <tpmg/patch_data.h>
 
@@ -89,7 +90,8 @@ namespace tpmg
     return made.emplace(std::make_pair(k, lumped_mass), std::move(t)).first->second;
   }
 
-  std::vector<double> fitted_cell_widths(const CartesianLevel &level, const DeformationSettings &s)
+  std::vector<double> fitted_cell_widths(const CartesianLevel &level, const DeformationSettings &s,
+                                         double *largest_shear)
   {
     const int                 dim = level.dim;
     const Quadrature1D        q   = gauss_quadrature(2);
@@ -98,17 +100,25 @@ namespace tpmg
     const int                 np = dim == 3 ? 8 : 4, ne = dim == 3 ? 6 : 3;
     const int                 diag[3] = {0, dim == 3 ? 3 : 2, 5}; // xx, yy, zz among the entries
     const index_t             n       = level.n_cells();
-    std::vector<double>       h(std::size_t(n) * dim);
+    // the off-diagonal entries xy, xz, yz and the two diagonal ones each pairs
+    const int           off[3] = {1, 2, 4}, pair[3][2] = {{0, 1}, {0, 2}, {1, 2}};
+    std::vector<double> h(std::size_t(n) * dim);
+    double              shear = 0;
+#pragma omp parallel for schedule(static) reduction(max : shear) if (g.size() >= host_parallel_threshold)
     for (index_t c = 0; c < n; ++c)
       {
-        double G[3] = {0, 0, 0}, volume = 0;
+        double G[3] = {0, 0, 0}, volume = 0, O[3] = {0, 0, 0};
         for (int p = 0; p < np; ++p)
           {
             for (int d = 0; d < dim; ++d)
               G[d] += g[(std::size_t(c) * ne + diag[d]) * np + p];
+            for (int e = 0; e < (dim == 3 ? 3 : 1); ++e)
+              O[e] += g[(std::size_t(c) * ne + off[e]) * np + p];
             if (dim == 2)
               volume += m[std::size_t(c) * np + p];
           }
+        for (int e = 0; e < (dim == 3 ? 3 : 1); ++e)
+          shear = std::max(shear, std::abs(O[e]) / std::sqrt(G[pair[e][0]] * G[pair[e][1]]));
         double *w = h.data() + std::size_t(c) * dim;
         if (dim == 3)
           {
@@ -122,6 +132,8 @@ namespace tpmg
             w[1] = std::sqrt(volume * G[0]);
           }
       }
+    if (largest_shear)
+      *largest_shear = shear;
     return h;
   }
 
@@ -129,7 +141,7 @@ namespace tpmg
                                   const Coefficients &coefficients)
   {
     FittedCellData c;
-    c.widths    = fitted_cell_widths(level, s);
+    c.widths    = fitted_cell_widths(level, s, &c.shear);
     c.diffusion = cell_coefficient_means(level, s, coefficients.diffusion);
     c.reaction  = coefficients.reaction ? cell_coefficient_means(level, s, coefficients.reaction)
                                         : std::vector<double>(c.diffusion.size(), 0.0);
