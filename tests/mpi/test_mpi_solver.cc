@@ -195,6 +195,12 @@ int main(int argc, char **argv)
                "Mesh/Deformation function=(1 + x)*cos(pi/2*y); (1 + x)*sin(pi/2*y)", "Problem/Right-hand side=function",
                "Problem/Right-hand side function=32*x^3*y + 32*x*y^3 - 60*x*y",
                "Problem/Exact solution=(x^2 + y^2 - 1)*(4 - x^2 - y^2)*x*y"})},
+    // cells sheared in the upper half only (X = x + 0.4 y^4: shear 1.6 y^3 / sqrt(1 + 2.56 y^6), 0.85 at
+    // y = 1): split along y, the parts' own largest shears fall on both sides of fitted_mild_shear, and
+    // every part must take the whole level's polynomial (the long one) for the one-rank answer
+    {"2D k=3 sheared in the upper half",
+     with(d2, {"Polynomial degree=3", "Multigrid/Level operator=bp3", "Mesh/Deformation=function",
+               "Mesh/Deformation function=x + 0.4*y^4; y", "Problem/Right-hand side=one"})},
     // a reaction term: its per-point factors, the lifting and the surrogates' shift on every rank
     {"3D k=2 reaction",
      with(d3, {"Polynomial degree=2", "Problem/Right-hand side=function", "Problem/Right-hand side function=1 + x*y",
