@@ -100,7 +100,7 @@ TEST(PoissonSolver, HundredSolvesKeepTheirMemoryAndSetupAddsUp)
       EXPECT_GE(t, 0.0) << name;
       parts += t;
     }
-  EXPECT_EQ(setup.setup_breakdown.size(), 7u);
+  EXPECT_EQ(setup.setup_breakdown.size(), 9u);
   EXPECT_LE(parts, setup.setup_time_s * 1.001 + 1e-6);
   EXPECT_EQ(setup.iterations, 0);
   solver.solve();

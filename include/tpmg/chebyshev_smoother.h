@@ -61,6 +61,8 @@ namespace tpmg
 
     /// The estimate of λ_max(D^{-1}A) (before the safety factor 1.2).
     double max_eigenvalue() const { return lambda_max_; }
+    /// Wall seconds the setup's estimate of λ_max took (its device work finished).
+    double estimate_seconds() const { return estimate_seconds_; }
     /// The interval the polynomial is built for: [λ_max/range, 1.2 λ_max].
     double interval_lower() const { return lower_; }
     double interval_upper() const { return upper_; }
@@ -88,7 +90,8 @@ namespace tpmg
     Backend                       backend_;
     Vector<Number>                inverse_diagonal_;
     double                        lambda_max_ = 1.0, lower_ = 0.0, upper_ = 1.0;
-    int                           cg_steps_ = 0;
+    double                        estimate_seconds_ = 0;
+    int                           cg_steps_         = 0;
     mutable Vector<Number>        ax_, update_, z_;
   };
 } // namespace tpmg

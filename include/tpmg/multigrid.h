@@ -157,6 +157,8 @@ namespace tpmg
     virtual void smooth(Vector<Number> &x, const Vector<Number> &b, bool post, bool x_is_zero) const = 0;
     /// The kernels a Cartesian vertex-patch smoother runs (resolve_smoother); null for the others.
     virtual const SmootherConfiguration *configuration() const { return nullptr; }
+    /// Wall seconds of the smoother's setup spent in its Chebyshev estimate of λ_max (0 without).
+    virtual double eigenvalue_estimate_seconds() const { return 0; }
     /// The polynomial a Chebyshev-accelerated smoother runs (null for the others).
     virtual const ChebyshevSettings *polynomial() const { return nullptr; }
     /// The largest shear of the level's cells where a fitted smoother chose its polynomial by it
@@ -213,11 +215,13 @@ namespace tpmg
     const char *coarse_solver_name() const;
 
     /// Wall seconds of the setup's parts on this rank: the level operators (with their geometric
-    /// factors), the smoothers (patch data, eigenpairs, Chebyshev estimates), the level vectors
-    /// and transfers, the coarse solver (the dense factorization).
+    /// factors), the smoothers (patch data and eigenpairs) and apart their Chebyshev estimates of
+    /// λ_max, the level vectors and transfers, the dense coarse matrix (its operator applications)
+    /// and the rest of the coarse solver (the factorization, its upload).
     struct SetupSeconds
     {
-      double level_operators = 0, smoothers = 0, vectors_and_transfers = 0, coarse_solver = 0;
+      double level_operators = 0, smoothers = 0, eigenvalue_estimates = 0, vectors_and_transfers = 0, coarse_matrix = 0,
+             coarse_solver = 0;
     };
     const SetupSeconds &setup_seconds() const { return setup_seconds_; }
 

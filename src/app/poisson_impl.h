@@ -422,7 +422,9 @@ namespace tpmg
         base_.setup_breakdown = {{"hierarchy", comm_.max(t0 - start)},
                                  {"level_operators", comm_.max(mgs.level_operators)},
                                  {"smoothers", comm_.max(mgs.smoothers)},
+                                 {"eigenvalue_estimates", comm_.max(mgs.eigenvalue_estimates)},
                                  {"vectors_and_transfers", comm_.max(mgs.vectors_and_transfers)},
+                                 {"coarse_matrix", comm_.max(mgs.coarse_matrix)},
                                  {"coarse_solver", comm_.max(mgs.coarse_solver)},
                                  {"outer_operator_and_workspace", comm_.max(t2 - t1)},
                                  {"right_hand_side", base_.rhs_time_s}};

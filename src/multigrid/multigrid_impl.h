@@ -23,6 +23,7 @@
 
 #include <Eigen/Dense>
 
+#include <algorithm>
 #include <chrono>
 #include <stdexcept>
 #include <string>
@@ -248,6 +249,12 @@ namespace tpmg
                 settings, backend, L->mesh, *L->op, *L->local_op, L->robin,
                 L->layout->distributed() ? L->layout.get() : nullptr);
             lap(setup_seconds_.smoothers);
+            if (L->smoother) // (its Chebyshev estimate apart)
+              {
+                const double e = std::min(L->smoother->eigenvalue_estimate_seconds(), setup_seconds_.smoothers);
+                setup_seconds_.smoothers -= e;
+                setup_seconds_.eigenvalue_estimates += e;
+              }
             internal::reinit_level_vector(L->r, L->layout, backend);
             if (l < finest_)
               {
@@ -301,6 +308,7 @@ namespace tpmg
           {
             const Eigen::MatrixXd A =
               internal::dense_coarse_matrix<dim, k>(settings, c, dense, by_degree, *lev(coarsest_).layout, coarse_n_);
+            lap(setup_seconds_.coarse_matrix);
             const Eigen::MatrixXd inv = // (the whole level's faces: a part's are boundary to its kernels)
               internal::coarse_inverse(A, singular_problem(c, settings.coefficients));
             std::vector<Number> h(std::size_t(coarse_n_) * coarse_n_);

@@ -104,7 +104,8 @@ namespace tpmg::internal
     }
     const ChebyshevSettings *polynomial() const override { return chebyshev_ ? &polynomial_ : nullptr; }
     double                   shear() const override { return chebyshev_ ? shear_ : -1.0; }
-    void smooth(Vector<Number> &x, const Vector<Number> &b, bool post, bool x_is_zero) const override
+    double eigenvalue_estimate_seconds() const override { return chebyshev_ ? chebyshev_->estimate_seconds() : 0.0; }
+    void   smooth(Vector<Number> &x, const Vector<Number> &b, bool post, bool x_is_zero) const override
     {
       if (chebyshev_)
         {
@@ -150,7 +151,8 @@ namespace tpmg::internal
     ChebyshevAdapter(Backend b, const ChebyshevSettings &s, const LinearOperator<Number> *op)
       : smoother_(*op, diagonal(*op), s, b)
     {}
-    void smooth(Vector<Number> &x, const Vector<Number> &b, bool, bool) const override { smoother_.smooth(x, b); }
+    void   smooth(Vector<Number> &x, const Vector<Number> &b, bool, bool) const override { smoother_.smooth(x, b); }
+    double eigenvalue_estimate_seconds() const override { return smoother_.estimate_seconds(); }
 
   private:
     static Vector<Number> diagonal(const LinearOperator<Number> &op)

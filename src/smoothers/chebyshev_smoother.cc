@@ -8,6 +8,7 @@
 
 #include <Eigen/Dense>
 
+#include <chrono>
 #include <cmath>
 #include <limits>
 #include <stdexcept>
@@ -85,9 +86,13 @@ namespace tpmg
   {
     make_vector(ax_);
     make_vector(update_);
+    synchronize(backend_);
+    const auto start = std::chrono::steady_clock::now();
     estimate_max_eigenvalue();
-    upper_ = 1.2 * lambda_max_;
-    lower_ = lambda_max_ / settings_.smoothing_range;
+    synchronize(backend_);
+    estimate_seconds_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    upper_            = 1.2 * lambda_max_;
+    lower_            = lambda_max_ / settings_.smoothing_range;
   }
 
   template <typename Number>
