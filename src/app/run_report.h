@@ -30,7 +30,8 @@ namespace tpmg::internal
   /// solver and the kernels it runs, the device.
   /// The finest level's Chebyshev polynomial of a fitted additive Schwarz smoother, added to the
   /// report's smoother line: ", Chebyshev degree 4, range 15 (automatic: cells sheared at most
-  /// 0.41)"; "automatic" where the level chose the degree or the range by its cells.
+  /// 0.41, within 0.7)"; "automatic" where the level chose the degree or the range by its cells
+  /// (or by the coefficients varying in space).
   template <typename Number>
   void describe_fitted_polynomial(const Smoother<Number> &finest, const MultigridSettings &mg, RunResult &res)
   {
