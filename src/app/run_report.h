@@ -30,7 +30,7 @@ namespace tpmg::internal
   /// solver and the kernels it runs, the device.
   /// The finest level's Chebyshev polynomial of a fitted additive Schwarz smoother, added to the
   /// report's smoother line: ", Chebyshev degree 4, range 15 (automatic: cells sheared at most
-  /// 0.41, within 0.7)"; "automatic" where the level chose the degree or the range by its cells
+  /// 0.41, within 0.70)"; "automatic" where the level chose the degree or the range by its cells
   /// (or by the coefficients varying in space).
   template <typename Number>
   void describe_fitted_polynomial(const Smoother<Number> &finest, const MultigridSettings &mg, RunResult &res)
@@ -40,9 +40,10 @@ namespace tpmg::internal
       return;
     std::ostringstream line;
     line << ", Chebyshev degree " << c->degree << ", range " << c->smoothing_range;
-    if (mg.coefficients.varying() && (mg.chebyshev.degree <= 0 || !(mg.chebyshev.smoothing_range > 0)))
+    const bool automatic = mg.chebyshev.degree <= 0 || !(mg.chebyshev.smoothing_range > 0);
+    if (automatic && mg.coefficients.varying())
       line << " (automatic: coefficients varying in space)";
-    else if (mg.chebyshev.degree <= 0 || !(mg.chebyshev.smoothing_range > 0))
+    else if (automatic)
       line << " (automatic: cells sheared at most " << std::fixed << std::setprecision(2) << finest.shear()
            << (finest.shear() > fitted_mild_shear ? ", above " : ", within ") << fitted_mild_shear << ")";
     res.smoother_configuration += line.str();
