@@ -100,7 +100,7 @@ namespace tpmg
     const int                 np = dim == 3 ? 8 : 4, ne = dim == 3 ? 6 : 3;
     const int                 diag[3] = {0, dim == 3 ? 3 : 2, 5}; // xx, yy, zz among the entries
     const index_t             n       = level.n_cells();
-    // the off-diagonal entries xy, xz, yz and the two diagonal ones each pairs
+    // the off-diagonal entries xy, xz, yz, and for each the two diagonal ones it couples
     const int           off[3] = {1, 2, 4}, pair[3][2] = {{0, 1}, {0, 2}, {1, 2}};
     std::vector<double> h(std::size_t(n) * dim);
     double              shear = 0;
