@@ -1,7 +1,9 @@
 // CEED bake-off operators against independent references (docs/method.md, "Level operators").
+#include <tpmg/box_layout.h>
 #include <tpmg/bp_operator.h>
 #include <tpmg/dispatch.h>
 #include <tpmg/laplace_operator.h>
+#include <tpmg/partition.h>
 #include <tpmg/robin_faces.h>
 
 #include <gtest/gtest.h>
@@ -474,4 +476,91 @@ TEST(BP, PolynomialGeometryIsTheMassOperatorsAndItsBytesAreEstimated)
   // 3 node values for each of the (k+2)^2 columns of points of a cell
   EXPECT_EQ(d.geometry_bytes(), std::size_t(lev.n_cells()) * 48 * sizeof(double));
   EXPECT_EQ(f.geometry_bytes(), std::size_t(lev.n_cells()) * 48 * sizeof(float));
+}
+
+TEST(DistributedOperator, TwoStepsLeaveOnlyTheInnerCellsNodesOpen)
+{
+  // apply_in_two_steps on a rank's part (the exchange of DistributedOperator runs in `between`):
+  // the result equals vmult (residual), and when between() runs every node but those of the
+  // inner cells holds its final value already; the Cartesian Laplacian (vmult and residual), BP5
+  // with stored factors and BP3 on the fly on a Kershaw mesh, a Neumann face, 2D and 3D
+  struct Case
+  {
+    int dim, level, ranks;
+  };
+  int checked = 0;
+  for (const Case &c : {Case{3, 3, 4}, Case{2, 4, 2}, Case{3, 3, 8}})
+    dispatch_dim(c.dim, [&](auto D) {
+      constexpr int dim = decltype(D)::value, k = 2;
+      Domain        dom;
+      dom.dim                         = dim;
+      dom.coarse_cells                = {3, 1, 1};       // (Kershaw: cells_x a multiple of 6)
+      dom.dirichlet_faces             = all_faces & ~2u; // x+ Neumann
+      const auto               levels = make_hierarchy(dom, k, c.level);
+      const HierarchyPartition part(levels, make_process_grid(c.ranks, levels), 0);
+      const int                l = int(levels.size()) - 1;
+      for (int r = 0; r < c.ranks; ++r)
+        {
+          SCOPED_TRACE("dim " + std::to_string(dim) + " ranks " + std::to_string(c.ranks) + " rank " +
+                       std::to_string(r));
+          const CartesianLevel lev   = BoxLayout::plan(part, l, r).stored;
+          const CellSplit      split = split_cells(lev);
+          ASSERT_FALSE(split.near.empty());
+          if (split.inner.count() == 0) // (a part too thin for inner cells)
+            continue;
+          Vector<double> x(lev.n_dofs(), Backend::cpu), b(lev.n_dofs(), Backend::cpu), ref, two, early;
+          x.from_host(random_vector(lev, 3 + unsigned(r), true));
+          b.from_host(random_vector(lev, 11 + unsigned(r), true));
+          // nodes of the inner cells (the part's node coordinates)
+          auto open = [&](index_t i) {
+            const index_t g[3] = {i % lev.nodes(0), (i / lev.nodes(0)) % lev.nodes(1),
+                                  i / (lev.nodes(0) * lev.nodes(1))};
+            for (int d = 0; d < dim; ++d)
+              if (g[d] < k * split.inner.begin[d] || g[d] > k * split.inner.end[d])
+                return false;
+            return true;
+          };
+          auto check = [&](const LinearOperator<double> &op, const Vector<double> *rhs, const char *what) {
+            SCOPED_TRACE(what);
+            if (rhs)
+              op.residual(ref, *rhs, x);
+            else
+              op.vmult(ref, x);
+            int calls = 0;
+            ASSERT_TRUE(op.apply_in_two_steps(two, x, rhs, split, [&] {
+              ++calls;
+              early.reinit(two.size(), Backend::cpu, false);
+              early.copy_from(two);
+            }));
+            ASSERT_EQ(calls, 1);
+            const auto R = ref.to_host(), T = two.to_host(), E = early.to_host();
+            double     scale = 0;
+            for (double v : R)
+              scale = std::max(scale, std::fabs(v));
+            index_t closed = 0;
+            for (index_t i = 0; i < lev.n_dofs(); ++i)
+              {
+                ASSERT_NEAR(T[std::size_t(i)], R[std::size_t(i)], 1e-13 * scale) << "node " << i;
+                if (!open(i))
+                  {
+                    ASSERT_NEAR(E[std::size_t(i)], R[std::size_t(i)], 1e-13 * scale) << "node " << i << " not final";
+                    ++closed;
+                  }
+              }
+            EXPECT_GT(closed, 0);
+            ++checked;
+          };
+          const CartesianLaplaceOperator<dim, k, double> laplace(lev, Backend::cpu);
+          check(laplace, nullptr, "cartesian vmult");
+          check(laplace, &b, "cartesian residual");
+          const DeformationSettings        kershaw{Deformation::kershaw, 0.3};
+          const BPOperator<dim, k, double> bp5(lev, Backend::cpu, BakeOff::bp5, kershaw);
+          const BPOperator<dim, k, double> bp3(lev, Backend::cpu, BakeOff::bp3, kershaw, true,
+                                               GeometryMode::on_the_fly);
+          check(bp5, nullptr, "bp5 stored");
+          check(bp3, nullptr, "bp3 on the fly");
+          EXPECT_FALSE(bp5.apply_in_two_steps(two, x, &b, split, [] {})); // (no two-step residual)
+        }
+    });
+  EXPECT_GE(checked, 4 * 8); // (the middle parts of a row of four have no inner cells)
 }

@@ -114,3 +114,53 @@ TEST(CellGrid, ColoursEnumerateEveryCellOnceAndShareNoNode)
           ASSERT_EQ(seen[i], 1) << "cell " << i;
       }
 }
+
+TEST(CellGrid, BoxesAndTheirColoursKeepTheWholeGridsCoordinates)
+{
+  // box(): the cells of a box of the grid, with their coordinates and lexicographic index in
+  // the whole grid; colour() of a box: the box's cells of each whole-grid parity, once each
+  const index_t  cells[3] = {7, 6, 5};
+  const CellGrid grid(cells, "test");
+  for (const CellBox &b : {CellBox{{2, 1, 0}, {5, 6, 3}}, CellBox{{0, 3, 1}, {7, 4, 5}}, CellBox{{3, 0, 4}, {4, 6, 5}},
+                           CellBox{{0, 0, 0}, {7, 6, 5}}, CellBox{{1, 1, 1}, {1, 3, 3}}})
+    {
+      index_t        count = -1;
+      const CellGrid g     = grid.box(b, count);
+      ASSERT_EQ(count, b.count());
+      EXPECT_EQ(g.part, count < 7 * 6 * 5);
+      std::vector<int> seen(7 * 6 * 5, 0);
+      for (index_t i = 0; i < count; ++i)
+        {
+          unsigned cc[3];
+          g.coordinates(unsigned(i), cc);
+          for (int d = 0; d < 3; ++d)
+            {
+              ASSERT_GE(index_t(cc[d]), b.begin[d]);
+              ASSERT_LT(index_t(cc[d]), b.end[d]);
+            }
+          const index_t lex = g.index(i, cc);
+          ASSERT_EQ(lex, index_t(cc[0]) + 7 * (index_t(cc[1]) + 6 * index_t(cc[2])));
+          ++seen[std::size_t(lex)];
+        }
+      std::vector<int> coloured(7 * 6 * 5, 0);
+      for (int colour = 0; colour < 8; ++colour)
+        {
+          index_t        n  = -1;
+          const CellGrid gc = g.colour(colour, 3, n);
+          for (index_t i = 0; i < n; ++i)
+            {
+              unsigned cc[3];
+              gc.coordinates(unsigned(i), cc);
+              for (int d = 0; d < 3; ++d)
+                {
+                  ASSERT_EQ(int(cc[d] & 1u), (colour >> d) & 1);
+                  ASSERT_GE(index_t(cc[d]), b.begin[d]);
+                  ASSERT_LT(index_t(cc[d]), b.end[d]);
+                }
+              ++coloured[std::size_t(gc.index(i, cc))];
+            }
+        }
+      EXPECT_EQ(seen, coloured); // every cell of the box once, in one colour
+      EXPECT_EQ(std::count(seen.begin(), seen.end(), 1), count);
+    }
+}

@@ -24,6 +24,46 @@ namespace
     return make_hierarchy(d, degree, level);
   }
 
+  /// The partitions the overlap tests check: 2D and 3D, 1 to 27 ranks, uneven splits, periodic
+  /// directions (on one rank too). f(case's periodic bits, degree, the part's plan) for every
+  /// ghosted part of every level.
+  template <class F>
+  void for_each_ghosted_part(F f)
+  {
+    struct Case
+    {
+      int                dim, degree, level, ranks;
+      std::array<int, 3> coarse;
+      unsigned           periodic = 0;
+    };
+    for (const Case &c :
+         {Case{2, 3, 4, 2, {1, 1, 1}}, Case{2, 2, 3, 6, {3, 2, 1}}, Case{3, 2, 3, 4, {2, 2, 1}},
+          Case{3, 1, 3, 8, {1, 1, 1}}, Case{3, 3, 2, 27, {3, 3, 3}}, Case{3, 2, 3, 3, {3, 1, 1}},
+          Case{2, 3, 3, 1, {2, 2, 1}, 3}, Case{3, 2, 3, 2, {2, 2, 2}, 5}, Case{3, 2, 2, 4, {2, 2, 2}, 7}})
+      {
+        const auto               levels = hierarchy(c.dim, c.degree, c.level, c.coarse, c.periodic);
+        const HierarchyPartition part(levels, make_process_grid(c.ranks, levels), 0);
+        for (int l = 0; l < int(levels.size()); ++l)
+          if (part.ghosted(l))
+            for (int r = 0; r < part.level_grid(l).size(); ++r)
+              {
+                SCOPED_TRACE("dim " + std::to_string(c.dim) + " k " + std::to_string(c.degree) + " ranks " +
+                             std::to_string(c.ranks) + " level " + std::to_string(l) + " rank " + std::to_string(r) +
+                             " periodic " + std::to_string(c.periodic));
+                f(c.periodic, index_t(c.degree), BoxLayout::plan(part, l, r));
+              }
+      }
+  }
+
+  /// Whether the nodes [lo, hi] along each direction meet a halo box (stored coordinates).
+  bool meets(int dim, const std::array<index_t, 3> &lo, const std::array<index_t, 3> &hi, const NodeBox &b)
+  {
+    for (std::size_t d = 0; d < std::size_t(dim); ++d)
+      if (hi[d] < b.begin[d] || lo[d] >= b.begin[d] + b.extent[d])
+        return false;
+    return true;
+  }
+
   index_t box_cells(const CartesianLevel &l)
   {
     index_t n = 1;
@@ -261,99 +301,71 @@ TEST(Partition, OverlappedPatchesStayClearOfTheColourExchange)
   // runs beside the inner patches, BoxLayout::start_update_ghosts_after_colour), nor one that the
   // one-layer exchange of the additive Schwarz step sends or receives; with periodic directions
   // (their faces shared across the period, on one rank too) as well
-  struct Case
-  {
-    int                dim, degree, level, ranks;
-    std::array<int, 3> coarse;
-    unsigned           periodic = 0;
-  };
   int overlapped = 0, periodic_parts = 0;
-  for (const Case &c : {Case{2, 3, 4, 2, {1, 1, 1}}, Case{2, 2, 3, 6, {3, 2, 1}}, Case{3, 2, 3, 4, {2, 2, 1}},
-                        Case{3, 1, 3, 8, {1, 1, 1}}, Case{3, 3, 2, 27, {3, 3, 3}}, Case{3, 2, 3, 3, {3, 1, 1}},
-                        Case{2, 3, 3, 1, {2, 2, 1}, 3}, Case{3, 2, 3, 2, {2, 2, 2}, 5}, Case{3, 2, 2, 4, {2, 2, 2}, 7}})
-    {
-      const auto               levels = hierarchy(c.dim, c.degree, c.level, c.coarse, c.periodic);
-      const HierarchyPartition part(levels, make_process_grid(c.ranks, levels), 0);
-      for (int l = 0; l < int(levels.size()); ++l)
-        if (part.ghosted(l))
-          for (int r = 0; r < part.level_grid(l).size(); ++r)
-            {
-              SCOPED_TRACE("dim " + std::to_string(c.dim) + " k " + std::to_string(c.degree) + " ranks " +
-                           std::to_string(c.ranks) + " level " + std::to_string(l) + " rank " + std::to_string(r) +
-                           " periodic " + std::to_string(c.periodic));
-              const BoxLayout::Plan plan  = BoxLayout::plan(part, l, r);
-              const CartesianLevel &lev   = plan.stored;
-              const CentreSplit     split = split_patch_centres(lev);
-              const index_t         k     = c.degree;
-              CentreBox             all;
-              for (int d = 0; d < c.dim; ++d)
-                std::tie(all.first[std::size_t(d)], all.last[std::size_t(d)]) = patch_centres(lev, d);
-              auto inside = [](const CentreBox &b, const std::array<index_t, 3> &v) {
-                for (std::size_t d = 0; d < 3; ++d)
-                  if (v[d] < b.first[d] || v[d] > b.last[d])
-                    return false;
-                return true;
-              };
-              // nodes [lo, hi] along each direction against a halo box, in stored coordinates
-              auto meets = [&](const std::array<index_t, 3> &lo, const std::array<index_t, 3> &hi, const NodeBox &b) {
-                for (std::size_t d = 0; d < std::size_t(c.dim); ++d)
-                  if (hi[d] < b.begin[d] || lo[d] >= b.begin[d] + b.extent[d])
-                    return false;
-                return true;
-              };
-              const bool shared_face = !plan.sends[0].empty();
-              EXPECT_EQ(split.near.empty(), !shared_face);
-              if (split.inner.count() > 0 && shared_face)
-                ++overlapped, periodic_parts += c.periodic != 0 ? 1 : 0;
-              using O = ExchangeOverlap;
-              EXPECT_FALSE(overlap_exchanges(split, lev, Backend::cpu, O::automatic));
-              EXPECT_FALSE(
-                overlap_exchanges(split, lev, Backend::cuda, O::automatic)); // (parts below min_overlap_dofs)
-              EXPECT_FALSE(overlap_exchanges(split, lev, Backend::cuda, O::never));
-              EXPECT_EQ(overlap_exchanges(split, lev, Backend::cpu, O::always), shared_face && split.inner.count() > 0);
-              index_t covered = 0;
-              for (index_t z = all.first[2]; z <= all.last[2]; ++z)
-                for (index_t y = all.first[1]; y <= all.last[1]; ++y)
-                  for (index_t x = all.first[0]; x <= all.last[0]; ++x)
-                    {
-                      const std::array<index_t, 3> v{{x, y, z}};
-                      int                          in = inside(split.inner, v) ? 1 : 0;
-                      for (const CentreBox &b : split.near)
-                        in += inside(b, v) ? 1 : 0;
-                      ASSERT_EQ(in, 1) << "centre " << x << "," << y << "," << z;
-                      ++covered;
-                      if (!inside(split.inner, v))
-                        continue;
-                      int                    colour = 0;
-                      std::array<index_t, 3> lo{{0, 0, 0}}, hi{{0, 0, 0}};
-                      for (int d = 0; d < c.dim; ++d)
-                        {
-                          const std::size_t D = std::size_t(d);
-                          colour |= int(v[D] & 1) << d;
-                          lo[D] = k * (v[D] - 1 - lev.global_offset(d)); // the patch reads lo ... hi
-                          hi[D] = k * (v[D] + 1 - lev.global_offset(d)); // and writes inside
-                        }
-                      std::array<index_t, 3> wlo = lo, whi = hi;
-                      for (int d = 0; d < c.dim; ++d)
-                        ++wlo[std::size_t(d)], --whi[std::size_t(d)];
-                      for (const BoxLayout::Halo &h : plan.colour_sends[std::size_t(colour)])
-                        ASSERT_FALSE(meets(wlo, whi, h.box)) << "inner centre " << x << "," << y << "," << z
-                                                             << " writes what colour " << colour << " sends";
-                      for (const BoxLayout::Halo &h : plan.colour_receives[std::size_t(colour)])
-                        ASSERT_FALSE(meets(lo, hi, h.box)) << "inner centre " << x << "," << y << "," << z
-                                                           << " reads what colour " << colour << " receives";
-                      // the additive Schwarz step's one-layer exchange (AdditiveSchwarz::vmult):
-                      // an inner patch writes neither what it sends nor what it receives
-                      for (const BoxLayout::Halo &h : plan.sends[0])
-                        ASSERT_FALSE(meets(wlo, whi, h.box)) << "inner centre " << x << "," << y << "," << z
-                                                             << " writes what the one-layer exchange sends";
-                      for (const BoxLayout::Halo &h : plan.receives[0])
-                        ASSERT_FALSE(meets(wlo, whi, h.box)) << "inner centre " << x << "," << y << "," << z
-                                                             << " writes what the one-layer exchange receives";
-                    }
-              EXPECT_EQ(covered, all.count());
-            }
-    }
+  for_each_ghosted_part([&](unsigned periodic, index_t k, const BoxLayout::Plan &plan) {
+    const int             dim   = plan.stored.dim;
+    const CartesianLevel &lev   = plan.stored;
+    const CentreSplit     split = split_patch_centres(lev);
+    CentreBox             all;
+    for (int d = 0; d < dim; ++d)
+      std::tie(all.first[std::size_t(d)], all.last[std::size_t(d)]) = patch_centres(lev, d);
+    auto inside = [](const CentreBox &b, const std::array<index_t, 3> &v) {
+      for (std::size_t d = 0; d < 3; ++d)
+        if (v[d] < b.first[d] || v[d] > b.last[d])
+          return false;
+      return true;
+    };
+    const bool shared_face = !plan.sends[0].empty();
+    EXPECT_EQ(split.near.empty(), !shared_face);
+    if (split.inner.count() > 0 && shared_face)
+      ++overlapped, periodic_parts += periodic != 0 ? 1 : 0;
+    using O = ExchangeOverlap;
+    EXPECT_FALSE(overlap_exchanges(split, lev, Backend::cpu, O::automatic));
+    EXPECT_FALSE(overlap_exchanges(split, lev, Backend::cuda, O::automatic)); // (parts below min_overlap_dofs)
+    EXPECT_FALSE(overlap_exchanges(split, lev, Backend::cuda, O::never));
+    EXPECT_EQ(overlap_exchanges(split, lev, Backend::cpu, O::always), shared_face && split.inner.count() > 0);
+    index_t covered = 0;
+    for (index_t z = all.first[2]; z <= all.last[2]; ++z)
+      for (index_t y = all.first[1]; y <= all.last[1]; ++y)
+        for (index_t x = all.first[0]; x <= all.last[0]; ++x)
+          {
+            const std::array<index_t, 3> v{{x, y, z}};
+            int                          in = inside(split.inner, v) ? 1 : 0;
+            for (const CentreBox &b : split.near)
+              in += inside(b, v) ? 1 : 0;
+            ASSERT_EQ(in, 1) << "centre " << x << "," << y << "," << z;
+            ++covered;
+            if (!inside(split.inner, v))
+              continue;
+            int                    colour = 0;
+            std::array<index_t, 3> lo{{0, 0, 0}}, hi{{0, 0, 0}};
+            for (int d = 0; d < dim; ++d)
+              {
+                const std::size_t D = std::size_t(d);
+                colour |= int(v[D] & 1) << d;
+                lo[D] = k * (v[D] - 1 - lev.global_offset(d)); // the patch reads lo ... hi
+                hi[D] = k * (v[D] + 1 - lev.global_offset(d)); // and writes inside
+              }
+            std::array<index_t, 3> wlo = lo, whi = hi;
+            for (int d = 0; d < dim; ++d)
+              ++wlo[std::size_t(d)], --whi[std::size_t(d)];
+            for (const BoxLayout::Halo &h : plan.colour_sends[std::size_t(colour)])
+              ASSERT_FALSE(meets(dim, wlo, whi, h.box))
+                << "inner centre " << x << "," << y << "," << z << " writes what colour " << colour << " sends";
+            for (const BoxLayout::Halo &h : plan.colour_receives[std::size_t(colour)])
+              ASSERT_FALSE(meets(dim, lo, hi, h.box))
+                << "inner centre " << x << "," << y << "," << z << " reads what colour " << colour << " receives";
+            // the additive Schwarz step's one-layer exchange (AdditiveSchwarz::vmult):
+            // an inner patch writes neither what it sends nor what it receives
+            for (const BoxLayout::Halo &h : plan.sends[0])
+              ASSERT_FALSE(meets(dim, wlo, whi, h.box))
+                << "inner centre " << x << "," << y << "," << z << " writes what the one-layer exchange sends";
+            for (const BoxLayout::Halo &h : plan.receives[0])
+              ASSERT_FALSE(meets(dim, wlo, whi, h.box))
+                << "inner centre " << x << "," << y << "," << z << " writes what the one-layer exchange receives";
+          }
+    EXPECT_EQ(covered, all.count());
+  });
   EXPECT_GT(overlapped, 0);     // the finer levels have inner patches
   EXPECT_GE(periodic_parts, 6); // (and those of the periodic boxes: one rank, rings of two and four)
   // the Table 7 k = 7 level on 4 ranks (nothing allocated): the finest parts overlap on GPUs, the
@@ -367,6 +379,69 @@ TEST(Partition, OverlappedPatchesStayClearOfTheColourExchange)
   EXPECT_FALSE(overlap_exchanges(split_patch_centres(fine), fine, Backend::cuda, O::never));
   EXPECT_FALSE(overlap_exchanges(split_patch_centres(coarse), coarse, Backend::cuda, O::automatic));
   EXPECT_TRUE(overlap_exchanges(split_patch_centres(coarse), coarse, Backend::cpu, O::always));
+}
+
+TEST(Partition, InnerCellsStayClearOfTheOperatorExchange)
+{
+  // split_cells: near and inner cover a part's stored cells once, and no node of an inner cell
+  // is one that the one-layer or the all-layer exchange sends or receives (the exchange of
+  // DistributedOperator runs beside the inner cells); with periodic directions as well
+  int overlapped = 0, periodic_parts = 0;
+  for_each_ghosted_part([&](unsigned periodic, index_t k, const BoxLayout::Plan &plan) {
+    const int             dim         = plan.stored.dim;
+    const CartesianLevel &lev         = plan.stored;
+    const CellSplit       split       = split_cells(lev);
+    const bool            shared_face = !plan.sends[1].empty();
+    EXPECT_EQ(split.near.empty(), !shared_face);
+    if (split.inner.count() > 0 && shared_face)
+      ++overlapped, periodic_parts += periodic != 0 ? 1 : 0;
+    using O = ExchangeOverlap;
+    EXPECT_FALSE(overlap_exchanges(split, lev, Backend::cpu, O::always));     // (never on the CPU)
+    EXPECT_FALSE(overlap_exchanges(split, lev, Backend::cuda, O::automatic)); // (below min_overlap_dofs)
+    EXPECT_FALSE(overlap_exchanges(split, lev, Backend::cuda, O::never));
+    EXPECT_EQ(overlap_exchanges(split, lev, Backend::cuda, O::always), shared_face && split.inner.count() > 0);
+    auto inside = [](const CellBox &b, const std::array<index_t, 3> &v) {
+      for (std::size_t d = 0; d < 3; ++d)
+        if (v[d] < b.begin[d] || v[d] >= b.end[d])
+          return false;
+      return true;
+    };
+    index_t covered = 0;
+    for (index_t z = 0; z < (dim == 3 ? lev.cells[2] : 1); ++z)
+      for (index_t y = 0; y < lev.cells[1]; ++y)
+        for (index_t x = 0; x < lev.cells[0]; ++x)
+          {
+            const std::array<index_t, 3> v{{x, y, z}};
+            int                          in = inside(split.inner, v) ? 1 : 0;
+            for (const CellBox &b : split.near)
+              in += inside(b, v) ? 1 : 0;
+            ASSERT_EQ(in, 1) << "cell " << x << "," << y << "," << z;
+            ++covered;
+            if (!inside(split.inner, v))
+              continue;
+            std::array<index_t, 3> lo{{0, 0, 0}}, hi{{0, 0, 0}}; // the cell's nodes
+            for (std::size_t d = 0; d < std::size_t(dim); ++d)
+              lo[d] = k * v[d], hi[d] = k * (v[d] + 1);
+            for (int layers = 0; layers < 2; ++layers)
+              {
+                for (const BoxLayout::Halo &h : plan.sends[layers])
+                  ASSERT_FALSE(meets(dim, lo, hi, h.box))
+                    << "inner cell " << x << "," << y << "," << z << " adds to what the exchange sends";
+                for (const BoxLayout::Halo &h : plan.receives[layers])
+                  ASSERT_FALSE(meets(dim, lo, hi, h.box))
+                    << "inner cell " << x << "," << y << "," << z << " adds to what the exchange receives";
+              }
+          }
+    EXPECT_EQ(covered, lev.n_cells());
+  });
+  EXPECT_GT(overlapped, 0);
+  EXPECT_GE(periodic_parts, 3);
+  // the Table 7 k = 7 level on 4 ranks (nothing allocated): the finest parts overlap on GPUs
+  const auto               levels = hierarchy(3, 7, 7, {1, 1, 1});
+  const HierarchyPartition part(levels, make_process_grid(4, levels), 0);
+  const CartesianLevel     fine = BoxLayout::plan(part, 7, 0).stored, coarse = BoxLayout::plan(part, 5, 0).stored;
+  EXPECT_TRUE(overlap_exchanges(split_cells(fine), fine, Backend::cuda, ExchangeOverlap::automatic));
+  EXPECT_FALSE(overlap_exchanges(split_cells(coarse), coarse, Backend::cuda, ExchangeOverlap::automatic));
 }
 
 // A part keeps the conditions of the box's faces it lies on; its faces inside the box are

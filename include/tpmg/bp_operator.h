@@ -58,6 +58,10 @@ namespace tpmg
                std::shared_ptr<const RobinFaces<Number>> robin = nullptr);
     void    vmult(Vector<Number> &dst, const Vector<Number> &src) const override;
     index_t size() const override { return level_.n_dofs(); }
+    /// vmult with the exchange `between` the cells of split.near and split.inner
+    /// (LinearOperator::apply_in_two_steps); not the residual (b: false).
+    bool apply_in_two_steps(Vector<Number> &dst, const Vector<Number> &src, const Vector<Number> *b,
+                            const CellSplit &split, const std::function<void()> &between) const override;
 
     /// `components` scalar fields stored one after the other (BP2/4/6 with 3 components):
     /// every component gets the scalar operator.
@@ -77,7 +81,10 @@ namespace tpmg
     bool diagonal(Vector<Number> &d) const override;
 
   private:
-    void apply(Number *dst, const Number *src) const;
+    /// dst += A src over the level's cells (with `split`: the near cells, the Robin faces and the
+    /// boundary rows, between(), the inner cells)
+    void apply(Number *dst, const Number *src, const CellSplit *split = nullptr,
+               const std::function<void()> &between = {}) const;
     /// The faces whose nodes are held at zero: the Dirichlet faces where constrained, else none.
     unsigned constrained_faces() const { return constrained_ ? level_.dirichlet_faces : 0u; }
 

@@ -36,6 +36,10 @@ namespace tpmg
     /// instead of zeroing r and a pass r = b - r; docs/performance/operator.md, "Residual in one
     /// call")
     void residual(Vector<Number> &r, const Vector<Number> &b, const Vector<Number> &x) const override;
+    /// vmult or residual with the exchange `between` the cells of split.near and split.inner
+    /// (LinearOperator::apply_in_two_steps); not for the Q1 stencil between Dirichlet faces.
+    bool apply_in_two_steps(Vector<Number> &dst, const Vector<Number> &src, const Vector<Number> *b,
+                            const CellSplit &split, const std::function<void()> &between) const override;
 
     index_t size() const override { return level_.n_dofs(); }
     /// The diagonal from the 1D diagonals (chebyshev_smoother.h, laplace_diagonal, with a and c)
@@ -50,8 +54,10 @@ namespace tpmg
     static std::array<double, 3> direction_coefficients(const CartesianLevel &level);
 
   private:
-    /// the cell kernel's scatter-add of `sign` A src into dst, then the boundary rows
-    void apply_cells(Number *dst, const Number *src, Number sign, const Number *boundary_b) const;
+    /// the cell kernel's scatter-add of `sign` A src into dst, then the boundary rows; with
+    /// `split`, the near cells, the boundary rows, between(), the inner cells
+    void apply_cells(Number *dst, const Number *src, Number sign, const Number *boundary_b,
+                     const CellSplit *split = nullptr, const std::function<void()> &between = {}) const;
 
     CartesianLevel       level_;
     Backend              backend_ = Backend::cpu;

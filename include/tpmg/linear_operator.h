@@ -4,8 +4,12 @@
 #include <tpmg/vector.h>
 #include <tpmg/vector_ops.h>
 
+#include <functional>
+
 namespace tpmg
 {
+  struct CellSplit; // tpmg/partition.h
+
   /// A square operator on Vector<Number>: what the solvers, the smoothers and the multigrid
   /// levels apply.
   template <typename Number>
@@ -37,6 +41,17 @@ namespace tpmg
     {
       vmult(r, x);
       sadd(Number(-1), Number(1), b, r);
+    }
+    /// vmult (or residual with `b`) in two steps around `between`: first the cells of
+    /// split.near and whatever else the operator does but the cells of split.inner, so that
+    /// every value off the nodes of inner's cells is final; then between(); then the inner cells'
+    /// terms, added to their nodes. For an exchange that runs beside the inner cells
+    /// (DistributedOperator). False where the operator cannot (dst untouched, between not called).
+    virtual bool apply_in_two_steps(Vector<Number> &dst, const Vector<Number> &src, const Vector<Number> *b,
+                                    const CellSplit &split, const std::function<void()> &between) const
+    {
+      (void)dst, (void)src, (void)b, (void)split, (void)between;
+      return false;
     }
   };
 } // namespace tpmg

@@ -11,6 +11,20 @@ namespace tpmg
 {
   using index_t = std::int64_t; ///< global DoF / cell index (levels exceed 2^31 DoFs)
 
+  /// The cells [begin[d], end[d]) per direction of a level's grid of cells (d < 3; a 2D grid has
+  /// one cell along z): the part of the cells one launch of a cell loop runs (cell_grid.h).
+  struct CellBox
+  {
+    index_t begin[3] = {0, 0, 0}, end[3] = {1, 1, 1};
+    index_t count() const
+    {
+      index_t n = 1;
+      for (int d = 0; d < 3; ++d)
+        n *= end[d] > begin[d] ? end[d] - begin[d] : 0;
+      return n;
+    }
+  };
+
   /// The whole level's index of a node of a level or of a rank's part of one, for kernels
   /// (CartesianLevel::numbering): functions of the node that must not depend on the ranks.
   struct NodeNumbering

@@ -109,6 +109,29 @@ namespace tpmg
   /// centres as `near`.
   bool overlap_exchanges(const CentreSplit &split, const CartesianLevel &level, Backend backend, ExchangeOverlap mode);
 
+  /// The cells of a rank's part split for a level operator whose ghost exchange runs beside part
+  /// of it: `near` (disjoint boxes, the part's cell coordinates) holds the ghost cells and the
+  /// owned cells within operator_exchange_layers of a face shared with another rank, `inner` the
+  /// rest. An exchange of all ghost layers sends the owned nodes of the two cell layers next to a
+  /// shared face (and the node plane beyond them), which the cells up to three layers in compute,
+  /// and receives the ghost nodes, which only the ghost cells and the first owned layer touch: once
+  /// `near` is computed the exchange may start, and `inner` writes nothing it sends or receives.
+  /// Without a shared face, `near` is empty.
+  struct CellSplit
+  {
+    std::vector<CellBox> near;
+    CellBox              inner;
+  };
+  constexpr index_t operator_exchange_layers = 3;
+  CellSplit         split_cells(const CartesianLevel &level);
+  /// Whether a level operator's exchange runs beside the `inner` cells (Backend/Overlap
+  /// exchanges, as overlap_exchanges): on GPUs only (on the CPU the exchange cannot run beside
+  /// the cells, and the two launches would change the order in which a node's cell terms add,
+  /// which the CPU keeps fixed), with `always` wherever `near` and `inner` have cells, with
+  /// `automatic` where the part has min_overlap_dofs and `inner` holds at least as many cells
+  /// as `near`.
+  bool overlap_exchanges(const CellSplit &split, const CartesianLevel &level, Backend backend, ExchangeOverlap mode);
+
   /// Ranks arranged as a d-dimensional grid, rank = x + ranks_x (y + ranks_y z).
   struct ProcessGrid
   {

@@ -59,15 +59,19 @@ namespace tpmg
   /// The coordinates of cell c of a grid of cells[0] × cells[1] (× cells[2]) cells, x fastest.
   /// Built on the host, which refuses grids of 2^31 cells or more (FastDivisor's range).
   ///
-  /// On the CPU a grid may also enumerate the cells of one colour only (colour(): the cells
-  /// whose coordinate d has the parity of bit d of the colour; launch_cells in
-  /// kernels/runtime/cell_launch.h). coordinates() and index() then give the cells' place in the
-  /// whole grid. Device code never enumerates by colour and compiles neither step.
+  /// A grid may enumerate a box of the whole grid's cells only (box(): a rank's cells next to
+  /// the faces it shares, then the others, with the exchange between; distributed_operator.h),
+  /// and on the CPU the cells of one colour only (colour(): the cells whose coordinate d has
+  /// the parity of bit d of the colour; launch_cells in kernels/runtime/cell_launch.h).
+  /// coordinates() and index() then give the cells' place in the whole grid. Device code never
+  /// enumerates by colour and compiles no step.
   struct CellGrid
   {
     FastDivisor nx, ny;
-    unsigned    whole[3] = {1, 1, 1}; ///< cells per direction of the whole grid
+    unsigned    whole[3]  = {1, 1, 1}; ///< cells per direction of the whole grid
+    unsigned    extent[3] = {1, 1, 1}; ///< cells per direction the grid enumerates (step apart)
     unsigned    step = 1, first[3] = {0, 0, 0};
+    bool        part = false; ///< whether it enumerates fewer cells than the whole grid
 
     CellGrid() = default;
     CellGrid(const index_t (&cells)[3], const char *what)
@@ -78,18 +82,41 @@ namespace tpmg
       nx = FastDivisor(cells[0]);
       ny = FastDivisor(cells[1]);
       for (int d = 0; d < 3; ++d)
-        whole[d] = unsigned(cells[d]);
+        whole[d] = extent[d] = unsigned(cells[d]);
     }
 
-    /// The cells of `colour` (bit d: the parity of coordinate d, d < dim) of this whole grid,
-    /// and their number (`count`, possibly 0).
-    CellGrid colour(int colour, int dim, index_t &count) const
+    /// The cells of `b` (within the enumerated box of this grid, which enumerates every step-1
+    /// cell of it), and their number (`count`, possibly 0).
+    CellGrid box(const CellBox &b, index_t &count) const
     {
       index_t sub[3];
       for (int d = 0; d < 3; ++d)
+        sub[d] = b.end[d] > b.begin[d] ? b.end[d] - b.begin[d] : 0;
+      count = sub[0] * sub[1] * sub[2];
+      CellGrid g;
+      if (count > 0)
+        g = CellGrid(sub, "cell box");
+      for (int d = 0; d < 3; ++d)
         {
-          const unsigned f = d < dim ? unsigned(colour >> d) & 1u : 0u;
-          sub[d]           = d < dim ? (index_t(whole[d]) + 1 - f) / 2 : index_t(whole[d]);
+          g.whole[d]  = whole[d];
+          g.extent[d] = unsigned(sub[d]);
+          g.first[d]  = first[d] + unsigned(b.begin[d]);
+        }
+      g.part = count < index_t(whole[0]) * whole[1] * whole[2];
+      return g;
+    }
+
+    /// The cells of `colour` (bit d: the parity of coordinate d in the whole grid, d < dim) of
+    /// the box this grid enumerates, and their number (`count`, possibly 0).
+    CellGrid colour(int colour, int dim, index_t &count) const
+    {
+      index_t  sub[3];
+      unsigned start[3];
+      for (int d = 0; d < 3; ++d)
+        {
+          const unsigned f = d < dim ? ((unsigned(colour >> d) ^ first[d]) & 1u) : 0u; // the box's first of the colour
+          start[d]         = first[d] + f;
+          sub[d]           = d < dim ? (index_t(extent[d]) + 1 - f) / 2 : index_t(extent[d]);
         }
       count = sub[0] * sub[1] * sub[2];
       CellGrid g;
@@ -98,9 +125,10 @@ namespace tpmg
       for (int d = 0; d < 3; ++d)
         {
           g.whole[d] = whole[d];
-          g.first[d] = d < dim ? unsigned(colour >> d) & 1u : 0u;
+          g.first[d] = start[d];
         }
       g.step = 2;
+      g.part = true;
       return g;
     }
 
@@ -110,23 +138,20 @@ namespace tpmg
       cc[0] = c - q * nx.d;
       cc[1] = q - r * ny.d;
       cc[2] = r;
-#if !TPMG_DEVICE_CODE
-      if (step != 1)
-        for (int d = 0; d < 3; ++d)
-          cc[d] = first[d] + step * cc[d];
+#if TPMG_DEVICE_CODE
+      for (int d = 0; d < 3; ++d) // (a box; 0 for the whole grid)
+        cc[d] += first[d];
+#else
+      for (int d = 0; d < 3; ++d)
+        cc[d] = first[d] + step * cc[d];
 #endif
     }
 
     /// The whole grid's lexicographic index of the cell the launch enumerates as c, at
-    /// coordinates cc (c itself unless a colour is enumerated).
+    /// coordinates cc (c itself where the grid enumerates the whole grid).
     TPMG_HD TPMG_FORCEINLINE index_t index(index_t c, const unsigned (&cc)[3]) const
     {
-#if TPMG_DEVICE_CODE
-      (void)cc;
-      return c;
-#else
-      return step == 1 ? c : index_t(cc[0]) + index_t(whole[0]) * (index_t(cc[1]) + index_t(whole[1]) * index_t(cc[2]));
-#endif
+      return part ? index_t(cc[0]) + index_t(whole[0]) * (index_t(cc[1]) + index_t(whole[1]) * index_t(cc[2])) : c;
     }
   };
 

@@ -22,6 +22,8 @@ namespace tpmg
   template <class Kernel>
   void launch_cells(Backend backend, Kernel kernel, index_t Kernel::*count, int dim, int parity)
   {
+    if (kernel.*count == 0)
+      return;
     if (backend == Backend::cuda)
       {
         launch(backend, kernel, kernel.shape());
@@ -34,5 +36,13 @@ namespace tpmg
         if (kernel.*count > 0)
           launch(backend, kernel, kernel.shape());
       }
+  }
+
+  /// launch_cells over the cells of `box` only (of kernel.grid's whole grid).
+  template <class Kernel>
+  void launch_cells(Backend backend, Kernel kernel, index_t Kernel::*count, int dim, int parity, const CellBox &box)
+  {
+    kernel.grid = kernel.grid.box(box, kernel.*count);
+    launch_cells(backend, kernel, count, dim, parity);
   }
 } // namespace tpmg

@@ -393,7 +393,7 @@ namespace tpmg
           fine, backend_, p_.level_operator, p_.deformation, p_.geometry,
           make_robin_faces<double>(fine, p_.robin_coefficient, backend_, p_.deformation), mg.coefficients);
         if (fine_layout_->distributed())
-          A_ = std::make_unique<DistributedOperator<double>>(std::move(A_), fine_layout_);
+          A_ = std::make_unique<DistributedOperator<double>>(std::move(A_), fine_layout_, mg.overlap);
         if (!solution_made_) // (update_coefficients keeps the last solution: u^n of a time step)
           {
             x_.reinit(fine_layout_->size(), backend_);

@@ -98,6 +98,52 @@ namespace tpmg
     return backend == Backend::cuda && level.n_dofs() >= min_overlap_dofs && split.inner.count() >= near;
   }
 
+  CellSplit split_cells(const CartesianLevel &level)
+  {
+    CellSplit split;
+    for (int d = 0; d < 3; ++d)
+      split.inner.end[d] = d < level.dim ? level.cells[std::size_t(d)] : 1;
+    // peel off, direction by direction, the cells beyond the owned box's shared faces and the
+    // owned layers next to them; what is left of `inner` bounds the later directions' slabs
+    for (int d = 0; d < level.dim; ++d)
+      {
+        const bool    ring  = level.periodic_in(d); // (both faces shared, across the period)
+        const index_t off   = level.global_offset(d);
+        const bool    lower = ring || off + level.owned_begin(d) > 0;
+        const bool    upper = ring || off + level.owned_end(d) < level.global_cells(d);
+        auto          peel  = [&](index_t from, index_t to) {
+          CellBox slab  = split.inner;
+          slab.begin[d] = from;
+          slab.end[d]   = to;
+          if (slab.count() > 0)
+            split.near.push_back(slab);
+        };
+        if (lower)
+          {
+            const index_t e = std::min(split.inner.end[d], level.owned_begin(d) + operator_exchange_layers);
+            peel(split.inner.begin[d], e);
+            split.inner.begin[d] = e;
+          }
+        if (upper)
+          {
+            const index_t b = std::max(split.inner.begin[d], level.owned_end(d) - operator_exchange_layers);
+            peel(b, split.inner.end[d]);
+            split.inner.end[d] = b;
+          }
+      }
+    return split;
+  }
+
+  bool overlap_exchanges(const CellSplit &split, const CartesianLevel &level, Backend backend, ExchangeOverlap mode)
+  {
+    index_t near = 0;
+    for (const CellBox &b : split.near)
+      near += b.count();
+    if (backend != Backend::cuda || mode == ExchangeOverlap::never || near == 0 || split.inner.count() == 0)
+      return false;
+    return mode == ExchangeOverlap::always || (level.n_dofs() >= min_overlap_dofs && split.inner.count() >= near);
+  }
+
   int ProcessGrid::neighbour(int rank, const std::array<int, 3> &delta, unsigned periodic,
                              std::array<int, 3> &shift) const
   {

@@ -242,7 +242,7 @@ namespace tpmg
                                                   settings.geometry, L->robin, settings.coefficients);
             L->local_op = raw.get();
             if (L->layout->distributed())
-              L->op = std::make_unique<DistributedOperator<Number>>(std::move(raw), L->layout);
+              L->op = std::make_unique<DistributedOperator<Number>>(std::move(raw), L->layout, settings.overlap);
             else
               L->op = std::move(raw);
             lap(setup_seconds_.level_operators);

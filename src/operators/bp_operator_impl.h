@@ -3,6 +3,7 @@
 
 #include <tpmg/bp_operator.h>
 #include <tpmg/fe_1d.h>
+#include <tpmg/partition.h>
 #include <tpmg/vector_ops.h>
 
 #include <kernels/operators/bp_operator.h>
@@ -128,7 +129,7 @@ namespace tpmg
     template <int dim, int k, typename Number, BakeOff kind, GeometryMode geo, bool reaction_term = false>
     void launch_bp(Backend backend, const CartesianLevel &lev, unsigned constrained, const Number *geometry,
                    const double *vertices, const Number *reaction, const Quadrature1D &q, const std::vector<double> &B,
-                   const std::vector<double> &D, Number *dst, const Number *src)
+                   const std::vector<double> &D, Number *dst, const Number *src, const CellBox *box)
     {
       using Kernel = BPOperatorKernel<dim, k, Number, kind, geo, reaction_term>;
       Kernel kern;
@@ -155,25 +156,31 @@ namespace tpmg
       kern.grid        = CellGrid(kern.cells, "BP operator");
       kern.constrained = constrained;
       kern.constants.set_matrices(B.data(), D.data());
-      launch_cells(backend, kern, &Kernel::n_cells, dim, lev.offset_parity());
+      if (box)
+        launch_cells(backend, kern, &Kernel::n_cells, dim, lev.offset_parity(), *box);
+      else
+        launch_cells(backend, kern, &Kernel::n_cells, dim, lev.offset_parity());
     }
   } // namespace internal
 
   template <int dim, int k, typename Number>
-  void BPOperator<dim, k, Number>::apply(Number *dst, const Number *src) const
+  void BPOperator<dim, k, Number>::apply(Number *dst, const Number *src, const CellSplit *split,
+                                         const std::function<void()> &between) const
   {
-    auto go = [&](auto kind_c, auto geo_c) {
+    const CellBox *box = nullptr; // (all cells)
+    auto           go  = [&](auto kind_c, auto geo_c) {
       constexpr BakeOff      kind = decltype(kind_c)::value;
       constexpr GeometryMode geo  = decltype(geo_c)::value;
       if constexpr (kind != BakeOff::bp1 && geo == GeometryMode::stored)
         if (reaction_.size() > 0)
           {
-            internal::launch_bp<dim, k, Number, kind, geo, true>(
-              backend_, level_, constrained_faces(), geometry_.data(), nullptr, reaction_.data(), q_, B_, D_, dst, src);
+            internal::launch_bp<dim, k, Number, kind, geo, true>(backend_, level_, constrained_faces(),
+                                                                 geometry_.data(), nullptr, reaction_.data(), q_, B_,
+                                                                 D_, dst, src, box);
             return;
           }
       internal::launch_bp<dim, k, Number, kind, geo>(backend_, level_, constrained_faces(), geometry_.data(),
-                                                     vertices_.data(), nullptr, q_, B_, D_, dst, src);
+                                                     vertices_.data(), nullptr, q_, B_, D_, dst, src, box);
     };
     using Mass     = std::integral_constant<BakeOff, BakeOff::bp1>;
     using Gauss    = std::integral_constant<BakeOff, BakeOff::bp3>;
@@ -186,20 +193,50 @@ namespace tpmg
       else
         go(GLL{}, geo_c);
     };
-    if (mode_ == GeometryMode::stored)
-      with_kind(std::integral_constant<GeometryMode, GeometryMode::stored>{});
-    else if (mode_ == GeometryMode::on_the_fly)
-      with_kind(std::integral_constant<GeometryMode, GeometryMode::on_the_fly>{});
-    else // the constructor admits it for BP1 only
-      go(Mass{}, std::integral_constant<GeometryMode, GeometryMode::polynomial>{});
+    auto cells = [&] {
+      if (mode_ == GeometryMode::stored)
+        with_kind(std::integral_constant<GeometryMode, GeometryMode::stored>{});
+      else if (mode_ == GeometryMode::on_the_fly)
+        with_kind(std::integral_constant<GeometryMode, GeometryMode::on_the_fly>{});
+      else // the constructor admits it for BP1 only
+        go(Mass{}, std::integral_constant<GeometryMode, GeometryMode::polynomial>{});
+    };
+    if (split)
+      for (const CellBox &b : split->near)
+        {
+          box = &b;
+          cells();
+        }
+    else
+      cells();
     if (robin_)
       apply_robin_faces<dim, k>(*robin_, dst, src, Number(1));
-    if (constrained_)
+    if (constrained_) // (the cells add nothing to these rows: final before the inner cells)
       {
         CopyBoundaryLines<Number> copy{src, dst,     {level_.nodes(0), level_.nodes(1), level_.nodes(2)},
                                        dim, nullptr, level_.dirichlet_faces};
         forall(backend_, level_.nodes(1) * level_.nodes(2), copy);
       }
+    if (split)
+      {
+        between();
+        box = &split->inner;
+        cells();
+      }
+  }
+
+  template <int dim, int k, typename Number>
+  bool BPOperator<dim, k, Number>::apply_in_two_steps(Vector<Number> &dst, const Vector<Number> &src,
+                                                      const Vector<Number> *b, const CellSplit &split,
+                                                      const std::function<void()> &between) const
+  {
+    if (b) // (the kernel adds A x: r = b - A x would need a pass over every node after the cells)
+      return false;
+    if (src.size() != size() || src.backend() != backend_)
+      throw std::invalid_argument("BPOperator::apply_in_two_steps: source vector does not fit");
+    dst.reinit(size(), backend_);
+    apply(dst.data(), src.data(), &split, between);
+    return true;
   }
 
   namespace internal

@@ -3,6 +3,7 @@
 
 #include <tpmg/chebyshev_smoother.h>
 #include <tpmg/laplace_operator.h>
+#include <tpmg/partition.h>
 
 #include <kernels/operators/laplace_cartesian.h>
 #include <kernels/operators/laplace_stencil.h>
@@ -99,11 +100,33 @@ namespace tpmg
   }
 
   template <int dim, int degree, typename Number>
-  void CartesianLaplaceOperator<dim, degree, Number>::apply_cells(Number *dst, const Number *src, Number sign,
-                                                                  const Number *boundary_b) const
+  bool CartesianLaplaceOperator<dim, degree, Number>::apply_in_two_steps(Vector<Number> &dst, const Vector<Number> &src,
+                                                                         const Vector<Number>        *b,
+                                                                         const CellSplit             &split,
+                                                                         const std::function<void()> &between) const
   {
-    const auto &c   = coef_;
-    auto        run = [&](auto natural) {
+    if (degree == 1 && level_.dirichlet_faces == all_faces) // (the stencil kernel: no cells)
+      return false;
+    if (src.size() != size() || src.backend() != backend_ || (b && (b->size() != size() || b->backend() != backend_)))
+      throw std::invalid_argument("CartesianLaplaceOperator::apply_in_two_steps: vectors do not fit");
+    if (b)
+      {
+        dst.reinit(size(), backend_, false);
+        dst.copy_from(*b);
+      }
+    else
+      dst.reinit(size(), backend_);
+    apply_cells(dst.data(), src.data(), Number(b ? -1 : 1), b ? b->data() : nullptr, &split, between);
+    return true;
+  }
+
+  template <int dim, int degree, typename Number>
+  void CartesianLaplaceOperator<dim, degree, Number>::apply_cells(Number *dst, const Number *src, Number sign,
+                                                                  const Number *boundary_b, const CellSplit *split,
+                                                                  const std::function<void()> &between) const
+  {
+    const auto &c     = coef_;
+    auto        cells = [&](auto natural, const CellBox *box) {
       using Kernel = CartesianLaplaceKernel<dim, degree, Number, decltype(natural)::value>;
       Kernel kern;
       kern.src = src;
@@ -120,19 +143,35 @@ namespace tpmg
       kern.mass      = make_small_matrix<Number, degree + 1, degree + 1>(matrices_.mass);
       kern.stiffness = make_small_matrix<Number, degree + 1, degree + 1>(matrices_.stiffness);
       kern.set_faces(level_.dirichlet_faces);
-      launch_cells(backend_, kern, &Kernel::n_cells, dim, level_.offset_parity());
+      if (box)
+        launch_cells(backend_, kern, &Kernel::n_cells, dim, level_.offset_parity(), *box);
+      else
+        launch_cells(backend_, kern, &Kernel::n_cells, dim, level_.offset_parity());
     };
-    if (level_.dirichlet_faces == all_faces)
-      run(std::false_type{});
+    auto run = [&](const CellBox *box) {
+      if (level_.dirichlet_faces == all_faces)
+        cells(std::false_type{}, box);
+      else
+        cells(std::true_type{}, box);
+    };
+    if (split)
+      for (const CellBox &box : split->near)
+        run(&box);
     else
-      run(std::true_type{});
+      run(nullptr);
     if (robin_)
       apply_robin_faces<dim, degree>(*robin_, dst, src, sign);
 
-    // constrained rows: the identity (dst = src), in a residual b - src
+    // constrained rows: the identity (dst = src), in a residual b - src; the cells add nothing
+    // there, so the rows are final before the inner cells
     CopyBoundaryLines<Number> copy{src, dst,        {level_.nodes(0), level_.nodes(1), level_.nodes(2)},
                                    dim, boundary_b, level_.dirichlet_faces};
     forall(backend_, level_.nodes(1) * level_.nodes(2), copy);
+    if (split)
+      {
+        between();
+        run(&split->inner);
+      }
   }
 
 } // namespace tpmg
