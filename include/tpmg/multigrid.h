@@ -64,7 +64,8 @@ namespace tpmg
     /// Reverse color order in post-smoothing (symmetric V-cycle, for CG).
     bool symmetric = false;
     /// On a distributed level, each vertex-patch colour's ghost exchange runs beside the
-    /// colour's patches away from the shared faces (Backend/Overlap exchanges).
+    /// colour's patches away from the shared faces, and the level operator's beside its cells
+    /// away from them (Backend/Overlap exchanges).
     ExchangeOverlap overlap = ExchangeOverlap::automatic;
     /// Largest coarse system (interior unknowns) the dense direct coarse solver accepts.
     index_t coarse_direct_limit = 4096;

@@ -38,8 +38,9 @@ namespace tpmg
     ascii
   };
   /// Whether a vertex-patch colour's ghost exchange runs beside the colour's patches away from
-  /// the faces shared with other ranks (split_patch_centres, tpmg/partition.h): `automatic` on
-  /// the levels where overlap_exchanges says so, `always` wherever a rank has such patches, `never`.
+  /// the faces shared with other ranks (split_patch_centres, tpmg/partition.h), and a level
+  /// operator's beside its cells away from them (split_cells): `automatic` on the levels where
+  /// overlap_exchanges says so, `always` wherever a rank has such patches or cells, `never`.
   enum class ExchangeOverlap
   {
     automatic,

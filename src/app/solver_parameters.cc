@@ -308,9 +308,10 @@ namespace tpmg
                             "0 = automatic (by backend: measured on GPUs, 1 on the CPU)"));
         b.push_back(choice("Backend/Overlap exchanges", TPMG_FIELD(overlap),
                            "On several GPUs, each vertex-patch smoother colour's ghost exchange runs on a second "
-                           "stream beside the colour's patches away from the shared faces: auto = on the levels "
-                           "large enough to gain (measured), always = wherever a rank has such patches, never = after "
-                           "the colour"));
+                           "stream beside the colour's patches away from the shared faces, and each level operator's "
+                           "beside its cells away from them: auto = on the levels large enough to gain (measured), "
+                           "always = wherever a rank has such patches or cells, never = after the colour or the "
+                           "operator"));
         b.push_back(choice("Backend/CUDA graph", TPMG_FIELD(cuda_graph),
                            "Record the V-cycle's launches once as a CUDA graph and replay it (one rank on a GPU): "
                            "fewer launch latencies where the levels are small; the report then times the V-cycle "
