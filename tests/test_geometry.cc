@@ -3,6 +3,9 @@
 #include <tpmg/fe_1d.h>
 #include <tpmg/geometry.h>
 #include <tpmg/mesh.h>
+#include <tpmg/vector.h>
+
+#include <src/discretization/level_mesh.h>
 
 #include <gtest/gtest.h>
 
@@ -610,4 +613,50 @@ TEST(ReferenceBP, PhysicalCoordinatesAreIntegratedExactly)
                   }
               }
           }
+}
+
+TEST(Geometry, FactorsAtPointsEqualTheHostLoop)
+{
+  // geometric_factors_at_points (the GPU's path, here run on the CPU) against geometric_factors:
+  // box, sine, Kershaw, an exact function map (polar), mass and Laplacian, with and without a
+  // coefficient, Gauss and Gauss-Lobatto rules, 2D and 3D, a rank's part; a folded mesh throws
+  for (int dim : {2, 3})
+    {
+      Domain dom;
+      dom.dim                    = dim;
+      dom.coarse_cells           = {3, 1, 1};
+      const CartesianLevel whole = make_hierarchy(dom, 3, 1).back();
+      DeformationSettings  polar;
+      polar.type = Deformation::function;
+      polar.map =
+        make_deformation_map(dim == 3 ? "(1 + x)*cos(y); (1 + x)*sin(y); z" : "(1 + x)*cos(y); (1 + x)*sin(y)", dim);
+      const Coefficient a = make_coefficient("1 + x*x + 0.5*sin(3*y)", dim);
+      for (const DeformationSettings &s : {DeformationSettings{}, sine(0.15), kershaw(0.3), polar})
+        for (const Quadrature1D &q : {gauss_quadrature(5), gauss_lobatto_quadrature(4)})
+          for (GeometricFactorKind kind : {GeometricFactorKind::mass, GeometricFactorKind::laplace})
+            for (const Coefficient &c : {Coefficient{}, a})
+              {
+                SCOPED_TRACE("dim " + std::to_string(dim) + " " +
+                             (s.type == Deformation::function ? "polar" : name(s)) + " points " +
+                             std::to_string(q.size()) + (kind == GeometricFactorKind::mass ? " mass" : " laplace") +
+                             (c ? " coefficient" : ""));
+                const std::vector<double> ref = geometric_factors(whole, s, q, kind, c);
+                Vector<double>            at;
+                geometric_factors_at_points(whole, s, q, kind, c, Backend::cpu, at);
+                const std::vector<double> got = at.to_host();
+                ASSERT_EQ(got.size(), ref.size());
+                double scale = 0;
+                for (double v : ref)
+                  scale = std::max(scale, std::fabs(v));
+                for (std::size_t i = 0; i < ref.size(); ++i)
+                  ASSERT_NEAR(got[i], ref[i], 1e-13 * scale) << "entry " << i;
+              }
+      // a folded mesh (det DF = 2x - 1 changes sign inside the cells next to x = 1/2): an error
+      DeformationSettings fold;
+      fold.type = Deformation::function;
+      fold.map  = make_deformation_map(dim == 3 ? "x*x - x; y; z" : "x*x - x; y", dim);
+      Vector<double> at;
+      EXPECT_ANY_THROW(geometric_factors_at_points(whole, fold, gauss_quadrature(3), GeometricFactorKind::laplace, {},
+                                                   Backend::cpu, at));
+    }
 }

@@ -154,6 +154,56 @@ namespace tpmg
         }
     }
 
+    /// det J and its adjugate (J^{-1} = adj / det; adj[b][a] for component a, reference direction b).
+    template <int dim>
+    TPMG_HD double adjugate(const double (&J)[3][3], double (&adj)[3][3])
+    {
+      if constexpr (dim == 2)
+        {
+          adj[0][0] = J[1][1];
+          adj[0][1] = -J[0][1];
+          adj[1][0] = -J[1][0];
+          adj[1][1] = J[0][0];
+          return J[0][0] * J[1][1] - J[0][1] * J[1][0];
+        }
+      else
+        {
+          adj[0][0] = J[1][1] * J[2][2] - J[1][2] * J[2][1];
+          adj[0][1] = J[0][2] * J[2][1] - J[0][1] * J[2][2];
+          adj[0][2] = J[0][1] * J[1][2] - J[0][2] * J[1][1];
+          adj[1][0] = J[1][2] * J[2][0] - J[1][0] * J[2][2];
+          adj[1][1] = J[0][0] * J[2][2] - J[0][2] * J[2][0];
+          adj[1][2] = J[0][2] * J[1][0] - J[0][0] * J[1][2];
+          adj[2][0] = J[1][0] * J[2][1] - J[1][1] * J[2][0];
+          adj[2][1] = J[0][1] * J[2][0] - J[0][0] * J[2][1];
+          adj[2][2] = J[0][0] * J[1][1] - J[0][1] * J[1][0];
+          return J[0][0] * adj[0][0] + J[0][1] * adj[1][0] + J[0][2] * adj[2][0];
+        }
+    }
+
+    /// The stored geometric factors of a point of weight w (tpmg/geometry.h's GeometricFactorKind):
+    /// `mass` w |J|, else the upper triangle of w |J| J^{-1} J^{-T} = (w / |J|) adj adj^T (xx, xy,
+    /// xz, yy, yz, zz; 2D xx, xy, yy), entry e at out[e * stride].
+    template <int dim>
+    TPMG_HD void point_factors(bool mass, double w, double det, const double (&adj)[3][3], double *out, index_t stride)
+    {
+      if (mass)
+        {
+          out[0] = w * det;
+          return;
+        }
+      const double f = det != 0.0 ? w / det : 0.0;
+      int          e = 0;
+      for (int a = 0; a < dim; ++a)
+        for (int b = a; b < dim; ++b, ++e)
+          {
+            double g = 0;
+            for (int m = 0; m < dim; ++m)
+              g += adj[a][m] * adj[b][m];
+            out[e * stride] = f * g;
+          }
+    }
+
     /// Position x, J^{-1} and det J at reference point ξ of cell c (vertices v): the exact map where
     /// the mesh has one, the multilinear map on a deformed mesh, the affine x = origin + h (offset +
     /// c + ξ), J = diag(h) on the box (most of the work per point on the box otherwise).
@@ -190,6 +240,81 @@ namespace tpmg
         }
       return det;
     }
+
+    /// The stored geometric factors of a level (geometric_factors, tpmg/geometry.h: cells ×
+    /// entries × points, each cell's entries one after the other) with one thread per point, and
+    /// per cell vertex a thread that only checks |J| > 0 (a fold that the quadrature misses shows
+    /// at the vertices): for reduce_sum, which counts the points and vertices where |J| ≤ 0. On
+    /// the GPU instead of the host loop and the upload (the level operators' setup).
+    template <int dim>
+    struct GeometricFactorsAt
+    {
+      static constexpr int max_points = 16;
+      LevelMesh            mesh;
+      double               points[max_points]{}, weights[max_points]{};
+      int                  nq   = 1;
+      bool                 mass = false;
+      ExpressionProgram    coefficient; ///< a(x) times the factors, where has_coefficient
+      bool                 has_coefficient = false;
+      double              *out             = nullptr;
+
+      TPMG_HD int     n_points() const { return dim == 3 ? nq * nq * nq : nq * nq; }
+      TPMG_HD index_t size() const
+      {
+        return mesh.cells[0] * mesh.cells[1] * mesh.cells[2] * index_t(n_points() + (1 << dim));
+      }
+
+      TPMG_HD double operator()(index_t i) const
+      {
+        const int     np = n_points(), per_cell = np + (1 << dim);
+        const index_t cell  = i / per_cell;
+        const int     p     = int(i - cell * per_cell);
+        const index_t c[3]  = {cell % mesh.cells[0], (cell / mesh.cells[0]) % mesh.cells[1],
+                               cell / (mesh.cells[0] * mesh.cells[1])};
+        double        xi[3] = {0, 0, 0}, w = 1;
+        if (p < np)
+          {
+            const int qi[3] = {p % nq, (p / nq) % nq, p / (nq * nq)};
+            for (int d = 0; d < dim; ++d)
+              {
+                xi[d] = points[qi[d]];
+                w *= weights[qi[d]];
+              }
+          }
+        else
+          for (int d = 0; d < dim; ++d)
+            xi[d] = double(((p - np) >> d) & 1);
+        double x[3] = {0, 0, 0}, J[3][3] = {{0, 0, 0}, {0, 0, 0}, {0, 0, 0}};
+        if (mesh.map) // J = DF(x0) diag(h) at the point x0 of the box
+          {
+            double x0[3] = {0, 0, 0};
+            for (int d = 0; d < dim; ++d)
+              x0[d] = mesh.origin[d] + mesh.h[d] * (double(mesh.offset[d] + c[d]) + xi[d]);
+            for (int r = 0; r < dim; ++r)
+              {
+                x[r] = mesh.map[r](x0[0], x0[1], x0[2]);
+                for (int d = 0; d < dim; ++d)
+                  J[r][d] = mesh.map[dim + r * dim + d](x0[0], x0[1], x0[2]) * mesh.h[d];
+              }
+          }
+        else
+          {
+            double v[1 << dim][3];
+            mesh.cell_vertices<dim>(c, v);
+            map_point<dim>(v, xi, x, J);
+          }
+        double       adj[3][3];
+        const double det  = adjugate<dim>(J, adj);
+        const double fold = det > 0.0 ? 0.0 : 1.0;
+        if (p >= np)
+          return fold;
+        if (has_coefficient)
+          w *= coefficient(x[0], x[1], x[2]);
+        const int n_entries = mass ? 1 : dim * (dim + 1) / 2;
+        point_factors<dim>(mass, w, det, adj, out + cell * index_t(n_entries * np) + p, np);
+        return fold;
+      }
+    };
 
     /// Position x and the measure ds/dŝ at reference point ξ on the face of normal direction d of
     /// cell c (vertices v): |det J| |J^{-T} e_d| (Nanson's formula), the product of the box's

@@ -340,30 +340,9 @@ namespace tpmg
                     for (int a = 0; a < dim; ++a)
                       J[a][b] += coef * X[v][a];
                   }
-            double det;
-            double adj[3][3]; // adjugate: J^{-1} = adj / det
-            if (dim == 2)
-              {
-                det       = J[0][0] * J[1][1] - J[0][1] * J[1][0];
-                adj[0][0] = J[1][1];
-                adj[0][1] = -J[0][1];
-                adj[1][0] = -J[1][0];
-                adj[1][1] = J[0][0];
-              }
-            else
-              {
-                adj[0][0] = J[1][1] * J[2][2] - J[1][2] * J[2][1];
-                adj[0][1] = J[0][2] * J[2][1] - J[0][1] * J[2][2];
-                adj[0][2] = J[0][1] * J[1][2] - J[0][2] * J[1][1];
-                adj[1][0] = J[1][2] * J[2][0] - J[1][0] * J[2][2];
-                adj[1][1] = J[0][0] * J[2][2] - J[0][2] * J[2][0];
-                adj[1][2] = J[0][2] * J[1][0] - J[0][0] * J[1][2];
-                adj[2][0] = J[1][0] * J[2][1] - J[1][1] * J[2][0];
-                adj[2][1] = J[0][1] * J[2][0] - J[0][0] * J[2][1];
-                adj[2][2] = J[0][0] * J[1][1] - J[0][1] * J[1][0];
-                det       = J[0][0] * adj[0][0] + J[0][1] * adj[1][0] + J[0][2] * adj[2][0];
-              }
-            min_det = std::min(min_det, det);
+            double       adj[3][3]; // J^{-1} = adj / det
+            const double det = dim == 2 ? problem_kernels::adjugate<2>(J, adj) : problem_kernels::adjugate<3>(J, adj);
+            min_det          = std::min(min_det, det);
             if (!(det > 0.0))
               first_bad = std::min(first_bad, c);
             if (p >= n_points)
@@ -386,22 +365,11 @@ namespace tpmg
                     }
                 w *= (*coefficient)(x[0], x[1], x[2]);
               }
-            if (kind == GeometricFactorKind::mass)
-              out[p] = w * det;
+            const bool mass = kind == GeometricFactorKind::mass;
+            if (dim == 2)
+              problem_kernels::point_factors<2>(mass, w, det, adj, out + p, n_points);
             else
-              {
-                // w |J| J^{-1} J^{-T} = (w / det) adj adj^T
-                const double f = det != 0.0 ? w / det : 0.0;
-                int          e = 0;
-                for (int a = 0; a < dim; ++a)
-                  for (int b = a; b < dim; ++b, ++e)
-                    {
-                      double g = 0;
-                      for (int m = 0; m < dim; ++m)
-                        g += adj[a][m] * adj[b][m];
-                      out[std::size_t(e) * n_points + p] = f * g;
-                    }
-              }
+              problem_kernels::point_factors<3>(mass, w, det, adj, out + p, n_points);
           }
       }
     if (first_bad != std::numeric_limits<index_t>::max())

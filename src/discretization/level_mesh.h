@@ -22,6 +22,14 @@ namespace tpmg
   /// The geometry of `level` under `deformation` on `backend`.
   LevelGeometry level_geometry(const CartesianLevel &level, const DeformationSettings &deformation, Backend backend);
 
+  /// geometric_factors (tpmg/geometry.h) computed on `backend` into `factors` (resized) by
+  /// problem_kernels::GeometricFactorsAt, one thread per point: the same numbers up to rounding,
+  /// on the GPU without the host loop and the upload that took most of a deformed level
+  /// operator's setup. A folded mesh throws geometric_factors' error.
+  void geometric_factors_at_points(const CartesianLevel &level, const DeformationSettings &deformation,
+                                   const Quadrature1D &q, GeometricFactorKind kind, const Coefficient &coefficient,
+                                   Backend backend, Vector<double> &factors);
+
   /// A function of the coordinates as the kernels of `level` evaluate it: along the level's
   /// periodic directions periodic (the ghost cells of a part beyond a periodic face lie outside
   /// the box and see the values at the other end).

@@ -101,6 +101,40 @@ namespace tpmg
     });
   }
 
+  void geometric_factors_at_points(const CartesianLevel &level, const DeformationSettings &deformation,
+                                   const Quadrature1D &q, GeometricFactorKind kind, const Coefficient &coefficient,
+                                   Backend backend, Vector<double> &factors)
+  {
+    if (q.size() == 0 || q.weights.size() != q.size() ||
+        q.size() > std::size_t(problem_kernels::GeometricFactorsAt<3>::max_points))
+      throw std::invalid_argument("geometric_factors_at_points: empty, inconsistent or too long quadrature rule");
+    const LevelGeometry geometry = level_geometry(level, deformation, backend); // (checks the deformation)
+    auto                run      = [&](auto kern) {
+      kern.mesh = problem_kernels::level_mesh(level, geometry);
+      kern.nq   = int(q.size());
+      for (std::size_t i = 0; i < q.size(); ++i)
+        {
+          kern.points[i]  = q.points[i];
+          kern.weights[i] = q.weights[i];
+        }
+      kern.mass = kind == GeometricFactorKind::mass;
+      if (coefficient)
+        {
+          kern.coefficient     = on_level(*coefficient, level).program();
+          kern.has_coefficient = true;
+        }
+      const index_t entries = kern.mass ? 1 : level.dim * (level.dim + 1) / 2;
+      factors.reinit(level.n_cells() * entries * kern.n_points(), backend, false);
+      kern.out = factors.data();
+      if (reduce_sum(backend, kern.size(), kern) > 0) // a fold: the host loop says where, and throws
+        (void)geometric_factors(level, deformation, q, kind, coefficient);
+    };
+    if (level.dim == 2)
+      run(problem_kernels::GeometricFactorsAt<2>{});
+    else
+      run(problem_kernels::GeometricFactorsAt<3>{});
+  }
+
   template <typename Number>
   void assemble_rhs(const CartesianLevel &level, const DeformationSettings &deformation,
                     const ProblemFunctions &problem, LevelOperatorType level_operator, Backend backend,

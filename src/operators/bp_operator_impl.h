@@ -14,6 +14,7 @@
 
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 
 namespace tpmg
 {
@@ -100,19 +101,41 @@ namespace tpmg
       }
     else if (mode == GeometryMode::stored)
       {
-        auto upload = [&](Vector<Number> &v, const std::vector<double> &g) {
-          std::vector<Number> gn(g.begin(), g.end());
+        // on the GPU computed there, a thread per point (the host loop and the upload took most
+        // of a deformed level's setup); on the CPU the host loop
+        auto make = [&](Vector<Number> &v, GeometricFactorKind what, const Coefficient &c) {
+          if (backend == Backend::cuda)
+            {
+              Vector<double> g;
+              geometric_factors_at_points(level, deformation, q, what, c, backend, g);
+              if constexpr (std::is_same_v<Number, double>)
+                v = std::move(g);
+              else
+                {
+                  v.reinit(g.size(), backend, false);
+                  convert(g, v);
+                }
+              return;
+            }
+          const std::vector<double> g = geometric_factors(level, deformation, q, what, c);
+          std::vector<Number>       gn(g.begin(), g.end());
           v.reinit(index_t(gn.size()), backend, false);
           v.from_host(gn);
         };
-        upload(geometry_, geometric_factors(level, deformation, q, kind, coefficients.diffusion));
+        make(geometry_, kind, coefficients.diffusion);
         if (coefficients.reaction) // c w|J|: the mass factors weighted by c
-          upload(reaction_, geometric_factors(level, deformation, q, GeometricFactorKind::mass, coefficients.reaction));
+          make(reaction_, GeometricFactorKind::mass, coefficients.reaction);
       }
     else
       {
         // checks the deformation (folds) exactly like the stored mode
-        (void)geometric_factors(level, deformation, gauss_quadrature(2), kind);
+        if (backend == Backend::cuda)
+          {
+            Vector<double> g;
+            geometric_factors_at_points(level, deformation, gauss_quadrature(2), kind, {}, backend, g);
+          }
+        else
+          (void)geometric_factors(level, deformation, gauss_quadrature(2), kind);
         const std::vector<double> v = deformed_vertices(level, deformation);
         vertices_.reinit(index_t(v.size()), backend, false);
         vertices_.from_host(v);

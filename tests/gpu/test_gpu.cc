@@ -17,6 +17,7 @@
 #include <kernels/operators/laplace_cartesian.h>
 #include <kernels/smoothers/patch_fiber.h>
 #include <kernels/smoothers/patch_mma.h>
+#include <src/discretization/level_mesh.h>
 
 #include <array>
 #include <cmath>
@@ -571,6 +572,44 @@ TEST(Gpu, BPOperatorsEqualCpu)
                   "BP float " + std::to_string(dd) + "D k=" + std::to_string(kk));
               });
             });
+}
+
+// The stored geometric factors computed on the device (what the BP operators store there) against
+// the same loop on the CPU: sine, Kershaw and an exact polar map, mass and Laplacian, with a
+// coefficient, 2D and 3D (device and host transcendentals may differ in the last bits)
+TEST(Gpu, GeometricFactorsAtPointsEqualCpu)
+{
+  for (int dim : {2, 3})
+    {
+      Domain dom;
+      dom.dim                  = dim;
+      dom.coarse_cells         = {6, 2, 2};
+      const CartesianLevel lev = make_hierarchy(dom, 4, 1).back();
+      DeformationSettings  polar;
+      polar.type = Deformation::function;
+      polar.map =
+        make_deformation_map(dim == 3 ? "(1 + x)*cos(y); (1 + x)*sin(y); z" : "(1 + x)*cos(y); (1 + x)*sin(y)", dim);
+      const Coefficient a = make_coefficient("1 + x*x + 0.5*sin(3*y)", dim);
+      for (const DeformationSettings &s :
+           {DeformationSettings{Deformation::sine, 0.15}, DeformationSettings{Deformation::kershaw, 0.3}, polar})
+        for (GeometricFactorKind kind : {GeometricFactorKind::mass, GeometricFactorKind::laplace})
+          for (const Coefficient &c : {Coefficient{}, a})
+            {
+              Vector<double> cpu, gpu;
+              geometric_factors_at_points(lev, s, gauss_quadrature(6), kind, c, Backend::cpu, cpu);
+              geometric_factors_at_points(lev, s, gauss_quadrature(6), kind, c, Backend::cuda, gpu);
+              const std::vector<double> h = cpu.to_host(), g = gpu.to_host();
+              ASSERT_EQ(h.size(), g.size());
+              double scale = 0, diff = 0;
+              for (std::size_t i = 0; i < h.size(); ++i)
+                {
+                  scale = std::max(scale, std::fabs(h[i]));
+                  diff  = std::max(diff, std::fabs(h[i] - g[i]));
+                }
+              EXPECT_LE(diff, 1e-13 * scale)
+                << dim << "D deformation " << int(s.type) << " kind " << int(kind) << (c ? " coefficient" : "");
+            }
+    }
 }
 
 // Neumann faces (x-, y+, z-) on the Kershaw mesh and Robin faces (x-, y+) with a coefficient on
