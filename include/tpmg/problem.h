@@ -89,13 +89,6 @@ namespace tpmg
     std::optional<Expression> reaction;
   };
 
-  /// Bytes assemble_rhs with functions holds besides b and g_h on `level`: the values at the
-  /// quadrature points of a batch of cells of one colour, at most 128 MB (its kernels first
-  /// evaluate the map and the functions there, a thread per point; for memory estimates).
-  std::size_t function_points_bytes(const CartesianLevel &level);
-  /// The most values of such a batch (128 MB of doubles).
-  constexpr index_t function_points_batch = index_t(1) << 24;
-
   /// b_i = ∫ f φ_i + ∫_Γ h φ_i - a(g_h, φ_i) at the unknowns (Γ: the faces that are not the
   /// level's Dirichlet faces; undeformed levels; a includes the Robin faces' α ∫ u v, which
   /// couples g_h on their edges to the unknowns), 0 at the Dirichlet nodes; b is resized to

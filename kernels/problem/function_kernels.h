@@ -483,64 +483,29 @@ namespace tpmg
     template <int dim, int k, int nq>
     struct IntegrateFunction
     {
-      static constexpr int n      = k + 1;
-      static constexpr int points = dim == 3 ? nq * nq * nq : nq * nq;
-      using Rule                  = CellRule<dim, n, nq>;
+      static constexpr int n = k + 1;
+      using Rule             = CellRule<dim, n, nq>;
       ExpressionProgram f;
       LevelMesh         mesh;
       Rule              rule;
       int               colour = 0;
       double           *b      = nullptr;
-      /// w |J| f at the points of the colour's cells first, first + 1, ... (FunctionAtPoints), the
-      /// launch's cell i at at_points[i * points ...], or null: computed here
-      const double *at_points = nullptr;
-      index_t       first     = 0; ///< the colour's cell of the launch's i = 0
-
-      /// w |J| f(x) at point (qx, qy, qz) of cell c (vertices v)
-      TPMG_HD double value(const index_t (&c)[3], const double (&v)[1 << dim][3], int qx, int qy, int qz) const
-      {
-        double xi[3], x[3], inv[3][3];
-        rule.point(qx, qy, qz, xi);
-        return rule.weight(qx, qy, qz) * cell_map<dim>(mesh, c, v, xi, x, inv) * f(x[0], x[1], x[2]);
-      }
 
       TPMG_HD void operator()(index_t i) const
       {
         index_t c[3];
-        mesh.colour_cell<dim>(colour, first + i, c);
+        mesh.colour_cell<dim>(colour, i, c);
         double v[1 << dim][3];
         mesh.cell_vertices<dim>(c, v);
         double res[Rule::nz * n * n] = {};
         rule.template integrate_tests<1>(
           [&](int qx, int qy, int qz, double(&val)[1]) {
-            val[0] = at_points ? at_points[i * points + (qz * nq + qy) * nq + qx] : value(c, v, qx, qy, qz);
+            double xi[3], x[3], inv[3][3];
+            rule.point(qx, qy, qz, xi);
+            val[0] = rule.weight(qx, qy, qz) * cell_map<dim>(mesh, c, v, xi, x, inv) * f(x[0], x[1], x[2]);
           },
           [&](int, int d, int q, int j) { return d == 2 ? rule.Bz(q, j) : rule.B(q, j); }, res);
         add_at_interior_nodes<dim, k>(mesh, c, res, b);
-      }
-    };
-
-    /// IntegrateFunction's values w |J| f(x) at every point of the cells of its launch, point p
-    /// of its cell i at at_points[i * points + p] (x fastest), one thread per point (forall over
-    /// the launch's cells times points): the map and the expression, which one
-    /// thread per cell evaluates point after point with a few hundred threads busy on the small
-    /// meshes of the shipped files.
-    template <int dim, int k, int nq>
-    struct FunctionAtPoints
-    {
-      IntegrateFunction<dim, k, nq> integrand; ///< (its f, mesh, rule and colour)
-      double                       *values = nullptr;
-
-      TPMG_HD void operator()(index_t i) const
-      {
-        constexpr int points = IntegrateFunction<dim, k, nq>::points;
-        const index_t cell   = i / points;
-        const int     p      = int(i - cell * points);
-        index_t       c[3];
-        integrand.mesh.template colour_cell<dim>(integrand.colour, integrand.first + cell, c);
-        double v[1 << dim][3];
-        integrand.mesh.template cell_vertices<dim>(c, v);
-        values[i] = integrand.value(c, v, p % nq, (p / nq) % nq, p / (nq * nq));
       }
     };
 
@@ -671,40 +636,11 @@ namespace tpmg
       bool              has_coefficient = false;
       ExpressionProgram reaction; ///< c(x) of + c u, where has_reaction
       bool              has_reaction = false;
-      /// per point of the colour's cells first, first + 1, ... (LiftingAtPoints), the launch's
-      /// cell i at at_points[i * points * entries ...], or null: computed here
-      const double *at_points = nullptr;
-      index_t       first     = 0; ///< the colour's cell of the launch's i = 0
-
-      static constexpr int rule_points = nq;
-      static constexpr int points      = dim == 3 ? nq * nq * nq : nq * nq;
-      static constexpr int entries     = dim * (dim + 1) / 2 + 1; ///< a w |J| J^{-1} J^{-T} (upper), c w |J|
-
-      /// The point's factors (qx, qy, qz) of cell c (vertices v): out[0 ...] the upper triangle of
-      /// a w |J| J^{-1} J^{-T}, out[entries - 1] = c w |J|.
-      TPMG_HD void factors(const index_t (&c)[3], const double (&v)[1 << dim][3], int qx, int qy, int qz,
-                           double (&out)[entries]) const
-      {
-        double xi[3], x[3], inv[3][3];
-        rule.point(qx, qy, qz, xi);
-        const double wdet = rule.weight(qx, qy, qz) * cell_map<dim>(mesh, c, v, xi, x, inv);
-        const double a_w  = has_coefficient ? wdet * coefficient(x[0], x[1], x[2]) : wdet;
-        int          e    = 0;
-        for (int r = 0; r < dim; ++r)
-          for (int t = r; t < dim; ++t, ++e)
-            {
-              double kk = 0;
-              for (int d = 0; d < dim; ++d)
-                kk += inv[r][d] * inv[t][d];
-              out[e] = a_w * kk;
-            }
-        out[entries - 1] = has_reaction ? wdet * reaction(x[0], x[1], x[2]) : 0.0;
-      }
 
       TPMG_HD void operator()(index_t i) const
       {
         index_t c[3];
-        mesh.colour_cell<dim>(colour, first + i, c);
+        mesh.colour_cell<dim>(colour, i, c);
         if (!mesh.touches_boundary<dim>(c))
           return;
         double v[1 << dim][3];
@@ -729,22 +665,20 @@ namespace tpmg
                   {
                     double       gr[3]; // reference gradient
                     const double value = rule.contract_x(qx, v1, v2, v3, gr);
-                    double       K[entries];
-                    if (at_points)
-                      for (int e = 0; e < entries; ++e)
-                        K[e] = at_points[(i * points + (qz * nq + qy) * nq + qx) * entries + e];
-                    else
-                      factors(c, v, qx, qy, qz, K);
-                    // F = a w |J| J^{-1} J^{-T} ∇̂u (K's upper triangle); m = c w |J| u
+                    double       xi[3], x[3], inv[3][3];
+                    rule.point(qx, qy, qz, xi);
+                    const double wdet = rule.weight(qx, qy, qz) * cell_map<dim>(mesh, c, v, xi, x, inv);
+                    const double a_w  = has_coefficient ? wdet * coefficient(x[0], x[1], x[2]) : wdet;
+                    // F = a w |J| J^{-1} J^{-T} ∇̂u; m = c w |J| u
+                    double gp[3] = {0, 0, 0};
+                    for (int r = 0; r < dim; ++r)
+                      for (int d = 0; d < dim; ++d)
+                        gp[r] += inv[d][r] * gr[d];
                     double F[3] = {0, 0, 0};
-                    for (int r = 0, e = 0; r < dim; ++r)
-                      for (int t = r; t < dim; ++t, ++e)
-                        {
-                          F[r] += K[e] * gr[t];
-                          if (t != r)
-                            F[t] += K[e] * gr[r];
-                        }
-                    const double m = K[entries - 1] * value;
+                    for (int d = 0; d < dim; ++d)
+                      for (int r = 0; r < dim; ++r)
+                        F[d] += a_w * inv[d][r] * gp[r];
+                    const double m = has_reaction ? wdet * reaction(x[0], x[1], x[2]) * value : 0.0;
                     for (int ix = 0; ix < n; ++ix)
                       {
                         r0[ix] += rule.D(qx, ix) * F[0];
@@ -769,33 +703,6 @@ namespace tpmg
                       b[gi] -= rule.Bz(qz, iz) * accB[iy * n + ix] + rule.Dz(qz, iz) * accD[iy * n + ix];
                   }
           }
-      }
-    };
-
-    /// SubtractLifting's factors at every point of its launch's cells that touch the boundary,
-    /// point p of its cell i at at_points[(i * points + p) * entries ...], one thread per point
-    /// (as FunctionAtPoints; the other cells' entries are left alone).
-    template <int dim, int k, int nq>
-    struct LiftingAtPoints
-    {
-      using Lifting = SubtractLifting<dim, k, nq>;
-      Lifting lifting; ///< (its mesh, rule, colour and coefficients)
-      double *values = nullptr;
-
-      TPMG_HD void operator()(index_t i) const
-      {
-        const index_t cell = i / Lifting::points;
-        const int     p    = int(i - cell * Lifting::points);
-        index_t       c[3];
-        lifting.mesh.template colour_cell<dim>(lifting.colour, lifting.first + cell, c);
-        if (!lifting.mesh.template touches_boundary<dim>(c))
-          return;
-        double v[1 << dim][3];
-        lifting.mesh.template cell_vertices<dim>(c, v);
-        double K[Lifting::entries];
-        lifting.factors(c, v, p % nq, (p / nq) % nq, p / (nq * nq), K);
-        for (int e = 0; e < Lifting::entries; ++e)
-          values[i * Lifting::entries + e] = K[e];
       }
     };
 

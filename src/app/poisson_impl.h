@@ -139,8 +139,8 @@ namespace tpmg
       if (p.solver == SolverType::fmg)
         for (int l = 0; l < layouts.n_levels(); ++l)
           est += 2 * std::size_t(layouts.level(l)->size()) * sizeof(Number);
-      if (p.uses_problem_functions() || p.deformation.type != Deformation::none)
-        est += 2 * n8 + function_points_bytes(fine_layout->level()); // g_h, b in double, the values at points
+      if (p.uses_problem_functions())
+        est += 2 * n8; // the boundary interpolant g_h and the right-hand side in double
       res.memory_estimate_bytes = std::size_t(comm.max(index_t(est)));
       const int         sharing = comm.local_size();
       const std::string ranks =

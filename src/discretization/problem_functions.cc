@@ -10,7 +10,6 @@
 #include <kernels/runtime/forall.h>
 #include <src/discretization/level_mesh.h>
 
-#include <algorithm>
 #include <cstring>
 #include <stdexcept>
 #include <string>
@@ -100,20 +99,6 @@ namespace tpmg
       kern.u = g_h.data();
       forall(backend, level.n_dofs(), kern);
     });
-  }
-
-  std::size_t function_points_bytes(const CartesianLevel &level)
-  {
-    // the largest per cell: the lifting's factors at k + 2 points (sym. dim x dim and the mass term)
-    const index_t per_point = level.dim * (level.dim + 1) / 2 + 1;
-    index_t       per_cell = per_point, colour_cells = 1;
-    for (int d = 0; d < level.dim; ++d)
-      {
-        per_cell *= level.degree + 2;
-        colour_cells *= (level.cells[std::size_t(d)] + 1) / 2;
-      }
-    const index_t batch = std::max<index_t>(1, function_points_batch / per_cell);
-    return std::size_t(std::min(batch, colour_cells) * per_cell) * sizeof(double);
   }
 
   void geometric_factors_at_points(const CartesianLevel &level, const DeformationSettings &deformation,

@@ -11,7 +11,6 @@
 #include <kernels/runtime/forall.h>
 #include <src/discretization/level_mesh.h>
 
-#include <algorithm>
 #include <cmath>
 
 namespace tpmg
@@ -35,48 +34,21 @@ namespace tpmg
       return r;
     }
 
-    /// Runs `kern` (members colour, first, at_points, mesh) colour by colour in batches of at most
-    /// function_points_batch values (problem.h): first the batch's values at its points,
-    /// one thread per point (the kernel make_points(batch, at_points) makes, a forall over the
-    /// batch's cells times `points` points of `per_point` values each), then the cells' sums.
-    template <class Kernel, class MakePoints>
-    void by_points(Kernel kern, int dim, index_t points, index_t per_point, Backend backend, MakePoints &&make_points)
-    {
-      const index_t  per_cell = points * per_point;
-      const index_t  batch    = std::max<index_t>(1, function_points_batch / per_cell);
-      Vector<double> at_points;
-      for (int colour = 0; colour < (1 << dim); ++colour)
-        {
-          kern.colour         = colour;
-          const index_t cells = problem_kernels::colour_cells(kern.mesh, dim, colour);
-          for (index_t first = 0; first < cells; first += batch)
-            {
-              const index_t n = std::min(batch, cells - first);
-              if (at_points.size() < n * per_cell)
-                at_points.reinit(std::min(batch, cells) * per_cell, backend, false);
-              kern.first     = first;
-              kern.at_points = nullptr;
-              forall(backend, n * points, make_points(kern, at_points));
-              kern.at_points = at_points.data();
-              forall(backend, n, kern);
-            }
-        }
-    }
-
     /// b += ∫ f φ_i (interior nodes).
     template <int dim, int k>
     void add_function_integrals(const CartesianLevel &level, const LevelGeometry &geometry, const Expression &f,
                                 Vector<double> &b)
     {
-      using Kernel = problem_kernels::IntegrateFunction<dim, k, k + 2>;
-      Kernel kern;
+      problem_kernels::IntegrateFunction<dim, k, k + 2> kern;
       kern.f    = on_level(f, level).program();
       kern.mesh = problem_kernels::level_mesh(level, geometry);
       kern.rule = cell_rule<dim, k, k + 2>(false);
       kern.b    = b.data();
-      by_points(kern, dim, Kernel::points, 1, b.backend(), [&](const Kernel &batch, Vector<double> &at_points) {
-        return problem_kernels::FunctionAtPoints<dim, k, k + 2>{batch, at_points.data()};
-      });
+      for (int colour = 0; colour < (1 << dim); ++colour)
+        {
+          kern.colour = colour;
+          forall(b.backend(), problem_kernels::colour_cells(kern.mesh, dim, colour), kern);
+        }
     }
 
     /// b += ∫_F h φ_i over the faces F of the box that are not Dirichlet faces (their images on a
@@ -126,11 +98,11 @@ namespace tpmg
             kern.reaction     = on_level(*coefficients.reaction, level).program();
             kern.has_reaction = true;
           }
-        using Kernel = decltype(kern);
-        by_points(kern, dim, Kernel::points, Kernel::entries, b.backend(),
-                  [&](const Kernel &batch, Vector<double> &at_points) {
-                    return problem_kernels::LiftingAtPoints<dim, k, Kernel::rule_points>{batch, at_points.data()};
-                  });
+        for (int colour = 0; colour < (1 << dim); ++colour)
+          {
+            kern.colour = colour;
+            forall(b.backend(), problem_kernels::colour_cells(kern.mesh, dim, colour), kern);
+          }
       };
       if (op == LevelOperatorType::bp5)
         {
