@@ -204,6 +204,29 @@ namespace tpmg
           }
     }
 
+    /// Position x and J = ∂x/∂ξ at reference point ξ of cell c (vertices v): the exact map where the
+    /// mesh has one (x = F(x0), J = DF(x0) diag(h), x0 the point in the box), else the multilinear
+    /// map through v.
+    template <int dim>
+    TPMG_HD void map_jacobian(const LevelMesh &mesh, const index_t (&c)[3], const double (&v)[1 << dim][3],
+                              const double    *xi, double (&x)[3], double (&J)[3][3])
+    {
+      if (!mesh.map)
+        {
+          map_point<dim>(v, xi, x, J);
+          return;
+        }
+      double x0[3] = {0, 0, 0};
+      for (int d = 0; d < dim; ++d)
+        x0[d] = mesh.origin[d] + mesh.h[d] * (double(mesh.offset[d] + c[d]) + xi[d]);
+      for (int r = 0; r < 3; ++r)
+        {
+          x[r] = r < dim ? mesh.map[r](x0[0], x0[1], x0[2]) : 0.0;
+          for (int d = 0; d < 3; ++d)
+            J[r][d] = r < dim && d < dim ? mesh.map[dim + r * dim + d](x0[0], x0[1], x0[2]) * mesh.h[d] : 0.0;
+        }
+    }
+
     /// Position x, J^{-1} and det J at reference point ξ of cell c (vertices v): the exact map where
     /// the mesh has one, the multilinear map on a deformed mesh, the affine x = origin + h (offset +
     /// c + ξ), J = diag(h) on the box (most of the work per point on the box otherwise).
@@ -211,22 +234,10 @@ namespace tpmg
     TPMG_HD double cell_map(const LevelMesh &mesh, const index_t (&c)[3], const double (&v)[1 << dim][3],
                             const double    *xi, double (&x)[3], double (&inv)[3][3])
     {
-      if (mesh.map) // x = F(x0), J = DF(x0) diag(h), x0 the point in the box
-        {
-          double x0[3] = {0, 0, 0}, J[3][3] = {};
-          for (int d = 0; d < dim; ++d)
-            x0[d] = mesh.origin[d] + mesh.h[d] * (double(mesh.offset[d] + c[d]) + xi[d]);
-          for (int r = 0; r < 3; ++r)
-            x[r] = r < dim ? mesh.map[r](x0[0], x0[1], x0[2]) : 0.0;
-          for (int r = 0; r < dim; ++r)
-            for (int d = 0; d < dim; ++d)
-              J[r][d] = mesh.map[dim + r * dim + d](x0[0], x0[1], x0[2]) * mesh.h[d];
-          return invert<dim>(J, inv);
-        }
-      if (mesh.vertices)
+      if (mesh.map || mesh.vertices)
         {
           double J[3][3];
-          map_point<dim>(v, xi, x, J);
+          map_jacobian<dim>(mesh, c, v, xi, x, J);
           return invert<dim>(J, inv);
         }
       double det = 1;
@@ -284,25 +295,10 @@ namespace tpmg
         else
           for (int d = 0; d < dim; ++d)
             xi[d] = double(((p - np) >> d) & 1);
-        double x[3] = {0, 0, 0}, J[3][3] = {{0, 0, 0}, {0, 0, 0}, {0, 0, 0}};
-        if (mesh.map) // J = DF(x0) diag(h) at the point x0 of the box
-          {
-            double x0[3] = {0, 0, 0};
-            for (int d = 0; d < dim; ++d)
-              x0[d] = mesh.origin[d] + mesh.h[d] * (double(mesh.offset[d] + c[d]) + xi[d]);
-            for (int r = 0; r < dim; ++r)
-              {
-                x[r] = mesh.map[r](x0[0], x0[1], x0[2]);
-                for (int d = 0; d < dim; ++d)
-                  J[r][d] = mesh.map[dim + r * dim + d](x0[0], x0[1], x0[2]) * mesh.h[d];
-              }
-          }
-        else
-          {
-            double v[1 << dim][3];
-            mesh.cell_vertices<dim>(c, v);
-            map_point<dim>(v, xi, x, J);
-          }
+        double v[1 << dim][3] = {}, x[3], J[3][3]; // (the box's vertices on an undeformed level)
+        if (!mesh.map)
+          mesh.cell_vertices<dim>(c, v);
+        map_jacobian<dim>(mesh, c, v, xi, x, J);
         double       adj[3][3];
         const double det  = adjugate<dim>(J, adj);
         const double fold = det > 0.0 ? 0.0 : 1.0;

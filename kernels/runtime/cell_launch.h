@@ -18,10 +18,13 @@ namespace tpmg
   /// Runs `kernel` over the cells of kernel.grid, whose number the member `count` holds (the
   /// kernel reads the cell's coordinates from kernel.grid.coordinates and, for data stored per
   /// cell, its index from kernel.grid.index). `parity`, bit d: the parity of the whole level's
-  /// coordinate d of the grid's first cell.
+  /// coordinate d of the grid's first cell. With `box`: its cells only (CellGrid::box).
   template <class Kernel>
-  void launch_cells(Backend backend, Kernel kernel, index_t Kernel::*count, int dim, int parity)
+  void launch_cells(Backend backend, Kernel kernel, index_t Kernel::*count, int dim, int parity,
+                    const CellBox *box = nullptr)
   {
+    if (box)
+      kernel.grid = kernel.grid.box(*box, kernel.*count);
     if (kernel.*count == 0)
       return;
     if (backend == Backend::cuda)
@@ -38,11 +41,4 @@ namespace tpmg
       }
   }
 
-  /// launch_cells over the cells of `box` only (of kernel.grid's whole grid).
-  template <class Kernel>
-  void launch_cells(Backend backend, Kernel kernel, index_t Kernel::*count, int dim, int parity, const CellBox &box)
-  {
-    kernel.grid = kernel.grid.box(box, kernel.*count);
-    launch_cells(backend, kernel, count, dim, parity);
-  }
 } // namespace tpmg

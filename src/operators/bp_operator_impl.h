@@ -179,10 +179,7 @@ namespace tpmg
       kern.grid        = CellGrid(kern.cells, "BP operator");
       kern.constrained = constrained;
       kern.constants.set_matrices(B.data(), D.data());
-      if (box)
-        launch_cells(backend, kern, &Kernel::n_cells, dim, lev.offset_parity(), *box);
-      else
-        launch_cells(backend, kern, &Kernel::n_cells, dim, lev.offset_parity());
+      launch_cells(backend, kern, &Kernel::n_cells, dim, lev.offset_parity(), box);
     }
   } // namespace internal
 

@@ -143,10 +143,7 @@ namespace tpmg
       kern.mass      = make_small_matrix<Number, degree + 1, degree + 1>(matrices_.mass);
       kern.stiffness = make_small_matrix<Number, degree + 1, degree + 1>(matrices_.stiffness);
       kern.set_faces(level_.dirichlet_faces);
-      if (box)
-        launch_cells(backend_, kern, &Kernel::n_cells, dim, level_.offset_parity(), *box);
-      else
-        launch_cells(backend_, kern, &Kernel::n_cells, dim, level_.offset_parity());
+      launch_cells(backend_, kern, &Kernel::n_cells, dim, level_.offset_parity(), box);
     };
     auto run = [&](const CellBox *box) {
       if (level_.dirichlet_faces == all_faces)
