@@ -1,14 +1,17 @@
 // Kernels of problems given by functions (include/tpmg/problem.h, ProblemFunctions): the
-// right-hand side ∫ f φ_i, the lifting of Dirichlet data, the error norms against an exact
-// solution. Each is one loop body for both backends (forall / reduce_sum), one thread per cell,
-// with f, g or u an ExpressionProgram evaluated at the physical quadrature points.
+// Neumann and Robin data's face integrals, the interpolant of Dirichlet data, the error norms
+// against an exact solution, and the pieces the cell integrals of the right-hand side share
+// (cell_integrals.h: ∫ f φ_i and the lifting). Each kernel here is one loop body for both
+// backends (forall / reduce_sum), one thread per cell (face cell, node), with f, g or u an
+// ExpressionProgram evaluated at the physical quadrature points.
 //
-// The cell map is multilinear through the cell's 2^d vertices: the Cartesian box's (affine) or
-// those of a deformed mesh. The sums over quadrature points are sum-factorized and stream over
-// the outer quadrature coordinate, so a thread holds O(n^2) numbers besides the cell's n^d
-// values. Cells that share nodes never run at the same time: the cells are split into 2^d
-// colours by the parity of their coordinates, one launch per colour, so the additions into the
-// global vector need no atomics and the sums are the same on both backends.
+// The cell map is the exact one where the mesh has it, else multilinear through the cell's 2^d
+// vertices: the Cartesian box's (affine) or those of a deformed mesh. The sums over quadrature
+// points are sum-factorized and stream over the outer quadrature coordinate, so a thread holds
+// O(n^2) numbers besides the cell's n^d values. Cells that share nodes never run at the same
+// time: the cells are split into 2^d colours by the parity of their coordinates, one launch per
+// colour, so the additions into the global vector need no atomics and the sums are the same on
+// both backends.
 #pragma once
 
 #include <kernels/common/tensor.h>
@@ -474,37 +477,6 @@ namespace tpmg
             }
     }
 
-    /// b_i += ∫_K f φ_i over the cells of one colour, at interior nodes (forall over
-    /// colour_cells()).
-    template <int dim, int k, int nq>
-    struct IntegrateFunction
-    {
-      static constexpr int n = k + 1;
-      using Rule             = CellRule<dim, n, nq>;
-      ExpressionProgram f;
-      LevelMesh         mesh;
-      Rule              rule;
-      int               colour = 0;
-      double           *b      = nullptr;
-
-      TPMG_HD void operator()(index_t i) const
-      {
-        index_t c[3];
-        mesh.colour_cell<dim>(colour, i, c);
-        double v[1 << dim][3];
-        mesh.cell_vertices<dim>(c, v);
-        double res[Rule::nz * n * n] = {};
-        rule.template integrate_tests<1>(
-          [&](int qx, int qy, int qz, double(&val)[1]) {
-            double xi[3], x[3], inv[3][3];
-            rule.point(qx, qy, qz, xi);
-            val[0] = rule.weight(qx, qy, qz) * cell_map<dim>(mesh, c, v, xi, x, inv) * f(x[0], x[1], x[2]);
-          },
-          [&](int, int d, int q, int j) { return d == 2 ? rule.Bz(q, j) : rule.B(q, j); }, res);
-        add_at_interior_nodes<dim, k>(mesh, c, res, b);
-      }
-    };
-
     /// b_i += ∫_F h φ_i over the cells of one colour of face F of the box (forall over
     /// face_cells()): the Neumann and Robin data, with nq Gauss points per direction of the face.
     /// The face's cells are coloured by parity in its directions, so that additions need no atomics.
@@ -609,96 +581,6 @@ namespace tpmg
         mesh.cell_vertices<dim>(c, v);
         (void)cell_map<dim>(mesh, c, v, xi, x, inv);
         u[i] = g(x[0], x[1], x[2]);
-      }
-    };
-
-    /// b_i -= a_K(g_h, φ_i) at the interior nodes of the cells of one colour that touch the
-    /// boundary, with the quadrature of the level operator (Gauss k+2 for cartesian and bp3,
-    /// the Gauss–Lobatto nodes for bp5; times the coefficient a(x) where there is one), so that
-    /// b - A g_h is what the operator sees: the
-    /// lifting of the Dirichlet data g_h (boundary values only; only the boundary layer of cells
-    /// does work).
-    template <int dim, int k, int nq>
-    struct SubtractLifting
-    {
-      static constexpr int n = k + 1;
-      using Rule             = CellRule<dim, n, nq>;
-      LevelMesh         mesh;
-      Rule              rule;
-      int               colour = 0;
-      const double     *g      = nullptr;
-      double           *b      = nullptr;
-      ExpressionProgram coefficient; ///< a(x) of −∇·(a ∇u), where has_coefficient
-      bool              has_coefficient = false;
-      ExpressionProgram reaction; ///< c(x) of + c u, where has_reaction
-      bool              has_reaction = false;
-
-      TPMG_HD void operator()(index_t i) const
-      {
-        index_t c[3];
-        mesh.colour_cell<dim>(colour, i, c);
-        if (!mesh.touches_boundary<dim>(c))
-          return;
-        double v[1 << dim][3];
-        mesh.cell_vertices<dim>(c, v);
-        double local[Rule::nz * n * n];
-        cell_values<dim, k>(mesh, c, g, local);
-        TPMG_NO_UNROLL
-        for (int qz = 0; qz < Rule::nqz; ++qz)
-          {
-            // the layer qz: g_h contracted in z with B and D
-            double uB[n * n], uD[n * n];
-            rule.contract_z(qz, local, uB, uD);
-            double accB[n * n] = {}, accD[n * n] = {}; // test functions, before z
-            TPMG_NO_UNROLL
-            for (int qy = 0; qy < nq; ++qy)
-              {
-                double v1[n], v2[n], v3[n];
-                rule.contract_y(qy, uB, uD, v1, v2, v3);
-                double r0[n] = {}, r1[n] = {}, r2[n] = {}, r3[n] = {};
-                TPMG_NO_UNROLL
-                for (int qx = 0; qx < nq; ++qx)
-                  {
-                    double       gr[3]; // reference gradient
-                    const double value = rule.contract_x(qx, v1, v2, v3, gr);
-                    double       xi[3], x[3], inv[3][3];
-                    rule.point(qx, qy, qz, xi);
-                    const double wdet = rule.weight(qx, qy, qz) * cell_map<dim>(mesh, c, v, xi, x, inv);
-                    const double a_w  = has_coefficient ? wdet * coefficient(x[0], x[1], x[2]) : wdet;
-                    // F = a w |J| J^{-1} J^{-T} ∇̂u; m = c w |J| u
-                    double gp[3] = {0, 0, 0};
-                    for (int r = 0; r < dim; ++r)
-                      for (int d = 0; d < dim; ++d)
-                        gp[r] += inv[d][r] * gr[d];
-                    double F[3] = {0, 0, 0};
-                    for (int d = 0; d < dim; ++d)
-                      for (int r = 0; r < dim; ++r)
-                        F[d] += a_w * inv[d][r] * gp[r];
-                    const double m = has_reaction ? wdet * reaction(x[0], x[1], x[2]) * value : 0.0;
-                    for (int ix = 0; ix < n; ++ix)
-                      {
-                        r0[ix] += rule.D(qx, ix) * F[0];
-                        r1[ix] += rule.B(qx, ix) * F[1];
-                        r2[ix] += rule.B(qx, ix) * F[2];
-                        r3[ix] += rule.B(qx, ix) * m;
-                      }
-                  }
-                for (int iy = 0; iy < n; ++iy)
-                  for (int ix = 0; ix < n; ++ix)
-                    {
-                      accB[iy * n + ix] += rule.B(qy, iy) * (r0[ix] + r3[ix]) + rule.D(qy, iy) * r1[ix];
-                      accD[iy * n + ix] += rule.B(qy, iy) * r2[ix];
-                    }
-              }
-            for (int iz = 0; iz < Rule::nz; ++iz)
-              for (int iy = 0; iy < n; ++iy)
-                for (int ix = 0; ix < n; ++ix)
-                  {
-                    const index_t gi = interior_node(mesh, dim, c, k, ix, iy, iz);
-                    if (gi >= 0)
-                      b[gi] -= rule.Bz(qz, iz) * accB[iy * n + ix] + rule.Dz(qz, iz) * accD[iy * n + ix];
-                  }
-          }
       }
     };
 

@@ -7,7 +7,9 @@
 #include <tpmg/geometry.h>
 #include <tpmg/problem.h>
 
+#include <kernels/problem/cell_integrals.h>
 #include <kernels/problem/function_kernels.h>
+#include <kernels/runtime/cell_launch.h>
 #include <kernels/runtime/forall.h>
 #include <src/discretization/level_mesh.h>
 
@@ -34,21 +36,25 @@ namespace tpmg
       return r;
     }
 
+    /// Runs one of cell_integrals.h's kernels over the level's cells (one launch on the GPU, a
+    /// colour at a time on the CPU).
+    template <int dim, class Kernel>
+    void launch_cell_integrals(Backend backend, const Kernel &kern)
+    {
+      launch_cells<Kernel>(backend, kern, &Kernel::count, dim, kern.mesh.parity);
+    }
+
     /// b += ∫ f φ_i (interior nodes).
     template <int dim, int k>
     void add_function_integrals(const CartesianLevel &level, const LevelGeometry &geometry, const Expression &f,
                                 Vector<double> &b)
     {
       problem_kernels::IntegrateFunction<dim, k, k + 2> kern;
-      kern.f    = on_level(f, level).program();
-      kern.mesh = problem_kernels::level_mesh(level, geometry);
+      kern.f = on_level(f, level).program();
+      kern.set_mesh(problem_kernels::level_mesh(level, geometry));
       kern.rule = cell_rule<dim, k, k + 2>(false);
       kern.b    = b.data();
-      for (int colour = 0; colour < (1 << dim); ++colour)
-        {
-          kern.colour = colour;
-          forall(b.backend(), problem_kernels::colour_cells(kern.mesh, dim, colour), kern);
-        }
+      launch_cell_integrals<dim>(b.backend(), kern);
     }
 
     /// b += ∫_F h φ_i over the faces F of the box that are not Dirichlet faces (their images on a
@@ -85,9 +91,9 @@ namespace tpmg
                           const Coefficients &coefficients, const Vector<double> &g_h, Vector<double> &b)
     {
       auto run = [&](auto kern) {
-        kern.mesh = problem_kernels::level_mesh(level, geometry);
-        kern.g    = g_h.data();
-        kern.b    = b.data();
+        kern.set_mesh(problem_kernels::level_mesh(level, geometry));
+        kern.g = g_h.data();
+        kern.b = b.data();
         if (coefficients.diffusion)
           {
             kern.coefficient     = on_level(*coefficients.diffusion, level).program();
@@ -98,11 +104,7 @@ namespace tpmg
             kern.reaction     = on_level(*coefficients.reaction, level).program();
             kern.has_reaction = true;
           }
-        for (int colour = 0; colour < (1 << dim); ++colour)
-          {
-            kern.colour = colour;
-            forall(b.backend(), problem_kernels::colour_cells(kern.mesh, dim, colour), kern);
-          }
+        launch_cell_integrals<dim>(b.backend(), kern);
       };
       if (op == LevelOperatorType::bp5)
         {

@@ -1006,6 +1006,31 @@ TEST(Gpu, ProblemFunctionsEqualCpu)
           EXPECT_NEAR(e[1].l2, e[0].l2, 1e-12 * e[0].l2) << what;
           EXPECT_NEAR(e[1].h1_semi, e[0].h1_semi, 1e-12 * e[0].h1_semi) << what;
         }
+  // the lifting with a coefficient and a reaction term on an exactly mapped mesh (the map's
+  // programs at every point), 2D and 3D
+  for (int dim : {2, 3})
+    for (int k : {2, 5})
+      {
+        ProblemFunctions mapped;
+        mapped.rhs             = Expression(dim == 3 ? "1 + x*y - z" : "1 + x*y", dim);
+        mapped.boundary_values = Expression(dim == 3 ? "sin(x)*exp(y) + z" : "sin(x)*exp(y)", dim);
+        mapped.coefficient     = Expression("1 + 0.5*sin(x)*cos(y)", dim);
+        mapped.reaction        = Expression("2 + x", dim);
+        DeformationSettings cylinder;
+        cylinder.type = Deformation::function;
+        cylinder.map  = make_deformation_map(
+           dim == 2 ? "(1 + x)*cos(pi/2*y); (1 + x)*sin(pi/2*y)" : "(1 + x)*cos(pi/2*y); (1 + x)*sin(pi/2*y); 2*z", dim);
+        Domain box;
+        box.dim          = dim;
+        box.coarse_cells = {1, 2, 2};
+        const auto lev   = make_hierarchy(box, k, dim == 3 ? 2 : 3).back();
+        for (LevelOperatorType op : {LevelOperatorType::bp3, LevelOperatorType::bp5})
+          compare_backends<double>(
+            lev, {std::vector<double>(lev.n_dofs())},
+            [&](Backend b, std::vector<Vector<double>> &v) { assemble_rhs(lev, cylinder, mapped, op, b, v[0]); },
+            "rhs, mapped, coefficients, " + std::to_string(dim) + "D k=" + std::to_string(k) + " " + to_string(op),
+            1e-13);
+      }
 }
 
 TEST(Gpu, UserProblemMatchesCpu)
