@@ -3,6 +3,9 @@
 #include <tpmg/bp_operator.h>
 #include <tpmg/multigrid.h>
 #include <tpmg/poisson.h>
+#include <tpmg/robin_faces.h>
+
+#include <src/multigrid/dense_probe.h>
 
 #include "cpu_solve.h"
 
@@ -205,6 +208,58 @@ TEST(Multigrid, CoarseCellsUseTheDenseDirectCoarseSolver)
   EXPECT_EQ(r.coarsest_level, 0);
   EXPECT_EQ(r.coarse_solver, "dense direct");
   EXPECT_LE(r.iterations, 6);
+}
+
+namespace
+{
+  /// The dense coarse matrix by probing (several unknowns per application) against one
+  /// application per unknown, for the level operator of `type` on `lev`.
+  template <int dim, int k>
+  void expect_probed_matrix_equals_columns(const CartesianLevel &lev, LevelOperatorType type,
+                                           const DeformationSettings &def, const Coefficients &coefficients,
+                                           const std::string &what)
+  {
+    const auto robin =
+      (lev.robin_faces & ~lev.dirichlet_faces) ? make_robin_faces<double>(lev, "2 + x", Backend::cpu, def) : nullptr;
+    const auto op =
+      make_level_operator<dim, k, double>(lev, Backend::cpu, type, def, GeometryMode::stored, robin, coefficients);
+    const index_t   nodes[3]        = {lev.nodes(0), lev.nodes(1), lev.nodes(2)};
+    const auto      map             = DenseCoarseSolve<double>::on(nodes, dim, lev.dirichlet_faces);
+    int             applications[2] = {0, 0};
+    Eigen::MatrixXd A[2];
+    for (bool probe : {false, true})
+      A[probe] = internal::probed_matrix(map, lev.n_dofs(), k, probe, [&](Vector<double> &e, Vector<double> &Ae) {
+        ++applications[probe];
+        op->vmult(Ae, e);
+      });
+    EXPECT_EQ(applications[0], map.n) << what;
+    EXPECT_LT(applications[1], applications[0]) << what;
+    const double largest = A[0].cwiseAbs().maxCoeff();
+    EXPECT_GT(largest, 0) << what;
+    EXPECT_LE((A[1] - A[0]).cwiseAbs().maxCoeff(), 1e-15 * largest) << what;
+    EXPECT_LE((A[0] - A[0].transpose()).cwiseAbs().maxCoeff(), 1e-12 * largest) << what << ": not symmetric";
+  }
+} // namespace
+
+TEST(Multigrid, ProbedCoarseMatrixEqualsOneColumnPerApplication)
+{
+  Domain d3;
+  d3.coarse_cells    = {3, 1, 1};
+  d3.dirichlet_faces = all_faces & ~(1u | 8u);
+  d3.robin_faces     = 8u;
+  const DeformationSettings kershaw{Deformation::kershaw, 0.3};
+  const Coefficients        varying(Expression("1 + 0.5*sin(x)*cos(y)", 3), Expression("2 + x", 3));
+  expect_probed_matrix_equals_columns<3, 1>(make_hierarchy(d3, 1, 2).back(), LevelOperatorType::bp3, kershaw, varying,
+                                            "Q1 BP3 Kershaw, coefficients, Neumann and Robin faces");
+  expect_probed_matrix_equals_columns<3, 2>(make_hierarchy(d3, 2, 1).back(), LevelOperatorType::cartesian, {}, {},
+                                            "Q2 Cartesian, Neumann and Robin faces");
+  Domain d2;
+  d2.dim             = 2;
+  d2.coarse_cells    = {3, 2, 1};
+  d2.dirichlet_faces = all_faces & ~2u;
+  expect_probed_matrix_equals_columns<2, 3>(make_hierarchy(d2, 3, 2).back(), LevelOperatorType::bp5,
+                                            DeformationSettings{Deformation::sine, 0.1}, {},
+                                            "2D Q3 BP5 sine, a Neumann face");
 }
 
 TEST(Multigrid, NonConvergenceIsReported)

@@ -16,6 +16,7 @@
 #include <kernels/smoothers/patch_common.h>
 #include <kernels/transfer/degree_transfer.h>
 #include <src/discretization/level_mesh.h>
+#include <src/multigrid/dense_probe.h>
 #include <src/multigrid/smoother_adapters.h>
 #include <src/multigrid/transfer_builders.h>
 #include <src/multigrid/transfer_impl.h>
@@ -101,9 +102,10 @@ namespace tpmg
 
     /// The dense coarse problem's matrix A_II over the unknowns of `dense` (the coarsest level `c`,
     /// or with the coarse solve by degree its Q_1 problem on the same cells, rediscretized: BP3 at
-    /// degree 1, or the Cartesian operator), column by column with a double-precision CPU copy of
+    /// degree 1, or the Cartesian operator), from applications of a double-precision CPU copy of
     /// the level operator; `layout` the coarsest level's (a periodic box's: rank 0's part, whose
-    /// unknowns are its owned nodes), n the unknowns.
+    /// unknowns are its owned nodes), n the unknowns; several unknowns per application where the
+    /// level allows (dense_probe.h).
     template <int dim, int k>
     Eigen::MatrixXd dense_coarse_matrix(const MultigridSettings &settings, const CartesianLevel &c,
                                         const CartesianLevel &dense, bool by_degree, const BoxLayout &layout, index_t n)
@@ -131,18 +133,14 @@ namespace tpmg
                                              Communicator::self(), Backend::cpu);
       if (map.n != n)
         throw std::logic_error("Multigrid: the coarse unknowns do not match the coarsest level");
-      Eigen::MatrixXd A(n, n);
-      Vector<double>  e(dense.n_dofs(), Backend::cpu), Ae;
-      for (index_t j = 0; j < n; ++j)
-        {
-          e.set_zero();
-          e.data()[map.global(j)] = 1.0;
+      // several unknowns per application where no periodic face couples distant nodes (dense_probe.h)
+      const bool      probe = !copies && dense.periodic == 0;
+      Eigen::MatrixXd A =
+        probed_matrix(map, dense.n_dofs(), dense.degree, probe, [&](Vector<double> &e, Vector<double> &Ae) {
           if (copies)
             copies->update_ghosts(e, GhostLayers::all);
           op->vmult(Ae, e);
-          for (index_t i = 0; i < n; ++i)
-            A(i, j) = Ae.data()[map.global(i)];
-        }
+        });
       return A;
     }
 
