@@ -511,25 +511,28 @@ TEST(Multigrid, AutomaticChebyshevPolynomialFollowsTheSmoother)
   EXPECT_EQ(mg.chebyshev.smoothing_range, 0.0);
   for (const double shear : {0.0, 0.4, fitted_mild_shear})
     {
-      const ChebyshevSettings c = fitted_chebyshev_polynomial(mg.chebyshev, shear, false);
+      const ChebyshevSettings c = fitted_chebyshev_polynomial(mg.chebyshev, shear, 1.0);
       EXPECT_EQ(c.degree, 4) << shear;
       EXPECT_EQ(c.smoothing_range, 15.0) << shear;
     }
   for (const double shear : {fitted_mild_shear + 1e-9, 0.97})
     {
-      const ChebyshevSettings c = fitted_chebyshev_polynomial(mg.chebyshev, shear, false);
+      const ChebyshevSettings c = fitted_chebyshev_polynomial(mg.chebyshev, shear, 1.0);
       EXPECT_EQ(c.degree, 16) << shear;
       EXPECT_EQ(c.smoothing_range, 400.0) << shear;
     }
-  // a coefficient varying in space: the long polynomial on any cells
-  EXPECT_EQ(fitted_chebyshev_polynomial(mg.chebyshev, 0.0, true).degree, 16);
-  EXPECT_EQ(fitted_chebyshev_polynomial(mg.chebyshev, 0.0, true).smoothing_range, 400.0);
+  // coefficients that vary within the patches beyond fitted_mild_contrast: the long polynomial
+  // on any cells; up to it the cells decide
+  EXPECT_EQ(fitted_chebyshev_polynomial(mg.chebyshev, 0.0, fitted_mild_contrast).degree, 4);
+  EXPECT_EQ(fitted_chebyshev_polynomial(mg.chebyshev, 0.9, fitted_mild_contrast).degree, 16);
+  EXPECT_EQ(fitted_chebyshev_polynomial(mg.chebyshev, 0.0, fitted_mild_contrast * 1.01).degree, 16);
+  EXPECT_EQ(fitted_chebyshev_polynomial(mg.chebyshev, 0.0, 50.0).smoothing_range, 400.0);
   set_chebyshev_polynomial(mg, 5, 0); // the user's values stay; the unset one follows the cells
-  EXPECT_EQ(fitted_chebyshev_polynomial(mg.chebyshev, 0.9, false).degree, 5);
-  EXPECT_EQ(fitted_chebyshev_polynomial(mg.chebyshev, 0.9, false).smoothing_range, 400.0);
+  EXPECT_EQ(fitted_chebyshev_polynomial(mg.chebyshev, 0.9, 1.0).degree, 5);
+  EXPECT_EQ(fitted_chebyshev_polynomial(mg.chebyshev, 0.9, 1.0).smoothing_range, 400.0);
   set_chebyshev_polynomial(mg, 5, 20.0);
-  EXPECT_EQ(fitted_chebyshev_polynomial(mg.chebyshev, 0.1, false).degree, 5);
-  EXPECT_EQ(fitted_chebyshev_polynomial(mg.chebyshev, 0.9, false).smoothing_range, 20.0);
+  EXPECT_EQ(fitted_chebyshev_polynomial(mg.chebyshev, 0.1, 1.0).degree, 5);
+  EXPECT_EQ(fitted_chebyshev_polynomial(mg.chebyshev, 0.9, 1.0).smoothing_range, 20.0);
   mg.smoother = SmootherType::chebyshev_jacobi;
   set_chebyshev_polynomial(mg, 0, 0);
   EXPECT_EQ(mg.chebyshev.degree, 3);

@@ -45,6 +45,8 @@ namespace tpmg
     void solve_boundary_patches(Vector<Number> &x, const Vector<Number> &r) const;
     /// The largest shear of the level's cells (FittedCellData::shear; this rank's cells).
     double shear() const { return shear_; }
+    /// The coefficients' largest contrast within a patch (FittedCellData::contrast; this rank's cells).
+    double contrast() const { return contrast_; }
     /// Whether the level has patches on Neumann or Robin faces.
     bool has_boundary_patches() const { return boundary_vertices_.size() > 0; }
 
@@ -61,7 +63,7 @@ namespace tpmg
 
     CartesianLevel level_;
     Backend        backend_;
-    double         shear_ = 0;
+    double         shear_ = 0, contrast_ = 1;
     Vector<Number> eigenvectors_, eigenvalues_, ratio_index_, left_width_;
     /// FittedBoundaryPatchSolve of the patches [first, last) (a colour's, or all of them)
     void launch_boundary(Vector<Number> &x, const Vector<Number> &r, index_t first, index_t last, bool atomic) const;

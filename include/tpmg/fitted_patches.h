@@ -61,11 +61,17 @@ namespace tpmg
   /// What the surrogates read per cell of a level (lexicographic cells): the fitted widths
   /// (fitted_cell_widths, dim per cell) and the cells' mean coefficient and reaction coefficient
   /// (cell_coefficient_means; 1 and 0 without them). Made once per level for the interior and
-  /// the face patches; the cells' largest shear (fitted_cell_widths).
+  /// the face patches; the cells' largest shear (fitted_cell_widths) and, where a coefficient
+  /// varies in space, its largest contrast within a patch: over the vertex patches, the ratio of
+  /// the largest to the smallest cell scale a_K / h_K² + c_K among the patch's cells (h_K² the
+  /// squared geometric mean of the fitted widths). A surrogate holds one scale per patch (the
+  /// means), so this is what it misses of the coefficients (fitted_chebyshev_polynomial); 1 where
+  /// the coefficients are constant.
   struct FittedCellData
   {
     std::vector<double> widths, diffusion, reaction;
-    double              shear = 0;
+    double              shear    = 0;
+    double              contrast = 1;
   };
   FittedCellData fitted_cell_data(const CartesianLevel &level, const DeformationSettings &s,
                                   const Coefficients &coefficients = {});

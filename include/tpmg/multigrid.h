@@ -120,10 +120,19 @@ namespace tpmg
   /// or fewer iterations with degree 4 over range 15, Kershaw eps = 0.8 (0.75) one more at Q6,
   /// eps = 0.7 (0.86) two more on level 2 and growing.
   constexpr double fitted_mild_shear = 0.7;
+  /// The largest coefficient contrast within a patch (FittedCellData::contrast) up to which the
+  /// fitted patches' automatic polynomial is the short one. Measured (3D Q3 on boxes, the finest
+  /// level's contrast, iterations with degree 4 over range 15 against 16 over 400): up to 1.45
+  /// (a = 1 + 0.5 sin x cos y, 1 + 0.5 sin 5x, 1 + 9x², c = 100 (1 + x)) as many or fewer; from
+  /// 2.9 (a = 1 + 0.9 sin 20x sin 20y: 15 against 9; a = 1 + 0.99 sin 5x: 11 against 9;
+  /// c = 1e5 (1 + sin 5x) on 4^3 cells: 29 against 8) more, but for that c on 16^3 cells (5.5:
+  /// 7 against 8).
+  constexpr double fitted_mild_contrast = 2.0;
   /// The Chebyshev polynomial of a level's fitted additive Schwarz smoother: the degree and range
   /// of `c` where they are set (> 0), else degree 4 over range 15 on cells sheared at most
-  /// fitted_mild_shear with coefficients constant in space, degree 16 over range 400 otherwise.
-  ChebyshevSettings fitted_chebyshev_polynomial(ChebyshevSettings c, double shear, bool varying_coefficients);
+  /// fitted_mild_shear whose coefficients vary by at most fitted_mild_contrast within a patch
+  /// (1 where they are constant), degree 16 over range 400 otherwise.
+  ChebyshevSettings fitted_chebyshev_polynomial(ChebyshevSettings c, double shear, double contrast);
   /// `level` with degree 1 (the same cells).
   CartesianLevel linear_level(const CartesianLevel &level);
 
@@ -165,6 +174,9 @@ namespace tpmg
     /// The largest shear of the level's cells where a fitted smoother chose its polynomial by it
     /// (fitted_chebyshev_polynomial), else a negative number.
     virtual double shear() const { return -1; }
+    /// The coefficients' largest contrast within a patch where a fitted smoother chose its
+    /// polynomial by it (FittedCellData::contrast), else a negative number.
+    virtual double contrast() const { return -1; }
   };
 
   /// The multigrid hierarchy on one backend: a level operator and a smoother on every level from

@@ -31,7 +31,7 @@ namespace tpmg::internal
   /// The finest level's Chebyshev polynomial of a fitted additive Schwarz smoother, added to the
   /// report's smoother line: ", Chebyshev degree 4, range 15 (automatic: cells sheared at most
   /// 0.41, within 0.70)"; "automatic" where the level chose the degree or the range by its cells
-  /// (or by the coefficients varying in space).
+  /// (and by the coefficients' contrast within a patch where they vary in space).
   template <typename Number>
   void describe_fitted_polynomial(const Smoother<Number> &finest, const MultigridSettings &mg, RunResult &res)
   {
@@ -41,11 +41,15 @@ namespace tpmg::internal
     std::ostringstream line;
     line << ", Chebyshev degree " << c->degree << ", range " << c->smoothing_range;
     const bool automatic = mg.chebyshev.degree <= 0 || !(mg.chebyshev.smoothing_range > 0);
-    if (automatic && mg.coefficients.varying())
-      line << " (automatic: coefficients varying in space)";
-    else if (automatic)
-      line << " (automatic: cells sheared at most " << std::fixed << std::setprecision(2) << finest.shear()
-           << (finest.shear() > fitted_mild_shear ? ", above " : ", within ") << fitted_mild_shear << ")";
+    if (automatic)
+      {
+        line << " (automatic: cells sheared at most " << std::fixed << std::setprecision(2) << finest.shear()
+             << (finest.shear() > fitted_mild_shear ? ", above " : ", within ") << fitted_mild_shear;
+        if (mg.coefficients.varying())
+          line << "; coefficient contrast in a patch " << finest.contrast()
+               << (finest.contrast() > fitted_mild_contrast ? ", above " : ", within ") << fitted_mild_contrast;
+        line << ")";
+      }
     res.smoother_configuration += line.str();
   }
 

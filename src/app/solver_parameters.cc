@@ -278,15 +278,17 @@ namespace tpmg
         b.push_back(choice("Multigrid/Conventions", TPMG_FIELD(conventions),
                            "paper_code: rhs = vector of ones restricted to coarser levels, colors odd-first "
                            "(reproduces the tables)"));
-        b.push_back(integer("Multigrid/Chebyshev degree", TPMG_FIELD(chebyshev_degree), 0, 30,
-                            "Operator applications per Chebyshev smoothing step; 0 = automatic: 3 with point Jacobi; "
-                            "with the fitted patches per level 4 on mildly sheared cells with constant coefficients, "
-                            "else 16"));
+        b.push_back(
+          integer("Multigrid/Chebyshev degree", TPMG_FIELD(chebyshev_degree), 0, 30,
+                  "Operator applications per Chebyshev smoothing step; 0 = automatic: 3 with point Jacobi; "
+                  "with the fitted patches per level 4 on mildly sheared cells whose coefficients vary little "
+                  "within a patch, else 16"));
         b.push_back(real("Multigrid/Chebyshev smoothing range", TPMG_FIELD(chebyshev_range), 0, 1e6,
                          std::to_string(d.chebyshev_range).substr(0, 4),
                          "The Chebyshev polynomial damps the interval [lambda_max / range, 1.2 lambda_max] of the "
                          "preconditioned operator; 0 = automatic: 15 with point Jacobi; with the fitted patches "
-                         "per level 15 on mildly sheared cells with constant coefficients, else 400"));
+                         "per level 15 on mildly sheared cells whose coefficients vary little within a patch, else "
+                         "400"));
         b.push_back(choice("Multigrid/Patch geometry", TPMG_FIELD(patch_geometry),
                            "Vertex-patch problems: cartesian (undeformed cell widths, the fast fused kernels) or "
                            "fitted (separable surrogates fitted to the deformed cells, residuals of the level "

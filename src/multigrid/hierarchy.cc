@@ -42,7 +42,7 @@ namespace tpmg
     settings.chebyshev.smoothing_range = smoothing_range > 0 ? smoothing_range : fitted ? 0.0 : 15.0;
   }
 
-  ChebyshevSettings fitted_chebyshev_polynomial(ChebyshevSettings c, double shear, bool varying_coefficients)
+  ChebyshevSettings fitted_chebyshev_polynomial(ChebyshevSettings c, double shear, double contrast)
   {
     // The separable surrogates miss the shear of skewed cells (Kershaw meshes), so there the
     // additive Schwarz operator has small eigenvalues on modes the coarse grid does not reduce
@@ -51,9 +51,10 @@ namespace tpmg
     // levels 1-3. Where the cells are sheared little, the surrogates hold those modes too, and
     // degree 4 over range 15 takes as many or fewer iterations with a quarter of the applications
     // (docs/performance/solve.md, "Deformed meshes", the Chebyshev interval). A coefficient that
-    // varies inside the patches, which the surrogates see as its patch means, needs the long one
-    // as well (c = 1e5 (1 + sin 5x) in 3D: 23 iterations against 7).
-    const bool sheared = shear > fitted_mild_shear || varying_coefficients;
+    // varies strongly inside the patches, which the surrogates see as its patch means, needs the
+    // long one as well (c = 1e5 (1 + sin 5x) on a 4^3 mesh: 23 iterations against 7); a smooth one
+    // does not (docs/performance/solve.md, "Coefficients").
+    const bool sheared = shear > fitted_mild_shear || contrast > fitted_mild_contrast;
     if (c.degree <= 0)
       c.degree = sheared ? 16 : 4;
     if (!(c.smoothing_range > 0))

@@ -94,16 +94,20 @@ namespace tpmg::internal
     {
       if (smoothing_ == FittedSmoothing::chebyshev_additive)
         {
-          // (the whole level's largest shear, so that every rank count runs the same polynomial; a
-          // level that is not split, a periodic one on rank 0 among them, has all its cells here)
-          shear_      = layout && layout->split() ? layout->comm().max(solver_.shear()) : solver_.shear();
-          polynomial_ = fitted_chebyshev_polynomial(s.chebyshev, shear_, s.coefficients.varying());
-          additive_   = std::make_unique<AdditiveSchwarz<dim, k, Number>>(solver_, *op, s.overlap);
-          chebyshev_  = std::make_unique<ChebyshevSmoother<Number>>(*op, *additive_, polynomial_, b);
+          // (the whole level's largest shear and contrast, so that every rank count runs the same
+          // polynomial; a level that is not split, a periodic one on rank 0 among them, has all its
+          // cells here)
+          const bool split = layout && layout->split();
+          shear_           = split ? layout->comm().max(solver_.shear()) : solver_.shear();
+          contrast_        = split ? layout->comm().max(solver_.contrast()) : solver_.contrast();
+          polynomial_      = fitted_chebyshev_polynomial(s.chebyshev, shear_, contrast_);
+          additive_        = std::make_unique<AdditiveSchwarz<dim, k, Number>>(solver_, *op, s.overlap);
+          chebyshev_       = std::make_unique<ChebyshevSmoother<Number>>(*op, *additive_, polynomial_, b);
         }
     }
     const ChebyshevSettings *polynomial() const override { return chebyshev_ ? &polynomial_ : nullptr; }
     double                   shear() const override { return chebyshev_ ? shear_ : -1.0; }
+    double                   contrast() const override { return chebyshev_ ? contrast_ : -1.0; }
     double eigenvalue_estimate_seconds() const override { return chebyshev_ ? chebyshev_->estimate_seconds() : 0.0; }
     void   smooth(Vector<Number> &x, const Vector<Number> &b, bool post, bool x_is_zero) const override
     {
@@ -135,7 +139,7 @@ namespace tpmg::internal
     bool                                             symmetric_;
     const BoxLayout                                 *layout_;
     FittedSmoothing                                  smoothing_;
-    double                                           shear_ = 0;
+    double                                           shear_ = 0, contrast_ = 1;
     ChebyshevSettings                                polynomial_;
     std::unique_ptr<AdditiveSchwarz<dim, k, Number>> additive_;
     std::unique_ptr<ChebyshevSmoother<Number>>       chebyshev_;

@@ -36,6 +36,7 @@ namespace tpmg
     const FittedCellData                 cells = fitted_cell_data(level, deformation, coefficients);
     const std::vector<FittedPatchWidths> w     = fitted_patch_widths(level, cells);
     shear_                                     = cells.shear;
+    contrast_                                  = cells.contrast;
     constexpr std::size_t per_vertex           = dim + 2;
     std::vector<double>   rows(w.size() * dim), widths(w.size() * per_vertex);
     for (std::size_t v = 0; v < w.size(); ++v)

@@ -137,6 +137,53 @@ namespace tpmg
     return h;
   }
 
+  namespace
+  {
+    /// FittedCellData::contrast of cells whose widths and coefficient means are set.
+    double patch_coefficient_contrast(const CartesianLevel &level, const FittedCellData &c)
+    {
+      const int           dim   = level.dim;
+      const index_t       nc[3] = {level.cells[0], level.cells[1], dim == 3 ? level.cells[2] : 1};
+      std::vector<double> scale(c.diffusion.size());
+      for (std::size_t i = 0; i < scale.size(); ++i)
+        {
+          double volume = 1; // Π h_d, so that h² = volume^(2/dim)
+          for (int d = 0; d < dim; ++d)
+            volume *= c.widths[i * std::size_t(dim) + std::size_t(d)];
+          scale[i] = c.diffusion[i] / std::pow(volume, 2.0 / dim) + c.reaction[i];
+        }
+      double contrast = 1;
+#pragma omp parallel for schedule(static) reduction(max : contrast) if (scale.size() >= host_parallel_threshold)
+      for (index_t vz = 0; vz <= (dim == 3 ? nc[2] : 0); ++vz)
+        for (index_t vy = 0; vy <= nc[1]; ++vy)
+          for (index_t vx = 0; vx <= nc[0]; ++vx)
+            {
+              const index_t v[3] = {vx, vy, vz};
+              double        lo = 0, hi = 0;
+              bool          some = false;
+              for (int cell = 0; cell < (1 << dim); ++cell)
+                {
+                  index_t x[3]   = {0, 0, 0};
+                  bool    inside = true;
+                  for (int e = 0; e < dim; ++e)
+                    {
+                      x[e]   = v[e] - 1 + ((cell >> e) & 1);
+                      inside = inside && x[e] >= 0 && x[e] < nc[e];
+                    }
+                  if (!inside)
+                    continue;
+                  const double sk = scale[std::size_t(x[0] + nc[0] * (x[1] + nc[1] * x[2]))];
+                  lo              = some ? std::min(lo, sk) : sk;
+                  hi              = some ? std::max(hi, sk) : sk;
+                  some            = true;
+                }
+              if (some && lo > 0)
+                contrast = std::max(contrast, hi / lo);
+            }
+      return contrast;
+    }
+  } // namespace
+
   FittedCellData fitted_cell_data(const CartesianLevel &level, const DeformationSettings &s,
                                   const Coefficients &coefficients)
   {
@@ -145,6 +192,8 @@ namespace tpmg
     c.diffusion = cell_coefficient_means(level, s, coefficients.diffusion);
     c.reaction  = coefficients.reaction ? cell_coefficient_means(level, s, coefficients.reaction)
                                         : std::vector<double>(c.diffusion.size(), 0.0);
+    if (coefficients.varying())
+      c.contrast = patch_coefficient_contrast(level, c);
     return c;
   }
 

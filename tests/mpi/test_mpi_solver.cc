@@ -201,6 +201,11 @@ int main(int argc, char **argv)
     {"2D k=3 sheared in the upper half",
      with(d2, {"Polynomial degree=3", "Multigrid/Level operator=bp3", "Mesh/Deformation=function",
                "Mesh/Deformation function=x + 0.4*y^4; y", "Problem/Right-hand side=one"})},
+    // the same with a coefficient that varies steeply in the upper half only: the parts' own
+    // contrasts fall on both sides of fitted_mild_contrast
+    {"2D k=3 coefficient steep in the upper half",
+     with(d2, {"Polynomial degree=3", "Problem/Right-hand side=one",
+               "Problem/Coefficient=1 + (y > 0.5 ? 1000*(y - 0.5)^3 : 0)"})},
     // a reaction term: its per-point factors, the lifting and the surrogates' shift on every rank
     {"3D k=2 reaction",
      with(d3, {"Polynomial degree=2", "Problem/Right-hand side=function", "Problem/Right-hand side function=1 + x*y",
