@@ -58,6 +58,11 @@
 #   deformed           solves on sine- and Kershaw-deformed meshes
 #   setup              every shipped parameter file as shipped: setup by part (setup_breakdown) against the
 #                      solve and the whole process
+#   rhs-sizes          the expression right-hand side's seconds at levels 1-5 (1e3 to 3.6e6 DoFs) of four
+#                      files, and processes with CUDA_MODULE_LOADING=LAZY against EAGER (the kernels' first
+#                      loads), alternating, two rounds
+#   fitted-polynomial  the fitted smoother's automatic polynomial against degree 16 over range 400 (and
+#                      Chebyshev-Jacobi): sine files, Robin faces, mapped domains, the coefficient files
 #   cuda-graph         the V-cycle replayed as a CUDA graph against launch by launch (Backend/CUDA graph =
 #                      never, auto, always), k = 1, 3, 7 from 1e4 to 6e7 DoFs, Kershaw k = 3 and Table 7 k = 3,
 #                      alternating, two rounds of best-of-5 solves; two single solves (the recording in them)
@@ -1068,6 +1073,33 @@ CASES
 ${f}_L${L}_auto --set Mesh/Refinement\ level=$L ${sine[*]@Q}
 ${f}_L${L}_long --set Mesh/Refinement\ level=$L ${sine[*]@Q} ${long[*]@Q}
 CASES
+      done
+      # coefficients that vary in space: the short polynomial where their contrast within a patch is mild
+      for f in coefficient reaction; do
+        timed_solves prm/$f.prm "$OUT/solve/fitted_polynomial_$f.txt" "$OUT/logs" <<CASES
+${f}_auto
+${f}_long ${long[*]@Q}
+CASES
+      done
+      ;;
+    rhs-sizes)
+      mkdir -p "$OUT/solve" "$OUT/logs"; R="$OUT/solve/rhs_by_mesh_size.txt"
+      echo "# file level loading dofs rhs_s setup_s solve_s device_init_s process_s iterations" | tee "$R"
+      row() {
+        python3 -c "import json,sys; r=json.load(open(sys.argv[1])); b=r['setup_breakdown']
+print(*sys.argv[2:], r['dofs'], '%.4f %.4f %.4f %.4f %.3f' % (b['right_hand_side'], r['setup_time_s'], r['solve_time_s'], r['device_init_s'], r['process_time_s']), r['iterations'])" "$@" | tee -a "$R"
+      }
+      for f in user_problem cylinder_section coefficient neumann_faces; do
+        for L in 1 2 3 4 5; do
+          $SOLVER prm/$f.prm --set "Mesh/Refinement level=$L" --set Output/Verbose=false \
+            --json "$OUT/logs/rhs_${f}_$L.json" > "$OUT/logs/rhs_${f}_$L.log" 2>&1 && row "$OUT/logs/rhs_${f}_$L.json" $f $L LAZY
+        done
+      done
+      for f in user_problem cylinder_section kershaw_bps5 default; do
+        for mode in LAZY EAGER LAZY EAGER; do
+          CUDA_MODULE_LOADING=$mode $SOLVER prm/$f.prm --set Output/Verbose=false --json "$OUT/logs/load_$f.json" \
+            > "$OUT/logs/load_$f.log" 2>&1 && row "$OUT/logs/load_$f.json" $f file $mode
+        done
       done
       ;;
     kershaw-scan)
