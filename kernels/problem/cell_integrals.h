@@ -87,12 +87,27 @@ namespace tpmg
           f(w % na, w / na);
       }
 
-      /// out_i += v at local node (ix, iy, iz) of cell c where it is no Dirichlet node.
-      TPMG_HD TPMG_FORCEINLINE void add(const index_t (&c)[3], int ix, int iy, int iz, double v, double *out) const
+      /// The last phase of both kernels: out_i += sign Σ_qz (B_z(qz, iz) TB[qz] + D_z(qz, iz) TD[qz])
+      /// at the cell's nodes (ix, iy, iz) off the Dirichlet faces, TB and TD the planes tested in x
+      /// and y (nqz × n × n, x fastest; TD null: no D_z term).
+      template <class Rule>
+      TPMG_HD void add_tested_in_z(unsigned t, const index_t (&c)[3], const Rule &rule, const double *TB,
+                                   const double *TD, double sign, double *out) const
       {
-        const index_t g = interior_node(mesh, dim, c, k, ix, iy, iz);
-        if (g >= 0)
-          exclusive_add(out + g, v);
+        items(t, n, n, [&](int ix, int iy) {
+          for (int iz = 0; iz < nz; ++iz)
+            {
+              double s = 0;
+              for (int qz = 0; qz < nqz; ++qz)
+                {
+                  const int l = (qz * n + iy) * n + ix;
+                  s += rule.Bz(qz, iz) * TB[l] + (TD ? rule.Dz(qz, iz) * TD[l] : 0.0);
+                }
+              const index_t g = interior_node(mesh, dim, c, k, ix, iy, iz);
+              if (g >= 0)
+                exclusive_add(out + g, sign * s);
+            }
+        });
       }
     };
 
@@ -150,16 +165,18 @@ namespace tpmg
               }
           });
         else // tested in z, added to b
-          this->items(t, n, n, [&](int ix, int iy) {
-            for (int iz = 0; iz < nz; ++iz)
-              {
-                double s = 0;
-                for (int qz = 0; qz < nqz; ++qz)
-                  s += rule.Bz(qz, iz) * X[(qz * n + iy) * n + ix];
-                this->add(c, ix, iy, iz, s, b);
-              }
-          });
+          this->add_tested_in_z(t, c, rule, X, nullptr, 1.0, b);
       }
+    };
+
+    /// SubtractLifting's buffers per cell, in doubles (x, y: CellBlock's X and Y).
+    template <int dim, int k, int nq>
+    struct LiftingBuffers
+    {
+      static constexpr int n = k + 1, nqz = dim == 3 ? nq : 1, nz = dim == 3 ? n : 1;
+      static constexpr int lines = 3 * nqz * nq * n; ///< V1..V3, or RA..RC
+      static constexpr int x     = cmax(cmax(nz * n * n, lines), 2 * nqz * n * n);
+      static constexpr int y     = cmax(2 * nqz * n * n, lines);
     };
 
     /// b_i -= a_K(g_h, φ_i) at the interior nodes of the level's cells that touch the boundary,
@@ -174,18 +191,6 @@ namespace tpmg
     /// the flux F = a w|J| J^-1 J^-T ∇̂u and m = c w|J| u, tested in x (RA = D_x F_0 + B_x m,
     /// RB = B_x F_1, RC = B_x F_2); tested in y (accB = B_y RA + D_y RB, accD = B_y RC); tested in
     /// z (B_z accB + D_z accD) and subtracted from b.
-    template <int dim, int k, int nq>
-    struct SubtractLifting;
-
-    template <int dim, int k, int nq>
-    struct LiftingBuffers
-    {
-      static constexpr int n = k + 1, nqz = dim == 3 ? nq : 1, nz = dim == 3 ? n : 1;
-      static constexpr int lines = 3 * nqz * nq * n; ///< V1..V3, or RA..RC
-      static constexpr int x     = cmax(cmax(nz * n * n, lines), 2 * nqz * n * n);
-      static constexpr int y     = cmax(2 * nqz * n * n, lines);
-    };
-
     template <int dim, int k, int nq>
     struct SubtractLifting : CellBlock<dim, k, nq, LiftingBuffers<dim, k, nq>::x, LiftingBuffers<dim, k, nq>::y>
     {
@@ -273,16 +278,7 @@ namespace tpmg
               }
           });
         else // tested in z, subtracted from b
-          this->items(t, n, n, [&](int ix, int iy) {
-            for (int iz = 0; iz < nz; ++iz)
-              {
-                double s = 0;
-                for (int qz = 0; qz < nqz; ++qz)
-                  s +=
-                    rule.Bz(qz, iz) * X[(qz * n + iy) * n + ix] + rule.Dz(qz, iz) * X[plane + (qz * n + iy) * n + ix];
-                this->add(c, ix, iy, iz, -s, b);
-              }
-          });
+          this->add_tested_in_z(t, c, rule, X, X + plane, -1.0, b);
       }
 
       /// Phase 3 for one line: V1..V3 of the line from `in`, RA..RC to `out`.
