@@ -36,10 +36,14 @@ namespace tpmg
     {
       const index_t n = map.n;
       const int     m = probe ? 2 * degree + 1 : 0;
-      // the colours per direction: m, or each unknown its own (no probing)
-      index_t colours[3];
+      // a colour's unknowns per direction are `step` apart: m, or each unknown its own colour (no
+      // probing)
+      index_t step[3], colours[3];
       for (int d = 0; d < 3; ++d)
-        colours[d] = probe ? std::min<index_t>(m, map.count[d]) : map.count[d];
+        {
+          step[d]    = probe ? index_t(m) : map.count[d];
+          colours[d] = std::min(step[d], map.count[d]);
+        }
       Eigen::MatrixXd A = Eigen::MatrixXd::Zero(n, n);
       Vector<double>  e(level_nodes, Backend::cpu), Ae;
       auto            coordinates = [&](index_t j, index_t(&u)[3]) {
@@ -51,21 +55,12 @@ namespace tpmg
         for (index_t c1 = 0; c1 < colours[1]; ++c1)
           for (index_t c0 = 0; c0 < colours[0]; ++c0)
             {
-              const index_t c[3]      = {c0, c1, c2};
-              auto          in_colour = [&](const index_t(&u)[3]) {
-                for (int d = 0; d < 3; ++d)
-                  if ((probe ? u[d] % m : u[d]) != c[d])
-                    return false;
-                return true;
-              };
+              const index_t c[3] = {c0, c1, c2};
               e.set_zero();
-              for (index_t j = 0; j < n; ++j)
-                {
-                  index_t u[3];
-                  coordinates(j, u);
-                  if (in_colour(u))
-                    e.data()[map.global(j)] = 1.0;
-                }
+              for (index_t u2 = c2; u2 < map.count[2]; u2 += step[2])
+                for (index_t u1 = c1; u1 < map.count[1]; u1 += step[1])
+                  for (index_t u0 = c0; u0 < map.count[0]; u0 += step[0])
+                    e.data()[map.global(u0 + map.count[0] * (u1 + map.count[1] * u2))] = 1.0;
               apply(e, Ae);
               for (index_t i = 0; i < n; ++i)
                 {
