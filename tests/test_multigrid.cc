@@ -11,6 +11,7 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <cmath>
 #include <map>
 #include <sstream>
@@ -221,16 +222,19 @@ namespace
   {
     const auto robin =
       (lev.robin_faces & ~lev.dirichlet_faces) ? make_robin_faces<double>(lev, "2 + x", Backend::cpu, def) : nullptr;
-    const auto op =
-      make_level_operator<dim, k, double>(lev, Backend::cpu, type, def, GeometryMode::stored, robin, coefficients);
-    const index_t   nodes[3]        = {lev.nodes(0), lev.nodes(1), lev.nodes(2)};
-    const auto      map             = DenseCoarseSolve<double>::on(nodes, dim, lev.dirichlet_faces);
-    int             applications[2] = {0, 0};
-    Eigen::MatrixXd A[2];
+    const index_t    nodes[3]        = {lev.nodes(0), lev.nodes(1), lev.nodes(2)};
+    const auto       map             = DenseCoarseSolve<double>::on(nodes, dim, lev.dirichlet_faces);
+    std::atomic<int> applications[2] = {0, 0};
+    Eigen::MatrixXd  A[2];
     for (bool probe : {false, true})
-      A[probe] = internal::probed_matrix(map, lev.n_dofs(), k, probe, [&](Vector<double> &e, Vector<double> &Ae) {
-        ++applications[probe];
-        op->vmult(Ae, e);
+      // an operator per thread, as multigrid's dense_coarse_matrix makes them
+      A[probe] = internal::probed_matrix(map, lev.n_dofs(), k, probe, [&] {
+        std::shared_ptr<LinearOperator<double>> op =
+          make_level_operator<dim, k, double>(lev, Backend::cpu, type, def, GeometryMode::stored, robin, coefficients);
+        return [&applications, probe, op](Vector<double> &e, Vector<double> &Ae) {
+          ++applications[probe];
+          op->vmult(Ae, e);
+        };
       });
     EXPECT_EQ(applications[0], map.n) << what;
     EXPECT_LT(applications[1], applications[0]) << what;
