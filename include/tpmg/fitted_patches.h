@@ -55,8 +55,10 @@ namespace tpmg
   /// off-diagonal term of Ḡ against its diagonal over the cells, max |Ḡ_de| / √(Ḡ_dd Ḡ_ee)
   /// (d ≠ e): 0 on boxes and mapped cells whose edges meet at right angles, towards 1 on sheared
   /// cells; the coupling a separable surrogate leaves out (fitted_chebyshev_polynomial).
+  /// The points' factors are computed on `backend` (geometric_factors_on in
+  /// src/discretization/level_mesh.h: the GPU's kernel where the solver runs there).
   std::vector<double> fitted_cell_widths(const CartesianLevel &level, const DeformationSettings &s,
-                                         double *largest_shear = nullptr);
+                                         double *largest_shear = nullptr, Backend backend = Backend::cpu);
 
   /// What the surrogates read per cell of a level (lexicographic cells): the fitted widths
   /// (fitted_cell_widths, dim per cell) and the cells' mean coefficient and reaction coefficient
@@ -74,7 +76,7 @@ namespace tpmg
     double              contrast = 1;
   };
   FittedCellData fitted_cell_data(const CartesianLevel &level, const DeformationSettings &s,
-                                  const Coefficients &coefficients = {});
+                                  const Coefficients &coefficients = {}, Backend backend = Backend::cpu);
 
   /// The surrogate widths of the patch around every vertex of `level` ((cells + 1) per direction,
   /// lexicographic; boundary vertices get the defaults): in direction d the mean fitted width of the

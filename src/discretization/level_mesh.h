@@ -30,6 +30,13 @@ namespace tpmg
                                    const Quadrature1D &q, GeometricFactorKind kind, const Coefficient &coefficient,
                                    Backend backend, Vector<double> &factors);
 
+  /// geometric_factors in host memory, computed where `backend` says: on the GPU by
+  /// geometric_factors_at_points and copied back (the host loop took 10 ms per 10^5 points, the
+  /// fitted patches' data of a level), on the CPU by the host loop itself.
+  std::vector<double> geometric_factors_on(const CartesianLevel &level, const DeformationSettings &deformation,
+                                           const Quadrature1D &q, GeometricFactorKind kind,
+                                           const Coefficient &coefficient, Backend backend);
+
   /// A function of the coordinates as the kernels of `level` evaluate it: along the level's
   /// periodic directions periodic (the ghost cells of a part beyond a periodic face lie outside
   /// the box and see the values at the other end).

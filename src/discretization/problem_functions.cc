@@ -135,6 +135,17 @@ namespace tpmg
       run(problem_kernels::GeometricFactorsAt<3>{});
   }
 
+  std::vector<double> geometric_factors_on(const CartesianLevel &level, const DeformationSettings &deformation,
+                                           const Quadrature1D &q, GeometricFactorKind kind,
+                                           const Coefficient &coefficient, Backend backend)
+  {
+    if (backend != Backend::cuda)
+      return geometric_factors(level, deformation, q, kind, coefficient);
+    Vector<double> factors;
+    geometric_factors_at_points(level, deformation, q, kind, coefficient, backend, factors);
+    return factors.to_host();
+  }
+
   template <typename Number>
   void assemble_rhs(const CartesianLevel &level, const DeformationSettings &deformation,
                     const ProblemFunctions &problem, LevelOperatorType level_operator, Backend backend,

@@ -33,7 +33,7 @@ namespace tpmg
     };
     upload(eigenvectors_, table.eigenvectors);
     upload(eigenvalues_, table.eigenvalues);
-    const FittedCellData                 cells = fitted_cell_data(level, deformation, coefficients);
+    const FittedCellData                 cells = fitted_cell_data(level, deformation, coefficients, backend);
     const std::vector<FittedPatchWidths> w     = fitted_patch_widths(level, cells);
     shear_                                     = cells.shear;
     contrast_                                  = cells.contrast;

@@ -2,6 +2,7 @@
 #include <tpmg/fitted_patches.h>
 #include <tpmg/patch_data.h>
 
+#include <src/discretization/level_mesh.h>
 #include <src/smoothers/patch_geometry.h>
 
 #include <Eigen/Dense>
@@ -91,15 +92,16 @@ namespace tpmg
   }
 
   std::vector<double> fitted_cell_widths(const CartesianLevel &level, const DeformationSettings &s,
-                                         double *largest_shear)
+                                         double *largest_shear, Backend backend)
   {
     const int                 dim = level.dim;
     const Quadrature1D        q   = gauss_quadrature(2);
-    const std::vector<double> g   = geometric_factors(level, s, q, GeometricFactorKind::laplace);
-    const std::vector<double> m   = dim == 2 ? geometric_factors(level, s, q, GeometricFactorKind::mass) : g;
-    const int                 np = dim == 3 ? 8 : 4, ne = dim == 3 ? 6 : 3;
-    const int                 diag[3] = {0, dim == 3 ? 3 : 2, 5}; // xx, yy, zz among the entries
-    const index_t             n       = level.n_cells();
+    const std::vector<double> g   = geometric_factors_on(level, s, q, GeometricFactorKind::laplace, {}, backend);
+    const std::vector<double> m =
+      dim == 2 ? geometric_factors_on(level, s, q, GeometricFactorKind::mass, {}, backend) : g;
+    const int     np = dim == 3 ? 8 : 4, ne = dim == 3 ? 6 : 3;
+    const int     diag[3] = {0, dim == 3 ? 3 : 2, 5}; // xx, yy, zz among the entries
+    const index_t n       = level.n_cells();
     // the off-diagonal entries xy, xz, yz, and for each the two diagonal ones it couples
     const int           off[3] = {1, 2, 4}, pair[3][2] = {{0, 1}, {0, 2}, {1, 2}};
     std::vector<double> h(std::size_t(n) * dim);
@@ -185,12 +187,12 @@ namespace tpmg
   } // namespace
 
   FittedCellData fitted_cell_data(const CartesianLevel &level, const DeformationSettings &s,
-                                  const Coefficients &coefficients)
+                                  const Coefficients &coefficients, Backend backend)
   {
     FittedCellData c;
-    c.widths    = fitted_cell_widths(level, s, &c.shear);
-    c.diffusion = cell_coefficient_means(level, s, coefficients.diffusion);
-    c.reaction  = coefficients.reaction ? cell_coefficient_means(level, s, coefficients.reaction)
+    c.widths    = fitted_cell_widths(level, s, &c.shear, backend);
+    c.diffusion = cell_coefficient_means(level, s, coefficients.diffusion, backend);
+    c.reaction  = coefficients.reaction ? cell_coefficient_means(level, s, coefficients.reaction, backend)
                                         : std::vector<double>(c.diffusion.size(), 0.0);
     if (coefficients.varying())
       c.contrast = patch_coefficient_contrast(level, c);
