@@ -15,9 +15,9 @@
 // such levels (and parts of a distributed level) keep one application per unknown.
 //
 // The colours' applications are independent and fill disjoint columns, so they run on the host's
-// threads, each with its own operator (`make_apply` is called once per thread, before the
-// threads start: the operators' construction need not be thread-safe, their application on
-// distinct vectors is). The result is the same on any number of threads.
+// threads, each with its own operator (`make_apply` is called once on each thread, so that the
+// operators, whose construction evaluates the coefficients and the map, are built in parallel
+// too). The result is the same on any number of threads.
 #pragma once
 
 #include <kernels/linear_algebra/dense_coarse.h>
@@ -26,6 +26,7 @@
 
 #include <algorithm>
 #include <exception>
+#include <optional>
 #include <vector>
 
 #include <omp.h>
@@ -57,57 +58,70 @@ namespace tpmg
       const index_t n_colours = colours[0] * colours[1] * colours[2];
       // a thread pays for its own operator: at least a few colours each
       const int threads = int(std::max<index_t>(1, std::min<index_t>(omp_get_max_threads(), n_colours / 4)));
-      std::vector<decltype(make_apply())> applies;
-      for (int t = 0; t < threads; ++t)
-        applies.push_back(make_apply());
-      std::vector<Vector<double>> e(static_cast<std::size_t>(threads)), Ae(static_cast<std::size_t>(threads));
-      for (auto &v : e)
-        v.reinit(level_nodes, Backend::cpu);
 
       Eigen::MatrixXd    A = Eigen::MatrixXd::Zero(n, n);
       std::exception_ptr failure;
-#pragma omp parallel for schedule(dynamic) num_threads(threads)
-      for (index_t colour = 0; colour < n_colours; ++colour)
+      auto               fail = [&] {
+#pragma omp          critical(tpmg_probed_matrix)
+        if (!failure)
+          failure = std::current_exception();
+      };
+         #pragma omp parallel num_threads(threads)
+      {
+                 // each thread's operator and vectors (every thread reaches the loop, also where these
+        // failed: the loop's end is a barrier)
+        std::optional<decltype(make_apply())> apply;
+        Vector<double>                        e, Ae;
         try
           {
-            const std::size_t t    = std::size_t(omp_get_thread_num());
-            const index_t     c[3] = {colour % colours[0], (colour / colours[0]) % colours[1],
-                                      colour / (colours[0] * colours[1])};
-            Vector<double>   &v    = e[t];
-            v.set_zero();
-            for (index_t u2 = c[2]; u2 < map.count[2]; u2 += step[2])
-              for (index_t u1 = c[1]; u1 < map.count[1]; u1 += step[1])
-                for (index_t u0 = c[0]; u0 < map.count[0]; u0 += step[0])
-                  v.data()[map.global(u0 + map.count[0] * (u1 + map.count[1] * u2))] = 1.0;
-            applies[t](v, Ae[t]);
-            for (index_t i = 0; i < n; ++i)
-              {
-                // the colour's unknown within reach of row i (without probing: the colour's one)
-                const index_t u[3] = {i % map.count[0], (i / map.count[0]) % map.count[1],
-                                      i / (map.count[0] * map.count[1])};
-                index_t       h[3];
-                bool          inside = true;
-                for (int d = 0; d < 3; ++d)
-                  {
-                    if (probe)
-                      {
-                        const index_t low = u[d] - degree; // h ≡ c (mod m) in [low, low + m)
-                        h[d]              = low + (((c[d] - low) % m) + m) % m;
-                      }
-                    else
-                      h[d] = c[d];
-                    inside = inside && h[d] >= 0 && h[d] < map.count[d];
-                  }
-                if (inside)
-                  A(i, h[0] + map.count[0] * (h[1] + map.count[1] * h[2])) = Ae[t].data()[map.global(i)];
-              }
+                     apply.emplace(make_apply());
+                     e.reinit(level_nodes, Backend::cpu);
           }
         catch (...)
           {
-#pragma omp critical(tpmg_probed_matrix)
-            if (!failure)
-              failure = std::current_exception();
+                     fail();
           }
+#pragma omp for schedule(dynamic)
+        for (index_t colour = 0; colour < n_colours; ++colour)
+          try
+            {
+                       if (!apply)
+                continue;
+              const index_t c[3] = {colour % colours[0], (colour / colours[0]) % colours[1],
+                                             colour / (colours[0] * colours[1])};
+                       e.set_zero();
+                       for (index_t u2 = c[2]; u2 < map.count[2]; u2 += step[2])
+                for (index_t u1 = c[1]; u1 < map.count[1]; u1 += step[1])
+                  for (index_t u0 = c[0]; u0 < map.count[0]; u0 += step[0])
+                    e.data()[map.global(u0 + map.count[0] * (u1 + map.count[1] * u2))] = 1.0;
+              (*apply)(e, Ae);
+              for (index_t i = 0; i < n; ++i)
+                {
+                           // the colour's unknown within reach of row i (without probing: the colour's one)
+                  const index_t u[3] = {i % map.count[0], (i / map.count[0]) % map.count[1],
+                                                 i / (map.count[0] * map.count[1])};
+                  index_t       h[3];
+                  bool          inside = true;
+                  for (int d = 0; d < 3; ++d)
+                    {
+                               if (probe)
+                        {
+                                   const index_t low = u[d] - degree; // h ≡ c (mod m) in [low, low + m)
+                                   h[d]              = low + (((c[d] - low) % m) + m) % m;
+                        }
+                      else
+                        h[d] = c[d];
+                      inside = inside && h[d] >= 0 && h[d] < map.count[d];
+                    }
+                  if (inside)
+                    A(i, h[0] + map.count[0] * (h[1] + map.count[1] * h[2])) = Ae.data()[map.global(i)];
+                }
+            }
+                   catch (...)
+            {
+                       fail();
+            }
+      }
       if (failure)
         std::rethrow_exception(failure);
       return A;
