@@ -58,6 +58,8 @@
 #   deformed           solves on sine- and Kershaw-deformed meshes
 #   setup              every shipped parameter file as shipped: setup by part (setup_breakdown) against the
 #                      solve and the whole process
+#   setup-threads      the files whose setup has host loops (reaction, 3d_bp5_sine, periodic_channel) with
+#                      OMP_NUM_THREADS = 1, 4, 16: setup by part
 #   rhs-sizes          the expression right-hand side's seconds at levels 1-5 (1e3 to 3.6e6 DoFs) of four
 #                      files, and processes with CUDA_MODULE_LOADING=LAZY against EAGER (the kernels' first
 #                      loads), alternating, two rounds
@@ -781,6 +783,18 @@ PY
         python3 -c "import json,sys; r=json.load(open(sys.argv[1])); b=r['setup_breakdown']
 print(sys.argv[2], r['dofs'], r['iterations'], '%.4f %.4f %.3f %.2f |' % (r['solve_time_s'], r['setup_time_s'], r['process_time_s'], r['setup_time_s']/r['solve_time_s']), ' '.join('%s %.4f' % (k, v) for k, v in b.items()))" \
           "$OUT/logs/setup_$name.json" "$name" | tee -a "$OUT/solve/setup.txt"
+      done
+      ;;
+    setup-threads)
+      mkdir -p "$OUT/solve"
+      echo "# file threads setup_s solve_s | setup_breakdown [s]" | tee "$OUT/solve/setup_threads.txt"
+      for f in reaction 3d_bp5_sine periodic_channel; do
+        for t in 1 4 16; do
+          OMP_NUM_THREADS=$t $SOLVER prm/$f.prm --set Output/Verbose=false --json "$OUT/logs/threads_${f}_$t.json" > /dev/null 2>&1
+          python3 -c "import json,sys; r=json.load(open(sys.argv[1])); b=r['setup_breakdown']
+print(sys.argv[2], 'threads', sys.argv[3], 'setup %.4f solve %.4f |' % (r['setup_time_s'], r['solve_time_s']), ' '.join('%s %.4f' % (k, v) for k, v in b.items()))" \
+            "$OUT/logs/threads_${f}_$t.json" $f $t | tee -a "$OUT/solve/setup_threads.txt"
+        done
       done
       ;;
     many-solves)
