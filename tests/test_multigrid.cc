@@ -266,6 +266,34 @@ TEST(Multigrid, ProbedCoarseMatrixEqualsOneColumnPerApplication)
                                             "2D Q3 BP5 sine, a Neumann face");
 }
 
+TEST(Multigrid, ProbedCoarseMatrixRethrowsAThreadsFailure)
+{
+  // an operator that cannot be made, or an application that fails, on one of the threads: the
+  // exception reaches the caller after the other threads' loop (no hang, no partial matrix)
+  Domain d;
+  d.coarse_cells                = {3, 3, 3};
+  const CartesianLevel lev      = make_hierarchy(d, 1, 1).back();
+  const index_t        nodes[3] = {lev.nodes(0), lev.nodes(1), lev.nodes(2)};
+  const auto           map      = DenseCoarseSolve<double>::on(nodes, 3, lev.dirichlet_faces);
+  std::atomic<int>     made = 0, applied = 0;
+  auto                 make = [&](bool fail_making) {
+    return [&, fail_making] {
+      if (fail_making && made++ == 0)
+        throw std::runtime_error("no operator");
+      std::shared_ptr<LinearOperator<double>> op = make_level_operator<3, 1, double>(
+        lev, Backend::cpu, LevelOperatorType::cartesian, {}, GeometryMode::stored, nullptr, {});
+      return [&applied, op](Vector<double> &e, Vector<double> &Ae) {
+        if (++applied == 3)
+          throw std::runtime_error("application failed");
+        op->vmult(Ae, e);
+      };
+    };
+  };
+  EXPECT_THROW(internal::probed_matrix(map, lev.n_dofs(), 1, false, make(true)), std::runtime_error);
+  applied = 0;
+  EXPECT_THROW(internal::probed_matrix(map, lev.n_dofs(), 1, false, make(false)), std::runtime_error);
+}
+
 TEST(Multigrid, NonConvergenceIsReported)
 {
   SolverParameters p = base(2, 1, 6);

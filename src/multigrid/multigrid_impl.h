@@ -61,42 +61,6 @@ namespace tpmg
 
   namespace internal
   {
-    /// The dense coarse solve's matrix: A⁻¹, or for a singular level (no Dirichlet face, A 1 =
-    /// 0) the pseudo-inverse A⁺ = P (A + c 1 1ᵀ)⁻¹ P with P = I - 1 1ᵀ / n, which returns the
-    /// zero-mean solution for a right-hand side orthogonal to 1 and ignores b's mean otherwise
-    /// (c = mean diagonal / n keeps the shifted matrix as well conditioned as A on 1's complement).
-    /// The inverse's columns are solves with the Cholesky factor, independent: in blocks on the
-    /// host's threads (the factorization is n³/3 of the 7n³/3 operations; 343 unknowns: 19 ms on
-    /// one thread).
-    inline Eigen::MatrixXd coarse_inverse(Eigen::MatrixXd A, bool singular)
-    {
-      const Eigen::Index n = A.rows();
-      if (singular)
-        A.array() += A.diagonal().mean() / double(n);
-      const Eigen::LLT<Eigen::MatrixXd> llt(A);
-      if (llt.info() != Eigen::Success)
-        throw std::runtime_error("Multigrid: the coarse matrix (" + std::to_string(n) +
-                                 " unknowns) is not positive definite");
-      Eigen::MatrixXd    inv(n, n);
-      const Eigen::Index width  = 32;
-      const Eigen::Index blocks = (n + width - 1) / width;
-#pragma omp parallel for schedule(dynamic) if (n >= 2 * width)
-      for (Eigen::Index b = 0; b < blocks; ++b)
-        {
-          const Eigen::Index first = b * width, w = std::min(width, n - first);
-          inv.middleCols(first, w) = llt.solve(Eigen::MatrixXd::Identity(n, n).middleCols(first, w));
-        }
-      if (!singular)
-        return inv;
-      const Eigen::VectorXd    rows = inv.rowwise().mean();
-      const Eigen::RowVectorXd cols = inv.colwise().mean();
-      const double             all  = inv.mean();
-      inv.colwise() -= rows;
-      inv.rowwise() -= cols;
-      inv.array() += all;
-      return inv;
-    }
-
     /// The coarse solve's unknowns on the level `layout` describes: its nodes off the Dirichlet
     /// faces that this rank owns (on a periodic box's part not the copies beyond the faces,
     /// which are boundary to its kernels).
