@@ -775,13 +775,13 @@ PY
       ;;
     setup)
       mkdir -p "$OUT/solve"
-      echo "# file dofs iterations solve_s setup_s process_s setup_over_solve | setup_breakdown [s]" | tee "$OUT/solve/setup.txt"
+      echo "# file dofs iterations solve_s setup_s process_s setup_over_solve | setup_breakdown [s] | postprocess_s" | tee "$OUT/solve/setup.txt"
       for f in prm/*.prm; do
         name=$(basename "$f" .prm)
         timeout 120 $SOLVER "$f" --set Output/Verbose=false --json "$OUT/logs/setup_$name.json" > "$OUT/logs/setup_$name.log" 2>&1 ||
           { echo "$name: exit $?" | tee -a "$OUT/solve/setup.txt"; continue; }
         python3 -c "import json,sys; r=json.load(open(sys.argv[1])); b=r['setup_breakdown']
-print(sys.argv[2], r['dofs'], r['iterations'], '%.4f %.4f %.3f %.2f |' % (r['solve_time_s'], r['setup_time_s'], r['process_time_s'], r['setup_time_s']/r['solve_time_s']), ' '.join('%s %.4f' % (k, v) for k, v in b.items()))" \
+print(sys.argv[2], r['dofs'], r['iterations'], '%.4f %.4f %.3f %.2f |' % (r['solve_time_s'], r['setup_time_s'], r['process_time_s'], r['setup_time_s']/r['solve_time_s']), ' '.join('%s %.4f' % (k, v) for k, v in b.items()), '| %.4f' % r.get('postprocess_time_s', float('nan')))" \
           "$OUT/logs/setup_$name.json" "$name" | tee -a "$OUT/solve/setup.txt"
       done
       ;;

@@ -55,6 +55,9 @@ TEST(Report, JsonHasTheInterfaceKeys)
   EXPECT_NE(j.find("\"converged\": true"), std::string::npos);
   EXPECT_NE(j.find("\"finest_smoother\": "), std::string::npos);
   EXPECT_EQ(j.find("\"l2_error\": null"), std::string::npos);
+  // the errors took time after the solve, and it is reported
+  EXPECT_GT(r.postprocess_time_s, 0.0);
+  EXPECT_NE(j.find("\"postprocess_time_s\": "), std::string::npos);
   // f = 1 has no exact solution: l2_error is null
   std::ostringstream out1;
   write_json(out1, small_run(RightHandSide::one));

@@ -111,7 +111,10 @@ namespace tpmg
     /// Seconds to make the device's context before the setup (the CUDA driver's; 0 on the CPU).
     double device_init_s = 0;
     /// The whole process's wall seconds where a program sets it (poisson_solver), else 0.
-    double              process_time_s = 0;
+    double process_time_s = 0;
+    /// Seconds after the last solve for what the report says of u_h: the boundary values added,
+    /// the errors, its range, mean and point values (the slowest rank's).
+    double              postprocess_time_s = 0;
     std::vector<double> solve_times; ///< every repetition
     std::size_t         memory_bytes = 0, memory_estimate_bytes = 0;
     /// Runtime breakdown (docs/interface.md) of the fastest repetition: component name -> seconds

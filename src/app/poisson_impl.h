@@ -608,7 +608,10 @@ namespace tpmg
             p.rhs            = RightHandSide::function;
             p.exact_solution = problem_.exact_solution ? problem_.exact_solution->text() : std::string();
           }
+        const double t0 = wall_seconds();
         finish_solution<dim, k>(p, problem_, fine_layout_, backend_, comm_, x_, res);
+        synchronize(backend_);
+        res.postprocess_time_s = comm_.max(wall_seconds() - t0);
         return res;
       }
 

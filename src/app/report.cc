@@ -253,6 +253,7 @@ namespace tpmg
     kv("device_init_s", json_number(r.device_init_s));
     kv("process_time_s", r.process_time_s > 0 ? json_number(r.process_time_s) : std::string("null"));
     kv("rhs_time_s", json_number(r.rhs_time_s));
+    kv("postprocess_time_s", json_number(r.postprocess_time_s));
     kv("solve_time_s", json_number(r.solve_time_s));
     std::string times = "[";
     for (std::size_t i = 0; i < r.solve_times.size(); ++i)
