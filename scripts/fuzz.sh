@@ -64,7 +64,7 @@ if [ ! -x "$exe" ] || [ -n "$(find "${sources[@]}" "$root/include/tpmg" "$root/k
   for d in ${FUZZ_INCLUDE_DIRS:-}; do includes+=(-I"$d"); done
   "$cxx" -std=c++17 -g -O1 -fno-omit-frame-pointer -fsanitize=fuzzer,address,undefined \
     -fno-sanitize-recover=undefined -Wall -Wextra "${includes[@]}" "${sources[@]}" -o "$exe.tmp" \
-    || { echo "fuzz: the build failed (libFuzzer's runtime: apt-get install libclang-rt-14-dev)" >&2; exit 2; }
+    || { echo "fuzz: the build failed (the compiler's messages above; where it cannot link libFuzzer's runtime: apt-get install libclang-rt-14-dev)" >&2; exit 2; }
   mv "$exe.tmp" "$exe"
   echo "== fuzz: built in $(($(date +%s) - start)) s"
 fi

@@ -60,6 +60,12 @@ namespace tpmg
   std::vector<double> fitted_cell_widths(const CartesianLevel &level, const DeformationSettings &s,
                                          double *largest_shear = nullptr, Backend backend = Backend::cpu);
 
+  /// The mean of the coefficient over each cell of `level` (∫_K a / |K|, Gauss 3 points per
+  /// direction; lexicographic cells); all 1 without a coefficient. The points' factors are
+  /// computed on `backend` (geometric_factors_on).
+  std::vector<double> cell_coefficient_means(const CartesianLevel &level, const DeformationSettings &s,
+                                             const Coefficient &coefficient, Backend backend = Backend::cpu);
+
   /// What the surrogates read per cell of a level (lexicographic cells): the fitted widths
   /// (fitted_cell_widths, dim per cell) and the cells' mean coefficient and reaction coefficient
   /// (cell_coefficient_means; 1 and 0 without them). Made once per level for the interior and

@@ -160,12 +160,6 @@ namespace tpmg
                                         const Quadrature1D &q, GeometricFactorKind kind,
                                         const Coefficient &coefficient = {});
 
-  /// The mean of the coefficient over each cell of `level` (∫_K a / |K|, Gauss 3 points per
-  /// direction; lexicographic cells); all 1 without a coefficient. The points' factors are
-  /// computed on `backend` (geometric_factors_on).
-  std::vector<double> cell_coefficient_means(const CartesianLevel &level, const DeformationSettings &s,
-                                             const Coefficient &coefficient, Backend backend = Backend::cpu);
-
   /// Whether `s` folds a cell of `level` (a non-positive Jacobian determinant at a vertex or at
   /// a Gauss point of k+2 per direction: what geometric_factors refuses).
   bool mesh_folds(const CartesianLevel &level, const DeformationSettings &s);

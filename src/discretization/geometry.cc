@@ -381,29 +381,6 @@ namespace tpmg
     return factors;
   }
 
-  std::vector<double> cell_coefficient_means(const CartesianLevel &level, const DeformationSettings &s,
-                                             const Coefficient &coefficient, Backend backend)
-  {
-    if (!coefficient)
-      return std::vector<double>(std::size_t(level.n_cells()), 1.0);
-    const Quadrature1D        q = gauss_quadrature(3);
-    const std::vector<double> m = geometric_factors_on(level, s, q, GeometricFactorKind::mass, {}, backend);
-    const std::vector<double> a = geometric_factors_on(level, s, q, GeometricFactorKind::mass, coefficient, backend);
-    const std::size_t         n = std::size_t(level.dim == 3 ? 27 : 9);
-    std::vector<double>       mean(std::size_t(level.n_cells()));
-    for (std::size_t c = 0; c < mean.size(); ++c)
-      {
-        double am = 0, vm = 0;
-        for (std::size_t p = 0; p < n; ++p)
-          {
-            am += a[c * n + p];
-            vm += m[c * n + p];
-          }
-        mean[c] = am / vm;
-      }
-    return mean;
-  }
-
   bool mesh_folds(const CartesianLevel &level, const DeformationSettings &s)
   {
     try
