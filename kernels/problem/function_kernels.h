@@ -584,10 +584,10 @@ namespace tpmg
       }
     };
 
-    /// The squared L2 error (component 0), the squared H1-seminorm error (component 1), the
-    /// integral of u - u_h (component 2) or the volume (component 3) of cell i of the box
-    /// [box_begin, box_begin + box_cells) (the owned cells), u_h against u (du: its partial
-    /// derivatives), for reduce_sum over the box's cells.
+    /// Two sums over the cells of the box [box_begin, box_begin + box_cells) (the owned cells)
+    /// in one pass, for reduce_sum_accurate<2>: u_h against u (du: its partial derivatives),
+    /// the squared L2 error and the squared H1-seminorm error of cell i; with `mean`, the
+    /// integral of u - u_h and the volume. One pass reads u_h and maps the points once for both.
     template <int dim, int k, int nq>
     struct FunctionError
     {
@@ -595,14 +595,13 @@ namespace tpmg
       using Rule             = CellRule<dim, n, nq>;
       LevelMesh         mesh;
       Rule              rule;
-      int               component = 0;
-      ExpressionProgram u;     ///< component 0
-      ExpressionProgram du[3]; ///< component 1 (du[2] unused in 2D)
+      bool              mean = false;
+      ExpressionProgram u;
+      ExpressionProgram du[3]; ///< (without `mean`; du[2] unused in 2D)
       const double     *uh = nullptr;
       index_t           box_begin[3]{0, 0, 0}, box_cells[3]{1, 1, 1};
 
-      // not inlined: CUB's reduction kernels would copy the body into each of their unrolled items
-      TPMG_HD TPMG_NOINLINE double operator()(index_t i) const
+      TPMG_HD TPMG_NOINLINE void operator()(index_t i, double (&sums)[2]) const
       {
         index_t c[3];
         c[0] = box_begin[0] + i % box_cells[0];
@@ -612,7 +611,7 @@ namespace tpmg
         mesh.cell_vertices<dim>(c, v);
         double local[Rule::nz * n * n];
         cell_values<dim, k>(mesh, c, uh, local);
-        double sum = 0;
+        sums[0] = sums[1] = 0;
         TPMG_NO_UNROLL
         for (int qz = 0; qz < Rule::nqz; ++qz)
           {
@@ -631,28 +630,25 @@ namespace tpmg
                     double       xi[3], x[3], inv[3][3];
                     rule.point(qx, qy, qz, xi);
                     const double wdet = rule.weight(qx, qy, qz) * cell_map<dim>(mesh, c, v, xi, x, inv);
-                    if (component == 0)
+                    const double e    = u(x[0], x[1], x[2]) - val;
+                    if (mean)
                       {
-                        const double e = u(x[0], x[1], x[2]) - val;
-                        sum += wdet * e * e;
+                        sums[0] += wdet * e;
+                        sums[1] += wdet;
+                        continue;
                       }
-                    else if (component == 2)
-                      sum += wdet * (u(x[0], x[1], x[2]) - val);
-                    else if (component == 3)
-                      sum += wdet;
-                    else
-                      for (int r = 0; r < dim; ++r)
-                        {
-                          double gp = 0;
-                          for (int d = 0; d < dim; ++d)
-                            gp += inv[d][r] * gr[d];
-                          const double e = du[r](x[0], x[1], x[2]) - gp;
-                          sum += wdet * e * e;
-                        }
+                    sums[0] += wdet * e * e;
+                    for (int r = 0; r < dim; ++r)
+                      {
+                        double gp = 0;
+                        for (int d = 0; d < dim; ++d)
+                          gp += inv[d][r] * gr[d];
+                        const double eg = du[r](x[0], x[1], x[2]) - gp;
+                        sums[1] += wdet * eg * eg;
+                      }
                   }
               }
           }
-        return sum;
       }
     };
   } // namespace problem_kernels

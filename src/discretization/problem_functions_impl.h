@@ -149,13 +149,13 @@ namespace tpmg
     ErrorNorms function_errors(const CartesianLevel &level, const LevelGeometry &geometry, const Expression &u,
                                const Vector<double> &u_h)
     {
-      index_t    owned = 0;
-      auto       kern  = error_kernel<dim, k>(level, geometry, u, u_h, true, owned);
+      index_t      owned = 0;
+      const auto   kern  = error_kernel<dim, k>(level, geometry, u, u_h, true, owned);
+      DoubleDouble sums[2];
+      reduce_sum_accurate<2>(u_h.backend(), owned, kern, sums);
       ErrorNorms e;
-      kern.component = 0;
-      e.l2           = std::sqrt(std::max(0.0, reduce_sum(u_h.backend(), owned, kern)));
-      kern.component = 1;
-      e.h1_semi      = std::sqrt(std::max(0.0, reduce_sum(u_h.backend(), owned, kern)));
+      e.l2      = std::sqrt(std::max(0.0, sums[0].value()));
+      e.h1_semi = std::sqrt(std::max(0.0, sums[1].value()));
       return e;
     }
 
@@ -163,13 +163,14 @@ namespace tpmg
     MeanDifference function_mean_difference(const CartesianLevel &level, const LevelGeometry &geometry,
                                             const Expression &u, const Vector<double> &u_h)
     {
-      index_t        owned = 0;
-      auto           kern  = error_kernel<dim, k>(level, geometry, u, u_h, false, owned);
+      index_t owned = 0;
+      auto    kern  = error_kernel<dim, k>(level, geometry, u, u_h, false, owned);
+      kern.mean     = true;
+      DoubleDouble sums[2];
+      reduce_sum_accurate<2>(u_h.backend(), owned, kern, sums);
       MeanDifference m;
-      kern.component = 2;
-      m.integral     = reduce_sum(u_h.backend(), owned, kern);
-      kern.component = 3;
-      m.volume       = reduce_sum(u_h.backend(), owned, kern);
+      m.integral = sums[0].value();
+      m.volume   = sums[1].value();
       return m;
     }
   } // namespace internal
