@@ -153,11 +153,8 @@ namespace tpmg
 
     LaunchShape shape() const
     {
-      LaunchShape s;
-      s.grid.x       = unsigned((n_cells + cells_per_block - 1) / cells_per_block);
-      s.block        = dim == 3 ? Dim3{nq, nq, cells_per_block} : Dim3{nq, cells_per_block, 1};
-      s.shared_bytes = shared_bytes;
-      return s;
+      return cell_blocks(n_cells, cells_per_block,
+                         dim == 3 ? Dim3{nq, nq, cells_per_block} : Dim3{nq, cells_per_block, 1}, shared_bytes);
     }
 
     TPMG_HD index_t node(const index_t *c0, int x, int y, int z) const

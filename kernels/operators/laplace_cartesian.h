@@ -72,11 +72,8 @@ namespace tpmg
 
     LaunchShape shape() const
     {
-      LaunchShape s;
-      s.grid.x       = unsigned((n_cells + cells_per_block - 1) / cells_per_block);
-      s.block        = dim == 3 ? Dim3{n, n, cells_per_block} : Dim3{n, cells_per_block, 1};
-      s.shared_bytes = shared_bytes;
-      return s;
+      return cell_blocks(n_cells, cells_per_block, dim == 3 ? Dim3{n, n, cells_per_block} : Dim3{n, cells_per_block, 1},
+                         shared_bytes);
     }
 
     // global node index of local node (x, y, z) of the cell with first node c0; -1 on a

@@ -54,11 +54,7 @@ namespace tpmg
 
       LaunchShape shape() const
       {
-        LaunchShape s;
-        s.grid.x       = unsigned((count + cells_per_block - 1) / cells_per_block);
-        s.block        = Dim3{threads_per_cell, cells_per_block, 1};
-        s.shared_bytes = shared_bytes;
-        return s;
+        return cell_blocks(count, cells_per_block, Dim3{threads_per_cell, cells_per_block, 1}, shared_bytes);
       }
 
       /// The thread's cell (false past the last one: the thread only meets the barriers), its

@@ -14,6 +14,7 @@
 #pragma once
 
 #include <tpmg/config.h>
+#include <tpmg/numbering.h>
 #include <tpmg/option_enums.h>
 
 #include <cstddef>
@@ -46,6 +47,17 @@ namespace tpmg
     Dim3        block;
     std::size_t shared_bytes = 0;
   };
+
+  /// The launch of a kernel that gives each block `cells_per_block` cells of `cells`, `block`
+  /// threads a block (the cells along one of its axes), and `shared_bytes` of shared memory.
+  inline LaunchShape cell_blocks(index_t cells, unsigned cells_per_block, Dim3 block, std::size_t shared_bytes)
+  {
+    LaunchShape s;
+    s.grid.x       = unsigned((cells + cells_per_block - 1) / cells_per_block);
+    s.block        = block;
+    s.shared_bytes = shared_bytes;
+    return s;
+  }
 
   /// Plain view of a block's shared memory: typed arrays at byte offsets.
   /// The recording view (bank_recorder.h) has the same interface.

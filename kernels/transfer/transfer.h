@@ -147,11 +147,7 @@ namespace tpmg
 
     LaunchShape shape() const
     {
-      LaunchShape s;
-      s.grid.x       = unsigned((n_coarse_cells + cells_per_block - 1) / cells_per_block);
-      s.block        = Dim3{threads_per_cell, cells_per_block, 1};
-      s.shared_bytes = shared_bytes;
-      return s;
+      return cell_blocks(n_coarse_cells, cells_per_block, Dim3{threads_per_cell, cells_per_block, 1}, shared_bytes);
     }
 
     /// out = P in (coarse line to the m owned fine points; the last point, the next cell's, is
