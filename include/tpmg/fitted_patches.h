@@ -60,15 +60,9 @@ namespace tpmg
   std::vector<double> fitted_cell_widths(const CartesianLevel &level, const DeformationSettings &s,
                                          double *largest_shear = nullptr, Backend backend = Backend::cpu);
 
-  /// The mean of the coefficient over each cell of `level` (∫_K a / |K|, Gauss 3 points per
-  /// direction; lexicographic cells); all 1 without a coefficient. The points' factors are
-  /// computed on `backend` (geometric_factors_on).
-  std::vector<double> cell_coefficient_means(const CartesianLevel &level, const DeformationSettings &s,
-                                             const Coefficient &coefficient, Backend backend = Backend::cpu);
-
   /// What the surrogates read per cell of a level (lexicographic cells): the fitted widths
   /// (fitted_cell_widths, dim per cell) and the cells' mean coefficient and reaction coefficient
-  /// (cell_coefficient_means; 1 and 0 without them). Made once per level for the interior and
+  /// (∫_K a / |K| with Gauss 3 points per direction; 1 and 0 without them). Made once per level for the interior and
   /// the face patches; the cells' largest shear (fitted_cell_widths) and, where a coefficient
   /// varies in space, its largest contrast within a patch: over the vertex patches, the ratio of
   /// the largest to the smallest cell scale a_K / h_K² + c_K among the patch's cells (h_K² the
@@ -88,7 +82,7 @@ namespace tpmg
   /// lexicographic; boundary vertices get the defaults): in direction d the mean fitted width of the
   /// 2^(dim-1) cells on each side, a and b, with the ratio rounded to the table's nearest, r̃, and
   /// the left width a√(b/(a r̃)) so that the product of the two widths stays ab. With a
-  /// coefficient the scale is the mean of cell_coefficient_means over the patch's 2^dim cells: the
+  /// coefficient the scale is the mean of the cells' coefficient means over the patch's 2^dim cells: the
   /// separable surrogate of a patch whose cells carry (near) constant coefficients; the widths stay
   /// the geometry's (in 2D a uniform scaling of the widths leaves the Laplacian unchanged, so the
   /// coefficient cannot hide in them). The reaction is the same mean of the reaction coefficient.

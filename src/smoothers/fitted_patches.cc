@@ -91,29 +91,6 @@ namespace tpmg
     return made.emplace(std::make_pair(k, lumped_mass), std::move(t)).first->second;
   }
 
-  std::vector<double> cell_coefficient_means(const CartesianLevel &level, const DeformationSettings &s,
-                                             const Coefficient &coefficient, Backend backend)
-  {
-    if (!coefficient)
-      return std::vector<double>(std::size_t(level.n_cells()), 1.0);
-    const Quadrature1D        q = gauss_quadrature(3);
-    const std::vector<double> m = geometric_factors_on(level, s, q, GeometricFactorKind::mass, {}, backend);
-    const std::vector<double> a = geometric_factors_on(level, s, q, GeometricFactorKind::mass, coefficient, backend);
-    const std::size_t         n = std::size_t(level.dim == 3 ? 27 : 9);
-    std::vector<double>       mean(std::size_t(level.n_cells()));
-    for (std::size_t c = 0; c < mean.size(); ++c)
-      {
-        double am = 0, vm = 0;
-        for (std::size_t p = 0; p < n; ++p)
-          {
-            am += a[c * n + p];
-            vm += m[c * n + p];
-          }
-        mean[c] = am / vm;
-      }
-    return mean;
-  }
-
   std::vector<double> fitted_cell_widths(const CartesianLevel &level, const DeformationSettings &s,
                                          double *largest_shear, Backend backend)
   {
@@ -164,11 +141,41 @@ namespace tpmg
 
   namespace
   {
+    /// The per-cell data under the names the loops use, with the cells and vertices per direction
+    /// (1 beyond the dimension).
+    struct FittedCells
+    {
+      const std::vector<double> &h, &mean, &react;
+      index_t                    nc[3], nv[3];
+      int                        dim;
+      FittedCells(const CartesianLevel &level, const FittedCellData &c)
+        : h(c.widths), mean(c.diffusion),
+          react(c.reaction), nc{level.cells[0], level.cells[1], level.dim == 3 ? level.cells[2] : 1},
+          nv{nc[0] + 1, nc[1] + 1, nc[2] + (level.dim == 3 ? 1 : 0)}, dim(level.dim)
+      {}
+      /// The index of cell `cell` of the patch around vertex v (bit e of `cell`: the side along
+      /// e, 0 below the vertex, 1 above), or -1 where that cell lies outside the level.
+      index_t around(const index_t (&v)[3], int cell) const
+      {
+        index_t c[3] = {0, 0, 0};
+        for (int e = 0; e < dim; ++e)
+          {
+            c[e] = v[e] - 1 + ((cell >> e) & 1);
+            if (c[e] < 0 || c[e] >= nc[e])
+              return -1;
+          }
+        return c[0] + nc[0] * (c[1] + nc[1] * c[2]);
+      }
+    };
+  } // namespace
+
+  namespace
+  {
     /// FittedCellData::contrast of cells whose widths and coefficient means are set.
     double patch_coefficient_contrast(const CartesianLevel &level, const FittedCellData &c)
     {
-      const int           dim   = level.dim;
-      const index_t       nc[3] = {level.cells[0], level.cells[1], dim == 3 ? level.cells[2] : 1};
+      const FittedCells   cells(level, c);
+      const int           dim = level.dim;
       std::vector<double> scale(c.diffusion.size());
       for (std::size_t i = 0; i < scale.size(); ++i)
         {
@@ -179,29 +186,21 @@ namespace tpmg
         }
       double contrast = 1;
 #pragma omp parallel for schedule(static) reduction(max : contrast) if (scale.size() >= host_parallel_threshold)
-      for (index_t vz = 0; vz <= (dim == 3 ? nc[2] : 0); ++vz)
-        for (index_t vy = 0; vy <= nc[1]; ++vy)
-          for (index_t vx = 0; vx <= nc[0]; ++vx)
+      for (index_t vz = 0; vz < cells.nv[2]; ++vz)
+        for (index_t vy = 0; vy < cells.nv[1]; ++vy)
+          for (index_t vx = 0; vx < cells.nv[0]; ++vx)
             {
               const index_t v[3] = {vx, vy, vz};
               double        lo = 0, hi = 0;
               bool          some = false;
               for (int cell = 0; cell < (1 << dim); ++cell)
-                {
-                  index_t x[3]   = {0, 0, 0};
-                  bool    inside = true;
-                  for (int e = 0; e < dim; ++e)
-                    {
-                      x[e]   = v[e] - 1 + ((cell >> e) & 1);
-                      inside = inside && x[e] >= 0 && x[e] < nc[e];
-                    }
-                  if (!inside)
-                    continue;
-                  const double sk = scale[std::size_t(x[0] + nc[0] * (x[1] + nc[1] * x[2]))];
-                  lo              = some ? std::min(lo, sk) : sk;
-                  hi              = some ? std::max(hi, sk) : sk;
-                  some            = true;
-                }
+                if (const index_t i = cells.around(v, cell); i >= 0)
+                  {
+                    const double sk = scale[std::size_t(i)];
+                    lo              = some ? std::min(lo, sk) : sk;
+                    hi              = some ? std::max(hi, sk) : sk;
+                    some            = true;
+                  }
               if (some && lo > 0)
                 contrast = std::max(contrast, hi / lo);
             }
@@ -213,30 +212,40 @@ namespace tpmg
                                   const Coefficients &coefficients, Backend backend)
   {
     FittedCellData c;
-    c.widths    = fitted_cell_widths(level, s, &c.shear, backend);
-    c.diffusion = cell_coefficient_means(level, s, coefficients.diffusion, backend);
-    c.reaction  = coefficients.reaction ? cell_coefficient_means(level, s, coefficients.reaction, backend)
-                                        : std::vector<double>(c.diffusion.size(), 0.0);
+    c.widths            = fitted_cell_widths(level, s, &c.shear, backend);
+    const std::size_t n = std::size_t(level.n_cells());
+    c.diffusion.assign(n, 1.0);
+    c.reaction.assign(n, 0.0);
+    if (coefficients.diffusion || coefficients.reaction)
+      {
+        // the cells' means ∫_K a / |K| with Gauss 3 points per direction: w|J| at the points once,
+        // a w|J| per coefficient (factors computed on `backend`)
+        const Quadrature1D        q      = gauss_quadrature(3);
+        const std::size_t         points = std::size_t(level.dim == 3 ? 27 : 9);
+        const std::vector<double> volume = geometric_factors_on(level, s, q, GeometricFactorKind::mass, {}, backend);
+        auto                      means  = [&](const Coefficient &a, std::vector<double> &mean) {
+          const std::vector<double> weighted = geometric_factors_on(level, s, q, GeometricFactorKind::mass, a, backend);
+          for (std::size_t cell = 0; cell < n; ++cell)
+            {
+              double am = 0, vm = 0;
+              for (std::size_t p = 0; p < points; ++p)
+                {
+                  am += weighted[cell * points + p];
+                  vm += volume[cell * points + p];
+                }
+              mean[cell] = am / vm;
+            }
+        };
+        if (coefficients.diffusion)
+          means(coefficients.diffusion, c.diffusion);
+        if (coefficients.reaction)
+          means(coefficients.reaction, c.reaction);
+      }
     if (coefficients.varying())
       c.contrast = patch_coefficient_contrast(level, c);
     return c;
   }
 
-  namespace
-  {
-    /// The per-cell data under the names the loops use, with the cells and vertices per direction
-    /// (1 beyond the dimension).
-    struct FittedCells
-    {
-      const std::vector<double> &h, &mean, &react;
-      index_t                    nc[3], nv[3];
-      FittedCells(const CartesianLevel &level, const FittedCellData &c)
-        : h(c.widths), mean(c.diffusion),
-          react(c.reaction), nc{level.cells[0], level.cells[1], level.dim == 3 ? level.cells[2] : 1},
-          nv{nc[0] + 1, nc[1] + 1, nc[2] + (level.dim == 3 ? 1 : 0)}
-      {}
-    };
-  } // namespace
 
   std::vector<FittedPatchWidths> fitted_patch_widths(const CartesianLevel &level, const DeformationSettings &s,
                                                      const Coefficients &coefficients)
@@ -265,12 +274,9 @@ namespace tpmg
               continue;
             FittedPatchWidths &p     = w[std::size_t(vx + nv[0] * (vy + nv[1] * vz))];
             double             scale = 0, reaction = 0;
-            for (int cell = 0; cell < (1 << dim); ++cell)
+            for (int cell = 0; cell < (1 << dim); ++cell) // (an interior vertex: all inside)
               {
-                index_t c[3] = {0, 0, 0};
-                for (int e = 0; e < dim; ++e)
-                  c[e] = v[e] - 1 + ((cell >> e) & 1);
-                const std::size_t i = std::size_t(c[0] + nc[0] * (c[1] + nc[1] * c[2]));
+                const std::size_t i = std::size_t(cells.around(v, cell));
                 scale += mean[i];
                 reaction += react[i];
               }
@@ -280,12 +286,7 @@ namespace tpmg
               {
                 double side[2] = {0, 0};
                 for (int cell = 0; cell < (1 << dim); ++cell)
-                  {
-                    index_t c[3] = {0, 0, 0};
-                    for (int e = 0; e < dim; ++e)
-                      c[e] = v[e] - 1 + ((cell >> e) & 1);
-                    side[(cell >> d) & 1] += h[std::size_t(c[0] + nc[0] * (c[1] + nc[1] * c[2])) * dim + d];
-                  }
+                  side[(cell >> d) & 1] += h[std::size_t(cells.around(v, cell)) * dim + d];
                 const int    row = FittedRatioTable::row(side[1] / side[0]);
                 const double r   = FittedRatioTable::ratio(row);
                 p.row[d]         = row;
