@@ -89,10 +89,10 @@
 #                      k = 3 and 7, k = 3 at 7.2 M DoFs, Kershaw BPS5 level 3, alternating, two
 #                      rounds (OVERLAP_ROUNDS; OVERLAP_CASES picks cases, OVERLAP_GPUS the GPUs)
 #   overlap-compare    this tree against another build (BUILD_OLD, or SOURCE_OLD built here, as
-#                      table7-compare) on 1 and 2 GPUs (COMPARE_GPUS): strong k = 3 and 7, k = 3 at
-#                      7.2 M DoFs, weak k = 7, Kershaw BPS5 level 3, alternating, two rounds
-#                      (OVERLAP_CASES picks cases); for the level operators' exchanges beside
-#                      their inner cells
+#                      table7-compare), or without either `Overlap exchanges = never` against
+#                      `auto` in this build, on 1 and 2 GPUs (COMPARE_GPUS): strong k = 3 and 7,
+#                      k = 3 at 7.2 M DoFs, weak k = 7, Kershaw BPS5 level 3, alternating, two
+#                      rounds (OVERLAP_CASES picks cases); for the exchanges beside inner work
 #   mpi-gpu-tests      the GPU solver tests on several ranks (ctest gpu.mpi_solver_*: host staging
 #                      and, with a GPU per rank, NCCL)
 #   sanitizer-nccl     compute-sanitizer memcheck and racecheck on two ranks exchanging over NCCL
@@ -652,27 +652,29 @@ PY
       tar czf "$OUT/scaling/overlap_logs.tgz" -C "$OUT/logs" overlap
       ;;
     overlap-compare)
-      OLD=${BUILD_OLD:-build-old}
-      if [ ! -x "$OLD/apps/poisson_solver" ]; then
-        [ -n "${SOURCE_OLD:-}" ] || { echo "overlap-compare: set BUILD_OLD to a build or SOURCE_OLD to a source tree"; exit 1; }
+      OLD=${BUILD_OLD:-build-old} pair="old new"
+      if [ ! -x "$OLD/apps/poisson_solver" ] && [ -n "${SOURCE_OLD:-}" ]; then
         cmake -S "$SOURCE_OLD" -B "$OLD" -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 > "$OUT/logs/configure_old.log" 2>&1
         cmake --build "$OLD" -j "$(nproc)" --target poisson_solver > "$OUT/logs/build_old.log" 2>&1 || { tail -20 "$OUT/logs/build_old.log"; exit 1; }
       fi
+      [ -x "$OLD/apps/poisson_solver" ] || pair="never auto" # no other build: the setting in this one
       mkdir -p "$OUT/scaling"; J=$OUT/logs/overlap_compare; mkdir -p "$J"; rm -f "$J"/*.json
       k7=prm/table7_k7_mixed.prm k3=prm/table7_k3_mixed.prm
       NEW_SOLVER=$SOLVER
       for round in 1 2; do
         for n in ${COMPARE_GPUS:-1 2}; do
           wcells=(x "2,2,1" "2,2,2" x "4,2,2")
-          for which in old new; do
-            if [ $which = old ]; then SOLVER=$OLD/apps/poisson_solver; else SOLVER=$NEW_SOLVER; fi
+          for which in $pair; do
+            mode=(); SOLVER=$NEW_SOLVER
+            [ $which = old ] && SOLVER=$OLD/apps/poisson_solver
+            [ $which = never ] && mode=(--set "Backend/Overlap exchanges=never")
             for c in ${OVERLAP_CASES:-strong_k7 strong_k3 mid_k3 weak_k7 kershaw}; do
               case $c in
-                strong_k7) scale $c $n "${which}_$round" $k7 ;;
-                strong_k3) scale $c $n "${which}_$round" $k3 ;;
-                mid_k3) scale $c $n "${which}_$round" $k3 --set "Mesh/Refinement level=6" ;;
-                weak_k7) scale $c $n "${which}_$round" $k7 --set "Mesh/Refinement level=6" --set "Mesh/Coarse cells=${wcells[$n]}" ;;
-                kershaw) scale $c $n "${which}_$round" prm/kershaw_bps5.prm --set "Mesh/Refinement level=3" --set Backend/Repetitions=3 ;;
+                strong_k7) scale $c $n "${which}_$round" $k7 "${mode[@]}" ;;
+                strong_k3) scale $c $n "${which}_$round" $k3 "${mode[@]}" ;;
+                mid_k3) scale $c $n "${which}_$round" $k3 --set "Mesh/Refinement level=6" "${mode[@]}" ;;
+                weak_k7) scale $c $n "${which}_$round" $k7 --set "Mesh/Refinement level=6" --set "Mesh/Coarse cells=${wcells[$n]}" "${mode[@]}" ;;
+                kershaw) scale $c $n "${which}_$round" prm/kershaw_bps5.prm --set "Mesh/Refinement level=3" --set Backend/Repetitions=3 "${mode[@]}" ;;
               esac
             done
           done
@@ -684,7 +686,7 @@ import glob, json, os, re, sys
 print("# case GPUs build round iterations solve_s finest_matvec_s outer_matvec_s finest_smoother_s coarser_levels_s exchange_s l2_error")
 rows = []
 for f in glob.glob(os.path.join(sys.argv[1], "*.json")):
-    case, n, which, rnd = re.fullmatch(r"(.+)_n(\d+)_(old|new)_(\d)\.json", os.path.basename(f)).groups()
+    case, n, which, rnd = re.fullmatch(r"(.+)_n(\d+)_(old|new|never|auto)_(\d)\.json", os.path.basename(f)).groups()
     r = json.load(open(f)); b = r["breakdown"]
     rows.append((case, int(n), which, rnd, r["iterations"], f"{r['solve_time_s']:.4f}", f"{b.get('finest_matvec', 0):.4f}",
                  f"{b.get('outer_matvec', 0):.4f}", f"{b.get('finest_smoother', 0):.4f}", f"{b.get('coarser_levels', 0):.4f}",
