@@ -508,6 +508,16 @@ TEST(Multigrid, CoarseSolveByDegreeAboveTheSetupLimit)
   ASSERT_TRUE(r.converged) << r.failure;
   EXPECT_NE(r.coarse_solver.find("p-multigrid"), std::string::npos) << r.coarse_solver;
   EXPECT_LE(r.iterations, 6);
+  // one cell layer between Dirichlet faces: Q7 on 2 x 2 x 1 cells has 13 x 13 x 6 = 1014
+  // unknowns, its Q1 problem none, so the dense solve stays
+  SolverParameters q = base(3, 7, 0);
+  q.coarse_cells     = {2, 2, 1};
+  EXPECT_EQ(make_hierarchy(q.domain(), 7, 0)[0].n_interior_dofs(), 1014);
+  EXPECT_FALSE(coarse_solve_by_degree(make_hierarchy(q.domain(), 7, 0)[0], MultigridSettings{}));
+  q.coarse_cells = {2, 2, 2}; // (a single vertex patch)
+  EXPECT_FALSE(coarse_solve_by_degree(make_hierarchy(q.domain(), 7, 0)[0], MultigridSettings{}));
+  q.coarse_cells = {3, 3, 2}; // 20 x 20 x 13 unknowns, Q1 2 x 2 x 1
+  EXPECT_TRUE(coarse_solve_by_degree(make_hierarchy(q.domain(), 7, 0)[0], MultigridSettings{}));
 }
 
 TEST(Multigrid, KershawIterationsStayFlatAcrossLevels)

@@ -105,7 +105,8 @@ namespace tpmg
   bool coarse_solve_by_smoother(const CartesianLevel &coarsest, const MultigridSettings &settings);
 
   /// Whether the coarsest level is solved by coarsening in degree (its Q_k problem is above
-  /// coarse_dense_setup_limit, its Q_1 problem on the same cells within coarse_direct_limit):
+  /// coarse_dense_setup_limit, its Q_1 problem on the same cells has unknowns and is within
+  /// coarse_direct_limit):
   /// `coarse_cycles` two-level cycles of the level's smoother and the dense Q_1 solve
   /// (p-multigrid to Q_1).
   bool coarse_solve_by_degree(const CartesianLevel &coarsest, const MultigridSettings &settings);
