@@ -585,29 +585,41 @@ TEST(Multigrid, AutomaticChebyshevPolynomialFollowsTheSmoother)
   EXPECT_EQ(mg.chebyshev.degree, 3);
 }
 
-// Backend/CUDA graph: `auto` records the V-cycle on one GPU up to cuda_graph_max_dofs; never on
-// the CPU or on several ranks, where `always` is refused with the reason.
-TEST(Multigrid, CudaGraphIsUsedOnOneGpuAndRefusedElsewhere)
+// Backend/CUDA graph: `auto` records the V-cycle on GPUs up to cuda_graph_max_dofs per rank, on
+// one rank or on several exchanging over NCCL; never on the CPU or on ranks exchanging through
+// the host or MPI, where `always` is refused with the reason.
+TEST(Multigrid, CudaGraphIsUsedOnGpusAndRefusedElsewhere)
 {
-  const index_t small = 1000, large = index_t(cuda_graph_max_dofs) + 1;
-  EXPECT_TRUE(use_cuda_graph(CudaGraph::automatic, Backend::cuda, 1, small));
-  EXPECT_FALSE(use_cuda_graph(CudaGraph::automatic, Backend::cuda, 1, large));
-  EXPECT_TRUE(use_cuda_graph(CudaGraph::always, Backend::cuda, 1, large));
-  EXPECT_FALSE(use_cuda_graph(CudaGraph::never, Backend::cuda, 1, small));
-  EXPECT_FALSE(use_cuda_graph(CudaGraph::automatic, Backend::cpu, 1, small));
-  EXPECT_FALSE(use_cuda_graph(CudaGraph::automatic, Backend::cuda, 2, small));
-  EXPECT_FALSE(use_cuda_graph(CudaGraph::never, Backend::cpu, 4, small));
-  try
-    {
-      use_cuda_graph(CudaGraph::always, Backend::cpu, 1, small);
-      ADD_FAILURE() << "always on the CPU backend was accepted";
-    }
-  catch (const std::invalid_argument &e)
-    {
-      EXPECT_NE(std::string(e.what()).find("needs one rank on a GPU, not the CPU backend"), std::string::npos)
-        << e.what();
-    }
-  EXPECT_THROW(use_cuda_graph(CudaGraph::always, Backend::cuda, 4, small), std::invalid_argument);
+  const index_t      small = 1000, large = index_t(cuda_graph_max_dofs) + 1;
+  const ExchangePath host = ExchangePath::host, nccl = ExchangePath::nccl;
+  EXPECT_TRUE(use_cuda_graph(CudaGraph::automatic, Backend::cuda, 1, host, small));
+  EXPECT_FALSE(use_cuda_graph(CudaGraph::automatic, Backend::cuda, 1, host, large));
+  EXPECT_TRUE(use_cuda_graph(CudaGraph::always, Backend::cuda, 1, host, large));
+  EXPECT_FALSE(use_cuda_graph(CudaGraph::never, Backend::cuda, 1, host, small));
+  EXPECT_FALSE(use_cuda_graph(CudaGraph::automatic, Backend::cpu, 1, host, small));
+  EXPECT_FALSE(use_cuda_graph(CudaGraph::automatic, Backend::cuda, 2, host, small));
+  EXPECT_FALSE(use_cuda_graph(CudaGraph::automatic, Backend::cuda, 2, ExchangePath::mpi, small));
+  EXPECT_TRUE(use_cuda_graph(CudaGraph::automatic, Backend::cuda, 2, nccl, small));
+  EXPECT_FALSE(use_cuda_graph(CudaGraph::automatic, Backend::cuda, 4, nccl, large));
+  EXPECT_TRUE(use_cuda_graph(CudaGraph::always, Backend::cuda, 4, nccl, large));
+  EXPECT_FALSE(use_cuda_graph(CudaGraph::never, Backend::cuda, 4, nccl, small));
+  EXPECT_FALSE(use_cuda_graph(CudaGraph::never, Backend::cpu, 4, host, small));
+  const auto refusal = [](Backend b, int ranks, ExchangePath path) {
+    try
+      {
+        use_cuda_graph(CudaGraph::always, b, ranks, path, 1000);
+      }
+    catch (const std::invalid_argument &e)
+      {
+        return std::string(e.what());
+      }
+    return std::string("accepted");
+  };
+  EXPECT_EQ(refusal(Backend::cpu, 1, host), "Backend/CUDA graph = always needs a GPU, not the CPU backend");
+  EXPECT_EQ(refusal(Backend::cuda, 4, host), "Backend/CUDA graph = always on 4 ranks needs their exchanges over NCCL "
+                                             "(Backend/Exchange = nccl), not host, which waits on the host inside "
+                                             "the cycle");
+  EXPECT_NE(refusal(Backend::cuda, 2, ExchangePath::mpi).find("not mpi"), std::string::npos);
   // a CPU solve with the default runs no graph and says so
   SolverParameters p;
   p.dim              = 2;

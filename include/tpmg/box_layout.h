@@ -135,6 +135,14 @@ namespace tpmg
     long   exchanges() const { return exchanges_; }
     void   reset_exchange_times() const;
 
+    /// Before a CUDA graph records exchanges of this layout (over NCCL: the transfers stay on the
+    /// stream): on a distributed level, sizes the device staging buffers for its largest ghost
+    /// exchange of 8-byte values (and gather and scatter where `gathers`: the coarser level lives
+    /// on rank 0), and keeps them where they are from then on, as the graph holds their addresses
+    /// (a transfer that would need more throws std::logic_error instead of moving them). While a
+    /// graph records (graph_recording), exchanges are neither timed nor counted.
+    void reserve_for_recording(bool gathers) const;
+
     /// The ranks this one exchanges ghost values with, and the values it sends per exchange of
     /// all layers.
     int     n_neighbours() const { return int(sends_[1].size()); }

@@ -77,6 +77,9 @@ namespace tpmg
   void  graph_capture_abandon() noexcept;
   void  graph_launch(void *graph);
   void  graph_destroy(void *graph) noexcept;
+  /// Whether this thread is between graph_capture_begin and its end: work queued now is recorded,
+  /// so no event of it can be timed and nothing may wait for it on the host.
+  bool graph_recording() noexcept;
 
   /// Makes `stream` the library's stream of this thread for the object's lifetime: every kernel,
   /// copy, event and NCCL call the library queues goes there. On the CPU backend (null stream)

@@ -76,15 +76,18 @@ namespace tpmg
     /// Two-level cycles (smoothing, Q_1 correction, smoothing) of the coarse solve by degree.
     int coarse_cycles = 2;
     /// vmult records the V-cycle's launches once as a CUDA graph and replays it (use_cuda_graph;
-    /// one rank on a GPU: no exchange, no host work inside the cycle).
+    /// one rank on a GPU, or ranks whose exchanges NCCL runs on the stream: no host work inside
+    /// the cycle).
     bool cuda_graph = false;
   };
 
   /// Whether the V-cycle runs as a CUDA graph for Backend/CUDA graph = `mode` on `backend` with
-  /// `ranks` ranks and `fine_dofs` DoFs on the finest level; throws std::invalid_argument for
-  /// `always` where a graph cannot run (the CPU backend, several ranks, whose exchanges go
-  /// through the host or NCCL outside the recorded stream).
-  bool use_cuda_graph(CudaGraph mode, Backend backend, int ranks, index_t fine_dofs);
+  /// `ranks` ranks exchanging over `path` and `rank_dofs` finest-level DoFs per rank: a graph
+  /// records the cycle of one rank on a GPU, or of several whose exchanges go over NCCL (on the
+  /// stream: every rank records the same sends and receives and replays them together); throws
+  /// std::invalid_argument for `always` where a graph cannot run (the CPU backend, several ranks
+  /// exchanging through the host or MPI, which wait on the host inside the cycle).
+  bool use_cuda_graph(CudaGraph mode, Backend backend, int ranks, ExchangePath path, index_t rank_dofs);
 
   /// Whether the problem on the whole level `level` fixes u only up to a constant (A 1 = 0): no
   /// face fixes the constants (CartesianLevel::singular: no Dirichlet or Robin face) and no

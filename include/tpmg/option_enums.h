@@ -48,9 +48,10 @@ namespace tpmg
     never
   };
   /// Whether the V-cycle is recorded once as a CUDA graph and replayed (Backend/CUDA graph):
-  /// `automatic` on one GPU up to cuda_graph_max_dofs finest-level DoFs from a solver's second
-  /// solve on (in the first, recording costs about what replaying saves), `always` on one GPU
-  /// from the first solve, `never` (use_cuda_graph in tpmg/multigrid.h).
+  /// `automatic` on GPUs (one rank, or ranks exchanging over NCCL) up to cuda_graph_max_dofs
+  /// finest-level DoFs per rank from a solver's second solve on (in the first, recording costs
+  /// about what replaying saves), `always` from the first solve, `never` (use_cuda_graph in
+  /// tpmg/multigrid.h).
   enum class CudaGraph
   {
     automatic,

@@ -358,8 +358,9 @@ namespace tpmg
 #endif
         MultigridSettings mg = multigrid_settings(p_);
         // (a periodic box exchanges ghost copies inside the cycle: launch by launch)
-        mg.cuda_graph = levels_.back().periodic == 0 &&
-                        use_cuda_graph(p_.cuda_graph, backend_, comm_.size(), levels_.back().n_dofs());
+        mg.cuda_graph =
+          levels_.back().periodic == 0 && use_cuda_graph(p_.cuda_graph, backend_, comm_.size(), comm_.exchange_path(),
+                                                         levels_.back().n_dofs() / comm_.size());
         describe_run<dim, k, Number>(p_, mg, levels_, *layouts_, backend_, comm_, base_);
         check_memory<dim, k, Number>(p_, mg, *layouts_, backend_, comm_, base_);
         if (verbose)

@@ -315,12 +315,13 @@ namespace tpmg
                            "always = wherever a rank has such patches or cells, never = after the colour or the "
                            "operator"));
         b.push_back(choice("Backend/CUDA graph", TPMG_FIELD(cuda_graph),
-                           "Record the V-cycle's launches once as a CUDA graph and replay it (one rank on a GPU): "
+                           "Record the V-cycle's launches once as a CUDA graph and replay it (one rank on a GPU, "
+                           "or ranks on GPUs exchanging over NCCL, whose sends and receives the graph records): "
                            "fewer launch latencies where the levels are small; the report then times the V-cycle "
-                           "as a whole. auto = on one GPU up to " +
+                           "as a whole. auto = up to " +
                              std::to_string(cuda_graph_max_dofs) +
-                             " DoFs from the second solve on (Backend/Repetitions, PoissonSolver), always = from "
-                             "the first solve, never"));
+                             " DoFs per rank from the second solve on (Backend/Repetitions, PoissonSolver), "
+                             "always = from the first solve, never"));
         b.push_back(integer("Backend/Repetitions", TPMG_FIELD(repetitions), 1, 100,
                             "Solve this many times and report the fastest (timings only)"));
         // Output

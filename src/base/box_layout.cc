@@ -58,6 +58,8 @@ namespace tpmg
     /// the second stream of overlapped exchanges, the events that start and end them there
     void *side = nullptr, *ready = nullptr, *done = nullptr;
     bool  in_flight = false;
+    /// the device buffers' addresses are held by a recorded graph (reserve_for_recording)
+    bool  pinned_in_place = false;
     void *next_event()
     {
       if (used == events.size())
@@ -190,6 +192,26 @@ namespace tpmg
     return exchange_seconds_;
   }
 
+  void BoxLayout::reserve_for_recording(bool gathers) const
+  {
+    if (backend_ != Backend::cuda || !distributed_ || buffers_->pinned_in_place)
+      return;
+    // the most values one transfer packs or unpacks: a ghost exchange of all layers; with the
+    // gather and scatter each rank's owned and stored nodes, and on rank 0 those of every rank
+    const auto total = [](const std::vector<Halo> &halos) {
+      index_t n = 0;
+      for (const Halo &h : halos)
+        n += h.box.size();
+      return n;
+    };
+    index_t most = std::max(total(sends_[1]), total(receives_[1]));
+    if (gathers)
+      most = std::max({most, size(), total(owned_boxes_), total(stored_boxes_)});
+    for (int which : {0, 1})
+      buffer(which, std::size_t(most) * sizeof(double), Backend::cuda);
+    buffers_->pinned_in_place = true;
+  }
+
   void BoxLayout::reset_exchange_times() const
   {
     exchange_seconds();
@@ -212,6 +234,10 @@ namespace tpmg
     Buffers::Space &s      = buffers_->space[which];
     if (bytes > s.bytes || (s.p && (s.space != space || s.pinned != pinned)))
       {
+        if (buffers_->pinned_in_place && space == Backend::cuda)
+          throw std::logic_error("BoxLayout: an exchange of " + std::to_string(bytes) +
+                                 " bytes needs more staging space than was reserved for a recorded CUDA graph (" +
+                                 std::to_string(s.bytes) + ")");
         Buffers::release(s);
         s.bytes  = std::max<std::size_t>(bytes, 4096);
         s.space  = space;
@@ -236,11 +262,13 @@ namespace tpmg
     if (sends.empty() && receives.empty()) // (this rank's part of an exchange that skips it)
       return;
     const bool gpu = backend_ == Backend::cuda;
-    if (gpu && buffers_->pending.size() >= max_pending_exchange_times)
+    // (inside a graph's recording nothing runs: no event to time, no wait)
+    const bool recording = gpu && graph_recording();
+    if (gpu && !recording && buffers_->pending.size() >= max_pending_exchange_times)
       exchange_seconds(); // (waits for the exchange before this one, once in many)
     const auto start       = std::chrono::steady_clock::now();
     void      *start_event = nullptr;
-    if (gpu)
+    if (gpu && !recording)
       event_record(start_event = buffers_->next_event());
     // the boxes of one launch, at most max_boxes (gather and scatter take several launches); each
     // list's offsets count from its own first value, which lies at `base` in the buffer
@@ -287,9 +315,12 @@ namespace tpmg
     const auto         other_rank = [&](const Halo &h) { return h.rank != comm_.rank(); };
     const bool         others =
       std::any_of(sends.begin(), sends.end(), other_rank) || std::any_of(receives.begin(), receives.end(), other_rank);
-    const bool staged  = gpu && others && path == ExchangePath::host;
-    auto      *packed  = static_cast<Number *>(buffer(0, out_bytes, backend_));
-    auto      *arrived = static_cast<Number *>(buffer(1, in_bytes, backend_));
+    const bool staged = gpu && others && path == ExchangePath::host;
+    if (recording && others && path != ExchangePath::nccl)
+      throw std::logic_error(std::string("BoxLayout: a CUDA graph cannot record an exchange through ") +
+                             to_string(path) + " (only NCCL's stays on the stream)");
+    auto *packed  = static_cast<Number *>(buffer(0, out_bytes, backend_));
+    auto *arrived = static_cast<Number *>(buffer(1, in_bytes, backend_));
     for (const Launch &l : out_lists)
       forall(backend_, l.boxes.first[l.boxes.count], halo_kernels::Pack<Number>{l.boxes, v, packed + l.base});
     Number *send_data = packed, *receive_data = arrived;
@@ -351,6 +382,8 @@ namespace tpmg
         }
     for (const Launch &l : in_lists)
       forall(backend_, l.boxes.first[l.boxes.count], halo_kernels::Unpack<Number>{l.boxes, arrived + l.base, w, add});
+    if (recording)
+      return;
     if (gpu)
       {
         void *stop = buffers_->next_event();

@@ -123,6 +123,8 @@ namespace tpmg
     return g;
   }
 
+  bool graph_recording() noexcept { return capture_arena != nullptr; }
+
   void graph_capture_abandon() noexcept
   {
     library_stream = capture_previous;

@@ -56,6 +56,7 @@ namespace tpmg
   void   graph_capture_abandon() noexcept {}
   void   graph_launch(void *) { throw_no_cuda("CUDA graphs"); }
   void   graph_destroy(void *) noexcept {}
+  bool   graph_recording() noexcept { return false; }
   void  *event_create() { throw_no_cuda("CUDA events"); }
   void   event_destroy(void *) noexcept {}
   void   event_record(void *) { throw_no_cuda("CUDA events"); }

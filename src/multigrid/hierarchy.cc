@@ -73,16 +73,17 @@ namespace tpmg
            c.degree > 1 && linear_unknowns > 0 && linear_unknowns <= settings.coarse_direct_limit;
   }
 
-  bool use_cuda_graph(CudaGraph mode, Backend backend, int ranks, index_t fine_dofs)
+  bool use_cuda_graph(CudaGraph mode, Backend backend, int ranks, ExchangePath path, index_t rank_dofs)
   {
-    if (mode == CudaGraph::always && (backend != Backend::cuda || ranks > 1))
-      throw std::invalid_argument(std::string("Backend/CUDA graph = always needs one rank on a GPU, not ") +
-                                  (backend != Backend::cuda ? "the CPU backend"
-                                                            : std::to_string(ranks) + " ranks (whose exchanges "
-                                                                                      "the graph could not hold)"));
-    if (mode == CudaGraph::never || backend != Backend::cuda || ranks > 1)
+    if (mode == CudaGraph::always && backend != Backend::cuda)
+      throw std::invalid_argument("Backend/CUDA graph = always needs a GPU, not the CPU backend");
+    if (mode == CudaGraph::always && ranks > 1 && path != ExchangePath::nccl)
+      throw std::invalid_argument("Backend/CUDA graph = always on " + std::to_string(ranks) +
+                                  " ranks needs their exchanges over NCCL (Backend/Exchange = nccl), not " +
+                                  to_string(path) + ", which waits on the host inside the cycle");
+    if (mode == CudaGraph::never || backend != Backend::cuda || (ranks > 1 && path != ExchangePath::nccl))
       return false;
-    return mode == CudaGraph::always || fine_dofs <= index_t(cuda_graph_max_dofs);
+    return mode == CudaGraph::always || rank_dofs <= index_t(cuda_graph_max_dofs);
   }
 
   std::string coarse_level_problem(const CartesianLevel &c, const MultigridSettings &settings)

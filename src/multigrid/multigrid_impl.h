@@ -512,15 +512,23 @@ namespace tpmg
   void Multigrid<dim, k, Number>::vmult_graph(Vector<Number> &dst, const Vector<Number> &src) const
   {
     dst.reinit(size(), backend_, false); // (allocations cannot be recorded)
+    const BoxLayout &finest = *lev(finest_).layout;
+    if (finest.distributed())
+      dst.set_layout(lev(finest_).layout);
     // one graph per pair of vectors: the mixed-precision preconditioner's (one pair), the outer
     // solver's basis vectors in a double V-cycle (a pair per Krylov vector, kept across solves)
     const std::pair<const void *, const void *> key(src.data(), dst.data());
     auto                                        it = graphs_.find(key);
     if (it == graphs_.end())
       {
+        // (on several ranks the exchanges are NCCL's sends and receives, recorded with the
+        // kernels: their staging buffers must stay where the graph finds them)
+        for (int l = coarsest_; l <= finest_; ++l)
+          lev(l).layout->reserve_for_recording(l > coarsest_ && lev(l - 1).gathers);
         Timers *const timers = timers_;
         timers_              = nullptr; // events inside a graph could not be read back
         std::unique_ptr<void, GraphDeleter> graph;
+        std::string                         failure;
         try
           {
             graph_capture_begin();
@@ -531,13 +539,19 @@ namespace tpmg
         catch (const std::exception &e)
           {
             graph_capture_abandon();
-            timers_        = timers;
-            graph_failure_ = e.what();
+            failure = e.what();
+          }
+        timers_ = timers;
+        // whether NCCL's operations run recorded or not must be the same on every rank: a
+        // failure on one rank makes all run launch by launch
+        failure = finest.comm().first_error(failure);
+        if (!failure.empty())
+          {
+            graph_failure_ = failure;
             vmult(dst, src); // launch by launch, now and from now on
             return;
           }
-        timers_ = timers;
-        it      = graphs_.emplace(key, std::move(graph)).first;
+        it = graphs_.emplace(key, std::move(graph)).first;
       }
     const auto t = time_scope(timers_, finest_, Component::vcycle_graph);
     graph_launch(it->second.get());
