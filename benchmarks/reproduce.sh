@@ -93,6 +93,9 @@
 #                      `auto` in this build, on 1 and 2 GPUs (COMPARE_GPUS): strong k = 3 and 7,
 #                      k = 3 at 7.2 M DoFs, weak k = 7, Kershaw BPS5 level 3, alternating, two
 #                      rounds (OVERLAP_CASES picks cases); for the exchanges beside inner work
+#   graph-ranks        the V-cycle as a CUDA graph over NCCL: `CUDA graph = never` against `auto`
+#                      on 1 and 2 GPUs (COMPARE_GPUS), k = 3 at 7.2 M and 0.9 M DoFs, k = 7 at
+#                      2.1 M, Kershaw BPS5 level 2 (4.8 M), best of 5, two rounds
 #   mpi-gpu-tests      the GPU solver tests on several ranks (ctest gpu.mpi_solver_*: host staging
 #                      and, with a GPU per rank, NCCL)
 #   sanitizer-nccl     compute-sanitizer memcheck and racecheck on two ranks exchanging over NCCL
@@ -695,6 +698,34 @@ for row in sorted(rows):
     print(*row)
 PY
       tar czf "$OUT/scaling/overlap_compare_logs.tgz" -C "$OUT/logs" overlap_compare
+      ;;
+    graph-ranks)
+      mkdir -p "$OUT/scaling"; J=$OUT/logs/graph_ranks; mkdir -p "$J"; rm -f "$J"/*.json
+      k7=prm/table7_k7_mixed.prm k3=prm/table7_k3_mixed.prm
+      for round in 1 2; do
+        for n in ${COMPARE_GPUS:-1 2}; do
+          for which in never auto; do
+            g=(--set "Backend/CUDA graph=$which" --set Backend/Repetitions=5)
+            scale mid_k3 $n "${which}_$round" $k3 --set "Mesh/Refinement level=6" "${g[@]}"
+            scale small_k3 $n "${which}_$round" $k3 --set "Mesh/Refinement level=5" "${g[@]}"
+            scale small_k7 $n "${which}_$round" $k7 --set "Mesh/Refinement level=4" "${g[@]}"
+            scale kershaw2 $n "${which}_$round" prm/kershaw_bps5.prm "${g[@]}"
+          done
+        done
+      done
+      python3 - "$J" <<'PY' | tee "$OUT/scaling/graph_ranks.txt"
+import glob, json, os, re, sys
+print("# case GPUs graph round iterations solve_s cuda_graph exchange_path l2_error")
+rows = []
+for f in glob.glob(os.path.join(sys.argv[1], "*.json")):
+    case, n, which, rnd = re.fullmatch(r"(.+)_n(\d+)_(never|auto)_(\d)\.json", os.path.basename(f)).groups()
+    r = json.load(open(f))
+    rows.append((case, int(n), which, rnd, r["iterations"], f"{r['solve_time_s']:.5f}", r["cuda_graph"],
+                 r.get("exchange_path", "-"), r["l2_error"]))
+for row in sorted(rows):
+    print(*row)
+PY
+      tar czf "$OUT/scaling/graph_ranks_logs.tgz" -C "$OUT/logs" graph_ranks
       ;;
     mpi-gpu-tests)
       mkdir -p "$OUT/checks"
