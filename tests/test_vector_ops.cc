@@ -4,6 +4,8 @@
 #include <tpmg/solvers.h>
 #include <tpmg/vector_ops.h>
 
+#include <kernels/linear_algebra/vector_kernels.h>
+
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -290,4 +292,54 @@ TEST(VectorOps, ZeroInitialGuessSavesTheFirstOperatorApplication)
       for (index_t i = 0; i < n; ++i)
         EXPECT_NEAR(x1[i], x0[i], 1e-12) << "solver " << solver;
     }
+}
+
+// The owned-node test of a distributed reduction (vector_kernels::OwnedNodes): the coordinates by
+// multiply-high (parts below 2^31 nodes) equal those by division, at every index of small parts
+// and near the ends of large ones.
+TEST(VectorOps, OwnedNodesByMultiplyHighEqualTheDivisions)
+{
+  const index_t shapes[][3] = {{1, 1, 1},       {1, 7, 5},         {7, 1, 5},         {13, 11, 1},      {6, 10, 9},
+                               {385, 385, 198}, {40000, 40000, 1}, {46341, 46340, 1}, {3, 65536, 10922}};
+  for (const auto &n : shapes)
+    for (bool planes : {false, true}) // (owning whole planes: one index range)
+      {
+        vector_kernels::OwnedNodes slow;
+        for (int d = 0; d < 3; ++d)
+          {
+            const bool whole = planes && d < 2;
+            slow.nodes[d]    = n[d];
+            slow.begin[d]    = whole ? 0 : n[d] / 3;
+            slow.end[d]      = whole ? n[d] : n[d] - n[d] / 4;
+          }
+        vector_kernels::OwnedNodes fast = slow;
+        fast.divide_fast();
+        ASSERT_EQ(fast.mode, planes || (n[0] == 1 && n[1] == 1) ? 1 : 2);
+        const index_t        total = n[0] * n[1] * n[2];
+        std::vector<index_t> at;
+        if (total <= 100000)
+          for (index_t i = 0; i < total; ++i)
+            at.push_back(i);
+        else
+          {
+            std::mt19937_64 random(7);
+            for (int s = 0; s < 200000; ++s)
+              at.push_back(index_t(random() % std::uint64_t(total)));
+            for (index_t i = std::max<index_t>(0, total - 5000); i < total; ++i)
+              at.push_back(i);
+          }
+        index_t owned = 0;
+        for (index_t i : at)
+          {
+            ASSERT_EQ(fast(i), slow(i)) << n[0] << " x " << n[1] << " x " << n[2] << ", index " << i;
+            owned += slow(i);
+          }
+        EXPECT_GT(owned, 0);
+      }
+  vector_kernels::OwnedNodes huge; // (2^31 nodes or more: the divisions stay)
+  huge.nodes[0] = huge.nodes[1] = 2048;
+  huge.nodes[2]                 = 512;
+  huge.end[0] = huge.end[1] = huge.end[2] = 100;
+  huge.divide_fast();
+  EXPECT_EQ(huge.mode, 0);
 }

@@ -6,6 +6,8 @@
 #include <tpmg/config.h>
 #include <tpmg/numbering.h>
 
+#include <kernels/common/cell_grid.h>
+
 namespace tpmg
 {
   namespace vector_kernels
@@ -150,11 +152,47 @@ namespace tpmg
     /// of the nodes it owns, the box [begin, end).
     struct OwnedNodes
     {
-      index_t      nodes[3]{1, 1, 1};
-      index_t      begin[3]{0, 0, 0}, end[3]{1, 1, 1};
+      index_t nodes[3]{1, 1, 1};
+      index_t begin[3]{0, 0, 0}, end[3]{1, 1, 1};
+      /// The test without 64-bit divisions (divide_fast), which in a reduction cost several times
+      /// the reading of the entries (a CPU core: 185 against 42 ms for a dot of 29 M doubles): a
+      /// part owning whole planes of its stored nodes (split along z alone) owns one index range
+      /// [first, last); other parts of fewer than 2^31 nodes find the coordinates by two
+      /// multiply-highs (cell_grid.h's FastDivisor).
+      FastDivisor row, plane;
+      index_t     first = 0, last = 0;
+      int         mode = 0; ///< 0: divisions, 1: one index range, 2: multiply-highs
+      /// (host) takes the cheapest test the part allows
+      void divide_fast()
+      {
+        if (begin[0] == 0 && end[0] == nodes[0] && begin[1] == 0 && end[1] == nodes[1])
+          {
+            first = begin[2] * nodes[0] * nodes[1];
+            last  = end[2] * nodes[0] * nodes[1];
+            mode  = 1;
+          }
+        else if (nodes[0] * nodes[1] * nodes[2] < (index_t(1) << 31))
+          {
+            row   = FastDivisor(nodes[0]);
+            plane = FastDivisor(nodes[0] * nodes[1]);
+            mode  = 2;
+          }
+      }
       TPMG_HD bool operator()(index_t i) const
       {
-        const index_t x = i % nodes[0], q = i / nodes[0], y = q % nodes[1], z = q / nodes[1];
+        if (mode == 1)
+          return i >= first && i < last;
+        index_t x, y, z;
+        if (mode == 2)
+          {
+            const unsigned j = unsigned(i), zz = plane.quotient(j), r = j - zz * plane.d, yy = row.quotient(r);
+            x = index_t(r - yy * row.d), y = index_t(yy), z = index_t(zz);
+          }
+        else
+          {
+            const index_t q = i / nodes[0];
+            x = i - q * nodes[0], y = q % nodes[1], z = q / nodes[1];
+          }
         return x >= begin[0] && x < end[0] && y >= begin[1] && y < end[1] && z >= begin[2] && z < end[2];
       }
     };

@@ -38,6 +38,7 @@ namespace tpmg
           owned.begin[d] = layout.owned().begin[std::size_t(d)];
           owned.end[d]   = owned.begin[d] + layout.owned().extent[std::size_t(d)];
         }
+      owned.divide_fast();
       return owned;
     }
 
