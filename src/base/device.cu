@@ -127,7 +127,10 @@ namespace tpmg
 
   void graph_capture_abandon() noexcept
   {
-    library_stream = capture_previous;
+    // (the library's stream comes back only from a capture that began and did not end: a
+    // graph_capture_begin that failed never replaced it, and graph_capture_end restores it first)
+    if (capture_arena)
+      library_stream = capture_previous;
     ++internal::constants_epoch;
     cudaGraph_t graph = nullptr;
     cudaStreamEndCapture(capture_stream, &graph);

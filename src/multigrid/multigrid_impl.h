@@ -521,26 +521,34 @@ namespace tpmg
     auto                                        it = graphs_.find(key);
     if (it == graphs_.end())
       {
-        // (on several ranks the exchanges are NCCL's sends and receives, recorded with the
-        // kernels: their staging buffers must stay where the graph finds them)
-        for (int l = coarsest_; l <= finest_; ++l)
-          lev(l).layout->reserve_for_recording(l > coarsest_ && lev(l - 1).gathers);
-        Timers *const timers = timers_;
-        timers_              = nullptr; // events inside a graph could not be read back
         std::unique_ptr<void, GraphDeleter> graph;
         std::string                         failure;
         try
           {
-            graph_capture_begin();
-            dst.set_zero();
-            vcycle_level(finest_, dst, src, true);
-            graph.reset(graph_capture_end());
+            // (on several ranks the exchanges are NCCL's sends and receives, recorded with the
+            // kernels: their staging buffers must stay where the graph finds them)
+            for (int l = coarsest_; l <= finest_; ++l)
+              lev(l).layout->reserve_for_recording(l > coarsest_ && lev(l - 1).gathers);
           }
         catch (const std::exception &e)
           {
-            graph_capture_abandon();
             failure = e.what();
           }
+        Timers *const timers = timers_;
+        timers_              = nullptr; // events inside a graph could not be read back
+        if (failure.empty())
+          try
+            {
+              graph_capture_begin();
+              dst.set_zero();
+              vcycle_level(finest_, dst, src, true);
+              graph.reset(graph_capture_end());
+            }
+          catch (const std::exception &e)
+            {
+              graph_capture_abandon();
+              failure = e.what();
+            }
         timers_ = timers;
         // whether NCCL's operations run recorded or not must be the same on every rank: a
         // failure on one rank makes all run launch by launch
