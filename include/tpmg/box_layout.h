@@ -175,6 +175,8 @@ namespace tpmg
     static Plan plan(const HierarchyPartition &partition, int l, int rank);
 
   private:
+    /// The nodes of all the boxes of `halos`.
+    static index_t values_in(const std::vector<Halo> &halos);
     /// The ghost exchange of v in place with these boxes (`what` names the caller in errors).
     template <typename Number>
     void exchange_ghosts(Vector<Number> &v, const std::vector<Halo> &sends, const std::vector<Halo> &receives,

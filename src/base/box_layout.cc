@@ -198,15 +198,9 @@ namespace tpmg
       return;
     // the most values one transfer packs or unpacks: a ghost exchange of all layers; with the
     // gather and scatter each rank's owned and stored nodes, and on rank 0 those of every rank
-    const auto total = [](const std::vector<Halo> &halos) {
-      index_t n = 0;
-      for (const Halo &h : halos)
-        n += h.box.size();
-      return n;
-    };
-    index_t most = std::max(total(sends_[1]), total(receives_[1]));
+    index_t most = std::max(values_in(sends_[1]), values_in(receives_[1]));
     if (gathers)
-      most = std::max({most, size(), total(owned_boxes_), total(stored_boxes_)});
+      most = std::max({most, size(), values_in(owned_boxes_), values_in(stored_boxes_)});
     for (int which : {0, 1})
       buffer(which, std::size_t(most) * sizeof(double), Backend::cuda);
     buffers_->pinned_in_place = true;
@@ -219,13 +213,15 @@ namespace tpmg
     exchanges_        = 0;
   }
 
-  index_t BoxLayout::ghost_values_sent() const
+  index_t BoxLayout::values_in(const std::vector<Halo> &halos)
   {
     index_t n = 0;
-    for (const Halo &h : sends_[1])
+    for (const Halo &h : halos)
       n += h.box.size();
     return n;
   }
+
+  index_t BoxLayout::ghost_values_sent() const { return values_in(sends_[1]); }
 
   void *BoxLayout::buffer(int which, std::size_t bytes, Backend space) const
   {

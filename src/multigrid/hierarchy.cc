@@ -75,13 +75,16 @@ namespace tpmg
 
   bool use_cuda_graph(CudaGraph mode, Backend backend, int ranks, ExchangePath path, index_t rank_dofs)
   {
-    if (mode == CudaGraph::always && backend != Backend::cuda)
+    // (what a graph can record: one GPU's cycle, or the cycles of ranks whose exchanges are NCCL's
+    // stream work)
+    const bool on_gpu = backend == Backend::cuda, recordable = on_gpu && (ranks == 1 || path == ExchangePath::nccl);
+    if (mode == CudaGraph::always && !on_gpu)
       throw std::invalid_argument("Backend/CUDA graph = always needs a GPU, not the CPU backend");
-    if (mode == CudaGraph::always && ranks > 1 && path != ExchangePath::nccl)
+    if (mode == CudaGraph::always && !recordable)
       throw std::invalid_argument("Backend/CUDA graph = always on " + std::to_string(ranks) +
                                   " ranks needs their exchanges over NCCL (Backend/Exchange = nccl), not " +
                                   to_string(path) + ", which waits on the host inside the cycle");
-    if (mode == CudaGraph::never || backend != Backend::cuda || (ranks > 1 && path != ExchangePath::nccl))
+    if (mode == CudaGraph::never || !recordable)
       return false;
     return mode == CudaGraph::always || rank_dofs <= index_t(cuda_graph_max_dofs);
   }
