@@ -65,6 +65,9 @@
 #                      loads), alternating, two rounds
 #   fitted-polynomial  the fitted smoother's automatic polynomial against degree 16 over range 400 (and
 #                      Chebyshev-Jacobi): sine files, Robin faces, mapped domains, the coefficient files
+#   fitted-kernel      the fitted patch solves' 1D products as scalar multiply-adds against tile products on
+#                      the FP64 and the TF32 tensor cores (Multigrid/Fitted patch kernel): Kershaw k = 4..8
+#                      level 3 and k = 3 level 4, the sine file at k = 4 and 7, alternating, two rounds
 #   cuda-graph         the V-cycle replayed as a CUDA graph against launch by launch (Backend/CUDA graph =
 #                      never, auto, always), k = 1, 3, 7 from 1e4 to 6e7 DoFs, Kershaw k = 3 and Table 7 k = 3,
 #                      alternating, two rounds of best-of-5 solves; two single solves (the recording in them)
@@ -1127,6 +1130,25 @@ CASES
 ${f}_auto
 ${f}_long ${long[*]@Q}
 CASES
+      done
+      ;;
+    fitted-kernel)
+      mkdir -p "$OUT/solve" "$OUT/logs"
+      for c in "kershaw_k7_L3 prm/kershaw_bps5.prm Polynomial\ degree=7 Mesh/Refinement\ level=3" \
+               "kershaw_k3_L4 prm/kershaw_bps5.prm Polynomial\ degree=3 Mesh/Refinement\ level=4" \
+               "kershaw_k4_L3 prm/kershaw_bps5.prm Polynomial\ degree=4 Mesh/Refinement\ level=3" \
+               "kershaw_k5_L3 prm/kershaw_bps5.prm Polynomial\ degree=5 Mesh/Refinement\ level=3" \
+               "kershaw_k6_L3 prm/kershaw_bps5.prm Polynomial\ degree=6 Mesh/Refinement\ level=3" \
+               "kershaw_k8_L3 prm/kershaw_bps5.prm Polynomial\ degree=8 Mesh/Refinement\ level=3" \
+               "sine_k4_L6 prm/3d_bp5_sine.prm Polynomial\ degree=4 Mesh/Refinement\ level=6" \
+               "sine_k7_L4 prm/3d_bp5_sine.prm Polynomial\ degree=7 Mesh/Refinement\ level=4"; do
+        read name file a b <<< "$c" # (no -r: "\ " stays in its field, as a space)
+        [[ $name =~ ^(${FITTED_CASES:-.*})$ ]] || continue # (FITTED_CASES: a regex of the cases to run)
+        : > "$OUT/logs/fitted_kernel_$name.cases"
+        for kern in scalar tensor_fp64 tensor_tf32; do
+          echo "${name}_$kern --set ${a// /\\ } --set ${b// /\\ } --set Multigrid/Fitted\ patch\ kernel=$kern" >> "$OUT/logs/fitted_kernel_$name.cases"
+        done
+        timed_solves "$file" "$OUT/solve/fitted_kernel_$name.txt" "$OUT/logs" < "$OUT/logs/fitted_kernel_$name.cases"
       done
       ;;
     rhs-sizes)

@@ -1,15 +1,15 @@
 # tpmg_instantiate(TEMPLATE <file.inst.in> [DEVICE] DEGREES operator|solver|none [MIN_DEGREE k]
-#                  AXES <NAME> <values...> [<NAME> <values...> ...])
+#                  [MAX_DEGREE k] AXES <NAME> <values...> [<NAME> <values...> ...])
 #
 # Writes one source file per combination of the axes' values into
 # ${TPMG_GENERATED_DIR}/instantiations/ and appends it to TPMG_GENERATED_HOST_SOURCES (or, with
 # DEVICE, TPMG_GENERATED_DEVICE_SOURCES, as .cu). In the template, @NAME@ is replaced by the
 # axis' value, and a line that contains @DEGREE@ is written once for every degree of the
 # combination: 1..TPMG_MAX_DEGREE for `operator`, 1..TPMG_MAX_SOLVER_DEGREE_<DIM>D for
-# `solver` (this needs a DIM axis), from MIN_DEGREE on. One file per combination lets the
+# `solver` (this needs a DIM axis), from MIN_DEGREE on, up to MAX_DEGREE where given. One file per combination lets the
 # builds run in parallel.
 function(tpmg_instantiate template)
-  cmake_parse_arguments(PARSE_ARGV 1 ARG "DEVICE" "DEGREES;MIN_DEGREE" "AXES")
+  cmake_parse_arguments(PARSE_ARGV 1 ARG "DEVICE" "DEGREES;MIN_DEGREE;MAX_DEGREE" "AXES")
   if(NOT ARG_MIN_DEGREE)
     set(ARG_MIN_DEGREE 1)
   endif()
@@ -75,6 +75,9 @@ function(tpmg_instantiate template)
       set(max_degree ${TPMG_MAX_SOLVER_DEGREE_${DIM}D})
     else()
       set(max_degree 0)
+    endif()
+    if(ARG_MAX_DEGREE AND max_degree GREATER ARG_MAX_DEGREE)
+      set(max_degree ${ARG_MAX_DEGREE})
     endif()
     _tpmg_repeat_degree_lines("${content}" ${ARG_MIN_DEGREE} ${max_degree} content)
     set(out ${TPMG_GENERATED_DIR}/instantiations/${stem}${suffix}.${extension})

@@ -36,6 +36,7 @@ tpmg_instantiate(operators/bp_diagonal_kernels.inst.in DEVICE DEGREES solver AXE
 tpmg_instantiate(multigrid/transfer_kernels.inst.in DEVICE DEGREES solver AXES ${dims} ${numbers})
 tpmg_instantiate(smoothers/patch_basic_kernels.inst.in DEVICE DEGREES solver AXES ${dims} ${numbers})
 tpmg_instantiate(smoothers/fitted_patch_kernels.inst.in DEVICE DEGREES solver AXES ${dims} ${numbers})
+tpmg_instantiate(smoothers/fitted_patch_tensor_kernels.inst.in DEVICE DEGREES solver MAX_DEGREE 8 AXES ${dims} ${numbers})
 tpmg_instantiate(smoothers/patch_fiber_kernels.inst.in DEVICE DEGREES solver
                  AXES ${dims} ${numbers} OPTIMIZATION linear_indexing conflict_free reduced_residual LUMPED false true)
 tpmg_instantiate(smoothers/patch_mma_kernels.inst.in DEVICE DEGREES solver MIN_DEGREE 2 AXES DIM 3 ${numbers})

@@ -27,9 +27,11 @@ namespace tpmg
     /// patches' mean reaction coefficient times their mass (fitted_patch_widths). A level with
     /// Neumann or Robin faces has patches on them too (fitted_boundary_patches), with α from
     /// `robin` on its Robin faces (std::invalid_argument where it has Robin faces but no α).
+    /// `kernel`: how the interior patches' 1D products run (resolve_fitted_patch_kernel).
     FittedPatchSolver(const CartesianLevel &level, Backend backend, const DeformationSettings &deformation,
                       bool lumped_mass, const Coefficients &coefficients = {},
-                      std::shared_ptr<const RobinFaces<Number>> robin = nullptr);
+                      std::shared_ptr<const RobinFaces<Number>> robin  = nullptr,
+                      FittedPatchKernel                         kernel = FittedPatchKernel::automatic);
 
     /// x += Σ_j R_jᵀ Ã_j⁻¹ R_j r over the patches j of one colour (their unknowns do not overlap),
     /// those on the Neumann and Robin faces included unless `interior_only`; with `part` only
@@ -50,6 +52,8 @@ namespace tpmg
     /// Whether the level has patches on Neumann or Robin faces.
     bool has_boundary_patches() const { return boundary_vertices_.size() > 0; }
 
+    /// The kernel of the interior patches (never `automatic`).
+    FittedPatchKernel     kernel() const { return kernel_; }
     int                   n_colors() const { return 1 << dim; }
     const CartesianLevel &level() const { return level_; }
     Backend               backend() const { return backend_; }
@@ -61,10 +65,11 @@ namespace tpmg
   private:
     void set_up_boundary_patches(const FittedCellData &cells, bool lumped_mass, const RobinFaces<Number> *robin);
 
-    CartesianLevel level_;
-    Backend        backend_;
-    double         shear_ = 0, contrast_ = 1;
-    Vector<Number> eigenvectors_, eigenvalues_, ratio_index_, left_width_;
+    CartesianLevel    level_;
+    Backend           backend_;
+    FittedPatchKernel kernel_;
+    double            shear_ = 0, contrast_ = 1;
+    Vector<Number>    eigenvectors_, eigenvalues_, ratio_index_, left_width_;
     /// FittedBoundaryPatchSolve of the patches [first, last) (a colour's, or all of them)
     void launch_boundary(Vector<Number> &x, const Vector<Number> &r, index_t first, index_t last, bool atomic) const;
 

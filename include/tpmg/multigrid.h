@@ -48,6 +48,8 @@ namespace tpmg
     /// its cells: fitted_chebyshev_polynomial).
     PatchGeometry   patch_geometry   = PatchGeometry::automatic;
     FittedSmoothing fitted_smoothing = FittedSmoothing::chebyshev_additive;
+    /// how the fitted patch solves run their 1D products (resolve_fitted_patch_kernel)
+    FittedPatchKernel fitted_kernel = FittedPatchKernel::automatic;
     /// Whether the vertex-patch smoother solves fitted patch problems with these settings:
     /// automatically on deformed meshes and with coefficients that vary (constant ones the
     /// Cartesian patch problems carry exactly; PatchProblem::coefficients).

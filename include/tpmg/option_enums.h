@@ -139,6 +139,18 @@ namespace tpmg
     multiplicative,
     chebyshev_additive
   };
+  /// How the fitted patch solves run their 1D products (kernels/smoothers/patch_fitted*.h):
+  /// `scalar` one multiply-add per thread and instruction on the FP32/FP64 units; `tensor_fp64`
+  /// as 16×8×8 tile products on the FP64 tensor cores (exact products); `tensor_tf32` on the
+  /// TF32 ones (operands rounded to 10 mantissa bits, float sums); `automatic` the one measured
+  /// fastest that keeps the iterations (resolve_fitted_patch_kernel).
+  enum class FittedPatchKernel
+  {
+    automatic,
+    scalar,
+    tensor_fp64,
+    tensor_tf32
+  };
   /// How a vertex-patch smoothing step is split into kernels (docs/kernels.md, "Smoother kernel
   /// variants").
   enum class SmootherKernel

@@ -57,6 +57,9 @@ namespace tpmg
                   {PatchGeometry::fitted, "fitted"});
   TPMG_ENUM_NAMES(FittedSmoothing, 2, {FittedSmoothing::multiplicative, "multiplicative"},
                   {FittedSmoothing::chebyshev_additive, "chebyshev_additive"});
+  TPMG_ENUM_NAMES(FittedPatchKernel, 4, {FittedPatchKernel::automatic, "automatic"},
+                  {FittedPatchKernel::scalar, "scalar"}, {FittedPatchKernel::tensor_fp64, "tensor_fp64"},
+                  {FittedPatchKernel::tensor_tf32, "tensor_tf32"});
   TPMG_ENUM_NAMES(SmootherKernel, 3, {SmootherKernel::global, "global"}, {SmootherKernel::separate, "separate"},
                   {SmootherKernel::fused, "fused"});
   TPMG_ENUM_NAMES(KernelOptimization, 6, {KernelOptimization::automatic, "automatic"},

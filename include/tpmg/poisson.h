@@ -63,6 +63,7 @@ namespace tpmg
     std::string    solver, precision, smoother, smoother_kernel, kernel_optimization, level_operator, backend, device;
     std::string    orthogonalization;      ///< GMRES's Gram-Schmidt
     std::string    smoother_configuration; ///< the kernels the vertex-patch smoother runs (resolve_smoother)
+    std::string    fitted_patch_kernel;    ///< the fitted patch solves' kernel (empty without them)
     std::string    coarse_solver;
     int            coarsest_level = 0;
     /// the V-cycle was replayed as a CUDA graph (Backend/CUDA graph); its time is then the

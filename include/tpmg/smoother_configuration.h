@@ -82,4 +82,16 @@ namespace tpmg
   /// check_smoother_settings where that finds an error.
   SmootherConfiguration resolve_smoother(const PatchSmootherSettings &s, int dim, int degree, Precision precision,
                                          Backend backend = Backend::cuda);
+
+  /// The highest degree of the tensor-core fitted patch kernels (a direction's 2k - 1 interior
+  /// patch nodes in one 16-row tile).
+  constexpr int fitted_tensor_max_degree = 8;
+  /// What keeps `kernel` from running at this degree ("" where it can).
+  std::string fitted_patch_kernel_problem(FittedPatchKernel kernel, int degree);
+
+  /// The fitted patch kernel `automatic` stands for on this backend, dimension, degree and
+  /// precision (docs/performance/solve.md, "Deformed meshes"); other values are returned as they
+  /// are.
+  FittedPatchKernel resolve_fitted_patch_kernel(FittedPatchKernel kernel, Backend backend, int dim, int degree,
+                                                Precision precision);
 } // namespace tpmg

@@ -59,6 +59,7 @@ namespace tpmg
     double                chebyshev_range  = 0; ///< λ_max / the lower end of the interval; 0: automatic
     PatchGeometry         patch_geometry   = PatchGeometry::automatic;
     FittedSmoothing       fitted_smoothing = FittedSmoothing::chebyshev_additive;
+    FittedPatchKernel     fitted_kernel    = FittedPatchKernel::automatic;
 
     /// The box and its coarse mesh.
     Domain domain() const

@@ -1,5 +1,6 @@
 // Warp-level 8×8×4, 16×8×4 and 16×8×8 double tile products on the tensor cores (DMMA, sm_80 and
-// later), the primitives of the `tensor_core` patch smoother (patch_smoother_mma.h).
+// later), the primitives of the `tensor_core` patch smoother (patch_mma.h), and the 16×8×8 TF32
+// product with float sums of the fitted patch solves (patch_fitted_mma.h).
 //
 // A warp multiplies an 8×4 tile A by a 4×8 tile B into an 8×8 tile C. Lane l holds
 //   A(l/4, l%4),   B(l%4, l/4),   C(l/4, 2(l%4) + e), e = 0, 1
@@ -8,6 +9,9 @@
 #pragma once
 
 #include <tpmg/config.h>
+
+#include <cstdint>
+#include <cstring>
 
 namespace tpmg
 {
@@ -73,6 +77,55 @@ namespace tpmg
 #else
     mma_16x8x4(c0, c1, c2, c3, a0, a1, b0);
     mma_16x8x4(c0, c1, c2, c3, a2, a3, b1);
+#endif
+  }
+#endif
+
+  /// A float rounded to TF32 (10 mantissa bits, to nearest with ties away from zero: what
+  /// cvt.rna.tf32.f32 does), as a float: the CPU runner's model of the tensor cores' operands.
+  inline TPMG_HD float round_to_tf32(float v)
+  {
+#if TPMG_DEVICE_CODE
+    std::uint32_t u;
+    asm("cvt.rna.tf32.f32 %0, %1;" : "=r"(u) : "f"(v));
+    return __uint_as_float(u);
+#else
+    std::uint32_t u;
+    std::memcpy(&u, &v, sizeof u);
+    if ((u & 0x7f800000u) != 0x7f800000u) // (infinities and NaNs stay)
+      u = (u + 0x1000u) & ~0x1fffu;
+    std::memcpy(&v, &u, sizeof v);
+    return v;
+#endif
+  }
+
+#if TPMG_DEVICE_CODE
+  /// The 16×8×8 TF32 product with float sums (sm_80 and later), c += a b: lane l holds A(l/4, l%4),
+  /// A(l/4 + 8, l%4), A(l/4, l%4 + 4), A(l/4 + 8, l%4 + 4) in a0..a3, B(l%4, l/4) and B(l%4 + 4, l/4)
+  /// in b0, b1 (operands rounded by round_to_tf32), C as in mma_16x8x8: the lane layout of the
+  /// double product.
+  __device__ __forceinline__ void mma_16x8x8_tf32(float (&c)[4], const float (&a)[4], float b0, float b1)
+  {
+#if __CUDA_ARCH__ >= 800
+    asm("mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, "
+        "{%0, %1, %2, %3};"
+        : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
+        : "r"(__float_as_uint(a[0])), "r"(__float_as_uint(a[1])), "r"(__float_as_uint(a[2])),
+          "r"(__float_as_uint(a[3])), "r"(__float_as_uint(b0)), "r"(__float_as_uint(b1)));
+#else
+    // no TF32 products: the lane gathers its rows of A and its columns of B by shuffles
+    const int lane = int(threadIdx.x & 31), row = lane >> 2, col = 2 * (lane & 3);
+    for (int q = 0; q < 8; ++q)
+      {
+        const int   src = 4 * row + (q & 3), h = q < 4 ? 0 : 2;
+        const float a0 = __shfl_sync(0xffffffffu, a[h], src), a1 = __shfl_sync(0xffffffffu, a[h + 1], src);
+        for (int e = 0; e < 2; ++e)
+          {
+            const float b = __shfl_sync(0xffffffffu, q < 4 ? b0 : b1, 4 * (col + e) + (q & 3));
+            c[e] += a0 * b;
+            c[2 + e] += a1 * b;
+          }
+      }
 #endif
   }
 #endif

@@ -34,18 +34,12 @@
 
 namespace tpmg
 {
+  /// The arguments of the interior patches' solves (FittedPatchSolve, and FittedPatchSolveTensor
+  /// in patch_fitted_mma.h), and what both load first: a patch's eigenpairs and scales.
   template <int dim, int k, typename Number>
-  struct FittedPatchSolve
+  struct FittedPatchData
   {
-    using Shape             = PatchShape<dim, k>;
-    static constexpr int ni = Shape::ni, nzi = Shape::nzi, nint = Shape::interior_dofs;
-    /// about 128 threads a block; at most 64 patches (a block's z extent)
-    static constexpr int P                     = cmin(64, cmax(1, 128 / (ni * ni)));
-    static constexpr int n_phases              = 1 + 2 * dim;
-    static constexpr int max_threads_per_block = ni * ni * P;
-
-    struct Registers
-    {};
+    static constexpr int ni = PatchShape<dim, k>::ni;
 
     PatchColorGeometry geo;
     index_t            vertices[3];  ///< the level's vertices per direction (cells + 1; 1 beyond dim)
@@ -55,6 +49,52 @@ namespace tpmg
     const Number      *eigenvalues;  ///< table: per ratio Λ̂ (ni)
     const Number      *r;            ///< residual (read on the patch interiors)
     Number            *x;            ///< x += Ã⁻¹ r on the patch interiors
+
+    /// Thread t of n (n >= ni) copies the patch's Ŝ_d (S: dim × ni², row = node), Λ̂_d (L: dim ×
+    /// ni) and scales (W: 1/a_d², then 1/(σ Π a_d), γ/σ) into shared memory.
+    TPMG_HD TPMG_FORCEINLINE void load_tables(index_t patch, int t, int n, Number *S, Number *L, Number *W) const
+    {
+      unsigned q[3];
+      geo.patches.coordinates(unsigned(patch), q);
+      index_t v = 0;
+      for (int d = dim - 1; d >= 0; --d)
+        v = v * vertices[d] + geo.first_vertex[d] + 2 * index_t(q[d]);
+      TPMG_UNROLL
+      for (int d = 0; d < dim; ++d)
+        {
+          const index_t row = index_t(ratio_index[v * dim + d]);
+          for (int e = t; e < ni * ni; e += n)
+            S[d * ni * ni + e] = eigenvectors[row * ni * ni + e];
+          if (t < ni)
+            L[d * ni + t] = eigenvalues[row * ni + t];
+        }
+      if (t == 0)
+        {
+          const Number *a = left_width + v * (dim + 2);
+          for (int d = 0; d < dim; ++d)
+            W[d] = Number(1) / (a[d] * a[d]);
+          W[dim]     = a[dim];
+          W[dim + 1] = a[dim + 1];
+        }
+    }
+  };
+
+  template <int dim, int k, typename Number>
+  struct FittedPatchSolve : FittedPatchData<dim, k, Number>
+  {
+    using Shape             = PatchShape<dim, k>;
+    static constexpr int ni = Shape::ni, nzi = Shape::nzi, nint = Shape::interior_dofs;
+    /// about 128 threads a block; at most 64 patches (a block's z extent)
+    static constexpr int P                     = cmin(64, cmax(1, 128 / (ni * ni)));
+    static constexpr int n_phases              = 1 + 2 * dim;
+    static constexpr int max_threads_per_block = ni * ni * P;
+    using Base                                 = FittedPatchData<dim, k, Number>;
+    using Base::geo;
+    using Base::r;
+    using Base::x;
+
+    struct Registers
+    {};
 
     static constexpr std::size_t off_s     = 0;
     static constexpr std::size_t off_l     = off_s + std::size_t(dim) * ni * ni;
@@ -86,28 +126,7 @@ namespace tpmg
       const index_t first = geo.first_index(patch);
       if constexpr (phase == 0)
         {
-          unsigned q[3];
-          geo.patches.coordinates(unsigned(patch), q);
-          index_t v = 0;
-          for (int d = dim - 1; d >= 0; --d)
-            v = v * vertices[d] + geo.first_vertex[d] + 2 * index_t(q[d]);
-          const int t = tx + ni * ty;
-          for (int d = 0; d < dim; ++d)
-            {
-              const index_t row = index_t(ratio_index[v * dim + d]);
-              for (int e = t; e < ni * ni; e += ni * ni)
-                S[d * ni * ni + e] = eigenvectors[row * ni * ni + e];
-              if (t < ni)
-                L[d * ni + t] = eigenvalues[row * ni + t];
-            }
-          if (t == 0)
-            {
-              const Number *a = left_width + v * (dim + 2);
-              for (int d = 0; d < dim; ++d)
-                W[d] = Number(1) / (a[d] * a[d]);
-              W[dim]     = a[dim];
-              W[dim + 1] = a[dim + 1];
-            }
+          this->load_tables(patch, tx + ni * ty, ni * ni, S, L, W);
           for (int z = 0; z < nzi; ++z)
             B1[idx(tx, ty, z)] = r[first + geo.offset(tx + 1, ty + 1, z + (dim == 3))];
         }

@@ -115,6 +115,7 @@ namespace tpmg
       mg.geometry          = p.geometry;
       mg.patch_geometry    = p.patch_geometry;
       mg.fitted_smoothing  = p.fitted_smoothing;
+      mg.fitted_kernel     = p.fitted_kernel;
       set_chebyshev_polynomial(mg, p.chebyshev_degree, p.chebyshev_range);
       mg.symmetric = p.symmetric_vcycle();
       mg.overlap   = p.overlap;

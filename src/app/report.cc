@@ -205,6 +205,7 @@ namespace tpmg
     kv("smoother_kernel", json_string(r.smoother_kernel));
     kv("kernel_optimization", json_string(r.kernel_optimization));
     kv("smoother_configuration", json_string(r.smoother_configuration));
+    kv("fitted_patch_kernel", r.fitted_patch_kernel.empty() ? std::string("null") : json_string(r.fitted_patch_kernel));
     kv("level_operator", json_string(r.level_operator));
     kv("backend", json_string(r.backend));
     kv("device", json_string(r.device));

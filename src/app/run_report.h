@@ -6,6 +6,7 @@
 #include <tpmg/device.h>
 #include <tpmg/multigrid.h>
 #include <tpmg/poisson.h>
+#include <tpmg/smoother_configuration.h>
 #include <tpmg/solver_parameters.h>
 #include <tpmg/timers.h>
 
@@ -105,9 +106,11 @@ namespace tpmg::internal
     if (mg.fitted_patches())
       {
         // (the Chebyshev polynomial: after the setup, describe_fitted_polynomial)
-        res.smoother_kernel        = to_string(p.fitted_smoothing);
-        res.kernel_optimization    = "fitted patches";
-        res.smoother_configuration = std::string("fitted patch solves, ") + to_string(p.fitted_smoothing);
+        res.smoother_kernel     = to_string(p.fitted_smoothing);
+        res.kernel_optimization = "fitted patches";
+        res.fitted_patch_kernel = to_string(resolve_fitted_patch_kernel(p.fitted_kernel, backend, dim, k, p.precision));
+        res.smoother_configuration = std::string("fitted patch solves, ") + to_string(p.fitted_smoothing) + ", " +
+                                     res.fitted_patch_kernel + " products";
       }
     else if (p.smoother != SmootherType::vertex_patch)
       res.kernel_optimization = to_string(p.patch.optimization);

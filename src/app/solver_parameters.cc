@@ -293,6 +293,11 @@ namespace tpmg
                            "Vertex-patch problems: cartesian (undeformed cell widths, the fast fused kernels) or "
                            "fitted (separable surrogates fitted to the deformed cells, residuals of the level "
                            "operator); auto = fitted on deformed meshes and with coefficients that vary in space"));
+        b.push_back(choice("Multigrid/Fitted patch kernel", TPMG_FIELD(fitted_kernel),
+                           "Fitted patches: the 1D products of the patch solves on the FP32/FP64 units (scalar), "
+                           "or as tile products on the tensor cores, exact in FP64 (tensor_fp64) or with operands "
+                           "rounded to TF32 (tensor_tf32); automatic = the fastest measured for the device, "
+                           "dimension, degree and precision"));
         b.push_back(choice("Multigrid/Fitted patch smoothing", TPMG_FIELD(fitted_smoothing),
                            "Fitted patches: multiplicative Schwarz (a residual before each color), or additive "
                            "Schwarz in a Chebyshev polynomial of Chebyshev degree"));
@@ -431,6 +436,8 @@ namespace tpmg
           }
         fail(path, e->message);
       }
+    if (const std::string e = fitted_patch_kernel_problem(p.fitted_kernel, p.degree); !e.empty())
+      fail("Multigrid/Fitted patch kernel", e);
     if (p.deformation.type == Deformation::function)
       {
         std::string fold;

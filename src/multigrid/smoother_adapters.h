@@ -89,7 +89,8 @@ namespace tpmg::internal
     FittedSchwarzAdapter(const CartesianLevel &level, Backend b, const MultigridSettings &s,
                          const LinearOperator<Number> *op, const BoxLayout *layout,
                          std::shared_ptr<const RobinFaces<Number>> robin)
-      : solver_(level, b, s.deformation, s.level_operator == LevelOperatorType::bp5, s.coefficients, std::move(robin)),
+      : solver_(level, b, s.deformation, s.level_operator == LevelOperatorType::bp5, s.coefficients, std::move(robin),
+                s.fitted_kernel),
         op_(op), symmetric_(s.symmetric), layout_(layout), smoothing_(s.fitted_smoothing)
     {
       if (smoothing_ == FittedSmoothing::chebyshev_additive)

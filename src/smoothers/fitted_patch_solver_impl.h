@@ -4,9 +4,11 @@
 
 #include <tpmg/box_layout.h>
 #include <tpmg/fitted_patch_solver.h>
+#include <tpmg/smoother_configuration.h>
 
 #include <kernels/runtime/forall.h>
 #include <kernels/smoothers/patch_fitted.h>
+#include <kernels/smoothers/patch_fitted_mma.h>
 #include <src/smoothers/patch_geometry.h>
 #include <src/smoothers/patch_split.h>
 
@@ -20,8 +22,11 @@ namespace tpmg
   FittedPatchSolver<dim, k, Number>::FittedPatchSolver(const CartesianLevel &level, Backend backend,
                                                        const DeformationSettings &deformation, bool lumped_mass,
                                                        const Coefficients                       &coefficients,
-                                                       std::shared_ptr<const RobinFaces<Number>> robin)
-    : level_(level), backend_(backend)
+                                                       std::shared_ptr<const RobinFaces<Number>> robin,
+                                                       FittedPatchKernel                         kernel)
+    : level_(level), backend_(backend),
+      kernel_(resolve_fitted_patch_kernel(kernel, backend, dim, k,
+                                          std::is_same_v<Number, float> ? Precision::fp32 : Precision::fp64))
   {
     if ((level.robin_faces & ~level.dirichlet_faces) != 0 && !robin)
       throw std::invalid_argument("the fitted patch solver: the level has Robin faces, but no Robin coefficient");
@@ -31,6 +36,8 @@ namespace tpmg
       v.reinit(index_t(n.size()), backend, false);
       v.from_host(n);
     };
+    if (const std::string problem = fitted_patch_kernel_problem(kernel_, k); !problem.empty())
+      throw std::invalid_argument("the fitted patch solver: " + problem);
     upload(eigenvectors_, table.eigenvectors);
     upload(eigenvalues_, table.eigenvalues);
     const FittedCellData                 cells = fitted_cell_data(level, deformation, coefficients, backend);
@@ -137,19 +144,30 @@ namespace tpmg
   {
     if (!part && !interior_only) // (their unknowns are not the interior patches')
       solve_boundary_color(x, r, color);
-    FittedPatchSolve<dim, k, Number> kern;
-    kern.geo = part ? *part : patch_color_geometry(level_, color);
-    if (kern.geo.n_patches == 0)
+    const PatchColorGeometry geo = part ? *part : patch_color_geometry(level_, color);
+    if (geo.n_patches == 0)
       return;
-    for (int d = 0; d < 3; ++d)
-      kern.vertices[d] = d < dim ? level_.cells[d] + 1 : 1;
-    kern.ratio_index  = ratio_index_.data();
-    kern.left_width   = left_width_.data();
-    kern.eigenvectors = eigenvectors_.data();
-    kern.eigenvalues  = eigenvalues_.data();
-    kern.r            = r.data();
-    kern.x            = x.data();
-    launch(backend_, kern, kern.shape());
+    // the scalar and the tensor kernels take the same arguments
+    auto run = [&](auto kern) {
+      kern.geo = geo;
+      for (int d = 0; d < 3; ++d)
+        kern.vertices[d] = d < dim ? level_.cells[d] + 1 : 1;
+      kern.ratio_index  = ratio_index_.data();
+      kern.left_width   = left_width_.data();
+      kern.eigenvectors = eigenvectors_.data();
+      kern.eigenvalues  = eigenvalues_.data();
+      kern.r            = r.data();
+      kern.x            = x.data();
+      launch(backend_, kern, kern.shape());
+    };
+    if constexpr (k <= fitted_tensor_max_degree) // (the constructor refuses the others)
+      {
+        if (kernel_ == FittedPatchKernel::tensor_fp64)
+          return run(FittedPatchSolveTensor<dim, k, Number, double>{});
+        if (kernel_ == FittedPatchKernel::tensor_tf32)
+          return run(FittedPatchSolveTensor<dim, k, Number, Tf32>{});
+      }
+    run(FittedPatchSolve<dim, k, Number>{});
   }
 
   template <int dim, int k, typename Number>

@@ -158,4 +158,31 @@ namespace tpmg
       d += ", " + std::to_string(resident_blocks) + " resident blocks";
     return d;
   }
+
+  std::string fitted_patch_kernel_problem(FittedPatchKernel kernel, int degree)
+  {
+    if ((kernel == FittedPatchKernel::tensor_fp64 || kernel == FittedPatchKernel::tensor_tf32) &&
+        degree > fitted_tensor_max_degree)
+      return std::string(to_string(kernel)) + " runs degrees up to " + std::to_string(fitted_tensor_max_degree) +
+             " (2k - 1 patch nodes per direction in one 16-row tile), not " + std::to_string(degree) +
+             "; choose scalar or automatic";
+    return "";
+  }
+
+  FittedPatchKernel resolve_fitted_patch_kernel(FittedPatchKernel kernel, Backend backend, int dim, int degree,
+                                                Precision precision)
+  {
+    if (kernel != FittedPatchKernel::automatic)
+      return kernel;
+    // Measured (H200, float, Kershaw level 3, docs/performance/solve.md "Deformed meshes"): the
+    // FP64 tile products against the scalar kernel -4 % of the solve at k = 4, +5 % at k = 5,
+    // -5 % at k = 6, -22 % at k = 7, -33 % at k = 8, +41 % at k = 3 (five of the sixteen rows of
+    // a tile used); TF32 1-2 % faster than FP64 but no longer exact. Not measured in 2D or
+    // double: the scalar kernel there. The CPU runner computes a tile's entries as dot products.
+    const bool measured_faster = degree == 4 || degree >= 6;
+    return backend == Backend::cuda && dim == 3 && precision == Precision::fp32 && measured_faster &&
+               degree <= fitted_tensor_max_degree
+             ? FittedPatchKernel::tensor_fp64
+             : FittedPatchKernel::scalar;
+  }
 } // namespace tpmg

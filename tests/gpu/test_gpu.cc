@@ -1098,23 +1098,29 @@ namespace
   /// (atomic additions on the GPU) against the CPU's colour by colour.
   template <int dim, int k>
   void expect_fitted_solves_equal(const CartesianLevel &lev, const DeformationSettings &def,
-                                  const Coefficients &coefficients, const std::string &alpha, const std::string &what)
+                                  const Coefficients &coefficients, const std::string &alpha, const std::string &what,
+                                  FittedPatchKernel kernel = FittedPatchKernel::scalar)
   {
-    const std::string name = what + " " + std::to_string(dim) + "D k=" + std::to_string(k);
+    const std::string name = what + " " + std::to_string(dim) + "D k=" + std::to_string(k) + " " + to_string(kernel);
     auto              run  = [&](auto number) {
       using T         = decltype(number);
       auto solver_for = [&](Backend b) {
         return FittedPatchSolver<dim, k, T>(lev, b, def, k % 2 == 0, coefficients,
-                                            alpha.empty() ? nullptr : make_robin_faces<T>(lev, alpha, b, def));
+                                            alpha.empty() ? nullptr : make_robin_faces<T>(lev, alpha, b, def), kernel);
       };
+      // TF32 products are summed in float by the tensor cores, in their order and with their
+      // alignment of the addends (not IEEE sums): measured up to 2.6e-5 from the CPU's float sums
+      // (3D k = 7, relative to the result's norm)
+      const double tol = kernel == FittedPatchKernel::tensor_tf32 ? 1e-4 : tolerance<T>();
       compare_backends<T>(
         lev, {std::vector<T>(lev.n_dofs()), random_interior<T>(lev, 21)},
         [&](Backend b, std::vector<Vector<T>> &v) {
           const auto solver = solver_for(b);
+          EXPECT_EQ(solver.kernel(), kernel) << name;
           for (int c = 0; c < solver.n_colors(); ++c)
             solver.solve_color(v[0], v[1], c);
         },
-        name);
+        name, tol);
       if (lev.dirichlet_faces != all_faces)
         compare_backends<T>(
           lev, {std::vector<T>(lev.n_dofs()), random_interior<T>(lev, 29)},
@@ -1127,6 +1133,22 @@ namespace
     };
     run(double{});
     run(float{});
+  }
+
+  /// CEED BPS5 on the Kershaw mesh (ε = 0.3) of 6³ coarse cells at level 1, Q_k.
+  SolverParameters kershaw_bps5(int k)
+  {
+    SolverParameters p;
+    p.dim                = 3;
+    p.degree             = k;
+    p.refinement_level   = 1;
+    p.coarse_cells       = {6, 6, 6};
+    p.level_operator     = LevelOperatorType::bp5;
+    p.deformation        = {Deformation::kershaw, 0.3};
+    p.relative_tolerance = 1e-8;
+    p.verbose            = false;
+    p.source             = "test";
+    return p;
   }
 } // namespace
 
@@ -1143,17 +1165,8 @@ TEST(Gpu, FittedPatchSolvesAndKershawSolveEqualCpu)
   });
   // the whole Kershaw BPS5 solve with the defaults (fitted patches, Chebyshev, coarse solve by
   // degree at k = 3): the CPU's iterations and error
-  SolverParameters p;
-  p.dim                = 3;
-  p.degree             = 3;
-  p.refinement_level   = 1;
-  p.coarse_cells       = {6, 6, 6};
-  p.level_operator     = LevelOperatorType::bp5;
-  p.deformation        = {Deformation::kershaw, 0.3};
-  p.relative_tolerance = 1e-8;
-  p.verbose            = false;
-  p.source             = "test";
-  RunResult r[2];
+  SolverParameters p = kershaw_bps5(3);
+  RunResult        r[2];
   for (DeviceChoice dev : {DeviceChoice::cpu, DeviceChoice::cuda})
     {
       p.device = dev;
@@ -1164,6 +1177,42 @@ TEST(Gpu, FittedPatchSolvesAndKershawSolveEqualCpu)
   EXPECT_NEAR(r[1].iterations, r[0].iterations, 1);
   EXPECT_NEAR(*r[1].l2_error / *r[0].l2_error, 1.0, 1e-3);
   EXPECT_EQ(r[1].backend, "cuda");
+}
+
+// The fitted patch solves on the tensor cores (kernels/smoothers/patch_fitted_mma.h) equal the CPU
+// runner's dot products of the same operands, at degrees with one warp (k = 1..4) and four
+// warps (k = 7) a patch; a Kershaw solve with them takes the scalar kernel's iterations (+1 with
+// TF32) and its error.
+TEST(Gpu, FittedTensorKernelsEqualTheRunner)
+{
+  for (FittedPatchKernel kernel : {FittedPatchKernel::tensor_fp64, FittedPatchKernel::tensor_tf32})
+    {
+      for_each_solver_degree({1, 2, 3, 4, 7}, [&](auto D, auto K) {
+        constexpr int dd = decltype(D)::value, kk = decltype(K)::value;
+        Domain        d;
+        d.dim          = dd;
+        d.coarse_cells = {6, 4, 4};
+        expect_fitted_solves_equal<dd, kk>(make_hierarchy(d, kk, 0).back(), {Deformation::kershaw, 0.3}, {}, "",
+                                           "fitted patch solves", kernel);
+      });
+    }
+  SolverParameters p = kershaw_bps5(5);
+  p.device           = DeviceChoice::cuda;
+  RunResult r[3];
+  for (FittedPatchKernel kernel :
+       {FittedPatchKernel::scalar, FittedPatchKernel::tensor_fp64, FittedPatchKernel::tensor_tf32})
+    {
+      p.fitted_kernel = kernel;
+      std::ostringstream log;
+      RunResult         &q = r[int(kernel) - 1];
+      q                    = run_poisson(p, log);
+      ASSERT_TRUE(q.converged) << q.failure;
+      EXPECT_EQ(q.fitted_patch_kernel, to_string(kernel));
+    }
+  EXPECT_EQ(r[1].iterations, r[0].iterations);
+  EXPECT_LE(r[2].iterations, r[0].iterations + 1);
+  EXPECT_NEAR(*r[1].l2_error / *r[0].l2_error, 1.0, 1e-3);
+  EXPECT_NEAR(*r[2].l2_error / *r[0].l2_error, 1.0, 1e-2);
 }
 
 // The fitted patches on Neumann and Robin faces (kernels/smoothers/patch_fitted.h,
