@@ -8,7 +8,8 @@
 // padded to 16 × 16 (zero beyond ni) sits in registers as the lane's fragments for the whole
 // stage, each tile reads its 16 × 8 block of In from shared memory and runs one or two 16×8×8
 // tile products (mma.h). Against the scalar kernel, where every multiply-add loads its operand
-// from shared memory, a tile product takes 2 loads per lane for 1024 multiply-adds.
+// from shared memory, a tile product takes 2 loads per lane for 1024 multiply-adds (measured
+// gains and losses by degree: docs/performance/solve.md, "Deformed meshes").
 //
 // Layouts: each stage reads a tensor laid out for it, fiber n at n and contraction index j at
 // n + SF j, SF ≡ g/4 (mod g) with g the words of a wavefront, so that a B fragment (4
@@ -17,10 +18,10 @@
 // increasing order of direction (n = i_a + ni i_b).
 //
 // Products: `double` runs DMMA with exact products and double sums (the scalar kernel's
-// results to rounding); `Tf32` rounds the operands to 10 mantissa bits and sums in float (8× the
-// FP64 tensor rate on an H100; each product then carries a relative error up to 2^-11, which the
-// smoother's accuracy test bounds: tests/gpu, FittedTensorKernelsEqualTheRunner). The CPU
-// runner computes each lane's entries as dot products of the same (rounded) operands.
+// results to rounding); `Tf32` rounds the operands to 10 mantissa bits and sums in float (about
+// 7× the FP64 tensor rate on an H100; each operand then carries a relative error up to 2^-11:
+// FittedPatches.TensorKernelsEqualTheDenseInverse bounds what that does to a patch solve). The
+// CPU runner computes each lane's entries as dot products of the same (rounded) operands.
 //
 // Phases: 0 loads the patch's eigenpairs, widths and residual | 1..dim Ŝᵀ along x, y(, z), the
 // last divided by the eigenvalue sums | dim+1..2dim Ŝ along z(, y), x, the last added to x.
