@@ -47,6 +47,7 @@ TEST(Options, EveryTableRoundTrips)
   expect_table_round_trips<KernelOptimization>();
   expect_table_round_trips<LocalSolver>();
   expect_table_round_trips<ThreadStructure>();
+  expect_table_round_trips<FittedPatchKernel>();
   expect_table_round_trips<LevelOperatorType>();
   expect_table_round_trips<BakeOff>();
   expect_table_round_trips<GeometryMode>();
@@ -162,4 +163,29 @@ TEST(Options, AutomaticOptimization)
   t.local_solver     = LocalSolver::inverse_matrix;
   EXPECT_EQ(chosen_optimization(t, Backend::cuda, 3, 4, Precision::fp32), O::basic);
   EXPECT_EQ(resolve_smoother(t, 3, 4, Precision::fp32).optimization_name(), "basic, thread per column (automatic)");
+}
+
+// The fitted patch kernel `automatic` stands for: the FP64 tile products where they measured
+// faster (GPU, 3D, float, k = 4 and 6..8), the scalar kernel everywhere else; explicit choices
+// kept; the tensor kernels refused above degree 8 with the reason.
+TEST(Options, AutomaticFittedPatchKernel)
+{
+  using F = FittedPatchKernel;
+  for (int k = 1; k <= 10; ++k)
+    {
+      const bool faster = k == 4 || (k >= 6 && k <= 8);
+      EXPECT_EQ(resolve_fitted_patch_kernel(F::automatic, Backend::cuda, 3, k, Precision::fp32),
+                faster ? F::tensor_fp64 : F::scalar)
+        << "k = " << k;
+      EXPECT_EQ(resolve_fitted_patch_kernel(F::automatic, Backend::cpu, 3, k, Precision::fp32), F::scalar);
+      EXPECT_EQ(resolve_fitted_patch_kernel(F::automatic, Backend::cuda, 2, k, Precision::fp32), F::scalar);
+      EXPECT_EQ(resolve_fitted_patch_kernel(F::automatic, Backend::cuda, 3, k, Precision::fp64), F::scalar);
+      for (F f : {F::scalar, F::tensor_fp64, F::tensor_tf32})
+        EXPECT_EQ(resolve_fitted_patch_kernel(f, Backend::cpu, 2, k, Precision::fp64), f);
+      EXPECT_EQ(fitted_patch_kernel_problem(F::tensor_tf32, k).empty(), k <= fitted_tensor_max_degree);
+      EXPECT_EQ(fitted_patch_kernel_problem(F::tensor_fp64, k).empty(), k <= fitted_tensor_max_degree);
+      EXPECT_TRUE(fitted_patch_kernel_problem(F::scalar, k).empty());
+      EXPECT_TRUE(fitted_patch_kernel_problem(F::automatic, k).empty());
+    }
+  EXPECT_NE(fitted_patch_kernel_problem(F::tensor_fp64, 9).find("choose scalar or automatic"), std::string::npos);
 }
