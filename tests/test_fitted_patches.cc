@@ -1,5 +1,6 @@
 // The geometry-fitted patch surrogates (tpmg/fitted_patches.h) and their solves
 // (tpmg/fitted_patch_solver.h) against dense references.
+#include <kernels/common/mma.h>
 #include <tpmg/dispatch.h>
 #include <tpmg/fitted_patch_solver.h>
 #include <tpmg/fitted_patches.h>
@@ -13,7 +14,9 @@
 #include <Eigen/Dense>
 
 #include <algorithm>
+#include <cmath>
 #include <iostream>
+#include <limits>
 #include <random>
 
 using namespace tpmg;
@@ -276,6 +279,29 @@ TEST(FittedPatches, SolveEqualsTheDenseInverseOnDeformedPatches)
   expect_solves_equal_dense<2, 4>(level_of(2, 4, {6, 4, 1}, {1.0 / 6, 0.25, 1}), kershaw, true);
   expect_solves_equal_dense<3, 2>(level_of(3, 2, {4, 3, 4}, {0.25, 1.0 / 3, 0.25}), sine, true);
   expect_solves_equal_dense<3, 3>(level_of(3, 3, {6, 4, 4}, {1.0 / 6, 0.25, 0.25}), kershaw, false);
+}
+
+// The CPU runner's TF32 rounding is cvt.rna.tf32.f32's: 10 mantissa bits kept, to nearest with
+// ties away from zero, in the exponent's own scale; infinities stay.
+TEST(FittedPatches, Tf32RoundingKeepsTenMantissaBits)
+{
+  const float u = std::ldexp(1.0f, -10); // the spacing of TF32 numbers in [1, 2)
+  EXPECT_EQ(round_to_tf32(1.0f + u), 1.0f + u);
+  EXPECT_EQ(round_to_tf32(1.0f + 0.5f * u), 1.0f + u);   // a tie: away from zero
+  EXPECT_EQ(round_to_tf32(-1.0f - 0.5f * u), -1.0f - u); // the same below zero
+  EXPECT_EQ(round_to_tf32(1.0f + 0.49f * u), 1.0f);
+  EXPECT_EQ(round_to_tf32(3.0f + 2.25f * u), 3.0f + 2.0f * u); // spacing 2u in [2, 4)
+  EXPECT_EQ(round_to_tf32(3.0f + 3.0f * u), 3.0f + 4.0f * u);  // a tie there: away from zero
+  EXPECT_EQ(round_to_tf32(std::ldexp(1.0f + 0.5f * u, -20)), std::ldexp(1.0f + u, -20));
+  EXPECT_EQ(round_to_tf32(std::numeric_limits<float>::infinity()), std::numeric_limits<float>::infinity());
+  // every float's rounding error is at most half a TF32 spacing: 2^-11 relative
+  std::mt19937                          gen(3);
+  std::uniform_real_distribution<float> v(-100, 100);
+  for (int i = 0; i < 1000; ++i)
+    {
+      const float x = v(gen), r = round_to_tf32(x);
+      EXPECT_LE(std::fabs(r - x), std::ldexp(std::fabs(x), -11)) << x;
+    }
 }
 
 // The tensor-core kernels (kernels/smoothers/patch_fitted_mma.h) on the CPU runner, which computes
