@@ -75,8 +75,10 @@ namespace tpmg
     /// (its Q_1 problem within coarse_direct_limit): the dense Cholesky inverse costs about
     /// 2.3 n^3 flops at setup (n = 3375: 12.7 s on two CPU cores), the Q_1 one far less.
     index_t coarse_dense_setup_limit = 1000;
-    /// Two-level cycles (smoothing, Q_1 correction, smoothing) of the coarse solve by degree.
-    int coarse_cycles = 2;
+    /// Two-level cycles (smoothing, Q_1 correction, smoothing) of the coarse solve by degree: one
+    /// took the outer iterations of two wherever measured (Kershaw k = 3, 5, 7; Q2 and Q4 boxes;
+    /// the sine mesh: docs/method.md, "Coarse solve") at half the coarse level's work.
+    int coarse_cycles = 1;
     /// vmult records the V-cycle's launches once as a CUDA graph and replays it (use_cuda_graph;
     /// one rank on a GPU, or ranks whose exchanges NCCL runs on the stream: no host work inside
     /// the cycle).
