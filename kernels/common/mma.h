@@ -15,6 +15,17 @@
 
 namespace tpmg
 {
+  /// The contraction stride of a shared tensor of `fibers` fibers of Numbers (fiber n at n,
+  /// contraction index j at n + S j) from which tile products load their B fragments: the least
+  /// S >= fibers with S ≡ g/4 (mod g), g the Numbers of one shared-memory wavefront, so that 4
+  /// contraction indices × g/4 consecutive fibers (a fragment in one wavefront) hit distinct banks.
+  template <typename Number>
+  constexpr int fragment_stride(int fibers)
+  {
+    constexpr int g = 128 / int(sizeof(Number));
+    return fibers + ((g / 4 - fibers % g) % g + g) % g;
+  }
+
   /// Where a lane's fragment entries sit in the tiles.
   struct MmaLane
   {

@@ -53,9 +53,8 @@ namespace tpmg
     static constexpr int ni = Shape::ni, nint = Shape::interior_dofs;
     static_assert(ni <= 16, "a direction's ni outputs in one 16-row tile");
     static constexpr int fibers = dim == 3 ? ni * ni : ni;
-    /// words of a shared-memory wavefront, and the contraction stride of every stage's input
-    static constexpr int g  = 128 / int(sizeof(Number));
-    static constexpr int SF = fibers + ((g / 4 - fibers % g) % g + g) % g;
+    /// the contraction stride of every stage's input (mma.h)
+    static constexpr int SF = fragment_stride<Number>(fibers);
     /// tiles of 8 fibers, 16×8×8 products per tile (the contraction padded to 8 or 16)
     static constexpr int tiles = (fibers + 7) / 8, K8 = (ni + 7) / 8;
     /// warps of a patch: about six tiles each; patches of a block: about four warps in all

@@ -39,12 +39,8 @@ namespace tpmg
     static constexpr int dim = 3, np = 2 * k + 1, ni = 2 * k - 1, K1 = k + 1;
 
     // ----------------------------------------------------------------- shared layouts
-    /// words of one shared-memory wavefront
-    static constexpr int g = 128 / int(sizeof(Number));
-    /// the contraction stride of a tensor read by a stage of `fibers` fibers: the least
-    /// S >= fibers with S ≡ g/4 (mod g), so that 4 contraction indices × g/4 consecutive fibers
-    /// (a B fragment in one wavefront) hit distinct banks
-    static constexpr int stride_for(int fibers) { return fibers + ((g / 4 - fibers % g) % g + g) % g; }
+    /// the contraction stride of a tensor read by a stage of `fibers` fibers (mma.h)
+    static constexpr int stride_for(int fibers) { return fragment_stride<Number>(fibers); }
     static constexpr int SX     = stride_for(np * np); ///< X: z-stage fibers (x, y), contraction z
     static constexpr int ST     = stride_for(np * ni); ///< T_m, T_a: y-stage fibers (x, zi), contraction y
     static constexpr int SU     = stride_for(ni * ni); ///< U1, U2: x-stage fibers (yi, zi), contraction x

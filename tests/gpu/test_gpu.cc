@@ -1196,18 +1196,18 @@ TEST(Gpu, FittedTensorKernelsEqualTheRunner)
                                            "fitted patch solves", kernel);
       });
     }
-  SolverParameters p = kershaw_bps5(5);
-  p.device           = DeviceChoice::cuda;
-  RunResult r[3];
-  for (FittedPatchKernel kernel :
-       {FittedPatchKernel::scalar, FittedPatchKernel::tensor_fp64, FittedPatchKernel::tensor_tf32})
+  SolverParameters p                 = kershaw_bps5(5);
+  p.device                           = DeviceChoice::cuda;
+  const FittedPatchKernel kernels[3] = {FittedPatchKernel::scalar, FittedPatchKernel::tensor_fp64,
+                                        FittedPatchKernel::tensor_tf32};
+  RunResult               r[3];
+  for (int i = 0; i < 3; ++i)
     {
-      p.fitted_kernel = kernel;
+      p.fitted_kernel = kernels[i];
       std::ostringstream log;
-      RunResult         &q = r[int(kernel) - 1];
-      q                    = run_poisson(p, log);
-      ASSERT_TRUE(q.converged) << q.failure;
-      EXPECT_EQ(q.fitted_patch_kernel, to_string(kernel));
+      r[i] = run_poisson(p, log);
+      ASSERT_TRUE(r[i].converged) << r[i].failure;
+      EXPECT_EQ(r[i].fitted_patch_kernel, to_string(kernels[i]));
     }
   EXPECT_EQ(r[1].iterations, r[0].iterations);
   EXPECT_LE(r[2].iterations, r[0].iterations + 1);
