@@ -230,3 +230,40 @@ TEST(LaplaceOperator, RobinFacesEqualAssembledMatrix)
           });
         }
 }
+
+#include <kernels/operators/laplace_cartesian.h>
+
+// The constrained rows' kernel visits each node of the Dirichlet faces exactly once and no other:
+// every mask of faces, 2D and 3D, with 2 nodes along a direction (no unconstrained coordinate
+// there when both its faces are) and more.
+TEST(LaplaceOperator, ConstrainedRowsAreTheNodesOnTheDirichletFaces)
+{
+  for (int dim = 2; dim <= 3; ++dim)
+    for (const std::array<index_t, 3> &shape :
+         {std::array<index_t, 3>{5, 4, 3}, std::array<index_t, 3>{2, 3, 2}, std::array<index_t, 3>{2, 2, 2}})
+      for (unsigned mask = 0; mask < (1u << (2 * dim)); ++mask)
+        {
+          const index_t       nodes[3] = {shape[0], shape[1], dim == 3 ? shape[2] : 1};
+          const index_t       n        = nodes[0] * nodes[1] * nodes[2];
+          std::vector<double> src(static_cast<std::size_t>(n)), b(src), dst(src.size(), -1.0);
+          for (index_t i = 0; i < n; ++i)
+            {
+              src[std::size_t(i)] = double(i);
+              b[std::size_t(i)]   = 3.0 * double(i) + 1.0;
+            }
+          CopyBoundaryLines<double> copy{src.data(), dst.data(), {nodes[0], nodes[1], nodes[2]}, dim, b.data(), mask};
+          for (index_t t = 0; t < copy.count(); ++t)
+            copy(t);
+          index_t on = 0;
+          for (index_t i = 0; i < n; ++i)
+            {
+              const index_t g[3] = {i % nodes[0], (i / nodes[0]) % nodes[1], i / (nodes[0] * nodes[1])};
+              const bool    c    = on_faces(nodes, dim, g, mask);
+              on += c;
+              EXPECT_EQ(dst[std::size_t(i)], c ? 2.0 * double(i) + 1.0 : -1.0)
+                << dim << "D, mask " << mask << ", node " << i;
+            }
+          // as many visits as nodes on the faces, each of them written: none twice
+          EXPECT_EQ(copy.count(), on) << dim << "D, mask " << mask;
+        }
+}

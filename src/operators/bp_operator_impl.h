@@ -235,7 +235,7 @@ namespace tpmg
       {
         CopyBoundaryLines<Number> copy{src, dst,     {level_.nodes(0), level_.nodes(1), level_.nodes(2)},
                                        dim, nullptr, level_.dirichlet_faces};
-        forall(backend_, level_.nodes(1) * level_.nodes(2), copy);
+        forall(backend_, copy.count(), copy);
       }
     if (split)
       {

@@ -163,7 +163,7 @@ namespace tpmg
     // there, so the rows are final before the inner cells
     CopyBoundaryLines<Number> copy{src, dst,        {level_.nodes(0), level_.nodes(1), level_.nodes(2)},
                                    dim, boundary_b, level_.dirichlet_faces};
-    forall(backend_, level_.nodes(1) * level_.nodes(2), copy);
+    forall(backend_, copy.count(), copy);
     if (split)
       {
         between();
