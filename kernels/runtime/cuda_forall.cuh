@@ -113,24 +113,55 @@ namespace tpmg
       return {hi[0], lo[0]};
     }
 
-    /// Each thread adds the terms of a grid-stride loop to a double-double sum; partial[block]
-    /// gets the block's sum.
-    template <class F>
-    __global__ void __launch_bounds__(accurate_block) accurate_partial_sums(const F f, index_t n, DoubleDouble *partial)
+    /// Where a reduction's blocks meet: a counter of the blocks done (zero between reductions)
+    /// and the results, in page-locked host memory that the device writes directly
+    /// (`device` is its device address), so that the host reads them after the stream's
+    /// synchronization without a copy.
+    struct ReductionSlots
     {
-      DoubleDouble s;
-      for (index_t i = index_t(blockIdx.x) * accurate_block + threadIdx.x; i < n;
-           i += index_t(gridDim.x) * accurate_block)
-        s = s + double(f(i));
-      const DoubleDouble b = block_sum(s);
+      unsigned     *counter;
+      DoubleDouble *host, *device;
+    };
+    constexpr int  max_accurate_sums = 8;
+    ReductionSlots reduction_slots();
+
+    /// Whether this block is the last of the grid to arrive, after each block's thread 0 stored
+    /// the block's partial sums; the last block then sees all of them and resets the counter.
+    __device__ inline bool last_block(unsigned *counter)
+    {
+      __shared__ bool last;
       if (threadIdx.x == 0)
-        partial[blockIdx.x] = b;
+        {
+          __threadfence(); // the partial sums before the count
+          last = atomicAdd(counter, 1u) == gridDim.x - 1;
+          if (last)
+            *counter = 0;
+        }
+      __syncthreads();
+      return last;
     }
 
-    /// The K sums of a grid-stride loop of terms per thread, per block: partial[block * K + c].
+    /// The sum of partial[c], partial[K + c], ... partial[(blocks - 1) K + c] into *out: each
+    /// thread a strided part in block order, then the tree (the same order on every run).
+    template <int K>
+    __device__ void final_sum(const DoubleDouble *partial, int blocks, int c, DoubleDouble *out)
+    {
+      DoubleDouble s;
+      for (int i = int(threadIdx.x); i < blocks; i += accurate_block)
+        s = s + DoubleDouble{__ldcg(&partial[std::size_t(i) * K + c].hi), __ldcg(&partial[std::size_t(i) * K + c].lo)};
+      const DoubleDouble b = block_sum(s);
+      if (threadIdx.x == 0)
+        out[c] = b;
+      __syncthreads(); // block_sum's shared arrays are used again
+    }
+
+    /// The K sums of a grid-stride loop of terms per thread (f(i, t) gives the K terms of index
+    /// i): each block's sums into partial[block * K + c], then the last block to finish adds
+    /// them into out[c]. One launch per reduction: a separate kernel for the final sums cost a
+    /// launch of 5 us each (docs/performance/solve.md, "Reductions in one launch").
     template <int K, class F>
     __global__ void __launch_bounds__(accurate_block)
-      accurate_partial_sums_multi(const F f, index_t n, DoubleDouble *partial)
+      accurate_sums(const F f, index_t n, DoubleDouble *partial, unsigned *counter, DoubleDouble *out)
     {
       DoubleDouble s[K];
       double       t[K];
@@ -148,64 +179,50 @@ namespace tpmg
             partial[blockIdx.x * K + c] = b;
           __syncthreads(); // block_sum's shared arrays are used again
         }
+      if (last_block(counter))
+        for (int c = 0; c < K; ++c)
+          final_sum<K>(partial, int(gridDim.x), c, out);
     }
 
-    /// One block per sum: sums[c] = Σ_b partial[b * K + c].
-    template <int K>
-    __global__ void __launch_bounds__(accurate_block)
-      accurate_final_sums_multi(const DoubleDouble *partial, int blocks, DoubleDouble *out)
+    /// One term per index as the K = 1 case of accurate_sums.
+    template <class F>
+    struct OneTerm
     {
-      const int    c = int(blockIdx.x);
-      DoubleDouble s;
-      for (int i = int(threadIdx.x); i < blocks; i += accurate_block)
-        s = s + partial[std::size_t(i) * K + c];
-      const DoubleDouble b = block_sum(s);
-      if (threadIdx.x == 0)
-        out[c] = b;
-    }
+      F               f;
+      __device__ void operator()(index_t i, double *t) const { t[0] = double(f(i)); }
+    };
 
-    /// One block: the sum of m partial sums into *out.
-    __global__ void __launch_bounds__(accurate_block)
-      accurate_final_sum(const DoubleDouble *partial, int m, DoubleDouble *out);
+    /// accurate_sums of f over [0, n) into sums[0, K), on the current stream.
+    template <int K, class G>
+    void accurate_sums_on_device(index_t n, const G &g, DoubleDouble *sums)
+    {
+      static_assert(K <= max_accurate_sums, "reduction_slots holds max_accurate_sums results");
+      const index_t blocks = std::min<index_t>((n + accurate_block - 1) / accurate_block, forall_grid_limit());
+      auto *partial = static_cast<DoubleDouble *>(reduction_scratch(std::size_t(blocks) * K * sizeof(DoubleDouble)));
+      const ReductionSlots slots = reduction_slots();
+      accurate_sums<K><<<unsigned(std::max<index_t>(blocks, 1)), accurate_block, 0, current_stream()>>>(
+        g, n, partial, slots.counter, slots.device);
+      TPMG_CUDA_CHECK(cudaGetLastError());
+      TPMG_CUDA_CHECK(cudaStreamSynchronize(current_stream()));
+      std::copy(slots.host, slots.host + K, sums);
+    }
   } // namespace internal
 
   /// As reduce_sum_on_device in double-double arithmetic: a grid-stride loop of double-double
-  /// sums per thread (each term read once, as forall does), a tree per block, and one block over
-  /// the blocks' sums.
+  /// sums per thread (each term read once, as forall does), a tree per block, and the last block
+  /// over the blocks' sums.
   template <class F>
   DoubleDouble reduce_sum_accurate_on_device(index_t n, const F &f)
   {
-    const index_t blocks =
-      std::min<index_t>((n + internal::accurate_block - 1) / internal::accurate_block, internal::forall_grid_limit());
-    auto *scratch =
-      static_cast<DoubleDouble *>(internal::reduction_scratch(std::size_t(blocks + 1) * sizeof(DoubleDouble)));
-    internal::accurate_partial_sums<<<unsigned(blocks), internal::accurate_block, 0, current_stream()>>>(f, n,
-                                                                                                         scratch + 1);
-    TPMG_CUDA_CHECK(cudaGetLastError());
-    internal::accurate_final_sum<<<1, internal::accurate_block, 0, current_stream()>>>(scratch + 1, int(blocks),
-                                                                                       scratch);
-    TPMG_CUDA_CHECK(cudaGetLastError());
     DoubleDouble result;
-    TPMG_CUDA_CHECK(cudaMemcpyAsync(&result, scratch, sizeof(DoubleDouble), cudaMemcpyDeviceToHost, current_stream()));
-    TPMG_CUDA_CHECK(cudaStreamSynchronize(current_stream()));
+    internal::accurate_sums_on_device<1>(n, internal::OneTerm<F>{f}, &result);
     return result;
   }
 
   template <int K, class F>
   void reduce_sum_accurate_on_device(index_t n, const F &f, DoubleDouble (&sums)[K])
   {
-    const index_t blocks =
-      std::min<index_t>((n + internal::accurate_block - 1) / internal::accurate_block, internal::forall_grid_limit());
-    auto *scratch =
-      static_cast<DoubleDouble *>(internal::reduction_scratch(std::size_t(blocks + 1) * K * sizeof(DoubleDouble)));
-    internal::accurate_partial_sums_multi<K>
-      <<<unsigned(blocks), internal::accurate_block, 0, current_stream()>>>(f, n, scratch + K);
-    TPMG_CUDA_CHECK(cudaGetLastError());
-    internal::accurate_final_sums_multi<K>
-      <<<K, internal::accurate_block, 0, current_stream()>>>(scratch + K, int(blocks), scratch);
-    TPMG_CUDA_CHECK(cudaGetLastError());
-    TPMG_CUDA_CHECK(cudaMemcpyAsync(sums, scratch, K * sizeof(DoubleDouble), cudaMemcpyDeviceToHost, current_stream()));
-    TPMG_CUDA_CHECK(cudaStreamSynchronize(current_stream()));
+    internal::accurate_sums_on_device<K>(n, f, sums);
   }
 } // namespace tpmg
 

@@ -292,15 +292,20 @@ namespace tpmg
       return ptr;
     }
 
-    __global__ void __launch_bounds__(accurate_block)
-      accurate_final_sum(const DoubleDouble *partial, int m, DoubleDouble *out)
+    ReductionSlots reduction_slots()
     {
-      DoubleDouble s;
-      for (int i = int(threadIdx.x); i < m; i += accurate_block)
-        s = s + partial[i];
-      const DoubleDouble b = block_sum(s);
-      if (threadIdx.x == 0)
-        *out = b;
+      static ReductionSlots slots = [] {
+        ReductionSlots r;
+        r.counter = static_cast<unsigned *>(device_allocate(sizeof(unsigned)));
+        TPMG_CUDA_CHECK(cudaMemset(r.counter, 0, sizeof(unsigned)));
+        void *host = nullptr, *device = nullptr;
+        TPMG_CUDA_CHECK(cudaHostAlloc(&host, max_accurate_sums * sizeof(DoubleDouble), cudaHostAllocMapped));
+        TPMG_CUDA_CHECK(cudaHostGetDevicePointer(&device, host, 0));
+        r.host   = static_cast<DoubleDouble *>(host);
+        r.device = static_cast<DoubleDouble *>(device);
+        return r;
+      }();
+      return slots;
     }
 
     int forall_grid_limit()

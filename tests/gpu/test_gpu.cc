@@ -477,6 +477,36 @@ TEST(Gpu, VectorOperationsEqualCpu)
   EXPECT_LT(rel_diff(ax[1], ax[0]), 1e-15);
 }
 
+// A reduction is one launch whose last block adds the blocks' sums (cuda_forall.cuh,
+// accurate_sums): one block, a ragged last block, a grid-stride loop; repeated, the same bits
+// (the block counter starts from zero again), and the CPU's sum
+TEST(Gpu, ReductionsInOneLaunchRepeatAndEqualCpu)
+{
+  std::mt19937                     gen(3);
+  std::uniform_real_distribution<> u(-1, 1);
+  for (index_t n : {index_t(1), index_t(256), index_t(257), index_t(70001), index_t(3000017)})
+    {
+      std::vector<double> x(n), y(n);
+      for (index_t i = 0; i < n; ++i)
+        {
+          x[i] = u(gen);
+          y[i] = u(gen);
+        }
+      double d[2][3];
+      for (Backend b : {Backend::cpu, Backend::cuda})
+        {
+          Vector<double> vx(n, b), vy(n, b);
+          vx.from_host(x);
+          vy.from_host(y);
+          for (int r = 0; r < 3; ++r)
+            d[b == Backend::cuda][r] = r == 1 ? sum(vx) : dot(vx, vy);
+        }
+      EXPECT_EQ(d[1][2], d[1][0]) << n;
+      for (int r = 0; r < 3; ++r)
+        EXPECT_NEAR(d[1][r], d[0][r], 1e-13 * (1 + std::fabs(d[0][r]))) << n << " " << r;
+    }
+}
+
 TEST(Gpu, ChebyshevEqualsCpu)
 {
   const auto lev = level_of(3, 3, 3);
