@@ -104,8 +104,14 @@
 #   sanitizer-nccl     compute-sanitizer memcheck and racecheck on two ranks exchanging over NCCL
 #   table7-compare     the Table 7 solves (mixed) of this tree and of another build side by side
 #                      (BUILD_OLD: its build folder, SOURCE_OLD: its source tree, built here if needed)
+#   solve-compare      small and large solves (k = 1, 3, 7 from 0.1 M to 7.2 M DoFs with the CUDA graph and
+#                      k = 3 at 0.9 M without it, Kershaw BPS5 level 2, the Table 7 files) of this tree
+#                      and of another build (BUILD_OLD or SOURCE_OLD, as table7-compare), alternating,
+#                      two rounds
 #   bp-compare         BP1/BP3/BP5 (stored and on_the_fly factors, float and double, 1e7 DoFs) of this tree and
 #                      of another build (BUILD_OLD, as table7-compare), alternating, two rounds
+#   grid-sync-probe    a graph's kernel launch against a grid-wide barrier per dependent step
+#                      (tools/grid_sync_probe.cu)
 #   bank-probe         the shared-memory bank rule for 8-byte words, under Nsight Compute
 #   profile-smoother   Nsight Compute counters of the fused smoother (not kept in the repository)
 #   profile-source     per-instruction Nsight Compute export for tools/sass_stalls.py
@@ -734,6 +740,41 @@ PY
       mkdir -p "$OUT/checks"
       (cd "$B" && NCCL_NVLS_ENABLE=0 ctest -R "gpu.mpi_solver" --output-on-failure) 2>&1 | tee "$OUT/checks/mpi_gpu_tests.log" | tail -15
       ;;
+    solve-compare)
+      OLD=${BUILD_OLD:-build-old}
+      if [ ! -x "$OLD/apps/poisson_solver" ]; then
+        [ -n "${SOURCE_OLD:-}" ] || { echo "solve-compare: set BUILD_OLD to a build or SOURCE_OLD to a source tree"; exit 1; }
+        cmake -S "$SOURCE_OLD" -B "$OLD" -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 > "$OUT/logs/configure_old.log" 2>&1
+        cmake --build "$OLD" -j "$(nproc)" --target poisson_solver > "$OUT/logs/build_old.log" 2>&1 || { tail -20 "$OUT/logs/build_old.log"; exit 1; }
+      fi
+      mkdir -p "$OUT/solve" "$OUT/logs/solve_compare"; C="$OUT/logs/solve_compare"
+      echo "# case build round dofs iterations solve_s l2_error cuda_graph" | tee "$OUT/solve/solve_compare.txt"
+      for round in 1 2; do
+        while read -r name args; do
+          eval "set -- $args"
+          for which in old new; do
+            exe=$SOLVER; [ $which = old ] && exe=$OLD/apps/poisson_solver
+            $exe "$@" --set Output/Verbose=false --json "$C/${name}_${which}_$round.json" > "$C/${name}_${which}_$round.log" 2>&1 ||
+              echo "$name $which: exit $?"
+            python3 -c "import json,sys; r=json.load(open(sys.argv[1])); print(*sys.argv[2:5], r['dofs'], r['iterations'], '%.6f' % r['solve_time_s'], r['l2_error'], r['cuda_graph'])" \
+              "$C/${name}_${which}_$round.json" "$name" $which $round | tee -a "$OUT/solve/solve_compare.txt"
+          done
+        done <<'CASES'
+k3_117K --set Polynomial\ degree=3 --set Mesh/Refinement\ level=4 --set Mesh/Coarse\ cells=1 --set Backend/Repetitions=5
+k3_912K --set Polynomial\ degree=3 --set Mesh/Refinement\ level=5 --set Mesh/Coarse\ cells=1 --set Backend/Repetitions=5
+k3_912K_never --set Polynomial\ degree=3 --set Mesh/Refinement\ level=5 --set Mesh/Coarse\ cells=1 --set Backend/Repetitions=5 --set Backend/CUDA\ graph=never
+k3_7.2M --set Polynomial\ degree=3 --set Mesh/Refinement\ level=6 --set Mesh/Coarse\ cells=1 --set Backend/Repetitions=5
+k7_185K --set Polynomial\ degree=7 --set Mesh/Refinement\ level=3 --set Mesh/Coarse\ cells=1 --set Backend/Repetitions=5
+k7_1.4M --set Polynomial\ degree=7 --set Mesh/Refinement\ level=4 --set Mesh/Coarse\ cells=1 --set Backend/Repetitions=5
+k1_2.1M --set Polynomial\ degree=1 --set Mesh/Refinement\ level=7 --set Mesh/Coarse\ cells=1 --set Backend/Repetitions=5
+kershaw_l2 prm/kershaw_bps5.prm --set Backend/Repetitions=3
+table7_k1 prm/table7_k1_mixed.prm --set Backend/Repetitions=3
+table7_k3 prm/table7_k3_mixed.prm --set Backend/Repetitions=3
+table7_k7 prm/table7_k7_mixed.prm --set Backend/Repetitions=3
+CASES
+      done
+      tar czf "$OUT/solve/solve_compare_logs.tgz" -C "$OUT/logs" solve_compare
+      ;;
     table7-compare)
       # this tree's poisson_solver against another's (BUILD_OLD), alternating, best of 3 each
       OLD=${BUILD_OLD:-build-old}
@@ -1182,6 +1223,12 @@ print(*sys.argv[2:], r['dofs'], '%.4f %.4f %.4f %.4f %.3f' % (b['right_hand_side
             --set "Multigrid/Chebyshev degree=$1" --set "Multigrid/Chebyshev smoothing range=$2"
         done
       done
+      ;;
+    grid-sync-probe)
+      mkdir -p "$OUT/solve"
+      cmake --build "$B" --target grid_sync_probe > "$OUT/logs/build_grid_sync_probe.log" 2>&1 ||
+        { tail -20 "$OUT/logs/build_grid_sync_probe.log"; exit 1; }
+      $B/tools/grid_sync_probe | tee "$OUT/solve/grid_sync_probe.txt"
       ;;
     bank-probe)
       mkdir -p "$OUT/hardware"
