@@ -127,8 +127,9 @@ namespace tpmg
       if constexpr (phase == 0)
         {
           this->load_tables(patch, tx + ni * ty, ni * ni, S, L, W);
+          const Number *rp = patch_pointer(r, first);
           for (int z = 0; z < nzi; ++z)
-            B1[idx(tx, ty, z)] = r[first + geo.offset(tx + 1, ty + 1, z + (dim == 3))];
+            B1[idx(tx, ty, z)] = rp[geo.offset32(tx + 1, ty + 1, z + (dim == 3))];
         }
       else
         {
@@ -144,6 +145,7 @@ namespace tpmg
           const Number  *Sd      = S + dir * ni * ni;
           constexpr int  stride  = dir == 0 ? 1 : dir == 1 ? ni : ni * ni; // between nodes along dir
           const int      own     = dir == 0 ? tx : ty;
+          Number *const  xp      = s == 2 * dim - 1 ? patch_pointer(x, first) : nullptr;
           Number         row[ni];
           for (int j = 0; j < ni; ++j)
             row[j] = forward ? Sd[j * ni + own] : Sd[own * ni + j];
@@ -163,8 +165,8 @@ namespace tpmg
                     lambda += L[d * ni + i[d]] * W[d];
                   v /= lambda;
                 }
-              if constexpr (s == 2 * dim - 1)
-                x[first + geo.offset(i[0] + 1, i[1] + 1, i[2] + (dim == 3))] += W[dim] * v;
+              if constexpr (s == 2 * dim - 1) // (a colour's patches share no unknown)
+                exclusive_add(xp + geo.offset32(i[0] + 1, i[1] + 1, i[2] + (dim == 3)), W[dim] * v);
               else
                 out[idx(i[0], i[1], i[2])] = v;
             }

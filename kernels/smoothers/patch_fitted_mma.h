@@ -128,10 +128,11 @@ namespace tpmg
     {
       reg.first = geo.first_index(patch);
       this->load_tables(patch, tid, threads_per_patch, S, L, W);
+      const Number *rp = patch_pointer(r, reg.first);
       for (int e = tid; e < nint; e += threads_per_patch)
         {
           const int i[3] = {e % ni, (e / ni) % ni, dim == 3 ? e / (ni * ni) : 0};
-          T[at(0, i)]    = r[reg.first + geo.offset(i[0] + 1, i[1] + 1, i[2] + (dim == 3))];
+          T[at(0, i)]    = rp[geo.offset32(i[0] + 1, i[1] + 1, i[2] + (dim == 3))];
         }
     }
 
@@ -155,6 +156,7 @@ namespace tpmg
       constexpr int  d = direction(s), next = s + 1 < 2 * dim ? direction(s + 1) : -1;
       constexpr bool fw = forward(s);
       const int      w = tid >> 5, lane = tid & 31, gr = lane >> 2, tc = lane & 3;
+      Number *const  xp = next < 0 ? patch_pointer(x, first) : nullptr; // (the last stage adds to x)
       // A(m, j): mode m from node j (Ŝᵀ) or node m from mode j (Ŝ), zero beyond ni
       auto A = [&](int m, int j) {
         return m < ni && j < ni ? operand(fw ? Sd[j * ni + m] : Sd[m * ni + j]) : Operand(0);
@@ -237,7 +239,7 @@ namespace tpmg
                       v /= lambda;
                     }
                   if constexpr (next < 0)
-                    exclusive_add(x + first + geo.offset(i[0] + 1, i[1] + 1, i[2] + (dim == 3)), W[dim] * v);
+                    exclusive_add(xp + geo.offset32(i[0] + 1, i[1] + 1, i[2] + (dim == 3)), W[dim] * v);
                   else
                     out[at(next, i)] = v;
                 }
