@@ -5,7 +5,8 @@
 //   cooperative: one cooperative launch whose blocks run the same steps with a grid barrier
 //                (cooperative_groups::this_grid().sync()) after each
 //   coop graph:  that cooperative launch recorded in a graph
-// Each step reads one array entry per element and writes another (a shifted copy), so that a step
+// Each step reads, per element, the entry s places further in the same array and writes its own
+// (in place: threads race on the values, which the timing does not care about), so that a step
 // depends on the one before it. Printed per step in microseconds, best of 17 replays, for several
 // array sizes and grid sizes (docs/performance/solve.md, "Small solves: launches, not bytes").
 // Run: benchmarks/reproduce.sh grid-sync-probe (built as target grid_sync_probe).

@@ -116,7 +116,9 @@ namespace tpmg
     /// Where a reduction's blocks meet: a counter of the blocks done (zero between reductions)
     /// and the results, in page-locked host memory that the device writes directly
     /// (`device` is its device address), so that the host reads them after the stream's
-    /// synchronization without a copy.
+    /// synchronization without a copy. One per process, as the partial sums' scratch: the
+    /// reductions run one after another on the library's stream (never inside a CUDA graph,
+    /// whose recording forbids the synchronization), from one host thread.
     struct ReductionSlots
     {
       unsigned     *counter;
@@ -135,7 +137,10 @@ namespace tpmg
           __threadfence(); // the partial sums before the count
           last = atomicAdd(counter, 1u) == gridDim.x - 1;
           if (last)
-            *counter = 0;
+            {
+              __threadfence(); // the other blocks' sums after the count (the barrier passes it on)
+              *counter = 0;
+            }
         }
       __syncthreads();
       return last;
@@ -198,10 +203,11 @@ namespace tpmg
     {
       static_assert(K <= max_accurate_sums, "reduction_slots holds max_accurate_sums results");
       const index_t blocks = std::min<index_t>((n + accurate_block - 1) / accurate_block, forall_grid_limit());
-      auto *partial = static_cast<DoubleDouble *>(reduction_scratch(std::size_t(blocks) * K * sizeof(DoubleDouble)));
+      const index_t grid   = std::max<index_t>(blocks, 1); // (n = 0: one block adds nothing)
+      auto *partial = static_cast<DoubleDouble *>(reduction_scratch(std::size_t(grid) * K * sizeof(DoubleDouble)));
       const ReductionSlots slots = reduction_slots();
-      accurate_sums<K><<<unsigned(std::max<index_t>(blocks, 1)), accurate_block, 0, current_stream()>>>(
-        g, n, partial, slots.counter, slots.device);
+      accurate_sums<K>
+        <<<unsigned(grid), accurate_block, 0, current_stream()>>>(g, n, partial, slots.counter, slots.device);
       TPMG_CUDA_CHECK(cudaGetLastError());
       TPMG_CUDA_CHECK(cudaStreamSynchronize(current_stream()));
       std::copy(slots.host, slots.host + K, sums);

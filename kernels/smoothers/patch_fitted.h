@@ -13,7 +13,8 @@
 // Σ_d Λ̂_d / a_d² + γ/σ.
 //
 // FittedPatchSolve adds Ã⁻¹ applied to the residual r to x on the interior nodes of the patches
-// of one colour (which do not overlap, so the additions need no atomics). Threads (ni, ni) per
+// of one colour (which share no unknown: each addition is the node's only one, made by a
+// fire-and-forget reduction, exclusive_add, that does not wait for the old x). Threads (ni, ni) per
 // patch, each walking one direction; P patches per block. Phases: 0 loads the patch's
 // table entries and its residual into shared memory; 1..dim apply Ŝᵀ along x, y(, z) and divide
 // by the eigenvalue sums; dim+1..2dim apply Ŝ along z(, y), x and add to x.

@@ -297,7 +297,7 @@ namespace tpmg
       static ReductionSlots slots = [] {
         ReductionSlots r;
         r.counter = static_cast<unsigned *>(device_allocate(sizeof(unsigned)));
-        TPMG_CUDA_CHECK(cudaMemset(r.counter, 0, sizeof(unsigned)));
+        TPMG_CUDA_CHECK(cudaMemsetAsync(r.counter, 0, sizeof(unsigned), current_stream()));
         void *host = nullptr, *device = nullptr;
         TPMG_CUDA_CHECK(cudaHostAlloc(&host, max_accurate_sums * sizeof(DoubleDouble), cudaHostAllocMapped));
         TPMG_CUDA_CHECK(cudaHostGetDevicePointer(&device, host, 0));
