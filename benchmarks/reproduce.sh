@@ -179,6 +179,16 @@ timed_solves() {
 
 # one solve on n GPUs, one rank per GPU, NCCL unless the --set arguments say otherwise: case GPUs
 # label prm [--set ...]; the JSON report in $J/<case>_n<GPUs>_<label>.json
+# the other build's poisson_solver for the *-compare stages: OLD = BUILD_OLD (default build-old),
+# built here from the source tree SOURCE_OLD where it has none yet; fails where neither is there
+build_old_solver() {
+  OLD=${BUILD_OLD:-build-old}
+  [ -x "$OLD/apps/poisson_solver" ] && return 0
+  [ -n "${SOURCE_OLD:-}" ] || return 1
+  cmake -S "$SOURCE_OLD" -B "$OLD" -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 > "$OUT/logs/configure_old.log" 2>&1
+  cmake --build "$OLD" -j "$(nproc)" --target poisson_solver > "$OUT/logs/build_old.log" 2>&1 || { tail -20 "$OUT/logs/build_old.log"; exit 1; }
+}
+
 export NCCL_NVLS_ENABLE=0
 scale() {
   local c=$1 n=$2 label=$3 file=$4; shift 4
@@ -664,12 +674,8 @@ PY
       tar czf "$OUT/scaling/overlap_logs.tgz" -C "$OUT/logs" overlap
       ;;
     overlap-compare)
-      OLD=${BUILD_OLD:-build-old} pair="old new"
-      if [ ! -x "$OLD/apps/poisson_solver" ] && [ -n "${SOURCE_OLD:-}" ]; then
-        cmake -S "$SOURCE_OLD" -B "$OLD" -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 > "$OUT/logs/configure_old.log" 2>&1
-        cmake --build "$OLD" -j "$(nproc)" --target poisson_solver > "$OUT/logs/build_old.log" 2>&1 || { tail -20 "$OUT/logs/build_old.log"; exit 1; }
-      fi
-      [ -x "$OLD/apps/poisson_solver" ] || pair="never auto" # no other build: the setting in this one
+      pair="old new"
+      build_old_solver || pair="never auto" # no other build: the setting in this one
       mkdir -p "$OUT/scaling"; J=$OUT/logs/overlap_compare; mkdir -p "$J"; rm -f "$J"/*.json
       k7=prm/table7_k7_mixed.prm k3=prm/table7_k3_mixed.prm
       NEW_SOLVER=$SOLVER
@@ -741,12 +747,7 @@ PY
       (cd "$B" && NCCL_NVLS_ENABLE=0 ctest -R "gpu.mpi_solver" --output-on-failure) 2>&1 | tee "$OUT/checks/mpi_gpu_tests.log" | tail -15
       ;;
     solve-compare)
-      OLD=${BUILD_OLD:-build-old}
-      if [ ! -x "$OLD/apps/poisson_solver" ]; then
-        [ -n "${SOURCE_OLD:-}" ] || { echo "solve-compare: set BUILD_OLD to a build or SOURCE_OLD to a source tree"; exit 1; }
-        cmake -S "$SOURCE_OLD" -B "$OLD" -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 > "$OUT/logs/configure_old.log" 2>&1
-        cmake --build "$OLD" -j "$(nproc)" --target poisson_solver > "$OUT/logs/build_old.log" 2>&1 || { tail -20 "$OUT/logs/build_old.log"; exit 1; }
-      fi
+      build_old_solver || { echo "solve-compare: set BUILD_OLD to a build or SOURCE_OLD to a source tree"; exit 1; }
       mkdir -p "$OUT/solve" "$OUT/logs/solve_compare"; C="$OUT/logs/solve_compare"
       echo "# case build round dofs iterations solve_s l2_error cuda_graph" | tee "$OUT/solve/solve_compare.txt"
       for round in 1 2; do
@@ -777,12 +778,7 @@ CASES
       ;;
     table7-compare)
       # this tree's poisson_solver against another's (BUILD_OLD), alternating, best of 3 each
-      OLD=${BUILD_OLD:-build-old}
-      if [ ! -x "$OLD/apps/poisson_solver" ]; then
-        [ -n "${SOURCE_OLD:-}" ] || { echo "table7-compare: set BUILD_OLD to a build or SOURCE_OLD to a source tree"; exit 1; }
-        cmake -S "$SOURCE_OLD" -B "$OLD" -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 > "$OUT/logs/configure_old.log" 2>&1
-        cmake --build "$OLD" -j 16 --target poisson_solver > "$OUT/logs/build_old.log" 2>&1 || { tail -20 "$OUT/logs/build_old.log"; exit 1; }
-      fi
+      build_old_solver || { echo "table7-compare: set BUILD_OLD to a build or SOURCE_OLD to a source tree"; exit 1; }
       mkdir -p "$OUT/table7"; rm -f "$OUT/table7/compare.txt"
       echo "# file build iterations solve_s [3 repetitions] l2_error" | tee "$OUT/table7/compare.txt"
       for round in 1 2; do

@@ -51,6 +51,23 @@ namespace tpmg
     const Number      *r;            ///< residual (read on the patch interiors)
     Number            *x;            ///< x += Ã⁻¹ r on the patch interiors
 
+    /// Offset of interior node i (0 ≤ i_d < ni) from the patch's first node, in 32 bits
+    /// (PatchColorGeometry::offset32; with patch_pointer for the base).
+    TPMG_HD TPMG_FORCEINLINE unsigned interior_offset(const int (&i)[3]) const
+    {
+      return geo.offset32(i[0] + 1, i[1] + 1, i[2] + (dim == 3));
+    }
+
+    /// The eigenvalue sum of mode i of the patch: γ/σ + Σ_d Λ̂_d(i_d) / a_d² (L and W as
+    /// load_tables leaves them).
+    static TPMG_HD TPMG_FORCEINLINE Number eigenvalue_sum(const Number *L, const Number *W, const int (&i)[3])
+    {
+      Number lambda = W[dim + 1];
+      for (int d = 0; d < dim; ++d)
+        lambda += L[d * ni + i[d]] * W[d];
+      return lambda;
+    }
+
     /// Thread t of n (n >= ni) copies the patch's Ŝ_d (S: dim × ni², row = node), Λ̂_d (L: dim ×
     /// ni) and scales (W: 1/a_d², then 1/(σ Π a_d), γ/σ) into shared memory.
     TPMG_HD TPMG_FORCEINLINE void load_tables(index_t patch, int t, int n, Number *S, Number *L, Number *W) const
@@ -130,7 +147,7 @@ namespace tpmg
           this->load_tables(patch, tx + ni * ty, ni * ni, S, L, W);
           const Number *rp = patch_pointer(r, first);
           for (int z = 0; z < nzi; ++z)
-            B1[idx(tx, ty, z)] = rp[geo.offset32(tx + 1, ty + 1, z + (dim == 3))];
+            B1[idx(tx, ty, z)] = rp[this->interior_offset({tx, ty, z})];
         }
       else
         {
@@ -160,14 +177,9 @@ namespace tpmg
               for (int j = 0; j < ni; ++j)
                 v += row[j] * line[j * stride];
               if constexpr (s == dim - 1)
-                {
-                  Number lambda = W[dim + 1];
-                  for (int d = 0; d < dim; ++d)
-                    lambda += L[d * ni + i[d]] * W[d];
-                  v /= lambda;
-                }
+                v /= Base::eigenvalue_sum(L, W, i);
               if constexpr (s == 2 * dim - 1) // (a colour's patches share no unknown)
-                exclusive_add(xp + geo.offset32(i[0] + 1, i[1] + 1, i[2] + (dim == 3)), W[dim] * v);
+                exclusive_add(xp + this->interior_offset(i), W[dim] * v);
               else
                 out[idx(i[0], i[1], i[2])] = v;
             }

@@ -132,7 +132,7 @@ namespace tpmg
       for (int e = tid; e < nint; e += threads_per_patch)
         {
           const int i[3] = {e % ni, (e / ni) % ni, dim == 3 ? e / (ni * ni) : 0};
-          T[at(0, i)]    = rp[geo.offset32(i[0] + 1, i[1] + 1, i[2] + (dim == 3))];
+          T[at(0, i)]    = rp[this->interior_offset(i)];
         }
     }
 
@@ -232,14 +232,9 @@ namespace tpmg
                   i[d]     = m;
                   Number v = Number(c[2 * h + e]);
                   if constexpr (s == dim - 1)
-                    {
-                      Number lambda = W[dim + 1];
-                      for (int dd = 0; dd < dim; ++dd)
-                        lambda += L[dd * ni + i[dd]] * W[dd];
-                      v /= lambda;
-                    }
+                    v /= Base::eigenvalue_sum(L, W, i);
                   if constexpr (next < 0)
-                    exclusive_add(xp + geo.offset32(i[0] + 1, i[1] + 1, i[2] + (dim == 3)), W[dim] * v);
+                    exclusive_add(xp + this->interior_offset(i), W[dim] * v);
                   else
                     out[at(next, i)] = v;
                 }
