@@ -294,6 +294,56 @@ TEST(VectorOps, ZeroInitialGuessSavesTheFirstOperatorApplication)
     }
 }
 
+namespace
+{
+  /// M = I, with one entry made `bad` (NaN or infinity) from the `after`-th application on.
+  struct Poisoned
+  {
+    double      bad;
+    int         after;
+    mutable int applications = 0;
+    void        vmult(Vector<double> &z, const Vector<double> &r) const
+    {
+      z.reinit(r.size(), r.backend(), false);
+      z.copy_from(r);
+      if (++applications > after)
+        {
+          std::vector<double> h = z.to_host();
+          h[h.size() / 2]       = bad;
+          z.from_host(h);
+        }
+    }
+  };
+} // namespace
+
+// A preconditioner that returns NaN or infinity fails the solve with a message saying so: it
+// never ends as converged (GMRES's Givens rotation of a non-finite column gave a residual of 0).
+TEST(VectorOps, NonFinitePreconditionerOutputFailsEverySolver)
+{
+  const index_t        n = 60;
+  const Diagonal       A(n, 100.0);
+  const Vector<double> b = random_vector<double>(n, 11);
+  for (double bad : {std::nan(""), HUGE_VAL})
+    for (int after : {0, 2})
+      for (int solver = 0; solver < 4; ++solver)
+        {
+          SCOPED_TRACE("solver " + std::to_string(solver) + ", bad " + std::to_string(bad) + " after " +
+                       std::to_string(after));
+          const Poisoned M{bad, after};
+          Vector<double> x(n, Backend::cpu);
+          SolverControl  control;
+          control.relative_tolerance = 1e-10;
+          control.max_iterations     = 100;
+          control.restart            = 30;
+          const SolveStats s         = solver == 0   ? gmres(A, M, b, x, control, false, nullptr)
+                                       : solver == 1 ? gmres(A, M, b, x, control, true, nullptr)
+                                       : solver == 2 ? cg(A, M, b, x, control, nullptr)
+                                                     : defect_correction(A, M, b, x, control, nullptr);
+          EXPECT_FALSE(s.converged);
+          EXPECT_NE(s.failure.find("NaN or overflow"), std::string::npos) << s.failure;
+        }
+}
+
 // The owned-node test of a distributed reduction (vector_kernels::OwnedNodes): the coordinates by
 // multiply-high (parts below 2^31 nodes) equal those by division, at every index of small parts
 // and near the ends of large ones.

@@ -351,7 +351,10 @@ namespace tpmg
             h(j + 1, j)        = 0;
             g[j + 1]           = -sn[j] * g[j];
             g[j]               = cs[j] * g[j];
-            const double res   = std::fabs(g[j + 1]);
+            // A NaN or infinity in w (from the operator or the preconditioner) makes the column
+            // and denom non-finite, and the rotation above would then report a residual of 0:
+            // the non-finite denom is passed on instead, so that the iteration fails.
+            const double res = std::isfinite(denom) ? std::fabs(g[j + 1]) : denom;
             if (!internal::record_iteration(s, control, res, s.initial_residual))
               return s;
             if (res <= target || denom == 0.0)
