@@ -6,6 +6,7 @@
 #include <tpmg/poisson.h>
 #include <tpmg/problem.h>
 #include <tpmg/solver_parameters.h>
+#include <tpmg/solvers.h>
 #include <tpmg/vector.h>
 
 #include <gtest/gtest.h>
@@ -189,4 +190,23 @@ TEST(PoissonSolver, UpdateCoefficientsWithAReactionEqualsAFreshSolver)
       EXPECT_THROW(solver.update_coefficients("1", "-1"), std::invalid_argument);
       EXPECT_TRUE(solver.solve().converged);
     }
+}
+
+// A float V-cycle whose values leave float's range (a coefficient of 1e-39: A⁻¹ scales by 1e39)
+// fails as a NaN or overflow and says that a double V-cycle runs it; the double cycle solves it.
+// (GMRES must not read the Givens rotation of a NaN column as convergence.)
+TEST(PoissonSolver, FloatCycleOutOfRangeFailsWithTheReasonAndDoubleSolves)
+{
+  std::ostringstream log;
+  SolverParameters   p = parameters(3, 2, 2);
+  p.coefficient        = "1e-39";
+  p.precision          = Precision::fp32;
+  const RunResult f    = run_poisson(p, log);
+  EXPECT_FALSE(f.converged);
+  EXPECT_NE(f.failure.find(non_finite_failure), std::string::npos) << f.failure;
+  EXPECT_NE(f.failure.find("Multigrid/Precision = double"), std::string::npos) << f.failure;
+  p.precision       = Precision::fp64;
+  const RunResult d = run_poisson(p, log);
+  EXPECT_TRUE(d.converged) << d.failure;
+  EXPECT_LE(d.iterations, 10);
 }

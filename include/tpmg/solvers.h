@@ -147,6 +147,9 @@ namespace tpmg
     mutable Vector<Number> r_, z_;
   };
 
+  /// What a solve's failure says when a value became NaN or infinite (SolveStats::failure).
+  inline constexpr const char *non_finite_failure = "NaN or overflow in the solve";
+
   namespace internal
   {
     inline bool check_residual(SolveStats &s, double res, int it)
@@ -154,7 +157,7 @@ namespace tpmg
       if (!std::isfinite(res))
         {
           std::ostringstream m;
-          m << "the residual is " << res << " at iteration " << it << " (NaN or overflow in the solve)";
+          m << "the residual is " << res << " at iteration " << it << " (" << non_finite_failure << ")";
           s.failure = m.str();
           return false;
         }

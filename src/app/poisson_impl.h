@@ -588,6 +588,11 @@ namespace tpmg
                 res.average_reduction = s.average_reduction();
                 res.history           = s.history;
                 res.failure           = s.failure;
+                if constexpr (!std::is_same_v<Number, double>)
+                  if (s.failure.find(non_finite_failure) != std::string::npos)
+                    res.failure += "; the float V-cycle's values may lie outside float's range (about 1e-38 to "
+                                   "3e38; coefficients or data of extreme size): Multigrid/Precision = double "
+                                   "runs it in double";
               }
             if (best < 0 || t < best)
               {
