@@ -36,6 +36,9 @@
 #   patches-per-block  3D fused linear_indexing with P = 1, 2, 4, 8, 16 patches per block
 #   memory-floor       the memory skeleton of the fused fiber kernels (a second build)
 #   roofline           the roofline charts from the smoother CSVs (no GPU needed)
+#   storage16          what storing the V-cycle's vectors in 16 bits does to the iterations: a CPU build
+#                      with TPMG_EMULATE_16BIT_STORAGE=1 (no GPU needed) rounds them to half or bfloat16
+#                      by role; k = 1, 3, 7 Table 7 files at 0.1-2.1 M DoFs, and k = 3 with f = 1, g = 0
 #   bp                 CEED BP1/BP3/BP5, all geometries, float and double, 1e7 DoFs
 #   bp-vector          BP2/BP4/BP6, double
 #   bp-cg              the CEED CG-iteration metric
@@ -485,6 +488,41 @@ CASES
       mkdir -p "$OUT/smoother"
       $S/benchmarks/tpmg_bench smoother --dim 3 --degrees 2,3,4,5,6,7,8 --precision both --kernel fused --optimization linear_indexing --dofs 5e7 --groups 3 --runs 3 \
         --csv "$OUT/smoother/memory_floor.csv" 2>&1 | tee "$OUT/smoother/memory_floor.txt"
+      ;;
+    storage16)
+      # a CPU build whose float V-cycle rounds its vectors to 16 bits where storage would
+      # (src/multigrid/storage16_emulation.h); each case from the same build, the float baseline
+      # without TPMG_STORAGE16
+      S=${BUILD_STORAGE16:-build-storage16}
+      cmake -S . -B "$S" -DCMAKE_BUILD_TYPE=Release -DTPMG_ENABLE_CUDA=OFF -DTPMG_ENABLE_MPI=OFF -DTPMG_BUILD_TESTS=OFF \
+        -DCMAKE_CXX_FLAGS=-DTPMG_EMULATE_16BIT_STORAGE=1 > "$OUT/logs/configure_storage16.log" 2>&1 ||
+        { tail -30 "$OUT/logs/configure_storage16.log"; exit 1; }
+      cmake --build "$S" -j "$(nproc)" --target poisson_solver > "$OUT/logs/build_storage16.log" 2>&1 ||
+        { grep error "$OUT/logs/build_storage16.log" | head; exit 1; }
+      mkdir -p "$OUT/solve" "$OUT/logs/storage16"
+      R=$OUT/solve/storage16.txt
+      echo "# case | storage | iterations | L2 error | residual history (GMRES)" | tee "$R"
+      # storage: label, then the environment of storage16_emulation.h
+      while read -r label env; do
+        for c in "k3_118K table7_k3_mixed 4" "k3_913K table7_k3_mixed 5" "k7_1.4M table7_k7_mixed 4" "k1_2.1M table7_k1_mixed 7" \
+          "k3_118K_f1_g0 table7_k3_mixed 4 Problem/Right-hand_side=function Problem/Right-hand_side_function=1 Problem/Boundary_values=0"; do
+          read -r name file level extra <<< "$c"
+          sets=(); for e in $extra; do sets+=(--set "${e//_/ }"); done
+          env $env "$S/apps/poisson_solver" "prm/$file.prm" --set "Mesh/Refinement level=$level" --set Backend/Repetitions=1 "${sets[@]}" \
+            --json "$OUT/logs/storage16/${name}_$label.json" > "$OUT/logs/storage16/${name}_$label.log" 2>&1 || echo "$name $label: exit $?"
+          python3 -c "import json,sys; r=json.load(open(sys.argv[1])); print(sys.argv[2], '|', sys.argv[3], '|', r['iterations'], '|', r.get('l2_error'), '|', ' '.join('%.1e' % h for h in r['residual_history']))" \
+            "$OUT/logs/storage16/${name}_$label.json" "$name" "$label" | tee -a "$R"
+        done
+      done <<'CASES'
+float TPMG_STORAGE16=
+bfloat16_all TPMG_STORAGE16=bfloat16
+half_all_s1 TPMG_STORAGE16=half
+half_all TPMG_STORAGE16=half TPMG_STORAGE16_SCALE=256
+half_iterate_only TPMG_STORAGE16=half TPMG_STORAGE16_SCALE=256 TPMG_STORAGE16_VECTORS=iterate
+half_but_iterate TPMG_STORAGE16=half TPMG_STORAGE16_SCALE=256 TPMG_STORAGE16_VECTORS=residual,rhs,input
+half_finest_x_float TPMG_STORAGE16=half TPMG_STORAGE16_SCALE=256 TPMG_STORAGE16_FINEST_ITERATE=float
+bfloat16_finest_x_float TPMG_STORAGE16=bfloat16 TPMG_STORAGE16_FINEST_ITERATE=float
+CASES
       ;;
     roofline)
       # from the smoother CSVs of $OUT (after smoother-3d-float, smoother-3d-double, smoother-2d),

@@ -18,6 +18,7 @@
 #include <src/discretization/level_mesh.h>
 #include <src/multigrid/dense_probe.h>
 #include <src/multigrid/smoother_adapters.h>
+#include <src/multigrid/storage16_emulation.h>
 #include <src/multigrid/transfer_builders.h>
 #include <src/multigrid/transfer_impl.h>
 #include <src/smoothers/patch_split.h>
@@ -457,9 +458,13 @@ namespace tpmg
     if (l == coarsest_)
       {
         coarse_solve(x, b, x_is_zero);
+        internal::storage16::set_finest_level(l == finest_);
+        internal::storage16::round(x, internal::storage16::iterate);
         return;
       }
     const Level &C = lev(l - 1);
+    namespace s16  = internal::storage16; // TPMG_EMULATE_16BIT_STORAGE builds round here
+    s16::set_finest_level(l == finest_);
     {
       const auto t = time_scope(timers_, l, Component::smoother);
       L.smoother->smooth(x, b, false, x_is_zero);
@@ -467,19 +472,23 @@ namespace tpmg
     {
       const auto t = time_scope(timers_, l, Component::matvec);
       L.op->residual(L.r, b, x); // r = b - A x
+      s16::round(L.r, s16::residual);
     }
     {
       const auto t = time_scope(timers_, l, Component::restriction);
       restrict_level(l, C.b, L.r);
+      s16::round(C.b, s16::rhs);
     }
     {
       const auto t = time_scope(timers_, l - 1, Component::vector);
       C.x.set_zero();
     }
     vcycle_level(l - 1, C.x, C.b, true);
+    s16::set_finest_level(l == finest_);
     {
       const auto t = time_scope(timers_, l, Component::prolongation);
       prolongate_level(l, x, C.x);
+      s16::round(x, s16::iterate);
     }
     {
       const auto t = time_scope(timers_, l, Component::smoother);
@@ -502,6 +511,7 @@ namespace tpmg
         return;
       }
     dst.reinit(size(), backend_); // zero: the cycle starts from x = 0
+    internal::storage16::round(src, internal::storage16::input);
     if (lev(finest_).layout->distributed())
       dst.set_layout(lev(finest_).layout);
     vcycle_level(finest_, dst, src, true);

@@ -6,6 +6,8 @@
 #include <tpmg/patch_smoother.h>
 #include <tpmg/vector_ops.h>
 
+#include <src/multigrid/storage16_emulation.h>
+
 #include <kernels/smoothers/boundary_patch.h>
 #include <kernels/smoothers/patch_basic.h>
 #include <kernels/smoothers/patch_fiber.h>
@@ -253,7 +255,10 @@ namespace tpmg
                                                    bool x_is_zero) const
   {
     for (int i = 0; i < n_colors(); ++i)
-      smooth_color(x, b, color_at(reverse ? n_colors() - 1 - i : i), x_is_zero && i == 0);
+      {
+        smooth_color(x, b, color_at(reverse ? n_colors() - 1 - i : i), x_is_zero && i == 0);
+        internal::storage16::round(x, internal::storage16::iterate); // TPMG_EMULATE_16BIT_STORAGE
+      }
   }
 
   namespace
