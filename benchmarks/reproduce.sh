@@ -113,6 +113,9 @@
 #                      two rounds
 #   bp-compare         BP1/BP3/BP5 (stored and on_the_fly factors, float and double, 1e7 DoFs) of this tree and
 #                      of another build (BUILD_OLD, as table7-compare), alternating, two rounds
+#   small-solve-variants  k = 3 at 15.6 K and 913 K DoFs with every fused smoother optimization, 1, 4 and
+#                      automatic patches per block, and the separate and global kernels, with the CUDA graph
+#                      and launch by launch (per-level times), best of 5, two rounds
 #   grid-sync-probe    a graph's kernel launch against a grid-wide barrier per dependent step
 #                      (tools/grid_sync_probe.cu)
 #   bank-probe         the shared-memory bank rule for 8-byte words, under Nsight Compute
@@ -779,6 +782,36 @@ for row in sorted(rows):
     print(*row)
 PY
       tar czf "$OUT/scaling/graph_ranks_logs.tgz" -C "$OUT/logs" graph_ranks
+      ;;
+    small-solve-variants)
+      mkdir -p "$OUT/solve" "$OUT/logs/small_variants"
+      V=$OUT/logs/small_variants
+      variant() { # name level graph optimization patches kernel
+        $SOLVER prm/table7_k3_mixed.prm --set "Mesh/Refinement level=$2" --set "Backend/CUDA graph=$3" \
+          --set "Multigrid/Kernel optimization=$4" --set "Multigrid/Patches per block=$5" --set "Multigrid/Smoother kernel=$6" \
+          --set Backend/Repetitions=5 --set Output/Verbose=false --json "$V/$1.json" > "$V/$1.log" 2>&1 || echo "$1: exit $?"
+      }
+      for round in 1 2; do
+        for lvl in 3 5; do
+          for graph in auto never; do
+            for opt in automatic linear_indexing conflict_free reduced_residual basic tensor_core; do
+              for ppb in 0 1 4; do
+                [ $opt = basic ] && [ $ppb != 0 ] && continue
+                variant "r${round}_L${lvl}_${graph}_${opt}_p${ppb}_fused" $lvl $graph $opt $ppb fused
+              done
+            done
+            for kernel in separate global; do variant "r${round}_L${lvl}_${graph}_automatic_p0_$kernel" $lvl $graph automatic 0 $kernel; done
+          done
+        done
+      done
+      # one line per run: iterations, best solve, the kernels that ran, per level smoother/total [us]
+      python3 - "$V" <<'PY' | tee "$OUT/solve/small_solve_variants.txt"
+import glob, json, os, sys
+for f in sorted(glob.glob(sys.argv[1] + '/*.json')):
+    r = json.load(open(f))
+    levels = ' '.join('L%s:%.1f/%.1f' % (l['level'], 1e6 * l['smoother'], 1e6 * l['total']) for l in r['levels'])
+    print(os.path.basename(f)[:-5], r['iterations'], '%.1f us' % (1e6 * r['solve_time_s']), r['smoother_configuration'], '|', levels)
+PY
       ;;
     mpi-gpu-tests)
       mkdir -p "$OUT/checks"
