@@ -512,7 +512,8 @@ CASES
           read -r name file level extra <<< "$c"
           sets=(); for e in $extra; do sets+=(--set "${e//_/ }"); done
           env $env "$S/apps/poisson_solver" "prm/$file.prm" --set "Mesh/Refinement level=$level" --set Backend/Repetitions=1 "${sets[@]}" \
-            --json "$OUT/logs/storage16/${name}_$label.json" > "$OUT/logs/storage16/${name}_$label.log" 2>&1 || echo "$name $label: exit $?"
+            --json "$OUT/logs/storage16/${name}_$label.json" < /dev/null > "$OUT/logs/storage16/${name}_$label.log" 2>&1 ||
+            { echo "$name $label: exit $?"; continue; }
           python3 -c "import json,sys; r=json.load(open(sys.argv[1])); print(sys.argv[2], '|', sys.argv[3], '|', r['iterations'], '|', r.get('l2_error'), '|', ' '.join('%.1e' % h for h in r['residual_history']))" \
             "$OUT/logs/storage16/${name}_$label.json" "$name" "$label" | tee -a "$R"
         done
@@ -804,13 +805,16 @@ PY
           done
         done
       done
-      # one line per run: iterations, best solve, the kernels that ran, per level smoother/total [us]
+      # one line per run: iterations, best solve, the kernels that ran, per level smoother/total and
+      # the solve's breakdown (V-cycle graph, GMRES vector work, outer operator, conversions) [us]
       python3 - "$V" <<'PY' | tee "$OUT/solve/small_solve_variants.txt"
 import glob, json, os, sys
 for f in sorted(glob.glob(sys.argv[1] + '/*.json')):
     r = json.load(open(f))
     levels = ' '.join('L%s:%.1f/%.1f' % (l['level'], 1e6 * l['smoother'], 1e6 * l['total']) for l in r['levels'])
-    print(os.path.basename(f)[:-5], r['iterations'], '%.1f us' % (1e6 * r['solve_time_s']), r['smoother_configuration'], '|', levels)
+    b = r['breakdown']
+    parts = ' '.join('%s:%.1f' % (k, 1e6 * b[k]) for k in ('vcycle_graph', 'outer_vector', 'outer_matvec', 'conversion'))
+    print(os.path.basename(f)[:-5], r['iterations'], '%.1f us' % (1e6 * r['solve_time_s']), r['smoother_configuration'], '|', levels, '|', parts)
 PY
       ;;
     mpi-gpu-tests)

@@ -37,9 +37,9 @@ namespace
   /// Random floats: every exponent, both signs, and the halfway points of the 16-bit formats.
   std::vector<float> test_floats()
   {
-    std::mt19937                            rng(7);
-    std::uniform_int_distribution<uint32_t> bits;
-    std::vector<float>                      v;
+    std::mt19937                                 rng(7);
+    std::uniform_int_distribution<std::uint32_t> bits;
+    std::vector<float>                           v;
     for (int i = 0; i < 200000; ++i)
       {
         const float f = bits_to_float(bits(rng));
@@ -49,13 +49,13 @@ namespace
     // halfway between neighbours of both formats (ties) and near the overflow thresholds
     for (int i = 0; i < 20000; ++i)
       {
-        const uint32_t b = bits(rng) & 0x7FFFE000u; // 10 fraction bits, the 11th set below
+        const std::uint32_t b = bits(rng) & 0x7FFFE000u; // 10 fraction bits, the 11th set below
         for (float f : {bits_to_float(b | 0x1000u), bits_to_float((b & 0x7FFF0000u) | 0x8000u)}) // bfloat16 tie
           if (std::isfinite(f))
             v.push_back(f);
       }
     for (float f : {65504.0f, 65519.0f, 65520.0f, 65535.0f, 6.0e-8f, 2.98e-8f, 2.9802322e-8f, 1e-30f, 3.3895314e38f,
-                    3.3961775e38f, 3.4e38f, 1.0e-40f})
+                    3.3961775e38f, 3.4e38f, 1.0e-40f, 3 * 0x1p-25f /* a subnormal tie: to 2^-23 */})
       {
         v.push_back(f);
         v.push_back(-f);
@@ -124,4 +124,5 @@ TEST(Storage16, BfloatRoundsTheUpperSixteenBitsTiesToEven)
   EXPECT_TRUE(std::isnan(round_to_bfloat16(NAN)));
   EXPECT_EQ(round_to(Storage16::bfloat16, 1.0f + 1.0f / 256), 1.0f); // a tie, to the even 1.0
   EXPECT_EQ(round_to(Storage16::half, 1.0f + 1.0f / 2048), 1.0f);
+  EXPECT_EQ(round_to_half(3 * 0x1p-25f), 0x1p-23f); // between the subnormals 2^-24 (odd) and 2^-23
 }

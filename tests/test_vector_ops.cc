@@ -317,7 +317,8 @@ namespace
 } // namespace
 
 // A preconditioner that returns NaN or infinity fails the solve with a message saying so: it
-// never ends as converged (GMRES's Givens rotation of a non-finite column gave a residual of 0).
+// never ends as converged (GMRES's Givens rotation of a non-finite column would give a residual
+// of 0).
 TEST(VectorOps, NonFinitePreconditionerOutputFailsEverySolver)
 {
   const index_t        n = 60;

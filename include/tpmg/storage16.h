@@ -30,10 +30,11 @@ namespace tpmg
         return v;
       int e = 0;
       std::frexp(v, &e); // |v| = m 2^e, m in [0.5, 1): the leading bit is 2^(e - 1)
-      const int   lead    = e - 1 < min_exponent ? min_exponent : e - 1;
-      const float quantum = std::ldexp(1.0f, lead - fraction_bits);
-      // v / quantum is exact (a power of two), and nearbyint rounds ties to even
-      const float r = std::nearbyint(v / quantum) * quantum;
+      const int lead = e - 1 < min_exponent ? min_exponent : e - 1;
+      // v in units of the last kept bit is exact (a power-of-two scaling), and nearbyint rounds
+      // ties to even in the default rounding mode; scaling by ldexp keeps the quantum itself
+      // (2^-133 for bfloat16's subnormals) out of float, where flush-to-zero would lose it
+      const float r = std::ldexp(std::nearbyint(std::ldexp(v, fraction_bits - lead)), lead - fraction_bits);
       return std::fabs(r) > largest ? std::copysign(INFINITY, v) : r;
     }
   } // namespace internal

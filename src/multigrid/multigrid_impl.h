@@ -457,8 +457,8 @@ namespace tpmg
       return; // a level on rank 0 alone, and so are the coarser ones
     if (l == coarsest_)
       {
-        coarse_solve(x, b, x_is_zero);
         internal::storage16::set_finest_level(l == finest_);
+        coarse_solve(x, b, x_is_zero);
         internal::storage16::round(x, internal::storage16::iterate);
         return;
       }

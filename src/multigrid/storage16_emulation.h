@@ -1,8 +1,8 @@
 // The build switch TPMG_EMULATE_16BIT_STORAGE=1 (a measurement instrument like those of
 // kernels/measurement_knobs.h; not for production builds) makes this header's hooks act: on the
 // CPU backend, a float V-cycle rounds its vectors to a 16-bit format where a V-cycle
-// storing them in that format would, so that the iterations show what the storage costs before
-// any kernel stores 16 bits (docs/performance/solve.md, "16-bit storage: what the iterations say";
+// storing them in that format would, so that the iterations show what the storage costs without
+// a kernel that stores 16 bits (docs/performance/solve.md, "16-bit storage: what the iterations say";
 // benchmarks/reproduce.sh storage16). Chosen at run time, read once:
 //   TPMG_STORAGE16                 half | bfloat16 (unset: nothing is rounded, the float baseline)
 //   TPMG_STORAGE16_VECTORS         the roles rounded, comma-separated (default all four):
@@ -23,6 +23,7 @@
 #include <tpmg/storage16.h>
 #include <tpmg/vector.h>
 
+#include <cmath>
 #include <cstdlib>
 #include <stdexcept>
 #include <string>
@@ -75,9 +76,19 @@ namespace tpmg::internal::storage16
           }
       }
     if (const char *v = std::getenv("TPMG_STORAGE16_FINEST_ITERATE"))
-      s.finest_iterate = std::string(v) != "float";
+      {
+        const std::string finest = v;
+        if (finest != "16" && finest != "float")
+          throw std::invalid_argument("TPMG_STORAGE16_FINEST_ITERATE must be 16 or float, not '" + finest + "'");
+        s.finest_iterate = finest == "16";
+      }
     if (const char *v = std::getenv("TPMG_STORAGE16_SCALE"))
-      s.scale = std::strtof(v, nullptr);
+      {
+        char *end = nullptr;
+        s.scale   = std::strtof(v, &end);
+        if (end == v || *end || !(s.scale > 0) || !std::isfinite(s.scale))
+          throw std::invalid_argument(std::string("TPMG_STORAGE16_SCALE must be a positive number, not '") + v + "'");
+      }
     return s;
   }
 
