@@ -345,6 +345,32 @@ TEST(VectorOps, NonFinitePreconditionerOutputFailsEverySolver)
         }
 }
 
+// modified_gram_schmidt, whose coefficients stay where the vectors are, equals the projections
+// done one at a time with dot and axpy_dot (the host holding each coefficient), bit for bit.
+TEST(VectorOps, ModifiedGramSchmidtEqualsItsStepsBitForBit)
+{
+  const index_t n = 5003;
+  for (int j : {0, 1, 4})
+    {
+      std::vector<Vector<double>> v;
+      for (int i = 0; i <= j; ++i)
+        v.push_back(random_vector<double>(n, 30 + unsigned(i)));
+      Vector<double>      w0 = random_vector<double>(n, 7), w1 = random_vector<double>(n, 7), slots;
+      std::vector<double> h0(std::size_t(j) + 2), h1(std::size_t(j) + 2);
+      double              next = dot(w0, v[0]);
+      for (int i = 0; i <= j; ++i)
+        {
+          h0[std::size_t(i)] = next;
+          next = axpy_dot(-h0[std::size_t(i)], v[std::size_t(i)], w0, i < j ? &v[std::size_t(i) + 1] : nullptr);
+        }
+      h0[std::size_t(j) + 1] = std::sqrt(next);
+      modified_gram_schmidt(v, j, w1, h1.data(), slots);
+      EXPECT_EQ(h1, h0) << j;
+      EXPECT_EQ(w1.to_host(), w0.to_host()) << j;
+      EXPECT_GT(std::fabs(h0[0]), 1.0); // (the vectors are not orthogonal: the test projects)
+    }
+}
+
 // The owned-node test of a distributed reduction (vector_kernels::OwnedNodes): the coordinates by
 // multiply-high (parts below 2^31 nodes) equal those by division, at every index of small parts
 // and near the ends of large ones.

@@ -30,6 +30,10 @@ namespace tpmg
     std::vector<Vector<double>> basis;          ///< GMRES: V
     std::vector<Vector<double>> preconditioned; ///< GMRES (right preconditioning): Z
     Vector<double>              r, w, p, q;     ///< residual and work vectors
+    /// GMRES's modified Gram-Schmidt coefficients where the vectors are (modified_gram_schmidt)
+    Vector<double> coefficients;
+    /// Values of `coefficients` for a restart length: a double-double sum per projection and norm.
+    static index_t coefficient_values(int restart) { return 2 * (index_t(std::max(1, restart)) + 2); }
 
     /// v made like `like` (size, backend, layout), reused where it has the size already.
     static Vector<double> &prepare(Vector<double> &v, const Vector<double> &like)
@@ -55,12 +59,16 @@ namespace tpmg
       prepare(r, like);
       prepare(w, like);
       if (solver == SolverType::gmres)
-        for (int j = 0; j < std::max(1, restart); ++j)
-          {
-            at(basis, j, like);
-            if (right_preconditioning)
-              at(preconditioned, j, like);
-          }
+        {
+          for (int j = 0; j < std::max(1, restart); ++j)
+            {
+              at(basis, j, like);
+              if (right_preconditioning)
+                at(preconditioned, j, like);
+            }
+          if (coefficients.size() < coefficient_values(restart) || coefficients.backend() != like.backend())
+            coefficients.reinit(coefficient_values(restart), like.backend(), false);
+        }
       if (solver == SolverType::cg)
         {
           prepare(p, like);
@@ -211,7 +219,7 @@ namespace tpmg
     /// Arnoldi step of GMRES: w orthogonalized against v_0..v_j, the coefficients into
     /// h[0..j], ‖w‖ into h[j + 1] (w itself is not scaled).
     inline void orthogonalize(const std::vector<Vector<double>> &V, int j, Vector<double> &w,
-                              Orthogonalization orthogonalization, double *h)
+                              Orthogonalization orthogonalization, double *h, Vector<double> &coefficients)
     {
       if (orthogonalization == Orthogonalization::classical)
         {
@@ -239,14 +247,9 @@ namespace tpmg
       // Modified Gram-Schmidt. (Classical Gram-Schmidt with a second, DGKS pass measured slower
       // on the H100: more vector passes; docs/performance/solve.md.) Each axpy is fused with the
       // dot product after it (axpy_dot), the last one with ‖w‖²: 4j + 7 vector passes instead of
-      // 5j + 8, the same arithmetic; j + 2 reductions over the ranks.
-      double next = dot(w, V[0]);
-      for (int i = 0; i <= j; ++i)
-        {
-          h[i] = next;
-          next = axpy_dot(-h[i], V[i], w, i < j ? &V[i + 1] : nullptr);
-        }
-      h[j + 1] = std::sqrt(next);
+      // 5j + 8, the same arithmetic; j + 2 reductions, over the ranks where the level is split,
+      // else with one wait on the host for all of them.
+      modified_gram_schmidt(V, j, w, h, coefficients);
     }
   } // namespace internal
 
@@ -337,7 +340,7 @@ namespace tpmg
               }
             {
               const auto t = time_scope(timers, outer_level, Component::outer_vector);
-              internal::orthogonalize(V, j, w, control.orthogonalization, &h(0, j)); // column j of H
+              internal::orthogonalize(V, j, w, control.orthogonalization, &h(0, j), ws.coefficients); // column j of H
             }
             const double h_next = h(j + 1, j); // v_{j+1} = w / h_next, written below if needed
             // Givens rotations

@@ -33,6 +33,13 @@ namespace tpmg
   template <typename N>
   void equ(N a, const Vector<N> &x, Vector<N> &y); ///< y = a x
 
+  /// Modified Gram-Schmidt of w against v[0..j]: h[i] = (w, v[i]) with w -= h[i] v[i] in turn,
+  /// then h[j + 1] = ‖w‖ (w is not scaled); each projection fused with the next dot product
+  /// (axpy_dot): j + 2 reductions, the same bits as calling axpy_dot in turn. On a level that is
+  /// not split over ranks each coefficient stays in the backend's memory, in `slots` (2 (j + 2)
+  /// values, resized here), where the next kernel reads it: the host waits once, not j + 2 times.
+  template <typename N>
+  void modified_gram_schmidt(const std::vector<Vector<N>> &v, int j, Vector<N> &w, double *h, Vector<double> &slots);
   /// y += Σ_{c < count} a[c] v[c], one pass over y and up to 8 of the v[c] at a time (GMRES's
   /// solution update: j + 2 vector passes instead of 3j).
   template <typename N>

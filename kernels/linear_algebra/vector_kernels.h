@@ -7,6 +7,7 @@
 #include <tpmg/numbering.h>
 
 #include <kernels/common/cell_grid.h>
+#include <kernels/common/double_double.h>
 
 namespace tpmg
 {
@@ -146,6 +147,18 @@ namespace tpmg
         w[i]       = wi;
         return double(wi) * double(v ? v[i] : wi);
       }
+    };
+
+    /// AxpyDot with a = -c, c a sum in the backend's memory that an earlier reduction of the
+    /// stream wrote (modified Gram-Schmidt without a wait on the host: modified_gram_schmidt).
+    template <typename N>
+    struct AxpyDotFrom
+    {
+      const DoubleDouble *c;
+      const N            *x;
+      N                  *w;
+      const N            *v;
+      TPMG_HD double      operator()(index_t i) const { return AxpyDot<N>{N(-c->value()), x, w, v}(i); }
     };
 
     /// Whether entry i of a rank's stored part of a level (nodes per direction `nodes`) is one

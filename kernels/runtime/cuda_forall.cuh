@@ -197,18 +197,27 @@ namespace tpmg
       __device__ void operator()(index_t i, double *t) const { t[0] = double(f(i)); }
     };
 
-    /// accurate_sums of f over [0, n) into sums[0, K), on the current stream.
+    /// Launches accurate_sums of g over [0, n) into out[0, K) (device or mapped memory) on the
+    /// current stream.
+    template <int K, class G>
+    void launch_accurate_sums(index_t n, const G &g, DoubleDouble *out)
+    {
+      const index_t blocks = std::min<index_t>((n + accurate_block - 1) / accurate_block, forall_grid_limit());
+      const index_t grid   = std::max<index_t>(blocks, 1); // (n = 0: one block adds nothing)
+      auto *partial = static_cast<DoubleDouble *>(reduction_scratch(std::size_t(grid) * K * sizeof(DoubleDouble)));
+      accurate_sums<K>
+        <<<unsigned(grid), accurate_block, 0, current_stream()>>>(g, n, partial, reduction_slots().counter, out);
+      TPMG_CUDA_CHECK(cudaGetLastError());
+    }
+
+    /// accurate_sums of g over [0, n) into sums[0, K) on the host: through the mapped slots,
+    /// after the stream is done.
     template <int K, class G>
     void accurate_sums_on_device(index_t n, const G &g, DoubleDouble *sums)
     {
       static_assert(K <= max_accurate_sums, "reduction_slots holds max_accurate_sums results");
-      const index_t blocks = std::min<index_t>((n + accurate_block - 1) / accurate_block, forall_grid_limit());
-      const index_t grid   = std::max<index_t>(blocks, 1); // (n = 0: one block adds nothing)
-      auto *partial = static_cast<DoubleDouble *>(reduction_scratch(std::size_t(grid) * K * sizeof(DoubleDouble)));
       const ReductionSlots slots = reduction_slots();
-      accurate_sums<K>
-        <<<unsigned(grid), accurate_block, 0, current_stream()>>>(g, n, partial, slots.counter, slots.device);
-      TPMG_CUDA_CHECK(cudaGetLastError());
+      launch_accurate_sums<K>(n, g, slots.device);
       TPMG_CUDA_CHECK(cudaStreamSynchronize(current_stream()));
       std::copy(slots.host, slots.host + K, sums);
     }
@@ -230,6 +239,13 @@ namespace tpmg
   {
     internal::accurate_sums_on_device<K>(n, f, sums);
   }
+
+  /// The sum into device memory, without waiting (reduce_sum_accurate_into).
+  template <class F>
+  void reduce_sum_accurate_into_device(index_t n, const F &f, DoubleDouble *out)
+  {
+    internal::launch_accurate_sums<1>(n, internal::OneTerm<F>{f}, out);
+  }
 } // namespace tpmg
 
 #define TPMG_INSTANTIATE_DEVICE_FORALL(...) \
@@ -240,6 +256,9 @@ namespace tpmg
   template double tpmg::reduce_max_on_device<__VA_ARGS__>(tpmg::index_t, const __VA_ARGS__ &);
 #define TPMG_INSTANTIATE_DEVICE_REDUCE_ACCURATE(...) \
   template tpmg::DoubleDouble tpmg::reduce_sum_accurate_on_device<__VA_ARGS__>(tpmg::index_t, const __VA_ARGS__ &);
+#define TPMG_INSTANTIATE_DEVICE_REDUCE_ACCURATE_INTO(...)                                              \
+  template void tpmg::reduce_sum_accurate_into_device<__VA_ARGS__>(tpmg::index_t, const __VA_ARGS__ &, \
+                                                                   tpmg::DoubleDouble *);
 #define TPMG_INSTANTIATE_DEVICE_REDUCE_ACCURATE_MULTI(K, ...)                                           \
   template void tpmg::reduce_sum_accurate_on_device<K, __VA_ARGS__>(tpmg::index_t, const __VA_ARGS__ &, \
                                                                     tpmg::DoubleDouble(&)[K]);

@@ -29,6 +29,8 @@ namespace tpmg
   DoubleDouble reduce_sum_accurate_on_device(index_t n, const F &f);
   template <int K, class F>
   void reduce_sum_accurate_on_device(index_t n, const F &f, DoubleDouble (&sums)[K]);
+  template <class F>
+  void reduce_sum_accurate_into_device(index_t n, const F &f, DoubleDouble *out);
 
   [[noreturn]] void throw_no_cuda(const char *what);
 
@@ -150,6 +152,24 @@ namespace tpmg
     for (index_t i = 0; i < n; ++i)
       sum = sum + double(f(i));
     return sum;
+  }
+
+  /// reduce_sum_accurate into *out, in the backend's memory: on the GPU without waiting for it
+  /// (a later kernel on the stream reads it there), on the CPU at once. A chain of reductions
+  /// whose terms read the previous results then waits on the host once, at its end.
+  template <class F>
+  void reduce_sum_accurate_into(Backend backend, index_t n, const F &f, DoubleDouble *out)
+  {
+    if (backend == Backend::cuda)
+      {
+#ifdef TPMG_WITH_CUDA
+        reduce_sum_accurate_into_device(n, f, out);
+        return;
+#else
+        throw_no_cuda("reduce_sum_accurate_into");
+#endif
+      }
+    *out = reduce_sum_accurate(backend, n, f);
   }
 
   /// K sums at once, in one pass: f(i, t) sets the K terms t[c] of item i; sums[c] = Σ_i t[c]

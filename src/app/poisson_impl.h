@@ -133,6 +133,8 @@ namespace tpmg
       const std::size_t n8          = std::size_t(fine_layout->size()) * sizeof(double);
       std::size_t       est         = Multigrid<dim, k, Number>::estimate_memory_bytes(layouts, mg);
       est += std::size_t(outer_vectors(p)) * n8;
+      if (p.solver == SolverType::gmres)
+        est += std::size_t(SolverWorkspace::coefficient_values(p.gmres_restart)) * sizeof(double);
       est += level_operator_memory_bytes(fine_layout->level(), p.level_operator, p.geometry,
                                          sizeof(double)); // the outer operator
       if (!std::is_same_v<Number, double>)

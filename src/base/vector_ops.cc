@@ -7,6 +7,8 @@
 #include <algorithm>
 #include <cmath>
 #include <stdexcept>
+#include <type_traits>
+#include <vector>
 
 namespace tpmg
 {
@@ -151,6 +153,52 @@ namespace tpmg
   }
 
   template <typename N>
+  void modified_gram_schmidt(const std::vector<Vector<N>> &v, int j, Vector<N> &w, double *h, Vector<double> &slots)
+  {
+    const BoxLayout *layout = layout_of(w, &v[0]);
+    if (layout && layout->split())
+      {
+        // every coefficient summed over the ranks on the host (combine_over_ranks)
+        double next = dot(w, v[0]);
+        for (int i = 0; i <= j; ++i)
+          {
+            h[i] = next;
+            next = axpy_dot(N(-h[i]), v[std::size_t(i)], w, i < j ? &v[std::size_t(i) + 1] : nullptr);
+          }
+        h[j + 1] = std::sqrt(next);
+        return;
+      }
+    const std::size_t count = std::size_t(j) + 2;
+    if (slots.size() < index_t(2 * count) || slots.backend() != w.backend())
+      slots.reinit(index_t(2 * count), w.backend(), false);
+    auto *const sums = reinterpret_cast<DoubleDouble *>(slots.data());
+    // the same terms as reduce_owned's: a part with ghost copies counts the nodes it owns
+    auto reduce_into = [&](const auto &term, DoubleDouble *out) {
+      if (!layout || layout->owns_all())
+        reduce_sum_accurate_into(w.backend(), w.size(), term, out);
+      else
+        reduce_sum_accurate_into(w.backend(), w.size(),
+                                 vector_kernels::Owned<std::decay_t<decltype(term)>>{term, owned_nodes(*layout)}, out);
+    };
+    check_compatible(v[0], w, "modified_gram_schmidt");
+    reduce_into(vector_kernels::DotTerm<N>{w.data(), v[0].data()}, &sums[0]);
+    for (int i = 0; i <= j; ++i)
+      {
+        const Vector<N> *next = i < j ? &v[std::size_t(i) + 1] : nullptr;
+        if (next)
+          check_compatible(*next, w, "modified_gram_schmidt");
+        reduce_into(
+          vector_kernels::AxpyDotFrom<N>{&sums[i], v[std::size_t(i)].data(), w.data(), next ? next->data() : nullptr},
+          &sums[i + 1]);
+      }
+    std::vector<DoubleDouble> host(count);
+    copy_bytes(host.data(), Backend::cpu, sums, w.backend(), count * sizeof(DoubleDouble)); // the one wait
+    for (std::size_t i = 0; i + 1 < count; ++i)
+      h[i] = host[i].value();
+    h[j + 1] = std::sqrt(host[count - 1].value());
+  }
+
+  template <typename N>
   double norm_l2(const Vector<N> &x)
   {
     return std::sqrt(dot(x, x));
@@ -244,6 +292,8 @@ namespace tpmg
   template double                sum<N>(const Vector<N> &);                                                            \
   template void                  add<N>(N, Vector<N> &);                                                               \
   template double                axpy_dot<N>(N, const Vector<N> &, Vector<N> &, const Vector<N> *);                    \
+  template void                  modified_gram_schmidt<N>(const std::vector<Vector<N>> &, int, Vector<N> &, double *,  \
+                                         Vector<double> &);                                           \
   template double                norm_l2<N>(const Vector<N> &);                                                        \
   template index_t               count_non_finite<N>(const Vector<N> &);                                               \
   template std::array<double, 2> min_max<N>(const Vector<N> &);                                                        \

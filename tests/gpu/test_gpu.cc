@@ -507,6 +507,59 @@ TEST(Gpu, ReductionsInOneLaunchRepeatAndEqualCpu)
     }
 }
 
+// GMRES's modified Gram-Schmidt on the GPU with its coefficients in device memory, each read by
+// the next kernel (one wait on the host): the same bits as the projections one at a time on the
+// GPU, and the CPU's coefficients and vector within rounding
+TEST(Gpu, ModifiedGramSchmidtInDeviceMemoryEqualsItsStepsAndCpu)
+{
+  std::mt19937                     gen(5);
+  std::uniform_real_distribution<> u(-1, 1);
+  const int                        j = 5;
+  for (index_t n : {index_t(100), index_t(70001), index_t(1000003)})
+    {
+      std::vector<std::vector<double>> vh(j + 1, std::vector<double>(n));
+      std::vector<double>              wh(n);
+      for (auto &x : vh)
+        for (auto &e : x)
+          e = u(gen);
+      for (auto &e : wh)
+        e = u(gen);
+      std::vector<double> h[3], wr[3];
+      for (int run = 0; run < 3; ++run) // GPU in device memory, GPU one at a time, CPU
+        {
+          const Backend               b = run < 2 ? Backend::cuda : Backend::cpu;
+          std::vector<Vector<double>> v;
+          for (auto &x : vh)
+            {
+              v.emplace_back(n, b);
+              v.back().from_host(x);
+            }
+          Vector<double> w(n, b), slots;
+          w.from_host(wh);
+          h[run].assign(j + 2, 0.0);
+          if (run == 1)
+            {
+              double next = dot(w, v[0]);
+              for (int i = 0; i <= j; ++i)
+                {
+                  h[run][std::size_t(i)] = next;
+                  next =
+                    axpy_dot(-h[run][std::size_t(i)], v[std::size_t(i)], w, i < j ? &v[std::size_t(i) + 1] : nullptr);
+                }
+              h[run][j + 1] = std::sqrt(next);
+            }
+          else
+            modified_gram_schmidt(v, j, w, h[run].data(), slots);
+          wr[run] = w.to_host();
+        }
+      EXPECT_EQ(h[0], h[1]) << n;
+      EXPECT_EQ(wr[0], wr[1]) << n;
+      for (int i = 0; i < j + 2; ++i)
+        EXPECT_NEAR(h[0][std::size_t(i)], h[2][std::size_t(i)], 1e-12 * (1 + std::fabs(h[2][std::size_t(i)]))) << n;
+      EXPECT_LT(rel_diff(wr[0], wr[2]), 1e-13) << n;
+    }
+}
+
 TEST(Gpu, ChebyshevEqualsCpu)
 {
   const auto lev = level_of(3, 3, 3);
