@@ -32,7 +32,8 @@ namespace tpmg
     Vector<double>              r, w, p, q;     ///< residual and work vectors
     /// GMRES's modified Gram-Schmidt coefficients where the vectors are (modified_gram_schmidt)
     Vector<double> coefficients;
-    /// Values of `coefficients` for a restart length: a double-double sum per projection and norm.
+    /// Values of `coefficients` for a restart length: a double-double sum per projection and the
+    /// norm (at most restart + 1 of them), and one spare.
     static index_t coefficient_values(int restart) { return 2 * (index_t(std::max(1, restart)) + 2); }
 
     /// v made like `like` (size, backend, layout), reused where it has the size already.

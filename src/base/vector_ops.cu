@@ -3,6 +3,7 @@
 #include <kernels/runtime/cuda_forall.cuh>
 
 namespace vk = tpmg::vector_kernels;
+// (the _INTO reductions' CPU branch names the waiting ones too: both are instantiated)
 #define TPMG_INSTANTIATE(N)                                                   \
   TPMG_INSTANTIATE_DEVICE_FORALL(vk::Axpy<N>)                                 \
   TPMG_INSTANTIATE_DEVICE_FORALL(vk::Sadd<N>)                                 \
