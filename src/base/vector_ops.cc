@@ -7,7 +7,6 @@
 #include <algorithm>
 #include <cmath>
 #include <stdexcept>
-#include <type_traits>
 #include <vector>
 
 namespace tpmg
@@ -69,6 +68,17 @@ namespace tpmg
         }
     }
 
+    /// reduce(term) where this rank owns all its entries, else reduce of the term restricted to
+    /// the owned ones: the terms of a reduction over a level's owned nodes.
+    template <class Term, class Reduce>
+    void over_owned(const BoxLayout *layout, const Term &term, const Reduce &reduce)
+    {
+      if (!layout || layout->owns_all()) // (a level on rank 0 alone: the others add nothing)
+        reduce(term);
+      else
+        reduce(vector_kernels::Owned<Term>{term, owned_nodes(*layout)});
+    }
+
     /// Σ_i term(i) over the entries this rank owns, summed over the ranks of the layout, in
     /// double-double arithmetic (double_double.h): the same result for any split of the level
     /// over the ranks.
@@ -76,10 +86,7 @@ namespace tpmg
     double reduce_owned(Backend backend, index_t n, const BoxLayout *layout, const Term &term)
     {
       std::vector<DoubleDouble> sum(1);
-      if (!layout || layout->owns_all()) // (a level on rank 0 alone: the others add nothing)
-        sum[0] = reduce_sum_accurate(backend, n, term);
-      else
-        sum[0] = reduce_sum_accurate(backend, n, vector_kernels::Owned<Term>{term, owned_nodes(*layout)});
+      over_owned(layout, term, [&](const auto &t) { sum[0] = reduce_sum_accurate(backend, n, t); });
       combine_over_ranks(layout, sum);
       return sum[0].value();
     }
@@ -172,13 +179,9 @@ namespace tpmg
     if (slots.size() < index_t(2 * count) || slots.backend() != w.backend())
       slots.reinit(index_t(2 * count), w.backend(), false);
     auto *const sums = reinterpret_cast<DoubleDouble *>(slots.data());
-    // the same terms as reduce_owned's: a part with ghost copies counts the nodes it owns
+    // the same terms as reduce_owned's (a part with ghost copies counts the nodes it owns)
     auto reduce_into = [&](const auto &term, DoubleDouble *out) {
-      if (!layout || layout->owns_all())
-        reduce_sum_accurate_into(w.backend(), w.size(), term, out);
-      else
-        reduce_sum_accurate_into(w.backend(), w.size(),
-                                 vector_kernels::Owned<std::decay_t<decltype(term)>>{term, owned_nodes(*layout)}, out);
+      over_owned(layout, term, [&](const auto &t) { reduce_sum_accurate_into(w.backend(), w.size(), t, out); });
     };
     check_compatible(v[0], w, "modified_gram_schmidt");
     reduce_into(vector_kernels::DotTerm<N>{w.data(), v[0].data()}, &sums[0]);
