@@ -116,6 +116,9 @@
 #   small-solve-variants  k = 3 at 15.6 K and 913 K DoFs with every fused smoother optimization, 1, 4 and
 #                      automatic patches per block, and the separate and global kernels, with the CUDA graph
 #                      and launch by launch (per-level times), best of 5, two rounds
+#   coarse-level       the coarse solve by fast diagonalization against the coarse mesh's hierarchy
+#                      (`Multigrid/Coarse level = auto` / `mesh`), k = 1, 2, 3, 5, 7 from 15.6 K to
+#                      57 M DoFs, the Table 7 files, best of 5 (3), two rounds, alternating
 #   grid-sync-probe    a graph's kernel launch against a grid-wide barrier per dependent step
 #                      (tools/grid_sync_probe.cu)
 #   bank-probe         the shared-memory bank rule for 8-byte words, under Nsight Compute
@@ -783,6 +786,40 @@ for row in sorted(rows):
     print(*row)
 PY
       tar czf "$OUT/scaling/graph_ranks_logs.tgz" -C "$OUT/logs" graph_ranks
+      ;;
+    coarse-level)
+      mkdir -p "$OUT/solve" "$OUT/logs/coarse_level"; C="$OUT/logs/coarse_level"
+      echo "# case coarse_level round dofs iterations solve_s setup_s coarsest_level coarse_solver l2_error" |
+        tee "$OUT/solve/coarse_level.txt"
+      for round in 1 2; do
+        while read -r name args; do
+          eval "set -- $args"
+          for which in mesh auto; do
+            $SOLVER "$@" --set "Multigrid/Coarse level=$which" --set Output/Verbose=false \
+              --json "$C/${name}_${which}_$round.json" > "$C/${name}_${which}_$round.log" 2>&1 || echo "$name $which: exit $?"
+            python3 -c "import json,sys; r=json.load(open(sys.argv[1])); print(*sys.argv[2:5], r['dofs'], r['iterations'], '%.6f' % r['solve_time_s'], '%.4f' % r['setup_time_s'], r['coarsest_level'], '\"%s\"' % r['coarse_solver'], r['l2_error'])" \
+              "$C/${name}_${which}_$round.json" "$name" $which $round | tee -a "$OUT/solve/coarse_level.txt"
+          done
+        done <<'CASES'
+k3_15.6K --set Polynomial\ degree=3 --set Mesh/Refinement\ level=3 --set Mesh/Coarse\ cells=1 --set Backend/Repetitions=5
+k3_118K --set Polynomial\ degree=3 --set Mesh/Refinement\ level=4 --set Mesh/Coarse\ cells=1 --set Backend/Repetitions=5
+k3_913K --set Polynomial\ degree=3 --set Mesh/Refinement\ level=5 --set Mesh/Coarse\ cells=1 --set Backend/Repetitions=5
+k3_7.2M --set Polynomial\ degree=3 --set Mesh/Refinement\ level=6 --set Mesh/Coarse\ cells=1 --set Backend/Repetitions=5
+k3_57M --set Polynomial\ degree=3 --set Mesh/Refinement\ level=7 --set Mesh/Coarse\ cells=1 --set Backend/Repetitions=5
+k7_185K --set Polynomial\ degree=7 --set Mesh/Refinement\ level=3 --set Mesh/Coarse\ cells=1 --set Backend/Repetitions=5
+k7_1.4M --set Polynomial\ degree=7 --set Mesh/Refinement\ level=4 --set Mesh/Coarse\ cells=1 --set Backend/Repetitions=5
+k7_11.4M --set Polynomial\ degree=7 --set Mesh/Refinement\ level=5 --set Mesh/Coarse\ cells=1 --set Backend/Repetitions=5
+k1_275K --set Polynomial\ degree=1 --set Mesh/Refinement\ level=6 --set Mesh/Coarse\ cells=1 --set Backend/Repetitions=5
+k1_2.1M --set Polynomial\ degree=1 --set Mesh/Refinement\ level=7 --set Mesh/Coarse\ cells=1 --set Backend/Repetitions=5
+k1_17M --set Polynomial\ degree=1 --set Mesh/Refinement\ level=8 --set Mesh/Coarse\ cells=1 --set Backend/Repetitions=5
+k2_2.1M --set Polynomial\ degree=2 --set Mesh/Refinement\ level=6 --set Mesh/Coarse\ cells=1 --set Backend/Repetitions=5
+k5_531K --set Polynomial\ degree=5 --set Mesh/Refinement\ level=4 --set Mesh/Coarse\ cells=1 --set Backend/Repetitions=5
+table7_k1 prm/table7_k1_mixed.prm --set Backend/Repetitions=3
+table7_k3 prm/table7_k3_mixed.prm --set Backend/Repetitions=3
+table7_k7 prm/table7_k7_mixed.prm --set Backend/Repetitions=3
+CASES
+      done
+      tar czf "$OUT/solve/coarse_level_logs.tgz" -C "$OUT/logs" coarse_level
       ;;
     small-solve-variants)
       mkdir -p "$OUT/solve" "$OUT/logs/small_variants"

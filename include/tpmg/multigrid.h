@@ -79,6 +79,11 @@ namespace tpmg
     /// took the outer iterations of two wherever measured (Kershaw k = 3, 5, 7; Q2 and Q4 boxes;
     /// the sine mesh: docs/method.md, "Coarse solve") at half the coarse level's work.
     int coarse_cycles = 1;
+    /// Raises the coarsest level to the finest level below the finest whose problem the coarse
+    /// solve by fast diagonalization takes (coarse_solve_by_fast_diagonalization) with at most
+    /// this many unknowns per direction; 0 keeps the coarse mesh's level (coarsest_level). The
+    /// solver's `Multigrid/Coarse level = auto` sets fast_diagonalization_coarse_extent.
+    index_t fast_diagonalization_extent = 0;
     /// vmult records the V-cycle's launches once as a CUDA graph and replays it (use_cuda_graph;
     /// one rank on a GPU, or ranks whose exchanges NCCL runs on the stream: no host work inside
     /// the cycle).
@@ -102,10 +107,24 @@ namespace tpmg
     return level.singular() && !coefficients.reaction;
   }
 
-  /// The coarsest level a Multigrid on `levels` (the whole hierarchy 0..L) uses: level 1 when
-  /// level 0 is a single cell per direction (one vertex patch then covers level 1), else level
-  /// 0; never above the finest.
+  /// The coarse mesh's level of `levels` (the whole hierarchy 0..L): level 1 when level 0 is a
+  /// single cell per direction (one vertex patch then covers level 1), else level 0; never above
+  /// the finest.
   int coarsest_level(const std::vector<CartesianLevel> &levels);
+  /// The coarsest level a Multigrid with `settings` uses on `levels`: with
+  /// settings.fast_diagonalization_extent the finest level below the finest that fast
+  /// diagonalization solves within that extent, where one is above the coarse mesh's level,
+  /// else the coarse mesh's level.
+  int coarsest_level(const std::vector<CartesianLevel> &levels, const MultigridSettings &settings);
+  /// The same for the hierarchy as `layouts` distributes it: the level above stepped down to
+  /// the finest one the layouts keep whole (made with the rule above, they keep it whole).
+  int coarsest_level(const HierarchyLayout &layouts, const MultigridSettings &settings);
+
+  /// Whether the coarse solve on `coarsest` is fast diagonalization (fast_diagonalization.h in
+  /// src/multigrid): settings.fast_diagonalization_extent > 0 and at least the unknowns along
+  /// each direction; the Kronecker-form (`cartesian`) level operator of an undeformed level with
+  /// constant a and c; a whole level without periodic directions or Robin faces, not singular.
+  bool coarse_solve_by_fast_diagonalization(const CartesianLevel &coarsest, const MultigridSettings &settings);
 
   /// Whether the coarse solve on `coarsest` is one vertex-patch step (a single patch covers the
   /// level and the vertex-patch smoother runs).
@@ -187,6 +206,9 @@ namespace tpmg
     virtual double contrast() const { return -1; }
   };
 
+  template <typename Number>
+  class LevelFastDiagonalization;
+
   /// The multigrid hierarchy on one backend: a level operator and a smoother on every level from
   /// coarsest_level() to the finest, the transfers between them, the coarse solver.
   /// As a LinearOperator, vmult applies one V-cycle from zero: the preconditioner of the outer
@@ -213,6 +235,8 @@ namespace tpmg
     /// Level 1 when level 0 is a single cell per direction (one vertex patch then covers
     /// level 1), else level 0; never above the finest level.
     static int coarsest_level(const std::vector<CartesianLevel> &levels);
+    /// tpmg::coarsest_level(levels, settings): the coarsest level these settings use.
+    static int coarsest_level(const std::vector<CartesianLevel> &levels, const MultigridSettings &settings);
 
     int finest_level() const { return finest_; }
     int coarsest_level() const { return coarsest_; }
@@ -232,7 +256,7 @@ namespace tpmg
                         GhostLayers layers = GhostLayers::one) const;
     void prolongate_level(int l, Vector<Number> &fine, const Vector<Number> &coarse) const;
     const std::shared_ptr<const BoxLayout> &layout() const override { return level_layout(finest_); }
-    /// How the coarsest level is solved ("one vertex-patch step" or "dense direct").
+    /// How the coarsest level is solved ("one vertex-patch step", "dense direct", ...).
     const char *coarse_solver_name() const;
 
     /// Wall seconds of the setup's parts on this rank: the level operators (with their geometric
@@ -298,11 +322,12 @@ namespace tpmg
     int                                 coarsest_ = 0, finest_ = 0;
     std::vector<std::unique_ptr<Level>> levels_;
     struct DegreeCoarse; ///< the coarse solve by degree: Q_1 vectors and transfer
-    std::unique_ptr<DegreeCoarse> degree_coarse_;
-    bool                          coarse_by_smoother_ = false;
-    SetupSeconds                  setup_seconds_;
-    index_t                       coarse_n_ = 0;
-    Vector<Number>                coarse_inverse_;
+    std::unique_ptr<DegreeCoarse>                           degree_coarse_;
+    bool                                                    coarse_by_smoother_ = false;
+    SetupSeconds                                            setup_seconds_;
+    index_t                                                 coarse_n_ = 0;
+    Vector<Number>                                          coarse_inverse_;
+    std::unique_ptr<const LevelFastDiagonalization<Number>> coarse_fd_; ///< the coarse solve by fast diagonalization
     // the recorded V-cycle (vmult_graph): the executable graph and the vectors it was recorded on
     struct GraphDeleter
     {

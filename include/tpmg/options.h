@@ -39,6 +39,7 @@ namespace tpmg
                   {ExchangePath::mpi, "mpi"}, {ExchangePath::host, "host"});
   TPMG_ENUM_NAMES(CudaGraph, 3, {CudaGraph::automatic, "auto"}, {CudaGraph::always, "always"},
                   {CudaGraph::never, "never"});
+  TPMG_ENUM_NAMES(CoarseLevel, 2, {CoarseLevel::automatic, "auto"}, {CoarseLevel::mesh, "mesh"});
   TPMG_ENUM_NAMES(ExchangeOverlap, 3, {ExchangeOverlap::automatic, "auto"}, {ExchangeOverlap::always, "always"},
                   {ExchangeOverlap::never, "never"});
   TPMG_ENUM_NAMES(Precision, 2, {Precision::fp32, "float"}, {Precision::fp64, "double"});

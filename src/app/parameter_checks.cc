@@ -32,16 +32,8 @@ namespace tpmg
     }
 
     /// Whether the vertex-patch smoother would solve fitted patch problems (MultigridSettings'
-    /// rule, from the parameters that decide it).
-    bool fitted_patches(const SolverParameters &p)
-    {
-      MultigridSettings mg;
-      mg.smoother       = p.smoother;
-      mg.deformation    = p.deformation;
-      mg.patch_geometry = p.patch_geometry;
-      mg.coefficients   = p.coefficients();
-      return mg.fitted_patches();
-    }
+    /// rule).
+    bool fitted_patches(const SolverParameters &p) { return internal::multigrid_settings(p).fitted_patches(); }
 
     /// The faces' types agree with each other, with the data given for them and with the rest of
     /// the problem; alpha >= 0 where sampled on the Robin faces.
@@ -283,11 +275,8 @@ namespace tpmg
         return; // reported by the caller
       // the coarsest level the multigrid uses, and the coarse solve it needs
       const std::vector<CartesianLevel> levels = make_hierarchy(p.domain(), p.degree, std::min(p.refinement_level, 1));
-      const CartesianLevel             &coarse = levels[coarsest_level(levels)];
-      MultigridSettings                 mg;
-      mg.smoother       = p.smoother;
-      mg.deformation    = p.deformation;
-      mg.patch_geometry = p.patch_geometry;
+      const MultigridSettings           mg     = internal::multigrid_settings(p);
+      const CartesianLevel             &coarse = levels[coarsest_level(levels, mg)];
       if (const std::string problem = coarse_level_problem(coarse, mg); !problem.empty())
         fail(cells_path, problem);
       if (p.deformation.type == Deformation::none)
@@ -324,6 +313,28 @@ namespace tpmg
     {
       check_problem(prm, p);
       check_mesh(prm, p);
+    }
+
+    MultigridSettings multigrid_settings(const SolverParameters &p)
+    {
+      MultigridSettings mg;
+      mg.smoother          = p.smoother;
+      mg.patch             = p.patch;
+      mg.color_order       = p.conventions == Conventions::paper_code ? ColorOrder::odd_first : ColorOrder::standard;
+      mg.level_operator    = p.level_operator_in_use();
+      mg.deformation       = p.deformation;
+      mg.robin_coefficient = p.robin_coefficient;
+      mg.coefficients      = p.coefficients();
+      mg.geometry          = p.geometry;
+      mg.patch_geometry    = p.patch_geometry;
+      mg.fitted_smoothing  = p.fitted_smoothing;
+      mg.fitted_kernel     = p.fitted_kernel;
+      set_chebyshev_polynomial(mg, p.chebyshev_degree, p.chebyshev_range);
+      mg.symmetric = p.symmetric_vcycle();
+      mg.overlap   = p.overlap;
+      mg.fast_diagonalization_extent =
+        p.coarse_level == CoarseLevel::automatic ? index_t(fast_diagonalization_coarse_extent) : 0;
+      return mg;
     }
   } // namespace internal
 

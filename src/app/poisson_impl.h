@@ -14,6 +14,7 @@
 #include <tpmg/vector_ops.h>
 #include <tpmg/vtu.h>
 
+#include <src/app/parameter_checks.h>
 #include <src/app/run_report.h>
 
 #include <chrono>
@@ -98,28 +99,6 @@ namespace tpmg
           res.warnings.push_back(w.str());
         }
       return c;
-    }
-
-    /// The multigrid's settings from the parameters (the authors' conventions start with the odd
-    /// colour).
-    inline MultigridSettings multigrid_settings(const SolverParameters &p)
-    {
-      MultigridSettings mg;
-      mg.smoother          = p.smoother;
-      mg.patch             = p.patch;
-      mg.color_order       = p.conventions == Conventions::paper_code ? ColorOrder::odd_first : ColorOrder::standard;
-      mg.level_operator    = p.level_operator;
-      mg.deformation       = p.deformation;
-      mg.robin_coefficient = p.robin_coefficient;
-      mg.coefficients      = p.coefficients();
-      mg.geometry          = p.geometry;
-      mg.patch_geometry    = p.patch_geometry;
-      mg.fitted_smoothing  = p.fitted_smoothing;
-      mg.fitted_kernel     = p.fitted_kernel;
-      set_chebyshev_polynomial(mg, p.chebyshev_degree, p.chebyshev_range);
-      mg.symmetric = p.symmetric_vcycle();
-      mg.overlap   = p.overlap;
-      return mg;
     }
 
     /// The run's memory estimate (res.memory_estimate_bytes), checked against what the device or
@@ -312,9 +291,9 @@ namespace tpmg
         base_.device_init_s = comm_.max(wall_seconds() - init);
         const double start  = wall_seconds();
         // the levels over the ranks (PartitionError for a rank count that cannot split them)
-        layouts_     = std::make_unique<HierarchyLayout>(levels_, comm_, backend_, tpmg::coarsest_level(levels_),
-                                                     p_.min_rank_dofs > 0 ? p_.min_rank_dofs
-                                                                              : automatic_min_rank_dofs(backend_));
+        layouts_ = std::make_unique<HierarchyLayout>(
+          levels_, comm_, backend_, tpmg::coarsest_level(levels_, multigrid_settings(p_)),
+          p_.min_rank_dofs > 0 ? p_.min_rank_dofs : automatic_min_rank_dofs(backend_));
         fine_layout_ = layouts_->level(int(levels_.size()) - 1);
         set_up(start);
       }

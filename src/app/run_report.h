@@ -123,7 +123,7 @@ namespace tpmg::internal
       res.level_operator += " (geometry on the fly)";
     res.backend        = to_string(backend);
     res.device         = backend == Backend::cuda ? cuda_device_info().name : host_description();
-    res.coarsest_level = Multigrid<dim, k, Number>::coarsest_level(levels);
+    res.coarsest_level = tpmg::coarsest_level(layouts, mg);
   }
 
   /// The runtime breakdown of a solve (res.levels, res.breakdown): per level and component, on

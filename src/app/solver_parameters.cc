@@ -301,6 +301,13 @@ namespace tpmg
         b.push_back(choice("Multigrid/Fitted patch smoothing", TPMG_FIELD(fitted_smoothing),
                            "Fitted patches: multiplicative Schwarz (a residual before each color), or additive "
                            "Schwarz in a Chebyshev polynomial of Chebyshev degree"));
+        b.push_back(choice("Multigrid/Coarse level", TPMG_FIELD(coarse_level),
+                           "The level of the V-cycle's coarse solve: auto = the finest level below the finest that "
+                           "fast diagonalization solves exactly with at most " +
+                             std::to_string(fast_diagonalization_coarse_extent) +
+                             " unknowns per direction (Cartesian level operator, constant coefficients, no periodic "
+                             "or Robin faces, not singular), else as mesh; mesh = the coarse mesh's level (level 1 "
+                             "from one coarse cell), the paper's hierarchy"));
         // Backend
         b.push_back(choice("Backend/Device", TPMG_FIELD(device), "auto: the GPU when one is present, else the CPU"));
         b.push_back(choice("Backend/Exchange", TPMG_FIELD(exchange),

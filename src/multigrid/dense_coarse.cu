@@ -12,3 +12,9 @@ TPMG_INSTANTIATE_DEVICE_FORALL(tpmg::transfer_kernels::ProlongateFromQ1<float>)
 TPMG_INSTANTIATE_DEVICE_FORALL(tpmg::transfer_kernels::ProlongateFromQ1<double>)
 TPMG_INSTANTIATE_DEVICE_FORALL(tpmg::transfer_kernels::RestrictToQ1<float>)
 TPMG_INSTANTIATE_DEVICE_FORALL(tpmg::transfer_kernels::RestrictToQ1<double>)
+
+// and of the coarse solve by fast diagonalization
+#include <kernels/linear_algebra/fast_diagonalization.h>
+
+TPMG_INSTANTIATE_DEVICE_FORALL(tpmg::FastDiagonalizationStep<float>)
+TPMG_INSTANTIATE_DEVICE_FORALL(tpmg::FastDiagonalizationStep<double>)

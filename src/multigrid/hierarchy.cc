@@ -17,8 +17,46 @@ namespace tpmg
     return std::min<int>(single ? 1 : 0, int(levels.size()) - 1);
   }
 
+  int coarsest_level(const std::vector<CartesianLevel> &levels, const MultigridSettings &settings)
+  {
+    const int mesh = coarsest_level(levels);
+    for (int l = int(levels.size()) - 2; l > mesh; --l)
+      if (coarse_solve_by_fast_diagonalization(levels[std::size_t(l)], settings))
+        return l;
+    return mesh;
+  }
+
+  int coarsest_level(const HierarchyLayout &layouts, const MultigridSettings &settings)
+  {
+    std::vector<CartesianLevel> levels;
+    for (int l = 0; l < layouts.n_levels(); ++l)
+      levels.push_back(layouts.partition().level(l));
+    const int mesh = coarsest_level(levels);
+    int       c    = coarsest_level(levels, settings);
+    while (c > mesh && layouts.level(c)->split())
+      --c;
+    return c;
+  }
+
+  bool coarse_solve_by_fast_diagonalization(const CartesianLevel &c, const MultigridSettings &settings)
+  {
+    if (settings.fast_diagonalization_extent <= 0 || settings.level_operator != LevelOperatorType::cartesian ||
+        settings.deformation.type != Deformation::none || settings.coefficients.varying() || c.part ||
+        c.periodic != 0 || (c.robin_faces & ~c.dirichlet_faces) != 0 || singular_problem(c, settings.coefficients))
+      return false;
+    for (int d = 0; d < c.dim; ++d)
+      {
+        const index_t unknowns = c.nodes(d) - (c.dirichlet(2 * d) ? 1 : 0) - (c.dirichlet(2 * d + 1) ? 1 : 0);
+        if (unknowns <= 0 || unknowns > settings.fast_diagonalization_extent)
+          return false;
+      }
+    return true;
+  }
+
   bool coarse_solve_by_smoother(const CartesianLevel &c, const MultigridSettings &settings)
   {
+    if (coarse_solve_by_fast_diagonalization(c, settings))
+      return false;
     index_t patch_interior = 1; // (2k-1)^dim
     for (int d = 0; d < c.dim; ++d)
       patch_interior *= 2 * c.degree - 1;
@@ -68,7 +106,8 @@ namespace tpmg
     // problem without unknowns, as on one cell layer between Dirichlet faces, would leave the
     // two-level cycles to the smoother alone: 4 iterations instead of 3 for Q7 on 2 x 2 x 1 cells)
     const index_t linear_unknowns = linear_level(c).n_interior_dofs();
-    return !coarse_solve_by_smoother(c, settings) && c.periodic == 0 &&
+    return !coarse_solve_by_fast_diagonalization(c, settings) && !coarse_solve_by_smoother(c, settings) &&
+           c.periodic == 0 &&
            c.n_interior_dofs() > std::min(settings.coarse_dense_setup_limit, settings.coarse_direct_limit) &&
            c.degree > 1 && linear_unknowns > 0 && linear_unknowns <= settings.coarse_direct_limit;
   }
@@ -91,8 +130,8 @@ namespace tpmg
 
   std::string coarse_level_problem(const CartesianLevel &c, const MultigridSettings &settings)
   {
-    if (coarse_solve_by_smoother(c, settings) || c.n_interior_dofs() <= settings.coarse_direct_limit ||
-        coarse_solve_by_degree(c, settings))
+    if (coarse_solve_by_fast_diagonalization(c, settings) || coarse_solve_by_smoother(c, settings) ||
+        c.n_interior_dofs() <= settings.coarse_direct_limit || coarse_solve_by_degree(c, settings))
       return "";
     return "the coarsest level has " + std::to_string(linear_level(c).n_interior_dofs()) +
            " interior unknowns even with Q1 elements; the dense direct coarse solver accepts at most " +

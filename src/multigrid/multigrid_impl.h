@@ -17,6 +17,7 @@
 #include <kernels/transfer/degree_transfer.h>
 #include <src/discretization/level_mesh.h>
 #include <src/multigrid/dense_probe.h>
+#include <src/multigrid/fast_diagonalization.h>
 #include <src/multigrid/smoother_adapters.h>
 #include <src/multigrid/storage16_emulation.h>
 #include <src/multigrid/transfer_builders.h>
@@ -175,6 +176,13 @@ namespace tpmg
   }
 
   template <int dim, int k, typename Number>
+  int Multigrid<dim, k, Number>::coarsest_level(const std::vector<CartesianLevel> &levels,
+                                                const MultigridSettings           &settings)
+  {
+    return tpmg::coarsest_level(levels, settings);
+  }
+
+  template <int dim, int k, typename Number>
   Multigrid<dim, k, Number>::Multigrid(const std::vector<CartesianLevel> &levels, Backend backend,
                                        const MultigridSettings &settings, Timers *timers)
     : backend_(backend), settings_(settings), timers_(timers)
@@ -199,11 +207,13 @@ namespace tpmg
     for (int l = 0; l < layouts.n_levels(); ++l)
       levels.push_back(layouts.partition().level(l));
     comm_           = layouts.comm();
-    coarsest_       = coarsest_level(levels);
+    coarsest_       = tpmg::coarsest_level(layouts, settings);
     finest_         = int(levels.size()) - 1;
     const bool root = comm_.rank() == 0;
-    // the coarse solve by degree smooths on the coarsest level too
+    // the coarse solve by degree smooths on the coarsest level too; fast diagonalization needs
+    // no smoother there (but the finest level keeps its own)
     const bool by_degree = coarse_solve_by_degree(levels[coarsest_], settings);
+    const bool by_fd     = coarse_solve_by_fast_diagonalization(levels[coarsest_], settings);
     // the wall clock of each part of the setup (setup_seconds), the device's work finished
     double clock = 0;
     auto   lap   = [&](double &into) {
@@ -233,8 +243,9 @@ namespace tpmg
               L->op = std::move(raw);
             lap(setup_seconds_.level_operators);
             // (Chebyshev-Jacobi smooths the coarsest level only for the coarse solve by degree)
-            if (settings.fitted_patches() || settings.smoother == SmootherType::vertex_patch || l > coarsest_ ||
-                by_degree)
+            if ((settings.fitted_patches() || settings.smoother == SmootherType::vertex_patch || l > coarsest_ ||
+                 by_degree) &&
+                (l > coarsest_ || l == finest_ || !by_fd))
               L->smoother = internal::make_level_smoother<dim, k, Number>(
                 settings, backend, L->mesh, *L->op, *L->local_op, L->robin,
                 L->layout->distributed() ? L->layout.get() : nullptr);
@@ -278,7 +289,13 @@ namespace tpmg
     // when a single patch covers the level.
     const CartesianLevel &c = levels[coarsest_];
     coarse_by_smoother_     = coarse_solve_by_smoother(c, settings);
-    if (!coarse_by_smoother_)
+    if (by_fd)
+      {
+        if (lev(coarsest_).layout->stores())
+          coarse_fd_ =
+            std::make_unique<const LevelFastDiagonalization<Number>>(c, *settings.coefficients.constants(), backend);
+      }
+    else if (!coarse_by_smoother_)
       {
         if (const std::string problem = coarse_level_problem(c, settings); !problem.empty())
           throw std::invalid_argument(problem);
@@ -344,9 +361,10 @@ namespace tpmg
   template <int dim, int k, typename Number>
   const char *Multigrid<dim, k, Number>::coarse_solver_name() const
   {
-    return coarse_by_smoother_ ? "one vertex-patch step (exact)"
-           : degree_coarse_    ? "two-level cycles with the dense direct Q1 solve (p-multigrid)"
-                               : "dense direct";
+    return coarse_fd_            ? "fast diagonalization (exact)"
+           : coarse_by_smoother_ ? "one vertex-patch step (exact)"
+           : degree_coarse_      ? "two-level cycles with the dense direct Q1 solve (p-multigrid)"
+                                 : "dense direct";
   }
 
   template <int dim, int k, typename Number>
@@ -362,7 +380,9 @@ namespace tpmg
     if (!L.layout->stores())
       return;
     const auto t = time_scope(timers_, coarsest_, Component::coarse_solve);
-    if (coarse_by_smoother_)
+    if (coarse_fd_)
+      coarse_fd_->solve(x, b);
+    else if (coarse_by_smoother_)
       L.smoother->smooth(x, b, false, x_is_zero);
     else if (degree_coarse_)
       {
@@ -623,11 +643,13 @@ namespace tpmg
       return b;
     }
 
-    /// Bytes of the dense coarse solve (of the coarsest level, or of its Q_1 problem with two Q_1
-    /// vectors).
+    /// Bytes of the coarse solve: fast diagonalization's, or the dense one's (of the coarsest
+    /// level, or of its Q_1 problem with two Q_1 vectors).
     inline std::size_t coarse_solver_bytes(const CartesianLevel &c, const MultigridSettings &settings,
                                            std::size_t number_bytes)
     {
+      if (coarse_solve_by_fast_diagonalization(c, settings))
+        return LevelFastDiagonalization<float>::memory_bytes(c, number_bytes);
       if (coarse_solve_by_degree(c, settings))
         {
           const CartesianLevel l1 = linear_level(c);
@@ -673,7 +695,7 @@ namespace tpmg
     std::vector<CartesianLevel> levels;
     for (int l = 0; l < layouts.n_levels(); ++l)
       levels.push_back(layouts.partition().level(l));
-    const int   c = coarsest_level(levels), f = int(levels.size()) - 1;
+    const int   c = tpmg::coarsest_level(layouts, settings), f = int(levels.size()) - 1;
     std::size_t b = 0;
     for (int l = c; l <= f; ++l)
       {

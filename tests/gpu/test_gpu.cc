@@ -18,6 +18,7 @@
 #include <kernels/smoothers/patch_fiber.h>
 #include <kernels/smoothers/patch_mma.h>
 #include <src/discretization/level_mesh.h>
+#include <src/multigrid/fast_diagonalization.h>
 
 #include <array>
 #include <cmath>
@@ -611,6 +612,42 @@ TEST(Gpu, WholeSolveMatchesCpu)
           EXPECT_NEAR(*r[1].l2_error / *r[0].l2_error, 1.0, 1e-3);
           EXPECT_EQ(r[1].backend, "cuda");
         }
+}
+
+TEST(Gpu, FastDiagonalizationCoarseSolveEqualsCpu)
+{
+  // the coarse solve by fast diagonalization on both backends (x in the first vector, b in the
+  // second), then whole solves whose coarse level it is
+  for (auto [dim, k, level] : {std::tuple{2, 3, 4}, std::tuple{3, 1, 4}, std::tuple{3, 3, 3}, std::tuple{3, 7, 2}})
+    {
+      const CartesianLevel lev  = level_of(dim, k, level, {2, 1, 1});
+      const std::string    what = std::to_string(dim) + "D k=" + std::to_string(k) + " " + lev.describe();
+      auto                 run  = [&](auto zero) {
+        using T = decltype(zero);
+        compare_backends<T>(
+          lev, {std::vector<T>(std::size_t(lev.n_dofs()), T(0)), random_interior<T>(lev, 11)},
+          [&](Backend b, std::vector<Vector<T>> &v) {
+            LevelFastDiagonalization<T>(lev, ConstantCoefficients{1.5, 2.0}, b).solve(v[0], v[1]);
+          },
+          what);
+      };
+      run(0.0f);
+      run(0.0);
+    }
+  for (auto [dim, k, level] : {std::tuple{2, 3, 6}, std::tuple{3, 3, 4}, std::tuple{3, 1, 5}})
+    {
+      SolverParameters p;
+      p.dim                            = dim;
+      p.degree                         = k;
+      p.refinement_level               = level;
+      p.verbose                        = false;
+      const std::array<RunResult, 2> r = solve_on_both(p);
+      ASSERT_TRUE(r[1].converged) << r[1].failure;
+      EXPECT_EQ(r[1].coarse_solver, "fast diagonalization (exact)");
+      EXPECT_EQ(r[1].coarsest_level, r[0].coarsest_level);
+      EXPECT_EQ(r[1].iterations, r[0].iterations) << dim << "D k=" << k;
+      EXPECT_NEAR(*r[1].l2_error / *r[0].l2_error, 1.0, 1e-3);
+    }
 }
 
 TEST(Gpu, BPOperatorsEqualCpu)
