@@ -207,6 +207,7 @@ TEST(Multigrid, CoarseCellsUseTheDenseDirectCoarseSolver)
 {
   SolverParameters p = base(2, 2, 4);
   p.coarse_cells     = {3, 3, 3};
+  p.coarse_level     = CoarseLevel::mesh; // (auto: fast diagonalization on level 3)
   const RunResult r  = solve(p);
   ASSERT_TRUE(r.converged) << r.failure;
   EXPECT_EQ(r.coarsest_level, 0);
@@ -333,9 +334,11 @@ TEST(Multigrid, DeformedMeshesWithBP3AndBP5ConvergeAtRateKPlus1)
 TEST(Multigrid, ChebyshevSmootherWithTheBPDiagonal)
 {
   // on an undeformed mesh bp3 is the cartesian operator, and its matrix-free diagonal the 1D one:
-  // the same solve
+  // the same solve (down to the coarse mesh: fast diagonalization takes the cartesian operator
+  // only)
   SolverParameters p = base(2, 3, 4);
   p.smoother         = SmootherType::chebyshev_jacobi;
+  p.coarse_level     = CoarseLevel::mesh;
   const RunResult c  = solve(p);
   p.level_operator   = LevelOperatorType::bp3;
   const RunResult b3 = solve(p);
@@ -496,6 +499,7 @@ TEST(Multigrid, CoarseSolveByDegreeAboveTheSetupLimit)
   MultigridSettings mg;
   SolverParameters  p = base(3, 2, 1);
   p.coarse_cells      = {8, 8, 8};
+  p.coarse_level      = CoarseLevel::mesh; // (auto: fast diagonalization on level 1 or 0)
   EXPECT_TRUE(coarse_solve_by_degree(make_hierarchy(p.domain(), 2, 1)[0], mg));  // 3375
   EXPECT_FALSE(coarse_solve_by_degree(make_hierarchy(p.domain(), 1, 1)[0], mg)); // Q1: 343
   p.coarse_cells = {4, 4, 4};

@@ -650,6 +650,8 @@ namespace tpmg
     {
       if (coarse_solve_by_fast_diagonalization(c, settings))
         return LevelFastDiagonalization<float>::memory_bytes(c, number_bytes);
+      if (coarse_solve_by_smoother(c, settings))
+        return 0; // (the level's smoother)
       if (coarse_solve_by_degree(c, settings))
         {
           const CartesianLevel l1 = linear_level(c);
@@ -658,6 +660,40 @@ namespace tpmg
         }
       const std::size_t nc = std::size_t(c.n_interior_dofs());
       return nc <= std::size_t(settings.coarse_direct_limit) ? nc * nc * number_bytes : 0;
+    }
+
+    /// Bytes of a level's Cartesian vertex-patch smoother data (VertexPatchSmoother): at most its
+    /// 1D data (mass, stiffness, eigenpairs: 3 (2k+1)² numbers), the fiber kernels' inverse
+    /// eigenvalue sums ((2k-1)^dim), the tensor-core path's 1D matrices (8 (2k+1)² doubles), the
+    /// inverse patch matrix of the inverse_matrix local solver ((2k-1)^2dim), and on levels with
+    /// natural faces the lists of the vertices on the faces (an index and a Robin index per
+    /// direction each), the 1D data of the patches there (16 (2k+1)² numbers at most) and on
+    /// Robin faces their eigenpairs (one set per direction and vertex at most).
+    inline std::size_t patch_smoother_bytes(const CartesianLevel &level, const MultigridSettings &settings,
+                                            std::size_t number_bytes)
+    {
+      if (settings.smoother != SmootherType::vertex_patch || settings.fitted_patches())
+        return 0;
+      const std::size_t np = std::size_t(2 * level.degree + 1), ni = std::size_t(2 * level.degree - 1);
+      std::size_t       interior = 1, vertices = 1, inner = 1;
+      for (int d = 0; d < level.dim; ++d)
+        {
+          interior *= ni;
+          vertices *= std::size_t(level.cells[d] + 1);
+          inner *= std::size_t(std::max<index_t>(level.cells[d] - 1, 0));
+        }
+      std::size_t b = (3 * np * np + interior) * number_bytes + 8 * np * np * sizeof(double);
+      if (settings.patch.local_solver == LocalSolver::inverse_matrix)
+        b += interior * interior * number_bytes;
+      const unsigned all = (1u << (2 * level.dim)) - 1u;
+      if ((level.dirichlet_faces & all) != all)
+        {
+          const std::size_t surface = vertices - inner;
+          b += surface * (sizeof(index_t) + 3 * sizeof(int)) + 16 * np * np * number_bytes;
+          if ((level.robin_faces & ~level.dirichlet_faces & all) != 0)
+            b += surface * std::size_t(level.dim) * (ni * ni + ni) * number_bytes;
+        }
+      return b;
     }
 
     /// Bytes of a level's fitted patch solves and their Chebyshev vectors (FittedSchwarzAdapter).
@@ -704,6 +740,7 @@ namespace tpmg
           continue;
         b += internal::level_vector_bytes(L.size(), l == f, settings, sizeof(Number));
         b += internal::fitted_smoother_bytes(L.level(), settings, sizeof(Number));
+        b += internal::patch_smoother_bytes(L.level(), settings, sizeof(Number));
         b += level_operator_memory_bytes(L.level(), settings.level_operator, settings.geometry, sizeof(Number),
                                          settings.coefficients.reaction.has_value());
         if (l < f && !L.split() && layouts.level(l + 1)->split())
