@@ -156,6 +156,37 @@ TEST(FastDiagonalization, CoarsestLevelIsTheFinestWithinTheExtentBelowTheFinest)
   robin.robin_faces        = 1u;
   for (const Domain &e : {singular, periodic, robin})
     EXPECT_EQ(coarsest_level(make_hierarchy(e, 3, 5), s), 1);
+  // beyond the extent on the coarse mesh's level where the dense solves cannot take it: Q1 on
+  // 70 x 70 coarse cells (69² = 4761 unknowns, above the dense limit, no lower degree)
+  Domain many         = d;
+  many.dim            = 2;
+  many.coarse_cells   = {{70, 70, 1}};
+  const auto levels70 = make_hierarchy(many, 1, 1);
+  EXPECT_EQ(coarsest_level(levels70, s), 0);
+  EXPECT_TRUE(coarse_solve_by_fast_diagonalization(levels70[0], s));
+  EXPECT_EQ(coarse_level_problem(levels70[0], s), "");
+  EXPECT_NE(coarse_level_problem(levels70[0], MultigridSettings{}), "") << "the dense limit without it";
+  // but not where the dense solve by degree takes it (Q2 on 40 x 40 cells: 79² unknowns, 39²
+  // with Q1)
+  many.coarse_cells = {{40, 40, 1}};
+  const auto q2     = make_hierarchy(many, 2, 1);
+  EXPECT_FALSE(coarse_solve_by_fast_diagonalization(q2[0], s));
+  EXPECT_TRUE(coarse_solve_by_degree(q2[0], s));
+}
+
+TEST(FastDiagonalization, SolvesACoarseMeshTooLargeForTheDenseSolve)
+{
+  // Q1 on 70 x 70 coarse cells: refused down to the coarse mesh, solved with auto
+  SolverParameters p = test_support::cpu_parameters(2, 1, 1);
+  p.coarse_cells     = {70, 70, 1};
+  p.coarse_level     = CoarseLevel::mesh;
+  EXPECT_THROW(test_support::solve(p), std::invalid_argument);
+  p.coarse_level    = CoarseLevel::automatic;
+  const RunResult r = test_support::solve(p);
+  ASSERT_TRUE(r.converged) << r.failure;
+  EXPECT_EQ(r.coarsest_level, 0);
+  EXPECT_EQ(r.coarse_solver, "fast diagonalization (exact)");
+  EXPECT_LE(r.iterations, 8);
 }
 
 TEST(FastDiagonalization, SolvesLikeTheCoarseMeshHierarchy)

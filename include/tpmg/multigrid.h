@@ -121,9 +121,11 @@ namespace tpmg
   int coarsest_level(const HierarchyLayout &layouts, const MultigridSettings &settings);
 
   /// Whether the coarse solve on `coarsest` is fast diagonalization (fast_diagonalization.h in
-  /// src/multigrid): settings.fast_diagonalization_extent > 0 and at least the unknowns along
-  /// each direction; the Kronecker-form (`cartesian`) level operator of an undeformed level with
-  /// constant a and c; a whole level without periodic directions or Robin faces, not singular.
+  /// src/multigrid): settings.fast_diagonalization_extent > 0; the Kronecker-form (`cartesian`)
+  /// level operator of an undeformed level with constant a and c; a whole level without periodic
+  /// directions or Robin faces, not singular; at most the extent's unknowns along each direction,
+  /// or more where the dense solve takes the level neither directly nor by degree (a coarse mesh
+  /// of many cells, which coarse_level_problem would refuse otherwise).
   bool coarse_solve_by_fast_diagonalization(const CartesianLevel &coarsest, const MultigridSettings &settings);
 
   /// Whether the coarse solve on `coarsest` is one vertex-patch step (a single patch covers the

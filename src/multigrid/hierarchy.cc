@@ -8,6 +8,46 @@
 
 namespace tpmg
 {
+  namespace
+  {
+    /// The largest number of unknowns along a direction of a level whose operator is the
+    /// Kronecker sum that fast diagonalization inverts with these settings, or 0 where it is not.
+    index_t kronecker_extent(const CartesianLevel &c, const MultigridSettings &settings)
+    {
+      if (settings.fast_diagonalization_extent <= 0 || settings.level_operator != LevelOperatorType::cartesian ||
+          settings.deformation.type != Deformation::none || settings.coefficients.varying() || c.part ||
+          c.periodic != 0 || (c.robin_faces & ~c.dirichlet_faces) != 0 || singular_problem(c, settings.coefficients))
+        return 0;
+      index_t largest = 0;
+      for (int d = 0; d < c.dim; ++d)
+        {
+          const index_t unknowns = c.nodes(d) - (c.dirichlet(2 * d) ? 1 : 0) - (c.dirichlet(2 * d + 1) ? 1 : 0);
+          if (unknowns <= 0)
+            return 0;
+          largest = std::max(largest, unknowns);
+        }
+      return largest;
+    }
+
+    /// Whether a level above the coarse mesh's may end the V-cycle: fast diagonalization within
+    /// the extent.
+    bool fast_diagonalization_within_extent(const CartesianLevel &c, const MultigridSettings &settings)
+    {
+      const index_t m = kronecker_extent(c, settings);
+      return m > 0 && m <= settings.fast_diagonalization_extent;
+    }
+
+    /// Whether the dense solve, directly or by degree, takes the level's problem (the limits
+    /// alone, whichever of the two the setup limit would pick).
+    bool dense_takes(const CartesianLevel &c, const MultigridSettings &settings)
+    {
+      const index_t linear_unknowns = linear_level(c).n_interior_dofs();
+      return c.n_interior_dofs() <= settings.coarse_direct_limit ||
+             (c.degree > 1 && c.periodic == 0 && linear_unknowns > 0 &&
+              linear_unknowns <= settings.coarse_direct_limit);
+    }
+  } // namespace
+
   int coarsest_level(const std::vector<CartesianLevel> &levels)
   {
     const CartesianLevel &l0     = levels.front();
@@ -21,7 +61,7 @@ namespace tpmg
   {
     const int mesh = coarsest_level(levels);
     for (int l = int(levels.size()) - 2; l > mesh; --l)
-      if (coarse_solve_by_fast_diagonalization(levels[std::size_t(l)], settings))
+      if (fast_diagonalization_within_extent(levels[std::size_t(l)], settings))
         return l;
     return mesh;
   }
@@ -40,17 +80,10 @@ namespace tpmg
 
   bool coarse_solve_by_fast_diagonalization(const CartesianLevel &c, const MultigridSettings &settings)
   {
-    if (settings.fast_diagonalization_extent <= 0 || settings.level_operator != LevelOperatorType::cartesian ||
-        settings.deformation.type != Deformation::none || settings.coefficients.varying() || c.part ||
-        c.periodic != 0 || (c.robin_faces & ~c.dirichlet_faces) != 0 || singular_problem(c, settings.coefficients))
-      return false;
-    for (int d = 0; d < c.dim; ++d)
-      {
-        const index_t unknowns = c.nodes(d) - (c.dirichlet(2 * d) ? 1 : 0) - (c.dirichlet(2 * d + 1) ? 1 : 0);
-        if (unknowns <= 0 || unknowns > settings.fast_diagonalization_extent)
-          return false;
-      }
-    return true;
+    // within the extent, or beyond it where the dense solves cannot take the coarse mesh's level
+    // (many coarse cells: an exact solve of more multiply-adds per unknown, but the only one)
+    const index_t m = kronecker_extent(c, settings);
+    return m > 0 && (m <= settings.fast_diagonalization_extent || !dense_takes(c, settings));
   }
 
   bool coarse_solve_by_smoother(const CartesianLevel &c, const MultigridSettings &settings)
