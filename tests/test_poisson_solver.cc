@@ -12,6 +12,7 @@
 #include <gtest/gtest.h>
 
 #include <sstream>
+#include <utility>
 
 using namespace tpmg;
 
@@ -122,12 +123,14 @@ TEST(PoissonSolver, HundredSolvesKeepTheirMemoryAndSetupAddsUp)
 // update_coefficient makes again what depends on the operator: the solves after it equal bit for
 // bit those of a solver set up afresh with that coefficient, from the Laplacian (cartesian,
 // Cartesian patches) to a coefficient (bp3, fitted patches), to another, and back; a coefficient
-// the solver cannot take is refused and leaves it as it was.
+// the solver cannot take is refused and leaves it as it was. On 2D level 4 the coarsest level
+// moves: fast diagonalization on level 3 for a constant coefficient, the coarse mesh's level 0
+// (2 x 1 cells) for a varying one (the layouts, made for level 3, keep it whole).
 TEST(PoissonSolver, UpdateCoefficientEqualsAFreshSolver)
 {
-  for (int dim : {2, 3})
+  for (auto [dim, level] : {std::pair{2, 2}, std::pair{3, 1}, std::pair{2, 4}})
     {
-      SolverParameters   p = parameters(dim, 2, dim == 3 ? 1 : 2);
+      SolverParameters   p = parameters(dim, 2, level);
       std::ostringstream log;
       PoissonSolver      solver(p, log);
       for (const char *a : {"1 + 0.5*sin(3*x)*cos(2*y)", "x < 1 ? 10 : 1", "1"})
@@ -144,6 +147,10 @@ TEST(PoissonSolver, UpdateCoefficientEqualsAFreshSolver)
           EXPECT_EQ(updated.problem.coefficient, a);
           EXPECT_EQ(updated.history, r.history) << dim << "D a = " << a;
           EXPECT_EQ(u, fresh.solution().to_host()) << dim << "D a = " << a;
+          EXPECT_EQ(updated.coarsest_level, r.coarsest_level) << dim << "D a = " << a;
+          EXPECT_EQ(updated.coarse_solver, r.coarse_solver) << dim << "D a = " << a;
+          if (level == 4)
+            EXPECT_EQ(r.coarsest_level, std::string(a) == "1" ? 3 : 0) << a;
         }
       EXPECT_EQ(solver.solve().level_operator, "cartesian"); // a = 1 again: the Laplacian's operator
       EXPECT_THROW(solver.update_coefficient("x - 0.5"), std::invalid_argument);

@@ -226,16 +226,18 @@ namespace tpmg
   {
   public:
     /// `levels` = the whole hierarchy 0..L on this rank alone; the coarsest level used is
-    /// coarsest_level(levels).
+    /// coarsest_level(levels, settings).
     Multigrid(const std::vector<CartesianLevel> &levels, Backend backend, const MultigridSettings &settings,
               Timers *timers = nullptr);
-    /// The hierarchy as `layouts` distributes it (made with coarsest_level() of its levels).
+    /// The hierarchy as `layouts` distributes it (made with coarsest_level(levels, settings) of its
+    /// levels; coarsest_level(layouts, settings) is the level used).
     Multigrid(const HierarchyLayout &layouts, Backend backend, const MultigridSettings &settings,
               Timers *timers = nullptr);
     ~Multigrid() override;
 
-    /// Level 1 when level 0 is a single cell per direction (one vertex patch then covers
-    /// level 1), else level 0; never above the finest level.
+    /// The coarse mesh's level (tpmg::coarsest_level(levels)): level 1 when level 0 is a single
+    /// cell per direction (one vertex patch then covers level 1), else level 0; never above the
+    /// finest level.
     static int coarsest_level(const std::vector<CartesianLevel> &levels);
     /// tpmg::coarsest_level(levels, settings): the coarsest level these settings use.
     static int coarsest_level(const std::vector<CartesianLevel> &levels, const MultigridSettings &settings);
@@ -324,11 +326,11 @@ namespace tpmg
     int                                 coarsest_ = 0, finest_ = 0;
     std::vector<std::unique_ptr<Level>> levels_;
     struct DegreeCoarse; ///< the coarse solve by degree: Q_1 vectors and transfer
-    std::unique_ptr<DegreeCoarse>                           degree_coarse_;
-    bool                                                    coarse_by_smoother_ = false;
-    SetupSeconds                                            setup_seconds_;
-    index_t                                                 coarse_n_ = 0;
-    Vector<Number>                                          coarse_inverse_;
+    std::unique_ptr<DegreeCoarse> degree_coarse_;
+    bool                          coarse_by_smoother_ = false, coarse_by_fd_ = false, coarse_by_degree_ = false;
+    SetupSeconds                  setup_seconds_;
+    index_t                       coarse_n_ = 0;
+    Vector<Number>                coarse_inverse_;
     std::unique_ptr<const LevelFastDiagonalization<Number>> coarse_fd_; ///< the coarse solve by fast diagonalization
     // the recorded V-cycle (vmult_graph): the executable graph and the vectors it was recorded on
     struct GraphDeleter

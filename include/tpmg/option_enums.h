@@ -61,8 +61,9 @@ namespace tpmg
   /// Which level the V-cycle's coarse solve runs on (Multigrid/Coarse level): `automatic` the
   /// finest level below the finest that fast diagonalization solves exactly within
   /// fast_diagonalization_coarse_extent unknowns per direction (boxes with constant
-  /// coefficients; coarsest_level in tpmg/multigrid.h), else the coarse mesh's; `mesh` the coarse
-  /// mesh's level (or level 1 from one coarse cell), the hierarchy of the paper.
+  /// coefficients; coarsest_level in tpmg/multigrid.h), else the coarse mesh's, solved by fast
+  /// diagonalization too where it applies; `mesh` the coarse mesh's level (or level 1 from one
+  /// coarse cell) with the dense or one-patch coarse solves, the hierarchy of the paper.
   enum class CoarseLevel
   {
     automatic,
@@ -70,8 +71,9 @@ namespace tpmg
   };
   /// Unknowns per direction up to which `Multigrid/Coarse level = auto` solves a level by fast
   /// diagonalization (MultigridSettings::fast_diagonalization_extent): its 2 dim contractions
-  /// cost 2 dim m multiply-adds per unknown, at m = 64 less than one smoothing step of the level
-  /// at k = 3 (docs/performance/solve.md, "Coarse solve by fast diagonalization").
+  /// cost 2 dim m multiply-adds per unknown (at k = 3 the level of 16³ cells, m = 47: 282, less
+  /// than one smoothing step there); measured fastest against 32, 128 and 256
+  /// (docs/performance/solve.md, "Coarse solve by fast diagonalization").
   constexpr long long fast_diagonalization_coarse_extent = 64;
   /// Above this many DoFs the V-cycle's launch latencies are a small part of it (H200: 2 % at
   /// 5.7e7 DoFs) and `automatic` keeps the per-level runtime breakdown (docs/performance/solve.md,

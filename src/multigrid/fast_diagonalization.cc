@@ -7,6 +7,7 @@
 
 #include <Eigen/Dense>
 
+#include <algorithm>
 #include <array>
 #include <stdexcept>
 #include <string>
@@ -14,15 +15,17 @@
 
 namespace tpmg
 {
-  namespace
+  std::size_t fast_diagonalization_memory_bytes(const CartesianLevel &level, std::size_t number_bytes)
   {
-    /// The unknowns along d of a whole level: nodes [first, first + count), off the Dirichlet faces.
-    void unknowns_along(const CartesianLevel &level, int d, index_t &first, index_t &count)
-    {
-      first = level.dirichlet(2 * d) ? 1 : 0;
-      count = level.nodes(d) - first - (level.dirichlet(2 * d + 1) ? 1 : 0);
-    }
-  } // namespace
+    std::size_t n = 1, matrices = 0;
+    for (int d = 0; d < level.dim; ++d)
+      {
+        const std::size_t m = std::size_t(std::max<index_t>(fast_diagonalization_unknowns(level, d), 0));
+        n *= m;
+        matrices += 2 * m * m + m;
+      }
+    return (2 * n + matrices) * number_bytes;
+  }
 
   template <typename Number>
   LevelFastDiagonalization<Number>::LevelFastDiagonalization(const CartesianLevel       &level,
@@ -53,8 +56,8 @@ namespace tpmg
     index_t                 first[3] = {0, 0, 0};
     for (int d = 0; d < dim_; ++d)
       {
-        index_t count = 0;
-        unknowns_along(level, d, first[d], count);
+        first[d]            = level.dirichlet(2 * d) ? 1 : 0;
+        const index_t count = fast_diagonalization_unknowns(level, d);
         if (count <= 0)
           throw std::invalid_argument("LevelFastDiagonalization: no unknowns along direction " + std::to_string(d));
         extent_[d] = count;
@@ -127,20 +130,6 @@ namespace tpmg
           }
         forall(backend_, unknowns(), step);
       }
-  }
-
-  template <typename Number>
-  std::size_t LevelFastDiagonalization<Number>::memory_bytes(const CartesianLevel &level, std::size_t number_bytes)
-  {
-    std::size_t n = 1, matrices = 0;
-    for (int d = 0; d < level.dim; ++d)
-      {
-        index_t first = 0, count = 0;
-        unknowns_along(level, d, first, count);
-        n *= std::size_t(count);
-        matrices += 2 * std::size_t(count) * std::size_t(count) + std::size_t(count);
-      }
-    return (2 * n + matrices) * number_bytes;
   }
 
   template class LevelFastDiagonalization<float>;

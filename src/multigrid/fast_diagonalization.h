@@ -21,6 +21,16 @@
 
 namespace tpmg
 {
+  /// The unknowns along d of a whole level: the nodes off its Dirichlet faces along d.
+  inline index_t fast_diagonalization_unknowns(const CartesianLevel &level, int d)
+  {
+    return level.nodes(d) - (level.dirichlet(2 * d) ? 1 : 0) - (level.dirichlet(2 * d + 1) ? 1 : 0);
+  }
+
+  /// Bytes a LevelFastDiagonalization of `level` holds (the memory check before setup): two
+  /// work tensors and, per direction, the two 1D matrices and the eigenvalues.
+  std::size_t fast_diagonalization_memory_bytes(const CartesianLevel &level, std::size_t number_bytes);
+
   template <typename Number>
   class LevelFastDiagonalization
   {
@@ -34,9 +44,6 @@ namespace tpmg
     /// The unknowns per direction (1 beyond the dimension).
     index_t extent(int d) const { return extent_[d]; }
     index_t unknowns() const { return extent_[0] * extent_[1] * extent_[2]; }
-
-    /// Bytes it holds for `level` (the memory check before setup).
-    static std::size_t memory_bytes(const CartesianLevel &level, std::size_t number_bytes);
 
   private:
     Backend                backend_;

@@ -2,6 +2,8 @@
 // (tpmg/multigrid.h).
 #include <tpmg/multigrid.h>
 
+#include <src/multigrid/fast_diagonalization.h>
+
 #include <algorithm>
 #include <stdexcept>
 #include <string>
@@ -21,7 +23,7 @@ namespace tpmg
       index_t largest = 0;
       for (int d = 0; d < c.dim; ++d)
         {
-          const index_t unknowns = c.nodes(d) - (c.dirichlet(2 * d) ? 1 : 0) - (c.dirichlet(2 * d + 1) ? 1 : 0);
+          const index_t unknowns = fast_diagonalization_unknowns(c, d);
           if (unknowns <= 0)
             return 0;
           largest = std::max(largest, unknowns);

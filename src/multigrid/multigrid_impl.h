@@ -242,10 +242,13 @@ namespace tpmg
             else
               L->op = std::move(raw);
             lap(setup_seconds_.level_operators);
-            // (Chebyshev-Jacobi smooths the coarsest level only for the coarse solve by degree)
-            if ((settings.fitted_patches() || settings.smoother == SmootherType::vertex_patch || l > coarsest_ ||
-                 by_degree) &&
-                (l > coarsest_ || l == finest_ || !by_fd))
+            // a smoother on every level above the coarsest; on the coarsest where the coarse solve
+            // smooths (one patch, by degree; the fitted patches' by degree, and Chebyshev-Jacobi
+            // there only by degree), not where fast diagonalization solves it below the finest
+            const bool smoothed =
+              l > coarsest_ || l == finest_ ||
+              (!by_fd && (settings.fitted_patches() || settings.smoother == SmootherType::vertex_patch || by_degree));
+            if (smoothed)
               L->smoother = internal::make_level_smoother<dim, k, Number>(
                 settings, backend, L->mesh, *L->op, *L->local_op, L->robin,
                 L->layout->distributed() ? L->layout.get() : nullptr);
@@ -283,12 +286,15 @@ namespace tpmg
       }
 
     if (lev(coarsest_).layout->split())
-      throw std::invalid_argument("Multigrid: the coarsest level (" + std::to_string(coarsest_) +
-                                  ") is split over the ranks; make the HierarchyLayout with coarsest_level(levels)");
+      throw std::invalid_argument(
+        "Multigrid: the coarsest level (" + std::to_string(coarsest_) +
+        ") is split over the ranks; make the HierarchyLayout with coarsest_level(levels, settings)");
     // Coarse solver (on the rank that stores the coarsest level): one vertex-patch step is exact
     // when a single patch covers the level.
     const CartesianLevel &c = levels[coarsest_];
     coarse_by_smoother_     = coarse_solve_by_smoother(c, settings);
+    coarse_by_fd_           = by_fd;
+    coarse_by_degree_       = by_degree;
     if (by_fd)
       {
         if (lev(coarsest_).layout->stores())
@@ -361,9 +367,10 @@ namespace tpmg
   template <int dim, int k, typename Number>
   const char *Multigrid<dim, k, Number>::coarse_solver_name() const
   {
-    return coarse_fd_            ? "fast diagonalization (exact)"
+    // (the flags, not the solvers, which only the rank storing the coarsest level holds)
+    return coarse_by_fd_         ? "fast diagonalization (exact)"
            : coarse_by_smoother_ ? "one vertex-patch step (exact)"
-           : degree_coarse_      ? "two-level cycles with the dense direct Q1 solve (p-multigrid)"
+           : coarse_by_degree_   ? "two-level cycles with the dense direct Q1 solve (p-multigrid)"
                                  : "dense direct";
   }
 
@@ -649,7 +656,7 @@ namespace tpmg
                                            std::size_t number_bytes)
     {
       if (coarse_solve_by_fast_diagonalization(c, settings))
-        return LevelFastDiagonalization<float>::memory_bytes(c, number_bytes);
+        return fast_diagonalization_memory_bytes(c, number_bytes);
       if (coarse_solve_by_smoother(c, settings))
         return 0; // (the level's smoother)
       if (coarse_solve_by_degree(c, settings))
@@ -739,8 +746,11 @@ namespace tpmg
         if (!L.stores())
           continue;
         b += internal::level_vector_bytes(L.size(), l == f, settings, sizeof(Number));
-        b += internal::fitted_smoother_bytes(L.level(), settings, sizeof(Number));
-        b += internal::patch_smoother_bytes(L.level(), settings, sizeof(Number));
+        if (l > c || l == f || !coarse_solve_by_fast_diagonalization(levels[std::size_t(c)], settings))
+          {
+            b += internal::fitted_smoother_bytes(L.level(), settings, sizeof(Number));
+            b += internal::patch_smoother_bytes(L.level(), settings, sizeof(Number));
+          }
         b += level_operator_memory_bytes(L.level(), settings.level_operator, settings.geometry, sizeof(Number),
                                          settings.coefficients.reaction.has_value());
         if (l < f && !L.split() && layouts.level(l + 1)->split())

@@ -128,8 +128,11 @@ int main(int argc, char **argv)
     std::fprintf(stderr, "rank %d: %s\n", world.rank(), what.c_str());
   };
 
-  const std::vector<std::string> d3   = {"Dimension=3", "Mesh/Coarse cells=3,2,5", "Mesh/Refinement level=1"};
-  const std::vector<std::string> d2   = {"Dimension=2", "Mesh/Coarse cells=3,5", "Mesh/Refinement level=3"};
+  const std::vector<std::string> d3 = {"Dimension=3", "Mesh/Coarse cells=3,2,5", "Mesh/Refinement level=1"};
+  // (2D down to the coarse mesh, so that levels 1 and 2 are split over the ranks too; with auto
+  // fast diagonalization would solve level 2 on rank 0: the cases named so)
+  const std::vector<std::string> d2   = {"Dimension=2", "Mesh/Coarse cells=3,5", "Mesh/Refinement level=3",
+                                         "Multigrid/Coarse level=mesh"};
   auto                           with = [](std::vector<std::string> base, std::vector<std::string> more) {
     base.insert(base.end(), more.begin(), more.end());
     return base;
@@ -142,6 +145,9 @@ int main(int argc, char **argv)
      {"Dimension=3", "Polynomial degree=1", "Mesh/Coarse cells=1", "Mesh/Refinement level=4"}},
     {"2D k=4 gmres float", with(d2, {"Polynomial degree=4", "Output/Point values=0.33, 0.71; 0.5, 0.5"})},
     {"2D k=2 gmres left", with(d2, {"Polynomial degree=2", "Solver/Preconditioning side=left"})},
+    {"2D k=3 gmres float, fast diagonalization", with(d2, {"Polynomial degree=3", "Multigrid/Coarse level=auto"})},
+    {"2D k=2 fmg, fast diagonalization",
+     with(d2, {"Polynomial degree=2", "Solver/Type=fmg", "Multigrid/Coarse level=auto"})},
     {"3D k=2 gmres classical", with(d3, {"Polynomial degree=2", "Solver/Orthogonalization=classical"})},
     {"2D k=2 gmres classical, restart 3", with(d2, {"Polynomial degree=2", "Solver/Orthogonalization=classical",
                                                     "Solver/GMRES restart=3", "Solver/Relative tolerance=1e-12"})},
