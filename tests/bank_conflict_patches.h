@@ -41,7 +41,7 @@ namespace tpmg::test_support
   {
     const auto          lev  = level_for<dim, k>(P);
     const auto          geo  = patch_color_geometry(lev, (1 << dim) - 1);
-    const auto          coef = CartesianLaplaceOperator<dim, k, Number>::direction_coefficients(lev);
+    const auto          coef = kronecker_scaling(lev).direction;
     std::vector<Number> x(lev.n_dofs(), Number(0.5)), b(lev.n_dofs(), Number(1)), r(lev.n_dofs(), Number(0));
     Counts              c;
     auto                record = [&](const auto &kern) {
@@ -65,7 +65,7 @@ namespace tpmg::test_support
     const auto          lev  = level_for<dim, k>(PatchShape<dim, k>::patches_per_block);
     const auto          geo  = patch_color_geometry(lev, (1 << dim) - 1);
     const auto          data = pack_patch_data_1d<k, Number>(patch_data_1d(k, false));
-    const auto          coef = CartesianLaplaceOperator<dim, k, Number>::direction_coefficients(lev);
+    const auto          coef = kronecker_scaling(lev).direction;
     std::vector<Number> x(lev.n_dofs(), Number(0.5)), b(lev.n_dofs(), Number(1));
     PatchKernel<dim, k, Number, PatchKernelKind::fused, LocalSolver::fast_diagonalization> kern;
     kern.geo     = geo;

@@ -142,7 +142,7 @@ TEST(BankRecorder, RecordedRunOfARealKernelComputesTheSameResult)
   using Kernel = CartesianLaplaceKernel<3, 3, double>;
   std::vector<double> dst(lev.n_dofs(), 0.0);
   Kernel              k;
-  const auto          coef = CartesianLaplaceOperator<3, 3, double>::direction_coefficients(lev);
+  const auto          coef = kronecker_scaling(lev).direction;
   const auto          m    = element_matrices_1d(3);
   k.src                    = x.data();
   k.dst                    = dst.data();

@@ -50,9 +50,6 @@ namespace tpmg
     /// α on the Robin faces (null without).
     const std::shared_ptr<const RobinFaces<Number>> &robin() const { return robin_; }
 
-    /// Scaling of the direction-d term: (1/h_d) Π_{e≠d} h_e.
-    static std::array<double, 3> direction_coefficients(const CartesianLevel &level);
-
   private:
     /// the cell kernel's scatter-add of `sign` A src into dst, then the boundary rows; with
     /// `split`, the near cells, the boundary rows, between(), the inner cells
@@ -63,7 +60,7 @@ namespace tpmg
     Backend              backend_ = Backend::cpu;
     ElementMatrices1D    matrices_;
     ConstantCoefficients constants_;
-    /// a c_d per direction (direction_coefficients times a) and s = c Π h_d
+    /// a c_d per direction and s = c Π h_d (kronecker_scaling)
     std::array<double, 3>                     coef_{};
     double                                    shift_ = 0;
     std::shared_ptr<const RobinFaces<Number>> robin_;

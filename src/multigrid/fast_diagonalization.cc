@@ -39,17 +39,9 @@ namespace tpmg
     if (level.singular() && constants.reaction == 0)
       throw std::invalid_argument("LevelFastDiagonalization: the level's problem is singular (no Dirichlet face)");
     // the scaling of each direction's term, as the Kronecker-form operator has it
-    std::array<double, 3> coef{{0, 0, 0}};
-    double                shift = constants.reaction;
-    for (int d = 0; d < dim_; ++d)
-      {
-        coef[d] = constants.diffusion / level.h[d];
-        for (int e = 0; e < dim_; ++e)
-          if (e != d)
-            coef[d] *= level.h[e];
-        shift *= level.h[d];
-      }
-    shift_ = Number(shift);
+    const KroneckerScaling       scaling = kronecker_scaling(level, constants);
+    const std::array<double, 3> &coef    = scaling.direction;
+    shift_                               = Number(scaling.shift);
 
     const ElementMatrices1D e        = element_matrices_1d(unsigned(level.degree));
     const int               k        = level.degree;

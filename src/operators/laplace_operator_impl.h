@@ -18,21 +18,6 @@
 namespace tpmg
 {
   template <int dim, int degree, typename Number>
-  std::array<double, 3>
-  CartesianLaplaceOperator<dim, degree, Number>::direction_coefficients(const CartesianLevel &level)
-  {
-    std::array<double, 3> c{{0, 0, 0}};
-    for (int d = 0; d < dim; ++d)
-      {
-        c[d] = 1.0 / level.h[d];
-        for (int e = 0; e < dim; ++e)
-          if (e != d)
-            c[d] *= level.h[e];
-      }
-    return c;
-  }
-
-  template <int dim, int degree, typename Number>
   CartesianLaplaceOperator<dim, degree, Number>::CartesianLaplaceOperator(
     const CartesianLevel &level, Backend backend, std::shared_ptr<const RobinFaces<Number>> robin,
     const ConstantCoefficients &constants)
@@ -44,12 +29,9 @@ namespace tpmg
     if (!(constants.diffusion > 0) || !(constants.reaction >= 0))
       throw std::invalid_argument("CartesianLaplaceOperator: the coefficient must be positive and the reaction "
                                   "coefficient non-negative");
-    coef_ = direction_coefficients(level);
-    for (double &c : coef_)
-      c *= constants.diffusion;
-    shift_ = constants.reaction; // c M: c Π h_d times the reference masses
-    for (int d = 0; d < dim; ++d)
-      shift_ *= level.h[d];
+    const KroneckerScaling scaling = kronecker_scaling(level, constants);
+    coef_                          = scaling.direction;
+    shift_                         = scaling.shift; // c M: c Π h_d times the reference masses
     robin_ = robin_faces_for(level, level.robin_faces & ~level.dirichlet_faces, backend, std::move(robin_),
                              "CartesianLaplaceOperator");
   }

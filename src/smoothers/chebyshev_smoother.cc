@@ -34,6 +34,7 @@ namespace tpmg
     // Global 1D diagonals (reference cell width) of all directions, one after the other.
     ck::LaplaceDiagonal<Number> f{};
     std::vector<double>         s1d, m1d;
+    const KroneckerScaling      scaling = kronecker_scaling(level, constants); // c_d = a (1/h_d) Π_{e≠d} h_e
     for (int d = 0; d < 3; ++d)
       {
         f.nodes[d]  = level.nodes(d);
@@ -49,15 +50,9 @@ namespace tpmg
               s1d[std::size_t(f.offset[d] + c * k + i)] += e.stiffness(i, i);
               m1d[std::size_t(f.offset[d] + c * k + i)] += mass(i, i);
             }
-        // c_d = a (1/h_d) Π_{e≠d} h_e
-        f.coef[d] = constants.diffusion / level.h[d];
-        for (int o = 0; o < level.dim; ++o)
-          if (o != d)
-            f.coef[d] *= level.h[o];
+        f.coef[d] = scaling.direction[std::size_t(d)];
       }
-    f.shift = constants.reaction; // c Π h_d
-    for (int d = 0; d < level.dim; ++d)
-      f.shift *= level.h[d];
+    f.shift = scaling.shift; // c Π h_d
     Vector<double> stiffness(index_t(s1d.size()), backend), masses(index_t(m1d.size()), backend);
     stiffness.from_host(s1d);
     masses.from_host(m1d);

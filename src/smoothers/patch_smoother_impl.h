@@ -85,20 +85,14 @@ namespace tpmg
       throw std::invalid_argument("the 'global' smoother kernel needs the level operator");
     const bool optimized   = settings.optimization != KernelOptimization::basic;
     const bool tensor_core = config_.family == PatchKernelFamily::tensor_core;
-    coef_                  = CartesianLaplaceOperator<dim, k, Number>::direction_coefficients(level);
     // constant a and c: a K + c M on every patch (the eigenvectors stay, the sums scale and shift)
     const ConstantCoefficients &constants = problem.coefficients;
-    if (!constants.laplacian())
-      {
-        if ((tensor_core || settings.optimization == KernelOptimization::conflict_free) && constants.reaction != 0)
-          throw std::invalid_argument("the " + std::string(to_string(settings.optimization)) +
-                                      " smoother kernels have no reaction term; choose another Kernel optimization");
-        for (double &c : coef_)
-          c *= constants.diffusion;
-        shift_ = constants.reaction;
-        for (int d = 0; d < dim; ++d)
-          shift_ *= level.h[d];
-      }
+    if ((tensor_core || settings.optimization == KernelOptimization::conflict_free) && constants.reaction != 0)
+      throw std::invalid_argument("the " + std::string(to_string(settings.optimization)) +
+                                  " smoother kernels have no reaction term; choose another Kernel optimization");
+    const KroneckerScaling scaling = kronecker_scaling(level, constants);
+    coef_                          = scaling.direction;
+    shift_                         = scaling.shift;
 
     data_ = patch_data_1d(k, problem.lumped_mass);
     if (!optimized) // the basic kernels read the 1D data from memory; the others know them at compile time
