@@ -121,6 +121,8 @@
 #                      57 M DoFs, the Table 7 files, best of 5 (3), two rounds, alternating
 #   grid-sync-probe    a graph's kernel launch against a grid-wide barrier per dependent step
 #                      (tools/grid_sync_probe.cu)
+#   dense-coarse-probe the dense coarse solve a thread per row against a warp per row
+#                      (tools/dense_coarse_probe.cu)
 #   bank-probe         the shared-memory bank rule for 8-byte words, under Nsight Compute
 #   profile-smoother   Nsight Compute counters of the fused smoother (not kept in the repository)
 #   profile-source     per-instruction Nsight Compute export for tools/sass_stalls.py
@@ -1337,6 +1339,12 @@ print(*sys.argv[2:], r['dofs'], '%.4f %.4f %.4f %.4f %.3f' % (b['right_hand_side
       cmake --build "$B" --target grid_sync_probe > "$OUT/logs/build_grid_sync_probe.log" 2>&1 ||
         { tail -20 "$OUT/logs/build_grid_sync_probe.log"; exit 1; }
       $B/tools/grid_sync_probe | tee "$OUT/solve/grid_sync_probe.txt"
+      ;;
+    dense-coarse-probe)
+      mkdir -p "$OUT/solve"
+      cmake --build "$B" --target dense_coarse_probe > "$OUT/logs/build_dense_coarse_probe.log" 2>&1 ||
+        { tail -20 "$OUT/logs/build_dense_coarse_probe.log"; exit 1; }
+      $B/tools/dense_coarse_probe | tee "$OUT/solve/dense_coarse_probe.txt"
       ;;
     bank-probe)
       mkdir -p "$OUT/hardware"

@@ -7,6 +7,9 @@
 
 #include <src/multigrid/dense_probe.h>
 
+#include <kernels/linear_algebra/dense_coarse.h>
+#include <kernels/runtime/forall.h>
+
 #include "cpu_solve.h"
 
 #include <gtest/gtest.h>
@@ -227,7 +230,7 @@ namespace
     const auto robin =
       (lev.robin_faces & ~lev.dirichlet_faces) ? make_robin_faces<double>(lev, "2 + x", Backend::cpu, def) : nullptr;
     const index_t    nodes[3]        = {lev.nodes(0), lev.nodes(1), lev.nodes(2)};
-    const auto       map             = DenseCoarseSolve<double>::on(nodes, dim, lev.dirichlet_faces);
+    const auto       map             = CoarseUnknowns::on(nodes, dim, lev.dirichlet_faces);
     std::atomic<int> applications[2] = {0, 0};
     Eigen::MatrixXd  A[2];
     for (bool probe : {false, true})
@@ -270,6 +273,53 @@ TEST(Multigrid, ProbedCoarseMatrixEqualsOneColumnPerApplication)
                                             "2D Q3 BP5 sine, a Neumann face");
 }
 
+TEST(Multigrid, DenseCoarseRowsEqualTheInverseTimesB)
+{
+  // the gather and the warp-per-row product against the dense product in double, on levels whose
+  // unknowns fill neither the 8 rows of a block nor the 32 lanes of a row (2D and 3D, Neumann faces)
+  struct Case
+  {
+    index_t  nodes[3];
+    int      dim;
+    unsigned dirichlet;
+  };
+  for (const Case &c : {Case{{9, 7, 1}, 2, 15u & ~2u}, Case{{6, 5, 7}, 3, 63u}, Case{{4, 6, 3}, 3, 63u & ~16u}})
+    {
+      const CoarseUnknowns u    = CoarseUnknowns::on(c.nodes, c.dim, c.dirichlet);
+      const index_t        size = c.nodes[0] * c.nodes[1] * c.nodes[2];
+      std::vector<float>   inverse(static_cast<std::size_t>(u.n * u.n)), b(static_cast<std::size_t>(size));
+      for (std::size_t i = 0; i < inverse.size(); ++i)
+        inverse[i] = float(std::sin(0.37 * double(i) + 1.0));
+      for (std::size_t i = 0; i < b.size(); ++i)
+        b[i] = float(1 + (i * 7) % 11);
+      Vector<float> inv_v(index_t(inverse.size()), Backend::cpu), b_v(size, Backend::cpu), x_v(size, Backend::cpu),
+        gathered(u.n, Backend::cpu);
+      inv_v.from_host(inverse);
+      b_v.from_host(b);
+      forall(Backend::cpu, u.n, GatherCoarseUnknowns<float>{u, b_v.data(), gathered.data()});
+      const DenseCoarseRows<float> rows{u, inv_v.data(), gathered.data(), x_v.data()};
+      launch(Backend::cpu, rows, rows.shape());
+      const std::vector<float> x = x_v.to_host();
+      std::vector<bool>        unknown(std::size_t(size), false);
+      for (index_t i = 0; i < u.n; ++i)
+        {
+          double reference = 0, magnitude = 0;
+          for (index_t j = 0; j < u.n; ++j)
+            {
+              reference += double(inverse[std::size_t(i * u.n + j)]) * double(b[std::size_t(u.global(j))]);
+              magnitude += std::fabs(double(inverse[std::size_t(i * u.n + j)]) * double(b[std::size_t(u.global(j))]));
+            }
+          EXPECT_NEAR(x[std::size_t(u.global(i))], reference, 1e-6 * magnitude) << "row " << i;
+          unknown[std::size_t(u.global(i))] = true;
+        }
+      for (index_t g = 0; g < size; ++g) // the nodes on Dirichlet faces are not written
+        {
+          if (!unknown[std::size_t(g)])
+            EXPECT_EQ(x[std::size_t(g)], 0.0f) << "node " << g;
+        }
+    }
+}
+
 TEST(Multigrid, ProbedCoarseMatrixRethrowsAThreadsFailure)
 {
   // an operator that cannot be made, or an application that fails, on one of the threads: the
@@ -278,7 +328,7 @@ TEST(Multigrid, ProbedCoarseMatrixRethrowsAThreadsFailure)
   d.coarse_cells                = {3, 3, 3};
   const CartesianLevel lev      = make_hierarchy(d, 1, 1).back();
   const index_t        nodes[3] = {lev.nodes(0), lev.nodes(1), lev.nodes(2)};
-  const auto           map      = DenseCoarseSolve<double>::on(nodes, 3, lev.dirichlet_faces);
+  const auto           map      = CoarseUnknowns::on(nodes, 3, lev.dirichlet_faces);
   std::atomic<int>     made = 0, applied = 0;
   auto                 make = [&](bool fail_making) {
     return [&, fail_making] {

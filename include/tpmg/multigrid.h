@@ -26,6 +26,7 @@
 
 namespace tpmg
 {
+  struct CoarseUnknowns; // kernels/linear_algebra/dense_coarse.h
 
   /// What a Multigrid is built from besides the mesh levels: the smoother and its kernels, the
   /// level operator, the geometry, the V-cycle's symmetry and the coarse solver's limit.
@@ -313,6 +314,8 @@ namespace tpmg
     /// `x_is_zero`: x = 0 on entry (vmult and the coarser levels of a cycle; not full multigrid)
     void vcycle_level(int l, Vector<Number> &x, const Vector<Number> &b, bool x_is_zero) const;
     void coarse_solve(Vector<Number> &x, const Vector<Number> &b, bool x_is_zero) const;
+    /// x_I = A_II^{-1} b_I over `unknowns` with the dense inverse (kernels/linear_algebra/dense_coarse.h)
+    void dense_coarse_solve(const CoarseUnknowns &unknowns, const Number *b, Number *x) const;
     /// vmult through the recorded graph (settings_.cuda_graph)
     void vmult_graph(Vector<Number> &dst, const Vector<Number> &src) const;
 
@@ -331,6 +334,7 @@ namespace tpmg
     SetupSeconds                  setup_seconds_;
     index_t                       coarse_n_ = 0;
     Vector<Number>                coarse_inverse_;
+    mutable Vector<Number>        coarse_b_;                            ///< b_I gathered for the dense solve
     std::unique_ptr<const LevelFastDiagonalization<Number>> coarse_fd_; ///< the coarse solve by fast diagonalization
     // the recorded V-cycle (vmult_graph): the executable graph and the vectors it was recorded on
     struct GraphDeleter

@@ -46,7 +46,7 @@ namespace tpmg
     /// level's nodes, where apply = make_apply() (one per thread). `degree`: the operator's q;
     /// `probe` false: one application per unknown.
     template <class MakeApply>
-    Eigen::MatrixXd probed_matrix(const DenseCoarseSolve<double> &map, index_t level_nodes, int degree, bool probe,
+    Eigen::MatrixXd probed_matrix(const CoarseUnknowns &map, index_t level_nodes, int degree, bool probe,
                                   MakeApply &&make_apply)
     {
       const index_t n = map.n;

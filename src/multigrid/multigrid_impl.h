@@ -66,12 +66,11 @@ namespace tpmg
     /// The coarse solve's unknowns on the level `layout` describes: its nodes off the Dirichlet
     /// faces that this rank owns (on a periodic box's part not the copies beyond the faces,
     /// which are boundary to its kernels).
-    template <typename Number>
-    DenseCoarseSolve<Number> coarse_unknowns(const BoxLayout &layout)
+    inline CoarseUnknowns coarse_unknowns(const BoxLayout &layout)
     {
       const CartesianLevel &m        = layout.level();
       const index_t         nodes[3] = {m.nodes(0), m.nodes(1), m.nodes(2)};
-      auto                  s        = DenseCoarseSolve<Number>::on(nodes, m.dim, m.dirichlet_faces);
+      auto                  s        = CoarseUnknowns::on(nodes, m.dim, m.dirichlet_faces);
       s.n                            = 1;
       for (std::size_t d = 0; d < 3; ++d)
         {
@@ -102,10 +101,10 @@ namespace tpmg
       // stored geometric factors whatever the levels use: each of the n applications reads them
       // (on the fly it would compute the Jacobians at every point n times: 0.09 s of the Kershaw
       // file's setup for its 125 Q_1 unknowns)
-      const GeometryMode             geometry = GeometryMode::stored;
-      const index_t                  nodes[3] = {dense.nodes(0), dense.nodes(1), dense.nodes(2)};
-      const DenseCoarseSolve<double> map = by_degree ? DenseCoarseSolve<double>::on(nodes, dim, dense.dirichlet_faces)
-                                                     : internal::coarse_unknowns<double>(layout);
+      const GeometryMode   geometry = GeometryMode::stored;
+      const index_t        nodes[3] = {dense.nodes(0), dense.nodes(1), dense.nodes(2)};
+      const CoarseUnknowns map =
+        by_degree ? CoarseUnknowns::on(nodes, dim, dense.dirichlet_faces) : internal::coarse_unknowns(layout);
       if (map.n != n)
         throw std::logic_error("Multigrid: the coarse unknowns do not match the coarsest level");
       // the copies of a node beyond periodic faces take its value (the part's exchanges)
@@ -330,6 +329,7 @@ namespace tpmg
                 h[std::size_t(i) * coarse_n_ + j] = Number(inv(i, j));
             coarse_inverse_.reinit(coarse_n_ * coarse_n_, backend);
             coarse_inverse_.from_host(h);
+            coarse_b_.reinit(coarse_n_, backend);
           }
       }
     lap(setup_seconds_.coarse_solver);
@@ -401,25 +401,25 @@ namespace tpmg
             L.smoother->smooth(x, b, false, x_is_zero && cycle == 0);
             L.op->residual(L.r, b, x);
             forall(backend_, D.r1.size(), tk::RestrictToQ1<Number>{D.shape, L.r.data(), D.r1.data()});
-            auto solve    = DenseCoarseSolve<Number>::on(vertices, dim, D.shape.constrained);
-            solve.inverse = coarse_inverse_.data();
-            solve.b       = D.r1.data();
-            solve.x       = D.x1.data();
-            forall(backend_, coarse_n_, solve);
+            dense_coarse_solve(CoarseUnknowns::on(vertices, dim, D.shape.constrained), D.r1.data(), D.x1.data());
             forall(backend_, x.size(), tk::ProlongateFromQ1<Number>{D.shape, D.x1.data(), x.data()});
             L.smoother->smooth(x, b, true, false);
           }
       }
     else if (coarse_n_ > 0)
       {
-        auto solve    = internal::coarse_unknowns<Number>(*L.layout);
-        solve.inverse = coarse_inverse_.data();
-        solve.b       = b.data();
-        solve.x       = x.data();
-        forall(backend_, coarse_n_, solve);
+        dense_coarse_solve(internal::coarse_unknowns(*L.layout), b.data(), x.data());
         if (L.layout->distributed()) // (a periodic box: the copies beyond its faces)
           L.layout->update_ghosts(x, GhostLayers::all);
       }
+  }
+
+  template <int dim, int k, typename Number>
+  void Multigrid<dim, k, Number>::dense_coarse_solve(const CoarseUnknowns &unknowns, const Number *b, Number *x) const
+  {
+    forall(backend_, unknowns.n, GatherCoarseUnknowns<Number>{unknowns, b, coarse_b_.data()});
+    const DenseCoarseRows<Number> rows{unknowns, coarse_inverse_.data(), coarse_b_.data(), x};
+    launch(backend_, rows, rows.shape());
   }
 
   template <int dim, int k, typename Number>
@@ -651,7 +651,7 @@ namespace tpmg
     }
 
     /// Bytes of the coarse solve: fast diagonalization's, or the dense one's (of the coarsest
-    /// level, or of its Q_1 problem with two Q_1 vectors).
+    /// level, or of its Q_1 problem with two Q_1 vectors): the inverse and the gathered b_I.
     inline std::size_t coarse_solver_bytes(const CartesianLevel &c, const MultigridSettings &settings,
                                            std::size_t number_bytes)
     {
@@ -663,10 +663,10 @@ namespace tpmg
         {
           const CartesianLevel l1 = linear_level(c);
           const std::size_t    n1 = std::size_t(l1.n_interior_dofs());
-          return (n1 * n1 + 2 * std::size_t(l1.n_dofs())) * number_bytes;
+          return (n1 * n1 + n1 + 2 * std::size_t(l1.n_dofs())) * number_bytes;
         }
       const std::size_t nc = std::size_t(c.n_interior_dofs());
-      return nc <= std::size_t(settings.coarse_direct_limit) ? nc * nc * number_bytes : 0;
+      return nc <= std::size_t(settings.coarse_direct_limit) ? (nc * nc + nc) * number_bytes : 0;
     }
 
     /// Bytes of a level's Cartesian vertex-patch smoother data (VertexPatchSmoother): at most its
