@@ -1593,12 +1593,12 @@ TEST(Gpu, CudaGraphVCycleGivesTheLaunchByLaunchSolve)
       EXPECT_TRUE(r[1].cuda_graph) << c.name << (r[1].warnings.empty() ? "" : ": " + r[1].warnings.back());
       EXPECT_EQ(r[1].iterations, r[0].iterations) << c.name;
       ASSERT_EQ(r[1].history.size(), r[0].history.size()) << c.name;
-      // Each V-cycle's output differs by a few units of its rounding (1e-7 in float) of its
+      // Each V-cycle's output differs by a few units of its rounding (6e-8 in float) of its
       // input, which the operators' atomic adds order differently from run to run. A residual
       // then differs by about that share of the first one, which deep in a solve is a large part
-      // of its own size (3D k = 1: 4.5 % in the fifth residual): 1e-3 of itself, plus 1e-8 of
-      // the first residual in float (1e-14 in double).
-      const double noise = (c.precision == Precision::fp32 ? 1e-8 : 1e-14) * r[0].history[0];
+      // of its own size (3D k = 1: 4.5 % in the fifth residual, below 1e-6 of the first): 1e-3
+      // of itself, plus 1e-7 of the first residual in float (1e-14 in double).
+      const double noise = (c.precision == Precision::fp32 ? 1e-7 : 1e-14) * r[0].history[0];
       for (std::size_t i = 0; i < r[0].history.size(); ++i)
         EXPECT_NEAR(r[1].history[i], r[0].history[i], 1e-3 * r[0].history[i] + noise) << c.name << " residual " << i;
       double diff = 0, norm = 0; // both solved to 1e-10
