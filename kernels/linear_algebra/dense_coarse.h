@@ -7,7 +7,6 @@
 #include <kernels/runtime/runner.h>
 
 #include <tpmg/config.h>
-#include <tpmg/mesh.h>
 #include <tpmg/numbering.h>
 
 namespace tpmg
@@ -32,12 +31,6 @@ namespace tpmg
         }
       s.n = s.count[0] * s.count[1] * s.count[2];
       return s;
-    }
-    /// The unknowns of a whole level (the nodes off its Dirichlet faces).
-    static CoarseUnknowns of(const CartesianLevel &level)
-    {
-      const index_t nodes[3] = {level.nodes(0), level.nodes(1), level.nodes(2)};
-      return on(nodes, level.dim, level.dirichlet_faces);
     }
 
     TPMG_HD index_t global(index_t i) const

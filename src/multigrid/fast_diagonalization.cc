@@ -43,13 +43,13 @@ namespace tpmg
     const std::array<double, 3> &coef    = scaling.direction;
     shift_                               = Number(scaling.shift);
 
-    const ElementMatrices1D e              = element_matrices_1d(unsigned(level.degree));
-    const int               k              = level.degree;
-    const CoarseUnknowns    level_unknowns = CoarseUnknowns::of(level);
-    const index_t          *first          = level_unknowns.first;
+    const ElementMatrices1D e        = element_matrices_1d(unsigned(level.degree));
+    const int               k        = level.degree;
+    index_t                 first[3] = {0, 0, 0};
     for (int d = 0; d < dim_; ++d)
       {
-        const index_t count = level_unknowns.count[d];
+        first[d]            = level.dirichlet(2 * d) ? 1 : 0;
+        const index_t count = fast_diagonalization_unknowns(level, d);
         if (count <= 0)
           throw std::invalid_argument("LevelFastDiagonalization: no unknowns along direction " + std::to_string(d));
         extent_[d] = count;

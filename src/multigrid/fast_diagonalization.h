@@ -15,7 +15,6 @@
 #include <tpmg/mesh.h>
 #include <tpmg/vector.h>
 
-#include <kernels/linear_algebra/dense_coarse.h>
 #include <kernels/linear_algebra/fast_diagonalization.h>
 
 #include <cstddef>
@@ -25,7 +24,7 @@ namespace tpmg
   /// The unknowns along d of a whole level: the nodes off its Dirichlet faces along d.
   inline index_t fast_diagonalization_unknowns(const CartesianLevel &level, int d)
   {
-    return CoarseUnknowns::of(level).count[d];
+    return level.nodes(d) - (level.dirichlet(2 * d) ? 1 : 0) - (level.dirichlet(2 * d + 1) ? 1 : 0);
   }
 
   /// Bytes a LevelFastDiagonalization of `level` holds (the memory check before setup): two
