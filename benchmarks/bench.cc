@@ -9,7 +9,8 @@
 //              structure), linear_indexing, conflict_free, reduced_residual, tensor_core (3D fused
 //              only);
 //              [--patches-per-block P] [--lumped] (GLL-lumped 1D masses: the bp5 level operator's
-//              smoother)
+//              smoother) [--alias-b] (b is x: b's loads hit the lines of x, so the time bounds what
+//              storing b in fewer bits can save; the smoothed values are meaningless)
 //   bp only:   [--bp 1,3,5] [--geometry stored,on_the_fly,polynomial|both] [--deformation none|sine] [--cg]
 //              (polynomial: BP1/BP2 only, skipped for the Laplacians)
 //              --cg times a CG iteration (operator, 2 dot products, 3 vector updates) and reports
@@ -56,6 +57,7 @@ namespace
     Deformation              deformation = Deformation::none;
     bool                     cg_loop     = false;
     bool                     lumped      = false; ///< smoother: GLL-lumped 1D masses
+    bool                     alias_b     = false; ///< smoother: b aliased to x (a bound, not a smoother)
     int                      groups = 5, runs = 10;
     std::string              csv;
     Backend                  backend = Backend::cuda;
@@ -330,7 +332,7 @@ namespace
               if (e->setting == SmootherSetting::optimization)
                 return; // a combination that does not exist (boundary with global, tensor_core outside 3D fused)
             VertexPatchSmoother<dim, k, T> sm(lev, o.backend, s, &op, PatchProblem{o.lumped});
-            t                       = time_best_of_groups(o.backend, o, [&] { sm.smooth(x, y); });
+            t                       = time_best_of_groups(o.backend, o, [&] { sm.smooth(x, o.alias_b ? x : y); });
             const PatchWork w       = patch_work(dim, k, kernel, sm.configuration(), o.lumped);
             const double    patches = double(lev.n_patches());
             work.flops              = (2 * w.fma + w.add) * patches;
@@ -422,6 +424,8 @@ int main(int argc, char **argv)
             }
           else if (a == "--lumped")
             o.lumped = true;
+          else if (a == "--alias-b")
+            o.alias_b = true;
           else if (a == "--cg")
             o.cg_loop = true;
           else if (a == "--groups")

@@ -33,6 +33,8 @@
 #   smoother-lumped    3D fused kernels with GLL-lumped masses (the bp5 smoother)
 #   smoother-threads   basic kernels: one thread per column against one per DoF
 #   smoother-sizes     3D fused linear_indexing at 5e7, 1.5e8 and 4e8 DoFs
+#   smoother-bytes     what b's and the level's DRAM bytes cost a smoothing step: 3D fused float k = 1, 3, 7
+#                      from levels the L2 cache holds to 1e8 DoFs, b apart and b aliased to x, two rounds
 #   patches-per-block  3D fused linear_indexing with P = 1, 2, 4, 8, 16 patches per block
 #   memory-floor       the memory skeleton of the fused fiber kernels (a second build)
 #   roofline           the roofline charts from the smoother CSVs (no GPU needed)
@@ -470,6 +472,16 @@ CASES
       mkdir -p "$OUT/smoother"
       $BENCH smoother --dim 3 --degrees 2,3,4,5,6,7,8 --precision both --kernel fused --optimization linear_indexing --dofs 5e7,1.5e8,4e8 --groups 3 --runs 3 \
         --csv "$OUT/smoother/sizes.csv" 2>&1 | tee "$OUT/smoother/sizes.txt"
+      ;;
+    smoother-bytes)
+      mkdir -p "$OUT/smoother"
+      for round in 1 2; do
+        for alias in "" --alias-b; do
+          echo "== round $round, b ${alias:+aliased to x}${alias:-apart}"
+          $BENCH smoother --dim 3 --degrees 1,3,7 --precision float --kernel fused --optimization linear_indexing \
+            --dofs 1e6,2e6,4e6,1e7,1e8 --groups 5 --runs 10 $alias 2>&1 | grep -v "^#"
+        done
+      done 2>&1 | tee "$OUT/smoother/smoother_bytes.txt"
       ;;
     patches-per-block)
       # a P that a degree cannot take is refused with a one-line message; the other degrees run
