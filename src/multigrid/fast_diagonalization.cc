@@ -45,11 +45,11 @@ namespace tpmg
 
     const ElementMatrices1D e        = element_matrices_1d(unsigned(level.degree));
     const int               k        = level.degree;
-    index_t                 first[3] = {0, 0, 0};
+    const CoarseUnknowns    on_level = level_unknowns(level);
+    const index_t          *first    = on_level.first;
     for (int d = 0; d < dim_; ++d)
       {
-        first[d]            = level.dirichlet(2 * d) ? 1 : 0;
-        const index_t count = fast_diagonalization_unknowns(level, d);
+        const index_t count = on_level.count[d];
         if (count <= 0)
           throw std::invalid_argument("LevelFastDiagonalization: no unknowns along direction " + std::to_string(d));
         extent_[d] = count;

@@ -15,16 +15,25 @@
 #include <tpmg/mesh.h>
 #include <tpmg/vector.h>
 
+#include <kernels/linear_algebra/dense_coarse.h>
 #include <kernels/linear_algebra/fast_diagonalization.h>
 
 #include <cstddef>
 
 namespace tpmg
 {
-  /// The unknowns along d of a whole level: the nodes off its Dirichlet faces along d.
+  /// The unknowns of a whole level: the nodes off its Dirichlet faces. The one rule that the
+  /// fast diagonalization's extents, a rank's coarse unknowns and the dense coarse problem take.
+  inline CoarseUnknowns level_unknowns(const CartesianLevel &level)
+  {
+    const index_t nodes[3] = {level.nodes(0), level.nodes(1), level.nodes(2)};
+    return CoarseUnknowns::on(nodes, level.dim, level.dirichlet_faces);
+  }
+
+  /// The unknowns along d of a whole level.
   inline index_t fast_diagonalization_unknowns(const CartesianLevel &level, int d)
   {
-    return level.nodes(d) - (level.dirichlet(2 * d) ? 1 : 0) - (level.dirichlet(2 * d + 1) ? 1 : 0);
+    return level_unknowns(level).count[d];
   }
 
   /// Bytes a LevelFastDiagonalization of `level` holds (the memory check before setup): two

@@ -68,10 +68,8 @@ namespace tpmg
     /// which are boundary to its kernels).
     inline CoarseUnknowns coarse_unknowns(const BoxLayout &layout)
     {
-      const CartesianLevel &m        = layout.level();
-      const index_t         nodes[3] = {m.nodes(0), m.nodes(1), m.nodes(2)};
-      auto                  s        = CoarseUnknowns::on(nodes, m.dim, m.dirichlet_faces);
-      s.n                            = 1;
+      CoarseUnknowns s = level_unknowns(layout.level());
+      s.n              = 1;
       for (std::size_t d = 0; d < 3; ++d)
         {
           const index_t lo = std::max(s.first[d], layout.owned().begin[d]);
@@ -102,9 +100,7 @@ namespace tpmg
       // (on the fly it would compute the Jacobians at every point n times: 0.09 s of the Kershaw
       // file's setup for its 125 Q_1 unknowns)
       const GeometryMode   geometry = GeometryMode::stored;
-      const index_t        nodes[3] = {dense.nodes(0), dense.nodes(1), dense.nodes(2)};
-      const CoarseUnknowns map =
-        by_degree ? CoarseUnknowns::on(nodes, dim, dense.dirichlet_faces) : internal::coarse_unknowns(layout);
+      const CoarseUnknowns map      = by_degree ? level_unknowns(dense) : internal::coarse_unknowns(layout);
       if (map.n != n)
         throw std::logic_error("Multigrid: the coarse unknowns do not match the coarsest level");
       // the copies of a node beyond periodic faces take its value (the part's exchanges)
