@@ -37,6 +37,8 @@
 #                      from levels the L2 cache holds to 1e8 DoFs, b apart and b aliased to x, two rounds
 #   patches-per-block  3D fused linear_indexing with P = 1, 2, 4, 8, 16 patches per block
 #   memory-floor       the memory skeleton of the fused fiber kernels (a second build)
+#   skeleton-compare   the fused smoother against its memory skeleton, 3D float k = 1, 3, 5, 7 at 1e8 DoFs
+#                      (the skeleton's build as memory-floor's), alternating, two rounds
 #   roofline           the roofline charts from the smoother CSVs (no GPU needed)
 #   storage16          what storing the V-cycle's vectors in 16 bits does to the iterations: a CPU build
 #                      with TPMG_EMULATE_16BIT_STORAGE=1 (no GPU needed) rounds them to half or bfloat16
@@ -203,6 +205,18 @@ build_old_solver() {
 }
 
 export NCCL_NVLS_ENABLE=0
+# A second build, $B-skeleton, with TPMG_SMOOTHER_MEMORY_SKELETON=1: the fused fiber kernels load
+# the patch and read b / update x as usual but compute nothing; the results are wrong, the times
+# are the floor of the kernels' memory structure. The build continues if a call ran out of time.
+build_skeleton() {
+  S=$B-skeleton
+  cmake -S . -B "$S" -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 \
+    -DCMAKE_CUDA_FLAGS=-DTPMG_SMOOTHER_MEMORY_SKELETON=1 -DCMAKE_CXX_FLAGS=-DTPMG_SMOOTHER_MEMORY_SKELETON=1 > "$OUT/logs/configure_skeleton.log" 2>&1 ||
+    { tail -30 "$OUT/logs/configure_skeleton.log"; return 1; }
+  /usr/bin/time -f "build: %e s" cmake --build "$S" -j 16 --target tpmg_bench > "$OUT/logs/build_skeleton.log" 2>&1 ||
+    { grep error "$OUT/logs/build_skeleton.log" | head; return 1; }
+}
+
 scale() {
   local c=$1 n=$2 label=$3 file=$4; shift 4
   [[ $c =~ ^(${SCALING_CASES:-.*})$ ]] || return 0 # (SCALING_CASES: a regex of the cases to run)
@@ -496,18 +510,22 @@ CASES
       done
       ;;
     memory-floor)
-      # a second build with TPMG_SMOOTHER_MEMORY_SKELETON=1 (the fused fiber kernels load the patch
-      # and read b / update x as usual but compute nothing; the results are wrong, the times are
-      # the floor of the kernels' memory structure); the build continues if a call ran out of time
-      S=$B-skeleton
-      cmake -S . -B "$S" -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 \
-        -DCMAKE_CUDA_FLAGS=-DTPMG_SMOOTHER_MEMORY_SKELETON=1 -DCMAKE_CXX_FLAGS=-DTPMG_SMOOTHER_MEMORY_SKELETON=1 > "$OUT/logs/configure_skeleton.log" 2>&1 ||
-        { tail -30 "$OUT/logs/configure_skeleton.log"; exit 1; }
-      /usr/bin/time -f "build: %e s" cmake --build "$S" -j 16 --target tpmg_bench > "$OUT/logs/build_skeleton.log" 2>&1 ||
-        { grep error "$OUT/logs/build_skeleton.log" | head; exit 1; }
+      build_skeleton || exit 1
       mkdir -p "$OUT/smoother"
       $S/benchmarks/tpmg_bench smoother --dim 3 --degrees 2,3,4,5,6,7,8 --precision both --kernel fused --optimization linear_indexing --dofs 5e7 --groups 3 --runs 3 \
         --csv "$OUT/smoother/memory_floor.csv" 2>&1 | tee "$OUT/smoother/memory_floor.txt"
+      ;;
+    skeleton-compare)
+      # this build's fused smoother against its memory skeleton, alternating, two rounds
+      build_skeleton || exit 1
+      mkdir -p "$OUT/smoother"
+      for round in 1 2; do
+        for b in "$B" "$B-skeleton"; do
+          echo "== round $round $(basename "$b")"
+          "$b/benchmarks/tpmg_bench" smoother --dim 3 --degrees 1,3,5,7 --precision float --kernel fused \
+            --optimization linear_indexing --dofs 1e8 --groups 5 --runs 10 2>&1 | grep smoother
+        done
+      done 2>&1 | tee "$OUT/smoother/memory_skeleton.txt"
       ;;
     storage16)
       # a CPU build whose float V-cycle rounds its vectors to 16 bits where storage would
