@@ -10,6 +10,11 @@
 //       plane stride S and row stride R (0: the measured ones, fiber_policy.h); for the CPU
 //       recorder's sweep tools/cube_stride_sweep.sh (docs/performance/smoother.md, "Padded patch
 //       cube").
+//   TPMG_FIBER_STAGGER=1   the fiber kernels' blocks below `stagger_blocks` (the first wave) wait
+//       (block mod 3) * `stagger_ns` ns before their loads, both read from the environment
+//       (TPMG_STAGGER_NS, TPMG_STAGGER_BLOCKS; 0: no wait): whether blocks that start in step keep
+//       their loads from overlapping their arithmetic (docs/performance/solve.md, "What the bytes
+//       cost the smoother").
 #pragma once
 
 #ifndef TPMG_SMOOTHER_MEMORY_SKELETON
@@ -17,6 +22,9 @@
 #endif
 #ifndef TPMG_FIBER_CUBE_PLANE_STRIDE
 #define TPMG_FIBER_CUBE_PLANE_STRIDE 0
+#endif
+#ifndef TPMG_FIBER_STAGGER
+#define TPMG_FIBER_STAGGER 0
 #endif
 #ifndef TPMG_FIBER_CUBE_ROW_STRIDE
 #define TPMG_FIBER_CUBE_ROW_STRIDE 0

@@ -56,6 +56,9 @@ namespace tpmg
     int      P_log2;           ///< log2 P (set_patches_per_block sets all four)
     int      stride[3];        ///< words between the patch slots of region i
     unsigned offset[3], bytes; ///< byte offsets of the regions, their total
+#if TPMG_FIBER_STAGGER
+    unsigned stagger_ns = 0, stagger_blocks = 0; ///< measurement_knobs.h
+#endif
 
     // Shared memory, padded layouts: regions X, R0, R1 (words per patch, P patch slots
     // patch_stride apart), reused as the stages go: 3D  R0: T_m,T_a -> V1 -> W1,
@@ -152,6 +155,10 @@ namespace tpmg
         return;
       if constexpr (phase == 0)
         {
+#if TPMG_FIBER_STAGGER && defined(__CUDA_ARCH__)
+          if (ctx.block.x < stagger_blocks && stagger_ns > 0)
+            __nanosleep((ctx.block.x % 3u) * stagger_ns);
+#endif
           reg.first = geo.first_index(patch);
           // loaded with the patch (phase 0), where the other loads of the phase hide its
           // latency, not in the stage that uses it (a dependent load at the head of a short

@@ -12,7 +12,9 @@
 #include <src/operators/laplace_stencil_builders.h>
 
 #include <array>
+#include <cstdlib>
 #include <stdexcept>
+#include <utility>
 #include <vector>
 
 namespace tpmg
@@ -53,6 +55,12 @@ namespace tpmg
       throw std::logic_error("fiber patch kernel: the table of inverse eigenvalue sums is missing");
     kern.inverse_sums = inverse_sums;
     kern.shift        = Number(shift);
+#if TPMG_FIBER_STAGGER
+    for (auto [name, value] :
+         {std::pair{"TPMG_STAGGER_NS", &kern.stagger_ns}, {"TPMG_STAGGER_BLOCKS", &kern.stagger_blocks}})
+      if (const char *e = std::getenv(name))
+        *value = unsigned(std::strtoul(e, nullptr, 10));
+#endif
     if (shift != 0 && !mass_term && kind != PatchKernelKind::solve)
       throw std::logic_error("fiber patch kernel: a reaction term needs the kernel with the mass term");
     return kern;
