@@ -39,9 +39,6 @@
 #   memory-floor       the memory skeleton of the fused fiber kernels (a second build)
 #   skeleton-compare   the fused smoother against its memory skeleton, 3D float k = 1, 3, 5, 7 at 1e8 DoFs
 #                      (the skeleton's build as memory-floor's), alternating, two rounds
-#   async-load-compare the fused smoother against the same with the patch copied into shared memory by
-#                      cp.async (a second build, TPMG_FIBER_ASYNC_LOAD=1), 3D k = 1..8 at 1e8 DoFs,
-#                      alternating, two rounds (ASYNC_DEGREES, ASYNC_PRECISION choose)
 #   roofline           the roofline charts from the smoother CSVs (no GPU needed)
 #   storage16          what storing the V-cycle's vectors in 16 bits does to the iterations: a CPU build
 #                      with TPMG_EMULATE_16BIT_STORAGE=1 (no GPU needed) rounds them to half or bfloat16
@@ -223,9 +220,6 @@ build_variant() {
 # read b / update x as usual but compute nothing; the results are wrong, the times are the floor
 # of the kernels' memory structure.
 build_skeleton() { build_variant skeleton -DTPMG_SMOOTHER_MEMORY_SKELETON=1; }
-# $B-async-load, with TPMG_FIBER_ASYNC_LOAD=1: every fiber kernel copies its patch into shared
-# memory by cp.async
-build_async_load() { build_variant async-load -DTPMG_FIBER_ASYNC_LOAD=1; }
 
 scale() {
   local c=$1 n=$2 label=$3 file=$4; shift 4
@@ -536,26 +530,6 @@ CASES
             --optimization linear_indexing --dofs 1e8 --groups 5 --runs 10 2>&1 | grep smoother
         done
       done 2>&1 | tee "$OUT/smoother/memory_skeleton.txt"
-      ;;
-    async-load-compare)
-      # this build's fiber kernels against the same with the patch copied by cp.async
-      # (TPMG_FIBER_ASYNC_LOAD=1), one smoothing step, alternating, two rounds; the bench of this
-      # build is built beside the variant where it is missing
-      [ -x "$B/benchmarks/tpmg_bench" ] || {
-        cmake -S . -B "$B" -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 > "$OUT/logs/configure.log" 2>&1
-        cmake --build "$B" -j 16 --target tpmg_bench > "$OUT/logs/build_bench.log" 2>&1 &
-      }
-      build_async_load || exit 1
-      wait
-      [ -x "$B/benchmarks/tpmg_bench" ] || { grep error "$OUT/logs/build_bench.log" | head; exit 1; }
-      mkdir -p "$OUT/smoother"
-      for round in 1 2; do
-        for b in "$B" "$B-async-load"; do
-          echo "== round $round $(basename "$b")"
-          "$b/benchmarks/tpmg_bench" smoother --dim 3 --degrees ${ASYNC_DEGREES:-1,2,3,4,5,6,7,8} --precision ${ASYNC_PRECISION:-float} \
-            --kernel fused --optimization linear_indexing --dofs 1e8 --groups 5 --runs 10 2>&1 | grep smoother
-        done
-      done 2>&1 | tee "$OUT/smoother/async_load.txt"
       ;;
     storage16)
       # a CPU build whose float V-cycle rounds its vectors to 16 bits where storage would

@@ -15,9 +15,6 @@
 //       (TPMG_STAGGER_NS, TPMG_STAGGER_BLOCKS; 0: no wait): whether blocks that start in step keep
 //       their loads from overlapping their arithmetic (docs/performance/solve.md, "What the bytes
 //       cost the smoother").
-//   TPMG_FIBER_ASYNC_LOAD=0|1   the fiber kernels' patch loads as copies into shared memory that
-//       bypass the registers (cp.async) off or on in every kernel (-1: the policy's choice,
-//       fiber_policy.h; docs/performance/smoother.md, "Asynchronous patch loads").
 #pragma once
 
 #ifndef TPMG_SMOOTHER_MEMORY_SKELETON
@@ -31,7 +28,4 @@
 #endif
 #ifndef TPMG_FIBER_STAGGER
 #define TPMG_FIBER_STAGGER 0
-#endif
-#ifndef TPMG_FIBER_ASYNC_LOAD
-#define TPMG_FIBER_ASYNC_LOAD -1
 #endif

@@ -46,7 +46,6 @@ namespace tpmg
     int  inverse_sums_entries;       ///< entries per fiber multiplied by a table of 1/eigenvalue sums (rest divide)
     bool eigenvectors_in_bank;       ///< S from the __constant__ bank instead of immediates
     bool approximate_division;       ///< float on the GPU: the eigenvalue division as reciprocal times value
-    bool async_load;                 ///< the patch's x copied into shared memory by cp.async, not load and store
 
     /// Patches per block when the user leaves it to the library: the measured P of the fused 3D
     /// linear_indexing kernels, else the most patches that keep a block at 256 threads (512
@@ -120,8 +119,6 @@ namespace tpmg
     p.eigenvectors_in_bank = !single;
     // #approximate-division: float
     p.approximate_division = single;
-    // #asynchronous-patch-loads: none yet (TPMG_FIBER_ASYNC_LOAD: the comparison)
-    p.async_load = TPMG_FIBER_ASYNC_LOAD >= 0 ? TPMG_FIBER_ASYNC_LOAD == 1 : false;
     return p;
   }
 } // namespace tpmg

@@ -18,7 +18,6 @@
 // How each kernel is tuned is fiber_policy.h.
 #pragma once
 
-#include <kernels/common/async_copy.h>
 #include <kernels/common/atomic.h>
 #include <kernels/measurement_knobs.h>
 #include <kernels/smoothers/fiber_data.h>
@@ -110,12 +109,6 @@ namespace tpmg
     {
       return x_line(patch, fg % ni + 1, dim == 3 ? fg / ni + 1 : 0);
     }
-
-    /// The patch's x reaches shared memory by copies that bypass the registers (policy.async_load;
-    /// not `reduced`, which stores zeros in place of the interior): a plain shared buffer only,
-    /// so the CPU runner's bank recorder sees the stores it models.
-    template <class Buf>
-    static constexpr bool async_load = policy.async_load && !reduced && std::is_pointer_v<Buf>;
 
     /// Where the update re-reads x (solve kind, in place), add by exclusive_add (atomic.h: the
     /// patches of a color have disjoint interiors), which does not wait for the old value, or
@@ -328,15 +321,9 @@ namespace tpmg
                 coordinates(t, u, v, w);
                 const bool inner = u > 0 && u < np - 1 && v > 0 && v < np - 1 && (dim == 2 || (w > 0 && w < np - 1));
                 const bool skip  = reduced && inner;
-                const int  at    = dim == 3 ? L::X::at(u, v, w) : L::X::at(u, v);
-                if constexpr (async_load<Buf>)
-                  copy_to_shared_async(&BX[at], &line[t]);
-                else
-                  BX[at] = skip ? Number(0) : line[t];
+                BX[dim == 3 ? L::X::at(u, v, w) : L::X::at(u, v)] = skip ? Number(0) : line[t];
               }
           }
-      if constexpr (async_load<Buf>)
-        wait_async_copies();
     }
 
     /// 3D z-stage: T_m = M_z X, T_a = A_z X (mass_term: c_z A_z X + s M_z x) on interior z rows;
