@@ -87,8 +87,6 @@
 #   kershaw-levels     the same, eps = 0.3 across levels: k = 3..7 on levels 1-3, k = 3 on level 4
 #   kershaw-table      the same: iterations for eps = 1, 0.7, 0.5, 0.3 and k = 1..8; the sine mesh across levels
 #   kershaw-scan       the fitted smoother's Chebyshev degree and range across levels (k = 3 and 7)
-#   kershaw-cg         the fitted smoother's additive Schwarz in CG steps against its Chebyshev polynomial,
-#                      k = 3 and 7 on levels 1-3 (CG_STEPS: the step counts)
 #   mpi-tests          the solver on 2 and 4 MPI ranks sharing the GPU against one rank (ctest gpu.mpi_*)
 #   sanitizer-mpi      compute-sanitizer under mpirun -np 2: halo exchange, every kernel on the ranks' parts
 #   table7-ranks       the Table 7 solves (mixed) on 1, 2 and 4 ranks sharing the GPU
@@ -1273,22 +1271,6 @@ CASES
         kershaw_run "$K" "eps=0.3 k=$k level $lv" --set "Polynomial degree=$k" --set "Mesh/Refinement level=$lv"
       done; done
       kershaw_run "$K" "eps=0.3 k=3 level 4" --set "Polynomial degree=3" --set "Mesh/Refinement level=4"
-      ;;
-    kershaw-cg)
-      # the fitted smoother's additive Schwarz in conjugate gradients (Fitted patch smoothing = cg_additive,
-      # CG steps = Chebyshev degree) against the Chebyshev polynomial (degree 16, range 400), eps = 0.3,
-      # k = 3 and 7 on levels 1-3, k = 3 on level 4; best of 3 solves
-      mkdir -p "$OUT/solve"; K="$OUT/solve/kershaw_cg.txt"
-      echo "# columns: DoFs, iterations, relative residual, rate, solve [s], DoF/s, L2 error, H1 error, memory" | tee "$K"
-      for c in "3 1" "3 2" "3 3" "3 4" "7 1" "7 2" "7 3"; do
-        read -r k lv <<< "$c"
-        set -- --set "Polynomial degree=$k" --set "Mesh/Refinement level=$lv" --set Backend/Repetitions=3
-        kershaw_run "$K" "k=$k level $lv chebyshev 16" "$@"
-        for steps in ${CG_STEPS:-4 6 8 12}; do
-          kershaw_run "$K" "k=$k level $lv cg $steps" "$@" --set "Multigrid/Fitted patch smoothing=cg_additive" \
-            --set "Multigrid/Chebyshev degree=$steps"
-        done
-      done
       ;;
     kershaw-table)
       # the sine mesh of amplitude 0.2 (bp3, coarse cells 4) on levels 1-3; iterations for eps = 1, 0.7, 0.5, 0.3

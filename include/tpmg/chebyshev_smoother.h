@@ -94,33 +94,4 @@ namespace tpmg
     int                           cg_steps_         = 0;
     mutable Vector<Number>        ax_, update_, z_;
   };
-
-  /// `steps` steps of conjugate gradients on A e = b - A x from e = 0, preconditioned by P
-  /// (symmetric positive definite, zero on the identity rows: the additive Schwarz of the fitted
-  /// patch solves), then x <- x + e. Like a Chebyshev step it applies a polynomial in PA to the
-  /// preconditioned residual, with the same operator applications, but the polynomial is the
-  /// one that minimizes the error's A-norm for this residual: it needs no eigenvalue interval,
-  /// and a few small eigenvalues (modes the surrogate patch problems miss) cost CG a step each
-  /// where a Chebyshev interval must reach down to them. The price is two inner products per
-  /// step, and a polynomial that depends on the residual: a V-cycle with it is not a fixed
-  /// linear operator, so the outer solver must be flexible (FGMRES).
-  template <typename Number>
-  class ConjugateGradientSmoother
-  {
-  public:
-    /// `op` and `preconditioner` must outlive the smoother.
-    ConjugateGradientSmoother(const LinearOperator<Number> &op, const LinearOperator<Number> &preconditioner,
-                              int steps, Backend backend);
-    /// One smoothing step (`steps` operator and preconditioner applications). `x_is_zero`:
-    /// x holds zero, so the residual is b.
-    void smooth(Vector<Number> &x, const Vector<Number> &b, bool x_is_zero) const;
-    int  steps() const { return steps_; }
-
-  private:
-    const LinearOperator<Number> *op_;
-    const LinearOperator<Number> *preconditioner_;
-    int                           steps_;
-    Backend                       backend_;
-    mutable Vector<Number>        r_, z_, p_, q_;
-  };
 } // namespace tpmg

@@ -150,13 +150,11 @@ namespace tpmg
   };
   /// How the fitted patch solves make a smoothing step: colour by colour with the level
   /// operator's residual before each colour (multiplicative Schwarz), or the additive Schwarz
-  /// preconditioner (all patches on one residual) accelerated by a Chebyshev polynomial, or by
-  /// a few steps of preconditioned conjugate gradients (a polynomial fitted to the residual).
+  /// preconditioner (all patches on one residual) accelerated by a Chebyshev polynomial.
   enum class FittedSmoothing
   {
     multiplicative,
-    chebyshev_additive,
-    cg_additive
+    chebyshev_additive
   };
   /// How the fitted patch solves run their 1D products (kernels/smoothers/patch_fitted*.h):
   /// `scalar` one multiply-add per thread and instruction on the FP32/FP64 units; `tensor_fp64`

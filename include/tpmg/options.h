@@ -56,9 +56,8 @@ namespace tpmg
                   {SmootherType::chebyshev_jacobi, "chebyshev_jacobi"});
   TPMG_ENUM_NAMES(PatchGeometry, 3, {PatchGeometry::automatic, "auto"}, {PatchGeometry::cartesian, "cartesian"},
                   {PatchGeometry::fitted, "fitted"});
-  TPMG_ENUM_NAMES(FittedSmoothing, 3, {FittedSmoothing::multiplicative, "multiplicative"},
-                  {FittedSmoothing::chebyshev_additive, "chebyshev_additive"},
-                  {FittedSmoothing::cg_additive, "cg_additive"});
+  TPMG_ENUM_NAMES(FittedSmoothing, 2, {FittedSmoothing::multiplicative, "multiplicative"},
+                  {FittedSmoothing::chebyshev_additive, "chebyshev_additive"});
   TPMG_ENUM_NAMES(FittedPatchKernel, 4, {FittedPatchKernel::automatic, "automatic"},
                   {FittedPatchKernel::scalar, "scalar"}, {FittedPatchKernel::tensor_fp64, "tensor_fp64"},
                   {FittedPatchKernel::tensor_tf32, "tensor_tf32"});

@@ -713,11 +713,8 @@ namespace tpmg
                        std::size_t(2 * level.dim + 2) * vertices) * // ratio rows; widths, scale, reaction
                       number_bytes;
       const std::size_t v = std::size_t(level.n_dofs()) * number_bytes;
-      // Chebyshev: A x, the update, the preconditioned residual; CG: residual, preconditioned
-      // residual, direction and its product; multiplicative: the residual
-      b += settings.fitted_smoothing == FittedSmoothing::chebyshev_additive ? 3 * v
-           : settings.fitted_smoothing == FittedSmoothing::cg_additive      ? 4 * v
-                                                                            : v;
+      // Chebyshev: A x, the update, the preconditioned residual; multiplicative: the residual
+      b += settings.fitted_smoothing == FittedSmoothing::chebyshev_additive ? 3 * v : v;
       return b;
     }
   } // namespace internal

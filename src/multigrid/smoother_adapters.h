@@ -93,7 +93,7 @@ namespace tpmg::internal
                 s.fitted_kernel),
         op_(op), symmetric_(s.symmetric), layout_(layout), smoothing_(s.fitted_smoothing)
     {
-      if (smoothing_ != FittedSmoothing::multiplicative)
+      if (smoothing_ == FittedSmoothing::chebyshev_additive)
         {
           // (the whole level's largest shear and contrast, so that every rank count runs the same
           // polynomial; a level that is not split, a periodic one on rank 0 among them, has all its
@@ -103,27 +103,18 @@ namespace tpmg::internal
           contrast_        = split ? layout->comm().max(solver_.contrast()) : solver_.contrast();
           polynomial_      = fitted_chebyshev_polynomial(s.chebyshev, shear_, contrast_);
           additive_        = std::make_unique<AdditiveSchwarz<dim, k, Number>>(solver_, *op, s.overlap);
-          // (CG takes as many steps as the polynomial's degree, and needs no eigenvalue estimate)
-          if (smoothing_ == FittedSmoothing::cg_additive)
-            cg_ = std::make_unique<ConjugateGradientSmoother<Number>>(*op, *additive_, polynomial_.degree, b);
-          else
-            chebyshev_ = std::make_unique<ChebyshevSmoother<Number>>(*op, *additive_, polynomial_, b);
+          chebyshev_       = std::make_unique<ChebyshevSmoother<Number>>(*op, *additive_, polynomial_, b);
         }
     }
-    const ChebyshevSettings *polynomial() const override { return additive_ ? &polynomial_ : nullptr; }
-    double                   shear() const override { return additive_ ? shear_ : -1.0; }
-    double                   contrast() const override { return additive_ ? contrast_ : -1.0; }
+    const ChebyshevSettings *polynomial() const override { return chebyshev_ ? &polynomial_ : nullptr; }
+    double                   shear() const override { return chebyshev_ ? shear_ : -1.0; }
+    double                   contrast() const override { return chebyshev_ ? contrast_ : -1.0; }
     double eigenvalue_estimate_seconds() const override { return chebyshev_ ? chebyshev_->estimate_seconds() : 0.0; }
     void   smooth(Vector<Number> &x, const Vector<Number> &b, bool post, bool x_is_zero) const override
     {
       if (chebyshev_)
         {
           chebyshev_->smooth(x, b);
-          return;
-        }
-      if (cg_)
-        {
-          cg_->smooth(x, b, x_is_zero);
           return;
         }
       const bool reverse = post && symmetric_;
@@ -153,7 +144,6 @@ namespace tpmg::internal
     ChebyshevSettings                                polynomial_;
     std::unique_ptr<AdditiveSchwarz<dim, k, Number>> additive_;
     std::unique_ptr<ChebyshevSmoother<Number>>       chebyshev_;
-    std::unique_ptr<ConjugateGradientSmoother<Number>> cg_;
     mutable Vector<Number>                           r_;
   };
 

@@ -258,64 +258,10 @@ namespace tpmg
       }
   }
 
-  template <typename Number>
-  ConjugateGradientSmoother<Number>::ConjugateGradientSmoother(const LinearOperator<Number> &op,
-                                                               const LinearOperator<Number> &preconditioner,
-                                                               int steps, Backend backend)
-    : op_(&op), preconditioner_(&preconditioner), steps_(steps), backend_(backend)
-  {
-    if (steps < 1)
-      throw std::invalid_argument("ConjugateGradientSmoother: at least one step, not " + std::to_string(steps));
-    if (preconditioner.size() != op.size())
-      throw std::invalid_argument("ConjugateGradientSmoother: the preconditioner does not fit the operator");
-    for (Vector<Number> *v : {&r_, &z_, &p_, &q_})
-      if (op.layout())
-        v->reinit(op.layout());
-      else
-        v->reinit(op.size(), backend);
-  }
-
-  template <typename Number>
-  void ConjugateGradientSmoother<Number>::smooth(Vector<Number> &x, const Vector<Number> &b, bool x_is_zero) const
-  {
-    const index_t n = op_->size();
-    if (x.size() != n || b.size() != n || x.backend() != backend_ || b.backend() != backend_)
-      throw std::invalid_argument("ConjugateGradientSmoother::smooth: vectors do not fit");
-    if (x_is_zero)
-      r_.copy_from(b);
-    else
-      op_->residual(r_, b, x);
-    preconditioner_->vmult(z_, r_);
-    p_.copy_from(z_);
-    double rz = dot(r_, z_);
-    for (int step = 0; step < steps_; ++step)
-      {
-        // a residual that is zero in the preconditioner's norm (or not positive in rounding)
-        // leaves nothing to do
-        if (!(rz > 0))
-          break;
-        op_->vmult(q_, p_);
-        const double pq = dot(p_, q_);
-        if (!(pq > 0))
-          break;
-        const double alpha = rz / pq;
-        axpy(Number(alpha), p_, x);
-        if (step + 1 == steps_)
-          break;
-        axpy(Number(-alpha), q_, r_);
-        preconditioner_->vmult(z_, r_);
-        const double rz_new = dot(r_, z_);
-        forall(backend_, n, ck::CgDirectionUpdate<Number>{Number(rz_new / rz), z_.data(), p_.data()});
-        rz = rz_new;
-      }
-  }
-
   template void laplace_diagonal<float>(const CartesianLevel &, Backend, bool, Vector<float> &,
                                         const ConstantCoefficients &);
   template void laplace_diagonal<double>(const CartesianLevel &, Backend, bool, Vector<double> &,
                                          const ConstantCoefficients &);
   template class ChebyshevSmoother<float>;
   template class ChebyshevSmoother<double>;
-  template class ConjugateGradientSmoother<float>;
-  template class ConjugateGradientSmoother<double>;
 } // namespace tpmg
