@@ -205,16 +205,17 @@ build_old_solver() {
 }
 
 export NCCL_NVLS_ENABLE=0
-# A second build of tpmg_bench, $B-NAME, with measurement knobs (kernels/measurement_knobs.h)
-# defined: build_variant NAME "-DKNOB=VALUE ..."; sets S to its folder. The build continues if a
-# call ran out of time.
+# A second build, $B-NAME, with measurement knobs (kernels/measurement_knobs.h) defined:
+# build_variant NAME "-DKNOB=VALUE ..." [TARGET ...] (default tpmg_bench); sets S to its folder.
+# The build continues if a call ran out of time.
 build_variant() {
   S=$B-$1
+  local flags=$2; shift 2
   cmake -S . -B "$S" -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 \
-    -DCMAKE_CUDA_FLAGS="$2" -DCMAKE_CXX_FLAGS="$2" > "$OUT/logs/configure_$1.log" 2>&1 ||
-    { tail -30 "$OUT/logs/configure_$1.log"; return 1; }
-  /usr/bin/time -f "build $1: %e s" cmake --build "$S" -j 16 --target tpmg_bench > "$OUT/logs/build_$1.log" 2>&1 ||
-    { grep error "$OUT/logs/build_$1.log" | head; return 1; }
+    -DCMAKE_CUDA_FLAGS="$flags" -DCMAKE_CXX_FLAGS="$flags" > "$OUT/logs/configure_$(basename "$S").log" 2>&1 ||
+    { tail -30 "$OUT/logs/configure_$(basename "$S").log"; return 1; }
+  /usr/bin/time -f "build $(basename "$S"): %e s" cmake --build "$S" -j 16 --target "${@:-tpmg_bench}" \
+    > "$OUT/logs/build_$(basename "$S").log" 2>&1 || { grep error "$OUT/logs/build_$(basename "$S").log" | head; return 1; }
 }
 # $B-skeleton, with TPMG_SMOOTHER_MEMORY_SKELETON=1: the fused fiber kernels load the patch and
 # read b / update x as usual but compute nothing; the results are wrong, the times are the floor
