@@ -122,46 +122,17 @@ namespace tpmg
         }
     }
 
-    /// The residual is read by rows along x: lane tid % 16 of a half-warp is the node i_0 along
-    /// the row (lanes from ni on idle), half-warp g takes rows g, g + R, ... of the `rows` rows
-    /// (R half-warps in all). Row ρ = i_1 + ni i_2 is the x stage's fiber, so the node goes to
-    /// ρ + SF i_0 of its tensor, and from row to row the global offset steps by one of two
-    /// constants. Each node costs a load, a store and a few additions; decoding every node's
-    /// index from a flat count cost some fifty instructions (docs/performance/solve.md,
-    /// "Profile of the fitted kernels").
-    static constexpr int row_lanes = 16, R = threads_per_patch / row_lanes, rows = nint / ni;
-    static constexpr int rows_per_group = (rows + R - 1) / R;
-    static_assert(ni <= row_lanes && threads_per_patch % row_lanes == 0 && (R <= ni || rows_per_group == 1),
-                  "rows by half-warps, at most one carry per step");
-
     /// The patch's eigenpairs and scales, and its residual in the layout of the x stage.
     TPMG_HD TPMG_FORCEINLINE void load(int tid, index_t patch, Number *S, Number *L, Number *W, Number *T,
                                        Registers &reg) const
     {
       reg.first = geo.first_index(patch);
       this->load_tables(patch, tid, threads_per_patch, S, L, W);
-      const int i0 = tid % row_lanes, g = tid / row_lanes;
-      if (i0 >= ni)
-        return;
-      // row g's (i_1, i_2) and global offset; a step of R rows adds R to i_1, or R - ni with a
-      // carry into i_2
-      int          i1            = g % ni;
-      const int    first_node[3] = {i0, i1, g / ni};
-      unsigned     offset        = this->interior_offset(first_node);
-      const unsigned step        = geo.node_stride[1] * unsigned(R);
-      const unsigned step_carry  = step - geo.node_stride[1] * unsigned(ni) + geo.node_stride[2];
-      const Number  *rp          = patch_pointer(r, reg.first);
-      Number        *out         = T + g + SF * i0;
-      TPMG_UNROLL
-      for (int q = 0; q < rows_per_group; ++q)
+      const Number *rp = patch_pointer(r, reg.first);
+      for (int e = tid; e < nint; e += threads_per_patch)
         {
-          if (g + q * R >= rows)
-            break;
-          out[q * R] = rp[offset];
-          i1 += R;
-          const bool carry = i1 >= ni;
-          i1 -= carry ? ni : 0;
-          offset += carry ? step_carry : step;
+          const int i[3] = {e % ni, (e / ni) % ni, dim == 3 ? e / (ni * ni) : 0};
+          T[at(0, i)]    = rp[this->interior_offset(i)];
         }
     }
 
