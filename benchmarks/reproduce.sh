@@ -103,6 +103,10 @@
 #                      `auto` in this build, on 1 and 2 GPUs (COMPARE_GPUS): strong k = 3 and 7,
 #                      k = 3 at 7.2 M DoFs, weak k = 7, Kershaw BPS5 level 3, alternating, two
 #                      rounds (OVERLAP_CASES picks cases); for the exchanges beside inner work
+#   gather-compare     the transfer into rank 0's levels: `Gather level = fine` against `coarse`
+#                      on 1 and 2 GPUs (COMPARE_GPUS), strong k = 3 and 7, k = 3 at 7.2 M DoFs,
+#                      weak k = 7, and with `coarse` floors of DoFs per rank (GATHER_FLOORS) that
+#                      keep the first split level on rank 0; alternating, two rounds
 #   graph-ranks        the V-cycle as a CUDA graph over NCCL: `CUDA graph = never` against `auto`
 #                      on 1 and 2 GPUs (COMPARE_GPUS), k = 3 at 7.2 M and 0.9 M DoFs, k = 7 at
 #                      2.1 M, Kershaw BPS5 level 2 (4.8 M), best of 5, two rounds
@@ -795,6 +799,48 @@ for row in sorted(rows):
     print(*row)
 PY
       tar czf "$OUT/scaling/overlap_compare_logs.tgz" -C "$OUT/logs" overlap_compare
+      ;;
+    gather-compare)
+      # Backend/Gather level = fine against coarse (the default) in this build, on 1 and 2 GPUs
+      # (COMPARE_GPUS), and with coarse the floors of DoFs per rank GATHER_FLOORS that keep the
+      # first split level of the Table 7 files on rank 0; alternating, two rounds (GATHER_ROUNDS)
+      mkdir -p "$OUT/scaling"; J=$OUT/logs/gather_compare; mkdir -p "$J"; rm -f "$J"/*.json
+      k7=prm/table7_k7_mixed.prm k3=prm/table7_k3_mixed.prm
+      for round in ${GATHER_ROUNDS:-1 2}; do
+        for n in ${COMPARE_GPUS:-1 2}; do
+          wcells=(x "2,2,1" "2,2,2" x "4,2,2")
+          which_list="fine coarse"; [ "$n" = 1 ] && which_list=coarse # (one GPU gathers nothing)
+          for which in $which_list; do
+            g=(--set "Backend/Gather level=$which")
+            scale strong_k7 $n "${which}_$round" $k7 "${g[@]}"
+            scale strong_k3 $n "${which}_$round" $k3 "${g[@]}"
+            scale mid_k3 $n "${which}_$round" $k3 --set "Mesh/Refinement level=6" "${g[@]}"
+            scale weak_k7 $n "${which}_$round" $k7 --set "Mesh/Refinement level=6" --set "Mesh/Coarse cells=${wcells[$n]}" "${g[@]}"
+          done
+          [ "$n" = 1 ] && continue
+          for m in ${GATHER_FLOORS:-4000000 8000000}; do
+            f=(--set "Backend/Minimum DoFs per rank=$m")
+            scale strong_k7 $n "min${m}_$round" $k7 "${f[@]}"
+            scale strong_k3 $n "min${m}_$round" $k3 "${f[@]}"
+          done
+        done
+      done
+      python3 - "$J" <<'PY' | tee "$OUT/scaling/gather_compare.txt"
+import glob, json, os, re, sys
+print("# case GPUs setting round iterations solve_s first_split gathered coarser_levels_s first_split_level_s exchange_s l2_error")
+rows = []
+for f in glob.glob(os.path.join(sys.argv[1], "*.json")):
+    case, n, which, rnd = re.fullmatch(r"(.+)_n(\d+)_(fine|coarse|min\d+)_(\d)\.json", os.path.basename(f)).groups()
+    r = json.load(open(f)); b = r["breakdown"]
+    first = r.get("first_distributed_level", 0)
+    split = [l for l in r["levels"] if l["level"] == first]
+    rows.append((case, int(n), which, rnd, r["iterations"], f"{r['solve_time_s']:.4f}", first, r.get("gathered_level", -1),
+                 f"{b.get('coarser_levels', 0):.4f}", f"{split[0]['total']:.4f}" if split and int(n) > 1 else "-",
+                 f"{sum(l['exchange'] for l in r['levels']):.4f}", r["l2_error"]))
+for row in sorted(rows):
+    print(*row)
+PY
+      tar czf "$OUT/scaling/gather_compare_logs.tgz" -C "$OUT/logs" gather_compare
       ;;
     graph-ranks)
       mkdir -p "$OUT/scaling"; J=$OUT/logs/graph_ranks; mkdir -p "$J"; rm -f "$J"/*.json

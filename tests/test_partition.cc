@@ -274,6 +274,64 @@ TEST(Partition, LevelsWithFewDofsPerRankLiveOnRankZero)
   EXPECT_EQ(all_whole.boundaries(5, 0), (std::vector<index_t>{0, 16, 32}));
 }
 
+TEST(Partition, GatherLevelIsTheFirstSplitLevelsBoxesHalved)
+{
+  // 3D Q2, 2^5 cells per direction on 2 x 2 x 2 ranks, levels 4 and 5 split (floor 615 DoFs per
+  // rank): level 3 (8^3 cells) split as level 4 is, 4 cells per rank and direction
+  const auto  levels = hierarchy(3, 2, 5, {1, 1, 1});
+  ProcessGrid grid;
+  grid.dim   = 3;
+  grid.ranks = {2, 2, 2};
+  const HierarchyPartition part(levels, grid, 0, 615);
+  ASSERT_EQ(part.first_distributed_level(), 4);
+  const std::optional<HierarchyPartition> split = part.with_gather_level();
+  ASSERT_TRUE(split.has_value());
+  EXPECT_EQ(split->first_distributed_level(), 3);
+  for (int r = 0; r < grid.size(); ++r)
+    for (int d = 0; d < 3; ++d)
+      {
+        for (int l = 4; l <= 5; ++l) // the split levels' boxes unchanged
+          {
+            EXPECT_EQ(split->owned(l, r).cell_begin[d], part.owned(l, r).cell_begin[d]);
+            EXPECT_EQ(split->owned(l, r).cell_end[d], part.owned(l, r).cell_end[d]);
+          }
+        EXPECT_EQ(2 * split->owned(3, r).cell_begin[d], part.owned(4, r).cell_begin[d]);
+        EXPECT_EQ(2 * split->owned(3, r).cell_end[d], part.owned(4, r).cell_end[d]);
+      }
+  // level 2 (4^3 cells) with the floor below its DoFs per rank, level 3 with it above; none
+  // where level 2 is split (level 1 would have one cell per rank and direction)
+  EXPECT_EQ(HierarchyPartition(levels, grid, 0, 614).with_gather_level().value().first_distributed_level(), 2);
+  EXPECT_FALSE(HierarchyPartition(levels, grid, 0, 1).with_gather_level().has_value());
+  // none on one rank
+  ProcessGrid one;
+  one.dim = 3;
+  EXPECT_FALSE(HierarchyPartition(levels, one).with_gather_level().has_value());
+  // 3 ranks along x, 2D Q1 on 3 x 1 coarse cells: level 5 (96 cells in x, split 32 : 32 : 32 from
+  // a floor above level 4's 833 / 3 DoFs per rank) gathers through level 4 split 16 : 16 : 16
+  ProcessGrid three;
+  three.dim                       = 2;
+  three.ranks                     = {3, 1, 1};
+  const auto               thirds = hierarchy(2, 1, 5, {3, 1, 1});
+  const HierarchyPartition even(thirds, three, 0, 278);
+  ASSERT_EQ(even.first_distributed_level(), 5);
+  const std::optional<HierarchyPartition> halved = even.with_gather_level();
+  ASSERT_TRUE(halved.has_value());
+  EXPECT_EQ(halved->boundaries(4, 0), (std::vector<index_t>{0, 16, 32, 48}));
+  EXPECT_EQ(halved->boundaries(5, 0), (std::vector<index_t>{0, 32, 64, 96}));
+  // none where the first split level's boundaries are odd: 7 x 2 coarse cells, level 4 (112
+  // cells in x) split 38 : 37 : 37
+  const auto               sevens = hierarchy(2, 1, 4, {7, 2, 1});
+  const HierarchyPartition odd(sevens, three, 0, 571);
+  ASSERT_EQ(odd.first_distributed_level(), 4);
+  EXPECT_EQ(odd.boundaries(4, 0), (std::vector<index_t>{0, 38, 75, 112}));
+  EXPECT_FALSE(odd.with_gather_level().has_value());
+  // none on a periodic box (level 2 would be the gather level but for the ring along x)
+  const auto               ring = hierarchy(3, 2, 4, {2, 2, 2}, 1u);
+  const HierarchyPartition periodic(ring, grid, 0, 615);
+  ASSERT_EQ(periodic.first_distributed_level(), 3);
+  EXPECT_FALSE(periodic.with_gather_level().has_value());
+}
+
 TEST(Partition, OneRankTakesAMeshOfOneCell)
 {
   const auto        levels = hierarchy(3, 1, 0, {1, 1, 1});

@@ -221,9 +221,10 @@ namespace tpmg
   public:
     /// `levels` = the whole hierarchy 0..L, split over the ranks of `comm` (PartitionError where
     /// they cannot split it); `coarsest`: the multigrid's coarsest level, which stays whole.
-    /// `min_rank_dofs`: HierarchyPartition's (the levels too small to split live on rank 0).
+    /// `min_rank_dofs`: HierarchyPartition's (the levels too small to split live on rank 0);
+    /// `gather`: which level's values travel to rank 0 (Backend/Gather level).
     HierarchyLayout(const std::vector<CartesianLevel> &levels, const Communicator &comm, Backend backend, int coarsest,
-                    index_t min_rank_dofs = 0);
+                    index_t min_rank_dofs = 0, GatherLevel gather = GatherLevel::coarse);
     /// The whole hierarchy on one rank.
     HierarchyLayout(const std::vector<CartesianLevel> &levels, Backend backend);
 
@@ -231,10 +232,26 @@ namespace tpmg
     int                                     n_levels() const { return int(layouts_.size()); }
     const HierarchyPartition               &partition() const { return partition_; }
     const Communicator                     &comm() const { return comm_; }
+    /// Level l split over the ranks as the finer level is, where l is the gather level (the
+    /// first level on rank 0 below a split one, with GatherLevel::coarse where
+    /// HierarchyPartition::with_gather_level allows): the restriction into it runs on these
+    /// parts and gathers their owned values to rank 0, the prolongation scatters rank 0's
+    /// values into them first. Null on every other level.
+    const std::shared_ptr<const BoxLayout> &gather_layout(int l) const;
+    /// The level that has a gather layout, or -1.
+    int gather_level() const { return gather_level_; }
+    /// The seconds and the count of level l's exchanges (BoxLayout::exchange_seconds), with the
+    /// gather and scatter of the coarser level's gather layout, which the transfers from level l
+    /// make.
+    double exchange_seconds(int l) const;
+    long   exchanges(int l) const;
+    void   reset_exchange_times() const;
 
   private:
     HierarchyPartition                            partition_;
     Communicator                                  comm_;
     std::vector<std::shared_ptr<const BoxLayout>> layouts_;
+    std::shared_ptr<const BoxLayout>              gather_layout_; ///< of level gather_level_
+    int                                           gather_level_ = -1;
   };
 } // namespace tpmg

@@ -47,6 +47,16 @@ namespace tpmg
     always,
     never
   };
+  /// Which level's values travel to rank 0 where the V-cycle continues on the levels that live
+  /// there (Backend/Gather level): `coarse` = the first level on rank 0's, restricted on the
+  /// ranks' parts of it split as the finer level is, where the boxes allow
+  /// (HierarchyPartition::with_gather_level), `fine` = the finer, split level's, restricted on
+  /// rank 0 (also wherever `coarse` cannot be).
+  enum class GatherLevel
+  {
+    coarse,
+    fine
+  };
   /// Whether the V-cycle is recorded once as a CUDA graph and replayed (Backend/CUDA graph):
   /// `automatic` on GPUs (one rank, or ranks exchanging over NCCL) up to cuda_graph_max_dofs
   /// finest-level DoFs per rank from a solver's second solve on (in the first, recording costs

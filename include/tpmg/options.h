@@ -42,6 +42,7 @@ namespace tpmg
   TPMG_ENUM_NAMES(CoarseLevel, 2, {CoarseLevel::automatic, "auto"}, {CoarseLevel::mesh, "mesh"});
   TPMG_ENUM_NAMES(ExchangeOverlap, 3, {ExchangeOverlap::automatic, "auto"}, {ExchangeOverlap::always, "always"},
                   {ExchangeOverlap::never, "never"});
+  TPMG_ENUM_NAMES(GatherLevel, 2, {GatherLevel::coarse, "coarse"}, {GatherLevel::fine, "fine"});
   TPMG_ENUM_NAMES(Precision, 2, {Precision::fp32, "float"}, {Precision::fp64, "double"});
   TPMG_ENUM_NAMES(SolverType, 4, {SolverType::gmres, "gmres"}, {SolverType::cg, "cg"}, {SolverType::fmg, "fmg"},
                   {SolverType::vcycle, "vcycle"});

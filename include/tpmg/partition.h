@@ -31,6 +31,7 @@
 #include <tpmg/options.h>
 
 #include <array>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -182,6 +183,15 @@ namespace tpmg
     ProcessGrid level_grid(int l) const;
     /// The coarsest distributed level (levels.size() if none is).
     int first_distributed_level() const { return first_distributed_; }
+    /// The same partition with the level below the first distributed one split too, as the
+    /// transfers into the levels on rank 0 use it (the gather level: HierarchyLayout): its boxes
+    /// are the finer level's halved, so that the restriction into it and the prolongation from
+    /// it stay on the ranks' parts, and the gather to rank 0 moves its values (an eighth of the
+    /// finer level's in 3D) instead of the finer level's. Only where the finer level's box
+    /// boundaries are even, the level keeps min_cells_per_rank cells per rank and direction (its
+    /// parts' ghost layers in the neighbours' boxes) and no direction is periodic; nullopt
+    /// otherwise, and on one rank.
+    std::optional<HierarchyPartition> with_gather_level() const;
 
     /// Level l as `rank` owns it: cell_begin/cell_end set to its box (empty on ranks other than
     /// 0 for a level that is not distributed).

@@ -73,7 +73,11 @@ namespace tpmg
     int         ranks                   = 1;   ///< MPI ranks of the run
     std::string process_grid            = "1"; ///< their grid, "2 x 2 x 1"
     int         first_distributed_level = 0;   ///< coarser levels live on rank 0
-    index_t     max_rank_dofs           = 0;   ///< the most fine-level values one rank stores (ghosts included)
+    /// on several ranks, the level whose values the transfer into rank 0's levels gathers there
+    /// (Backend/Gather level): first_distributed_level - 1 where it is split for that transfer,
+    /// else first_distributed_level; -1 on one rank
+    int         gathered_level = -1;
+    index_t     max_rank_dofs  = 0; ///< the most fine-level values one rank stores (ghosts included)
     std::string exchange_path; ///< on several ranks, how ghost values travel: "nccl", "mpi" or "host" (ExchangePath)
     /// on several ranks, the fastest solve's seconds in the reductions over the ranks (host wall
     /// clock, the rank that waited longest: the others' lead on the slowest rank)

@@ -144,6 +144,8 @@ namespace tpmg
     index_t min_rank_dofs = 0;
     /// Backend/Overlap exchanges (MultigridSettings::overlap)
     ExchangeOverlap overlap = ExchangeOverlap::automatic;
+    /// Backend/Gather level (HierarchyLayout)
+    GatherLevel gather_level = GatherLevel::coarse;
     /// Backend/CUDA graph (MultigridSettings::cuda_graph, use_cuda_graph)
     CudaGraph cuda_graph  = CudaGraph::automatic;
     int       repetitions = 1;

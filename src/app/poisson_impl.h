@@ -293,7 +293,7 @@ namespace tpmg
         // the levels over the ranks (PartitionError for a rank count that cannot split them)
         layouts_ = std::make_unique<HierarchyLayout>(
           levels_, comm_, backend_, tpmg::coarsest_level(levels_, multigrid_settings(p_)),
-          p_.min_rank_dofs > 0 ? p_.min_rank_dofs : automatic_min_rank_dofs(backend_));
+          p_.min_rank_dofs > 0 ? p_.min_rank_dofs : automatic_min_rank_dofs(backend_), p_.gather_level);
         fine_layout_ = layouts_->level(int(levels_.size()) - 1);
         set_up(start);
       }
@@ -551,8 +551,7 @@ namespace tpmg
             ++solves_;
             x_.set_zero();
             timers_.reset();
-            for (int l = 0; l < layouts_->n_levels(); ++l)
-              layouts_->level(l)->reset_exchange_times();
+            layouts_->reset_exchange_times();
             synchronize(backend_);
             comm_.barrier();
             const double     t0 = wall_seconds(), wait0 = Communicator::all_gather_seconds();

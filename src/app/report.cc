@@ -91,7 +91,8 @@ namespace tpmg
       }
     if (r.ranks > 1)
       out << "ranks: " << r.ranks << " (grid " << r.process_grid << "), levels from " << r.first_distributed_level
-          << " distributed, at most " << r.max_rank_dofs << " fine-level values per rank (ghosts included), "
+          << " distributed, level " << r.gathered_level << " gathered to rank 0, at most " << r.max_rank_dofs
+          << " fine-level values per rank (ghosts included), "
           << "exchange path " << r.exchange_path << "\n";
     if (!r.smoother_configuration.empty())
       out << "smoother: " << r.smoother_configuration << "\n";
@@ -213,6 +214,7 @@ namespace tpmg
     kv("ranks", std::to_string(r.ranks));
     kv("process_grid", json_string(r.process_grid));
     kv("first_distributed_level", std::to_string(r.first_distributed_level));
+    kv("gathered_level", std::to_string(r.gathered_level));
     kv("max_rank_dofs", std::to_string(r.max_rank_dofs));
     kv("exchange_path", r.exchange_path.empty() ? "null" : json_string(r.exchange_path));
     kv("reduction_wait_s", json_number(r.reduction_wait_s));

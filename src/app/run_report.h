@@ -95,6 +95,9 @@ namespace tpmg::internal
         res.process_grid += " x " + std::to_string(g.ranks[d]);
       res.max_rank_dofs           = comm.max(layouts.level(layouts.n_levels() - 1)->size());
       res.first_distributed_level = comm.size() > 1 ? layouts.partition().first_distributed_level() : 0;
+      res.gathered_level          = comm.size() == 1              ? -1
+                                    : layouts.gather_level() >= 0 ? layouts.gather_level()
+                                                                  : res.first_distributed_level;
       if (comm.size() > 1)
         res.exchange_path = to_string(comm.exchange_path());
     }
@@ -148,8 +151,8 @@ namespace tpmg::internal
         lt.restriction  = seconds(l, Component::restriction);
         lt.prolongation = seconds(l, Component::prolongation);
         lt.coarse_solve = seconds(l, Component::coarse_solve);
-        lt.exchange     = comm.max(layouts.level(l)->exchange_seconds());
-        lt.exchanges    = long(comm.max(index_t(layouts.level(l)->exchanges())));
+        lt.exchange     = comm.max(layouts.exchange_seconds(l));
+        lt.exchanges    = long(comm.max(index_t(layouts.exchanges(l))));
         if (l < finest)
           coarser += lt.total();
         res.levels.push_back(lt);

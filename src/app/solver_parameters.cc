@@ -326,6 +326,12 @@ namespace tpmg
                            "beside its cells away from them: auto = on the levels large enough to gain (measured), "
                            "always = wherever a rank has such patches or cells, never = after the colour or the "
                            "operator"));
+        b.push_back(choice("Backend/Gather level", TPMG_FIELD(gather_level),
+                           "On several ranks, which level's values travel to rank 0 where the V-cycle continues on "
+                           "the levels that live there: coarse = the first of those levels, restricted on the "
+                           "ranks' parts of it (an eighth of the finer level's values in 3D; where the finer "
+                           "level's boxes halve into boxes of two cells per direction or more), fine = the finer, "
+                           "split level's, restricted on rank 0"));
         b.push_back(choice("Backend/CUDA graph", TPMG_FIELD(cuda_graph),
                            "Record the V-cycle's launches once as a CUDA graph and replay it (one rank on a GPU, "
                            "or ranks on GPUs exchanging over NCCL, whose sends and receives the graph records): "

@@ -543,12 +543,44 @@ namespace tpmg
 #undef TPMG_INSTANTIATE
 
   HierarchyLayout::HierarchyLayout(const std::vector<CartesianLevel> &levels, const Communicator &comm, Backend backend,
-                                   int coarsest, index_t min_rank_dofs)
+                                   int coarsest, index_t min_rank_dofs, GatherLevel gather)
     : partition_(levels, make_process_grid(comm.size(), levels), comm.size() > 1 ? coarsest : 0, min_rank_dofs),
       comm_(comm)
   {
     for (int l = 0; l < int(levels.size()); ++l)
       layouts_.push_back(std::make_shared<const BoxLayout>(partition_, l, comm, backend));
+    if (gather == GatherLevel::coarse)
+      if (const std::optional<HierarchyPartition> split = partition_.with_gather_level())
+        {
+          gather_level_  = partition_.first_distributed_level() - 1;
+          gather_layout_ = std::make_shared<const BoxLayout>(*split, gather_level_, comm, backend);
+        }
+  }
+
+  const std::shared_ptr<const BoxLayout> &HierarchyLayout::gather_layout(int l) const
+  {
+    static const std::shared_ptr<const BoxLayout> none;
+    return l == gather_level_ ? gather_layout_ : none;
+  }
+
+  double HierarchyLayout::exchange_seconds(int l) const
+  {
+    const double own = level(l)->exchange_seconds();
+    return gather_layout(l - 1) ? own + gather_layout(l - 1)->exchange_seconds() : own;
+  }
+
+  long HierarchyLayout::exchanges(int l) const
+  {
+    const long own = level(l)->exchanges();
+    return gather_layout(l - 1) ? own + gather_layout(l - 1)->exchanges() : own;
+  }
+
+  void HierarchyLayout::reset_exchange_times() const
+  {
+    for (const auto &layout : layouts_)
+      layout->reset_exchange_times();
+    if (gather_layout_)
+      gather_layout_->reset_exchange_times();
   }
 
   HierarchyLayout::HierarchyLayout(const std::vector<CartesianLevel> &levels, Backend backend)

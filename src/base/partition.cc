@@ -263,6 +263,26 @@ namespace tpmg
       }
   }
 
+  std::optional<HierarchyPartition> HierarchyPartition::with_gather_level() const
+  {
+    const int g = first_distributed_ - 1;
+    if (grid_.size() == 1 || g < 0 || first_distributed_ >= n_levels())
+      return std::nullopt;
+    const CartesianLevel &coarse = levels_[std::size_t(g)];
+    if (coarse.periodic != 0)
+      return std::nullopt;
+    for (int d = 0; d < coarse.dim; ++d)
+      if (coarse.cells[std::size_t(d)] < min_cells_per_rank * grid_.ranks[std::size_t(d)])
+        return std::nullopt;
+    HierarchyPartition split = *this;
+    split.first_distributed_ = g;
+    // the boxes of every finer level unchanged: the split of level g doubled is the present one
+    for (int d = 0; d < coarse.dim; ++d)
+      if (split.boundaries(first_distributed_, d) != boundaries(first_distributed_, d))
+        return std::nullopt;
+    return split;
+  }
+
   bool HierarchyPartition::ghosted(int l) const
   {
     return (distributed(l) && grid_.size() > 1) || levels_.at(std::size_t(l)).periodic != 0;

@@ -149,12 +149,19 @@ namespace tpmg
     std::unique_ptr<LinearOperator<Number>>   op;                 ///< with the ghost exchange where distributed
     const LinearOperator<Number>             *local_op = nullptr; ///< the stored part's operator alone
     std::unique_ptr<Smoother<Number>>         smoother;
-    /// from this level to the next finer one: on the ranks' parts, or on whole levels on rank 0
-    /// where this level is not distributed and the finer one is (`gathers`)
+    /// from this level to the next finer one: on the ranks' parts, also where this level lives
+    /// on rank 0 and the finer one is split (`gathers`) if it has a `gather_layout`; else there
+    /// on whole levels on rank 0
     Transfer<dim, k, Number> to_finer;
     bool                     gathers = false;
-    mutable Vector<Number>   x, b, r; ///< work vectors (x, b unused on the finest)
-    mutable Vector<Number>   whole;   ///< rank 0, `gathers`: the finer level as a whole
+    /// `gathers`: this level split as the finer one is (HierarchyLayout::gather_layout), or null
+    std::shared_ptr<const BoxLayout> gather_layout;
+    mutable Vector<Number>           x, b, r; ///< work vectors (x, b unused on the finest)
+    /// rank 0, `gathers` without a gather layout: the finer level as a whole
+    mutable Vector<Number> whole;
+    /// every rank, `gathers` with a gather layout: its part of this level (the restricted
+    /// residual before the gather, the correction after the scatter)
+    mutable Vector<Number> part;
   };
 
   template <int dim, int k, typename Number>
@@ -265,7 +272,12 @@ namespace tpmg
           {
             const std::shared_ptr<const BoxLayout> &finer = layouts.level(l + 1);
             L->gathers                                    = !L->layout->split() && finer->split();
-            if (L->gathers)
+            if (L->gathers && (L->gather_layout = layouts.gather_layout(l)))
+              {
+                L->to_finer = Transfer<dim, k, Number>(L->gather_layout->level(), finer->level(), backend);
+                L->part.reinit(L->gather_layout);
+              }
+            else if (L->gathers)
               {
                 if (root) // (rank 0's level and the finer one as rank 0 would store it alone)
                   {
@@ -423,6 +435,14 @@ namespace tpmg
                                                  GhostLayers layers) const
   {
     const Level &L = lev(l), &C = lev(l - 1);
+    if (C.gather_layout)
+      {
+        // restricted on the ranks' parts of the coarse level, whose owned values go to rank 0
+        // (the gather layout's level is never periodic: no copies beyond faces to update)
+        C.to_finer.restrict_to(C.part, fine);
+        C.gather_layout->gather(C.part, coarse);
+        return;
+      }
     if (C.gathers)
       {
         // the fine level's owned values to rank 0, restricted there on the whole levels (along
@@ -453,6 +473,14 @@ namespace tpmg
   void Multigrid<dim, k, Number>::prolongate_level(int l, Vector<Number> &fine, const Vector<Number> &coarse) const
   {
     const Level &L = lev(l), &C = lev(l - 1);
+    if (C.gather_layout)
+      {
+        // every rank's stored part of the coarse correction (its ghost cells included) from rank
+        // 0, prolongated on the parts as between split levels
+        C.gather_layout->scatter(coarse, C.part, false);
+        C.to_finer.prolongate_add(fine, C.part);
+        return;
+      }
     if (C.gathers)
       {
         // prolongated on rank 0 into the whole fine level, each rank's part added from there
@@ -561,7 +589,11 @@ namespace tpmg
             // (on several ranks the exchanges are NCCL's sends and receives, recorded with the
             // kernels: their staging buffers must stay where the graph finds them)
             for (int l = coarsest_; l <= finest_; ++l)
-              lev(l).layout->reserve_for_recording(l > coarsest_ && lev(l - 1).gathers);
+              {
+                lev(l).layout->reserve_for_recording(l > coarsest_ && lev(l - 1).gathers && !lev(l - 1).gather_layout);
+                if (lev(l).gather_layout)
+                  lev(l).gather_layout->reserve_for_recording(true);
+              }
           }
         catch (const std::exception &e)
           {
@@ -739,6 +771,8 @@ namespace tpmg
     for (int l = c; l <= f; ++l)
       {
         const BoxLayout &L = *layouts.level(l);
+        if (const auto &g = layouts.gather_layout(l))
+          b += std::size_t(g->size()) * sizeof(Number); // this rank's part of it
         if (!L.stores())
           continue;
         b += internal::level_vector_bytes(L.size(), l == f, settings, sizeof(Number));
@@ -749,7 +783,7 @@ namespace tpmg
           }
         b += level_operator_memory_bytes(L.level(), settings.level_operator, settings.geometry, sizeof(Number),
                                          settings.coefficients.reaction.has_value());
-        if (l < f && !L.split() && layouts.level(l + 1)->split())
+        if (l < f && !L.split() && layouts.level(l + 1)->split() && !layouts.gather_layout(l))
           b += std::size_t(levels[l + 1].n_dofs()) * sizeof(Number); // the whole finer level on rank 0
       }
     if (layouts.level(c)->stores())
