@@ -105,7 +105,7 @@
 #                      rounds (OVERLAP_CASES picks cases); for the exchanges beside inner work
 #   gather-compare     the transfer into rank 0's levels: `Gather level = fine` against `coarse`
 #                      on 1 and 2 GPUs (COMPARE_GPUS), strong k = 3 and 7, k = 3 at 7.2 M DoFs,
-#                      weak k = 7, and with `coarse` floors of DoFs per rank (GATHER_FLOORS) that
+#                      weak k = 7, Kershaw BPS5 level 3, and with `coarse` floors of DoFs per rank (GATHER_FLOORS) that
 #                      keep the first split level on rank 0; alternating, two rounds
 #   graph-ranks        the V-cycle as a CUDA graph over NCCL: `CUDA graph = never` against `auto`
 #                      on 1 and 2 GPUs (COMPARE_GPUS), k = 3 at 7.2 M and 0.9 M DoFs, k = 7 at
@@ -816,6 +816,7 @@ PY
             scale strong_k3 $n "${which}_$round" $k3 "${g[@]}"
             scale mid_k3 $n "${which}_$round" $k3 --set "Mesh/Refinement level=6" "${g[@]}"
             scale weak_k7 $n "${which}_$round" $k7 --set "Mesh/Refinement level=6" --set "Mesh/Coarse cells=${wcells[$n]}" "${g[@]}"
+            scale kershaw $n "${which}_$round" prm/kershaw_bps5.prm --set "Mesh/Refinement level=3" --set Backend/Repetitions=3 "${g[@]}"
           done
           [ "$n" = 1 ] && continue
           for m in ${GATHER_FLOORS:-4000000 8000000}; do
