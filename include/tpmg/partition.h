@@ -110,10 +110,19 @@ namespace tpmg
   /// centres as `near`.
   bool overlap_exchanges(const CentreSplit &split, const CartesianLevel &level, Backend backend, ExchangeOverlap mode);
 
+  /// The cells a level operator computes on a rank's part: the owned cells and the layer of
+  /// ghost cells next to them (every cell of a whole level). The second ghost layer adds only to
+  /// nodes that no computation of an owned value reads after an operator application (the one
+  /// layer of ghost nodes that the operators, smoothers and prolongation read lies in the first
+  /// layer's cells and is exchanged after it) or that the exchange of all layers then overwrites
+  /// (the residual that the restriction reads): its terms would be lost work. Restricting the
+  /// cells keeps the order in which each remaining cell adds to a node.
+  CellBox operator_cells(const CartesianLevel &level);
+
   /// The cells of a rank's part split for a level operator whose ghost exchange runs beside part
-  /// of it: `near` (disjoint boxes, the part's cell coordinates) holds the ghost cells and the
-  /// owned cells within operator_exchange_layers of a face shared with another rank, `inner` the
-  /// rest. An exchange of all ghost layers sends the owned nodes of the two cell layers next to a
+  /// of it: `near` (disjoint boxes, the part's cell coordinates) holds the operator's ghost cells
+  /// (operator_cells) and the owned cells within operator_exchange_layers of a face shared with
+  /// another rank, `inner` the rest of operator_cells. An exchange of all ghost layers sends the owned nodes of the two cell layers next to a
   /// shared face (and the node plane beyond them), which the cells up to three layers in compute,
   /// and receives the ghost nodes, which only the ghost cells and the first owned layer touch: once
   /// `near` is computed the exchange may start, and `inner` writes nothing it sends or receives.

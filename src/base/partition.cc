@@ -98,11 +98,21 @@ namespace tpmg
     return backend == Backend::cuda && level.n_dofs() >= min_overlap_dofs && split.inner.count() >= near;
   }
 
+  CellBox operator_cells(const CartesianLevel &level)
+  {
+    CellBox box;
+    for (int d = 0; d < level.dim; ++d)
+      {
+        box.begin[d] = std::max<index_t>(0, level.owned_begin(d) - 1);
+        box.end[d]   = std::min<index_t>(level.cells[std::size_t(d)], level.owned_end(d) + 1);
+      }
+    return box;
+  }
+
   CellSplit split_cells(const CartesianLevel &level)
   {
     CellSplit split;
-    for (int d = 0; d < 3; ++d)
-      split.inner.end[d] = d < level.dim ? level.cells[std::size_t(d)] : 1;
+    split.inner = operator_cells(level);
     // peel off, direction by direction, the cells beyond the owned box's shared faces and the
     // owned layers next to them; what is left of `inner` bounds the later directions' slabs
     for (int d = 0; d < level.dim; ++d)

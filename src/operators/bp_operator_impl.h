@@ -187,7 +187,7 @@ namespace tpmg
   void BPOperator<dim, k, Number>::apply(Number *dst, const Number *src, const CellSplit *split,
                                          const std::function<void()> &between) const
   {
-    const CellBox *box = nullptr; // (all cells)
+    const CellBox *box = nullptr; // (all cells; on a part operator_cells)
     auto           go  = [&](auto kind_c, auto geo_c) {
       constexpr BakeOff      kind = decltype(kind_c)::value;
       constexpr GeometryMode geo  = decltype(geo_c)::value;
@@ -221,6 +221,7 @@ namespace tpmg
       else // the constructor admits it for BP1 only
         go(Mass{}, std::integral_constant<GeometryMode, GeometryMode::polynomial>{});
     };
+    const CellBox computed = operator_cells(level_);
     if (split)
       for (const CellBox &b : split->near)
         {
@@ -228,7 +229,11 @@ namespace tpmg
           cells();
         }
     else
-      cells();
+      {
+        if (computed.count() < level_.n_cells())
+          box = &computed;
+        cells();
+      }
     if (robin_)
       apply_robin_faces<dim, k>(*robin_, dst, src, Number(1));
     if (constrained_) // (the cells add nothing to these rows: final before the inner cells)

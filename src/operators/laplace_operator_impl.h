@@ -133,11 +133,12 @@ namespace tpmg
       else
         cells(std::true_type{}, box);
     };
+    const CellBox computed = operator_cells(level_);
     if (split)
       for (const CellBox &box : split->near)
         run(&box);
     else
-      run(nullptr);
+      run(computed.count() < level_.n_cells() ? &computed : nullptr);
     if (robin_)
       apply_robin_faces<dim, degree>(*robin_, dst, src, sign);
 
