@@ -97,7 +97,8 @@
 #   overlap            the smoothers' exchanges beside the inner patches against after them
 #                      (Backend/Overlap exchanges = auto, never, always), 4 GPUs, strong and weak
 #                      k = 3 and 7, k = 3 at 7.2 M DoFs, Kershaw BPS5 level 3, alternating, two
-#                      rounds (OVERLAP_ROUNDS; OVERLAP_CASES picks cases, OVERLAP_GPUS the GPUs)
+#                      rounds (OVERLAP_ROUNDS; OVERLAP_CASES picks cases, OVERLAP_GPUS the GPUs;
+#                      also kershaw2: level 2, 4.8 M DoFs, and mid_k7: k = 7 level 5, 11 M DoFs)
 #   overlap-compare    this tree against another build (BUILD_OLD, or SOURCE_OLD built here, as
 #                      table7-compare), or without either `Overlap exchanges = never` against
 #                      `auto` in this build, on 1 and 2 GPUs (COMPARE_GPUS): strong k = 3 and 7,
@@ -744,6 +745,9 @@ CASES
               mid_k3) scale $c $g "${on}_$round" $k3 --set "Mesh/Refinement level=6" "${o[@]}" ;;
               kershaw) scale $c $g "${on}_$round" prm/kershaw_bps5.prm --set "Mesh/Refinement level=3" \
                 --set Backend/Repetitions=3 "${o[@]}" ;;
+              kershaw2) scale $c $g "${on}_$round" prm/kershaw_bps5.prm --set "Mesh/Refinement level=2" \
+                --set Backend/Repetitions=5 "${o[@]}" ;;
+              mid_k7) scale $c $g "${on}_$round" $k7 --set "Mesh/Refinement level=5" "${o[@]}" ;;
             esac
           done
         done
