@@ -103,6 +103,17 @@ namespace tpmg
   /// exchange cannot run beside the patches: never.
   constexpr index_t min_overlap_dofs = 10000000;
 
+  /// Backend/Overlap exchanges for the levels of a V-cycle: where the cycle is replayed as a CUDA
+  /// graph (MultigridSettings::cuda_graph: parts up to cuda_graph_max_dofs), `automatic` overlaps
+  /// nothing. On 2 H200s every part measured so inside a graph lost with its exchanges beside
+  /// its inner work (Kershaw level 3, 19 M DoFs per part: 1.7 %; k = 3, 29 M: 0.6-1.5 %; 2-6 M:
+  /// 3-4 % with `always`), while a part of 48 M DoFs launched one by one gained 2.7 %
+  /// (docs/performance/scaling.md, "Overlap").
+  constexpr ExchangeOverlap vcycle_overlap(ExchangeOverlap mode, bool cuda_graph)
+  {
+    return cuda_graph && mode == ExchangeOverlap::automatic ? ExchangeOverlap::never : mode;
+  }
+
   /// Whether the colour exchanges of `level` (a rank's part) run beside its `inner` patches
   /// (Backend/Overlap exchanges): never with `never` or where there is nothing to overlap (no
   /// `near` box: no exchange; no inner centre); always otherwise with `always`; with

@@ -320,12 +320,14 @@ namespace tpmg
                             "each gets at least this many of its DoFs; smaller levels live on rank 0, which saves "
                             "their exchanges' latency. 1 = split every level with two cells per rank and direction; "
                             "0 = automatic (by backend: measured on GPUs, 1 on the CPU)"));
-        b.push_back(choice("Backend/Overlap exchanges", TPMG_FIELD(overlap),
-                           "On several GPUs, each vertex-patch smoother colour's ghost exchange runs on a second "
-                           "stream beside the colour's patches away from the shared faces, and each level operator's "
-                           "beside its cells away from them: auto = on the levels large enough to gain (measured), "
-                           "always = wherever a rank has such patches or cells, never = after the colour or the "
-                           "operator"));
+        b.push_back(
+          choice("Backend/Overlap exchanges", TPMG_FIELD(overlap),
+                 "On several GPUs, each vertex-patch smoother colour's ghost exchange runs on a second "
+                 "stream beside the colour's patches away from the shared faces, and each level operator's "
+                 "beside its cells away from them: auto = on the levels large enough to gain, not inside a V-cycle "
+                 "replayed as a CUDA graph (measured), "
+                 "always = wherever a rank has such patches or cells, never = after the colour or the "
+                 "operator"));
         b.push_back(choice("Backend/Gather level", TPMG_FIELD(gather_level),
                            "On several ranks, which level's values travel to rank 0 where the V-cycle continues on "
                            "the levels that live there: coarse = the first of those levels, restricted on the "

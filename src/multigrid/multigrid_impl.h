@@ -203,6 +203,9 @@ namespace tpmg
   template <int dim, int k, typename Number>
   void Multigrid<dim, k, Number>::setup(const HierarchyLayout &layouts)
   {
+    // (the levels' exchanges beside their inner work as vcycle_overlap says for a graph; the
+    // operators and smoothers may keep references into the settings: resolved in place)
+    settings_.overlap                    = vcycle_overlap(settings_.overlap, settings_.cuda_graph);
     const MultigridSettings    &settings = settings_;
     const Backend               backend  = backend_;
     std::vector<CartesianLevel> levels;
