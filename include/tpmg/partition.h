@@ -133,10 +133,11 @@ namespace tpmg
   /// The cells of a rank's part split for a level operator whose ghost exchange runs beside part
   /// of it: `near` (disjoint boxes, the part's cell coordinates) holds the operator's ghost cells
   /// (operator_cells) and the owned cells within operator_exchange_layers of a face shared with
-  /// another rank, `inner` the rest of operator_cells. An exchange of all ghost layers sends the owned nodes of the two cell layers next to a
-  /// shared face (and the node plane beyond them), which the cells up to three layers in compute,
-  /// and receives the ghost nodes, which only the ghost cells and the first owned layer touch: once
-  /// `near` is computed the exchange may start, and `inner` writes nothing it sends or receives.
+  /// another rank, `inner` the rest of operator_cells. An exchange of all ghost layers sends the
+  /// owned nodes of the two cell layers next to a shared face (and the node plane beyond them),
+  /// which the cells up to three layers in compute, and receives the ghost nodes, which only the
+  /// ghost cells and the first owned layer touch: once `near` is computed the exchange may start,
+  /// and `inner` writes nothing it sends or receives.
   /// Without a shared face, `near` is empty.
   struct CellSplit
   {
