@@ -203,8 +203,8 @@ namespace tpmg
   template <int dim, int k, typename Number>
   void Multigrid<dim, k, Number>::setup(const HierarchyLayout &layouts)
   {
-    // (the levels' exchanges beside their inner work as vcycle_overlap says for a graph; the
-    // operators and smoothers may keep references into the settings: resolved in place)
+    // (the levels' exchanges beside their inner work as vcycle_overlap says for a graph,
+    // resolved once in the settings the levels are made from)
     settings_.overlap                    = vcycle_overlap(settings_.overlap, settings_.cuda_graph);
     const MultigridSettings    &settings = settings_;
     const Backend               backend  = backend_;
