@@ -110,7 +110,9 @@
 #                      keep the first split level on rank 0; alternating, two rounds
 #   graph-ranks        the V-cycle as a CUDA graph over NCCL: `CUDA graph = never` against `auto`
 #                      on 1 and 2 GPUs (COMPARE_GPUS), k = 3 at 7.2 M and 0.9 M DoFs, k = 7 at
-#                      2.1 M, Kershaw BPS5 level 2 (4.8 M), best of 5, two rounds
+#                      2.1 M, Kershaw BPS5 level 2 (4.8 M), best of 5, two rounds (GRAPH_ROUNDS);
+#                      GRAPH_CASES picks cases, also strong_k7, strong_k3, weak_k7 and kershaw
+#                      (level 3), where `auto` replays a graph of the coarser levels only
 #   mpi-gpu-tests      the GPU solver tests on several ranks (ctest gpu.mpi_solver_*: host staging
 #                      and, with a GPU per rank, NCCL)
 #   sanitizer-nccl     compute-sanitizer memcheck and racecheck on two ranks exchanging over NCCL
@@ -850,26 +852,38 @@ PY
     graph-ranks)
       mkdir -p "$OUT/scaling"; J=$OUT/logs/graph_ranks; mkdir -p "$J"; rm -f "$J"/*.json
       k7=prm/table7_k7_mixed.prm k3=prm/table7_k3_mixed.prm
-      for round in 1 2; do
+      for round in ${GRAPH_ROUNDS:-1 2}; do
         for n in ${COMPARE_GPUS:-1 2}; do
+          wcells=(x "2,2,1" "2,2,2" x "4,2,2")
           for which in never auto; do
             g=(--set "Backend/CUDA graph=$which" --set Backend/Repetitions=5)
-            scale mid_k3 $n "${which}_$round" $k3 --set "Mesh/Refinement level=6" "${g[@]}"
-            scale small_k3 $n "${which}_$round" $k3 --set "Mesh/Refinement level=5" "${g[@]}"
-            scale small_k7 $n "${which}_$round" $k7 --set "Mesh/Refinement level=4" "${g[@]}"
-            scale kershaw2 $n "${which}_$round" prm/kershaw_bps5.prm "${g[@]}"
+            for c in ${GRAPH_CASES:-mid_k3 small_k3 small_k7 kershaw2}; do
+              case $c in
+                mid_k3) scale $c $n "${which}_$round" $k3 --set "Mesh/Refinement level=6" "${g[@]}" ;;
+                small_k3) scale $c $n "${which}_$round" $k3 --set "Mesh/Refinement level=5" "${g[@]}" ;;
+                small_k7) scale $c $n "${which}_$round" $k7 --set "Mesh/Refinement level=4" "${g[@]}" ;;
+                kershaw2) scale $c $n "${which}_$round" prm/kershaw_bps5.prm "${g[@]}" ;;
+                # (the graph of the coarser levels below CUDA graph DoFs per rank)
+                strong_k7) scale $c $n "${which}_$round" $k7 "${g[@]}" ;;
+                strong_k3) scale $c $n "${which}_$round" $k3 "${g[@]}" ;;
+                weak_k7) scale $c $n "${which}_$round" $k7 --set "Mesh/Refinement level=6" \
+                  --set "Mesh/Coarse cells=${wcells[$n]}" "${g[@]}" ;;
+                kershaw) scale $c $n "${which}_$round" prm/kershaw_bps5.prm --set "Mesh/Refinement level=3" "${g[@]}" ;;
+              esac
+            done
           done
         done
       done
       python3 - "$J" <<'PY' | tee "$OUT/scaling/graph_ranks.txt"
 import glob, json, os, re, sys
-print("# case GPUs graph round iterations solve_s cuda_graph exchange_path l2_error")
+print("# case GPUs graph round iterations solve_s cuda_graph_level coarser_levels_s finest_smoother_s exchange_path l2_error")
 rows = []
 for f in glob.glob(os.path.join(sys.argv[1], "*.json")):
     case, n, which, rnd = re.fullmatch(r"(.+)_n(\d+)_(never|auto)_(\d)\.json", os.path.basename(f)).groups()
-    r = json.load(open(f))
-    rows.append((case, int(n), which, rnd, r["iterations"], f"{r['solve_time_s']:.5f}", r["cuda_graph"],
-                 r.get("exchange_path", "-"), r["l2_error"]))
+    r = json.load(open(f)); b = r["breakdown"]
+    rows.append((case, int(n), which, rnd, r["iterations"], f"{r['solve_time_s']:.5f}", r.get("cuda_graph_level", -1),
+                 f"{b.get('coarser_levels', 0):.5f}", f"{b.get('finest_smoother', 0):.5f}", r.get("exchange_path", "-"),
+                 r["l2_error"]))
 for row in sorted(rows):
     print(*row)
 PY

@@ -642,29 +642,26 @@ TEST(Multigrid, AutomaticChebyshevPolynomialFollowsTheSmoother)
   EXPECT_EQ(mg.chebyshev.degree, 3);
 }
 
-// Backend/CUDA graph: `auto` records the V-cycle on GPUs up to cuda_graph_max_dofs per rank, on
-// one rank or on several exchanging over NCCL; never on the CPU or on ranks exchanging through
-// the host or MPI, where `always` is refused with the reason.
+// Backend/CUDA graph: graphs record on GPUs, on one rank or on several exchanging over NCCL;
+// never on the CPU or on ranks exchanging through the host or MPI, where `always` is refused with
+// the reason.
 TEST(Multigrid, CudaGraphIsUsedOnGpusAndRefusedElsewhere)
 {
-  const index_t      small = 1000, large = index_t(cuda_graph_max_dofs) + 1;
   const ExchangePath host = ExchangePath::host, nccl = ExchangePath::nccl;
-  EXPECT_TRUE(use_cuda_graph(CudaGraph::automatic, Backend::cuda, 1, host, small));
-  EXPECT_FALSE(use_cuda_graph(CudaGraph::automatic, Backend::cuda, 1, host, large));
-  EXPECT_TRUE(use_cuda_graph(CudaGraph::always, Backend::cuda, 1, host, large));
-  EXPECT_FALSE(use_cuda_graph(CudaGraph::never, Backend::cuda, 1, host, small));
-  EXPECT_FALSE(use_cuda_graph(CudaGraph::automatic, Backend::cpu, 1, host, small));
-  EXPECT_FALSE(use_cuda_graph(CudaGraph::automatic, Backend::cuda, 2, host, small));
-  EXPECT_FALSE(use_cuda_graph(CudaGraph::automatic, Backend::cuda, 2, ExchangePath::mpi, small));
-  EXPECT_TRUE(use_cuda_graph(CudaGraph::automatic, Backend::cuda, 2, nccl, small));
-  EXPECT_FALSE(use_cuda_graph(CudaGraph::automatic, Backend::cuda, 4, nccl, large));
-  EXPECT_TRUE(use_cuda_graph(CudaGraph::always, Backend::cuda, 4, nccl, large));
-  EXPECT_FALSE(use_cuda_graph(CudaGraph::never, Backend::cuda, 4, nccl, small));
-  EXPECT_FALSE(use_cuda_graph(CudaGraph::never, Backend::cpu, 4, host, small));
+  EXPECT_TRUE(use_cuda_graph(CudaGraph::automatic, Backend::cuda, 1, host));
+  EXPECT_TRUE(use_cuda_graph(CudaGraph::always, Backend::cuda, 1, host));
+  EXPECT_FALSE(use_cuda_graph(CudaGraph::never, Backend::cuda, 1, host));
+  EXPECT_FALSE(use_cuda_graph(CudaGraph::automatic, Backend::cpu, 1, host));
+  EXPECT_FALSE(use_cuda_graph(CudaGraph::automatic, Backend::cuda, 2, host));
+  EXPECT_FALSE(use_cuda_graph(CudaGraph::automatic, Backend::cuda, 2, ExchangePath::mpi));
+  EXPECT_TRUE(use_cuda_graph(CudaGraph::automatic, Backend::cuda, 2, nccl));
+  EXPECT_TRUE(use_cuda_graph(CudaGraph::always, Backend::cuda, 4, nccl));
+  EXPECT_FALSE(use_cuda_graph(CudaGraph::never, Backend::cuda, 4, nccl));
+  EXPECT_FALSE(use_cuda_graph(CudaGraph::never, Backend::cpu, 4, host));
   const auto refusal = [](Backend b, int ranks, ExchangePath path) {
     try
       {
-        use_cuda_graph(CudaGraph::always, b, ranks, path, 1000);
+        use_cuda_graph(CudaGraph::always, b, ranks, path);
       }
     catch (const std::invalid_argument &e)
       {
@@ -687,5 +684,46 @@ TEST(Multigrid, CudaGraphIsUsedOnGpusAndRefusedElsewhere)
   std::ostringstream log;
   const RunResult    r = run_poisson(p, log);
   EXPECT_FALSE(r.cuda_graph);
+  EXPECT_EQ(r.cuda_graph_level, -1);
   EXPECT_TRUE(r.converged);
+}
+
+// The levels a graph records: from the finest whose part holds at most the bound of DoFs per
+// rank, if a coarser level lies beneath it and, on several ranks, a level split over all ranks
+// above it (every rank replays the graph inside its cycle).
+TEST(Multigrid, CudaGraphLevelIsTheFinestSmallEnoughBelowASplitLevel)
+{
+  // 3D Q2 on the unit cube, levels 0..5 with (2^(l+1) + 1)^3 DoFs: 27, 125, 729, 4913, 35937, 274625
+  Domain d;
+  d.dim              = 3;
+  const auto  levels = make_hierarchy(d, 2, 5);
+  ProcessGrid one;
+  one.dim   = 3;
+  one.ranks = {1, 1, 1};
+  const HierarchyPartition alone(levels, one);
+  EXPECT_EQ(cuda_graph_level(alone, 0, 0), 5); // no bound: the whole cycle
+  EXPECT_EQ(cuda_graph_level(alone, 0, 274625), 5);
+  EXPECT_EQ(cuda_graph_level(alone, 0, 274624), 4);
+  EXPECT_EQ(cuda_graph_level(alone, 0, 4913), 3);
+  EXPECT_EQ(cuda_graph_level(alone, 0, 125), 1);
+  EXPECT_EQ(cuda_graph_level(alone, 0, 124), -1); // the coarse solve alone
+  EXPECT_EQ(cuda_graph_level(alone, 3, 4912), -1);
+  // 2 x 2 x 2 ranks; a floor of 615 DoFs per rank splits levels 4 (4492 per rank) and 5 (34328)
+  ProcessGrid eight;
+  eight.dim   = 3;
+  eight.ranks = {2, 2, 2};
+  const HierarchyPartition split(levels, eight, 0, 615);
+  ASSERT_EQ(split.first_distributed_level(), 4);
+  EXPECT_EQ(cuda_graph_level(split, 0, 0), 5);
+  EXPECT_EQ(cuda_graph_level(split, 0, 34328), 5);
+  EXPECT_EQ(cuda_graph_level(split, 0, 34327), 4);
+  EXPECT_EQ(cuda_graph_level(split, 0, 4492), 4);
+  // level 3 (4913 DoFs on rank 0) is too large, level 2 lies below a level on rank 0 alone
+  EXPECT_EQ(cuda_graph_level(split, 0, 4491), -1);
+  // a floor of 614 splits level 3 too (614 per rank)
+  const HierarchyPartition split3(levels, eight, 0, 614);
+  ASSERT_EQ(split3.first_distributed_level(), 3);
+  EXPECT_EQ(cuda_graph_level(split3, 0, 4491), 3);
+  // level 2 (729 DoFs on rank 0) too large, level 1 below a level on rank 0 alone
+  EXPECT_EQ(cuda_graph_level(split3, 0, 613), -1);
 }

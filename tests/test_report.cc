@@ -103,6 +103,37 @@ TEST(Report, CsvAndTable)
   std::remove(file.c_str());
 }
 
+// A graph of the coarser levels (Backend/CUDA graph = auto above CUDA graph DoFs per rank): the
+// report names its finest level, and its replays count in that level's time and total.
+TEST(Report, GraphOfTheCoarserLevels)
+{
+  RunResult r = small_run(RightHandSide::manufactured);
+  ASSERT_GE(int(r.levels.size()), 2);
+  r.cuda_graph         = true;
+  r.cuda_graph_level   = r.level - 1;
+  LevelTimes  &l       = r.levels[r.levels.size() - 2];
+  const double without = l.total();
+  l.graph              = 0.25;
+  EXPECT_DOUBLE_EQ(l.total(), without + 0.25);
+  std::ostringstream table, json;
+  print_report(table, r);
+  write_json(json, r);
+  EXPECT_NE(table.str().find("V-cycle: levels " + std::to_string(r.level - 1) + " and below replayed as a CUDA graph"),
+            std::string::npos)
+    << table.str();
+  EXPECT_NE(json.str().find("\"cuda_graph_level\": " + std::to_string(r.level - 1)), std::string::npos);
+  EXPECT_NE(json.str().find("\"graph\": 0.25"), std::string::npos);
+  const std::string file = ::testing::TempDir() + "/tpmg_graph_breakdown.csv";
+  write_csv_file(file, r);
+  EXPECT_NE(slurp(file).find("," + std::to_string(l.dofs) + ",graph,0.25\n"), std::string::npos);
+  std::remove(file.c_str());
+  // the whole cycle in the graph: the finest level's graph, the breakdown's vcycle_graph
+  r.cuda_graph_level = r.level;
+  std::ostringstream whole;
+  print_report(whole, r);
+  EXPECT_NE(whole.str().find("V-cycle: replayed as a CUDA graph"), std::string::npos);
+}
+
 TEST(Report, VtuFile)
 {
   Domain d;

@@ -89,15 +89,26 @@ namespace tpmg
     /// one rank on a GPU, or ranks whose exchanges NCCL runs on the stream: no host work inside
     /// the cycle).
     bool cuda_graph = false;
+    /// With cuda_graph, the graph records the levels from the finest whose part holds at most
+    /// this many DoFs per rank down to the coarsest (cuda_graph_level); the finer levels run
+    /// launch by launch and replay that graph inside each cycle. 0: the whole cycle.
+    index_t cuda_graph_max_rank_dofs = 0;
   };
 
-  /// Whether the V-cycle runs as a CUDA graph for Backend/CUDA graph = `mode` on `backend` with
-  /// `ranks` ranks exchanging over `path` and `rank_dofs` finest-level DoFs per rank: a graph
-  /// records the cycle of one rank on a GPU, or of several whose exchanges go over NCCL (on the
-  /// stream: every rank records the same sends and receives and replays them together); throws
+  /// Whether the V-cycle, or its coarser levels, run as a CUDA graph for Backend/CUDA graph =
+  /// `mode` on `backend` with `ranks` ranks exchanging over `path`: a graph records the cycle of
+  /// one rank on a GPU, or of several whose exchanges go over NCCL (on the stream: every rank
+  /// records the same sends and receives and replays them together); throws
   /// std::invalid_argument for `always` where a graph cannot run (the CPU backend, several ranks
   /// exchanging through the host or MPI, which wait on the host inside the cycle).
-  bool use_cuda_graph(CudaGraph mode, Backend backend, int ranks, ExchangePath path, index_t rank_dofs);
+  bool use_cuda_graph(CudaGraph mode, Backend backend, int ranks, ExchangePath path);
+
+  /// The finest level that the V-cycle's graph records, -1 for none: the finest level of
+  /// `partition` (levels coarsest..) whose part holds at most `max_rank_dofs` DoFs per rank (a
+  /// level on rank 0 alone: all of its DoFs; 0: no bound). Below the finest level it must have a
+  /// coarser level beneath it (a graph of the coarse solve alone saves nothing) and, on several
+  /// ranks, lie below a level split over all of them, so that every rank reaches its replay.
+  int cuda_graph_level(const HierarchyPartition &partition, int coarsest, index_t max_rank_dofs);
 
   /// Whether the problem on the whole level `level` fixes u only up to a constant (A 1 = 0): no
   /// face fixes the constants (CartesianLevel::singular: no Dirichlet or Robin face) and no
@@ -280,16 +291,22 @@ namespace tpmg
     /// dst = V(0, src): the preconditioner. With settings.cuda_graph, once arm_cuda_graph was
     /// called and one cycle ran launch by launch (its lazy allocations and kernel attributes
     /// happen there), a call records the cycle as a CUDA graph for its (src, dst) pair the first
-    /// time it sees the pair, and replays that graph: the same kernels in the same order. A
-    /// cycle that cannot be recorded runs launch by launch from then on, and
+    /// time it sees the pair, and replays that graph: the same kernels in the same order. Where
+    /// the graph holds only the coarser levels (graph_level below the finest), the finer levels
+    /// run launch by launch and replay that graph, recorded once on the levels' own vectors, in
+    /// every cycle. A cycle that cannot be recorded runs launch by launch from then on, and
     /// cuda_graph_failure says why.
     void vmult(Vector<Number> &dst, const Vector<Number> &src) const override;
+    /// The finest level the CUDA graph records (cuda_graph_level; the finest level: the whole
+    /// cycle), -1 without settings.cuda_graph.
+    int graph_level() const { return graph_level_; }
     /// Why the V-cycle could not be recorded as a CUDA graph ("" if it was, or was not asked for).
     const std::string &cuda_graph_failure() const { return graph_failure_; }
     /// Lets vmult record and replay graphs from now on (settings.cuda_graph): the solver arms it
     /// for the solves whose recording pays (use_cuda_graph).
     void arm_cuda_graph() const { graph_armed_ = true; }
-    /// How many V-cycle graphs vmult has recorded (one per pair of vectors it was called with).
+    /// How many V-cycle graphs vmult has recorded (one per pair of vectors it was called with;
+    /// one for the coarser levels below graph_level).
     std::size_t cuda_graphs() const { return graphs_.size(); }
     index_t     size() const override;
 
@@ -316,8 +333,10 @@ namespace tpmg
     void coarse_solve(Vector<Number> &x, const Vector<Number> &b, bool x_is_zero) const;
     /// x_I = A_II^{-1} b_I over `unknowns` with the dense inverse (kernels/linear_algebra/dense_coarse.h)
     void dense_coarse_solve(const CoarseUnknowns &unknowns, const Number *b, Number *x) const;
-    /// vmult through the recorded graph (settings_.cuda_graph)
-    void vmult_graph(Vector<Number> &dst, const Vector<Number> &src) const;
+    /// x = V(0, b) from level graph_level_ down through the graph recorded for (b, x), recording
+    /// it the first time; false where no graph may run (not armed, no cycle run launch by launch
+    /// yet, a recording failed: now or before), and the caller runs the levels launch by launch
+    bool replay_graph(Vector<Number> &x, const Vector<Number> &b) const;
 
     Level       &lev(int l) { return *levels_[l - coarsest_]; }
     const Level &lev(int l) const { return *levels_[l - coarsest_]; }
@@ -326,7 +345,7 @@ namespace tpmg
     MultigridSettings                   settings_;
     Communicator                        comm_;
     mutable Timers                     *timers_; ///< null while the cycle is recorded as a graph
-    int                                 coarsest_ = 0, finest_ = 0;
+    int                                 coarsest_ = 0, finest_ = 0, graph_level_ = -1;
     std::vector<std::unique_ptr<Level>> levels_;
     struct DegreeCoarse; ///< the coarse solve by degree: Q_1 vectors and transfer
     std::unique_ptr<DegreeCoarse> degree_coarse_;
@@ -336,7 +355,8 @@ namespace tpmg
     Vector<Number>                coarse_inverse_;
     mutable Vector<Number>        coarse_b_;                            ///< b_I gathered for the dense solve
     std::unique_ptr<const LevelFastDiagonalization<Number>> coarse_fd_; ///< the coarse solve by fast diagonalization
-    // the recorded V-cycle (vmult_graph): the executable graph and the vectors it was recorded on
+    // the recorded V-cycle (replay_graph): the executable graphs by the vectors they were
+    // recorded on (b, x)
     struct GraphDeleter
     {
       void operator()(void *g) const noexcept { graph_destroy(g); }

@@ -58,10 +58,10 @@ namespace tpmg
     fine
   };
   /// Whether the V-cycle is recorded once as a CUDA graph and replayed (Backend/CUDA graph):
-  /// `automatic` on GPUs (one rank, or ranks exchanging over NCCL) up to cuda_graph_max_dofs
-  /// finest-level DoFs per rank from a solver's second solve on (in the first, recording costs
-  /// about what replaying saves), `always` from the first solve, `never` (use_cuda_graph in
-  /// tpmg/multigrid.h).
+  /// `automatic` on GPUs (one rank, or ranks exchanging over NCCL) the levels up to
+  /// cuda_graph_max_dofs DoFs per rank (Backend/CUDA graph DoFs per rank) from a solver's second
+  /// solve on (in the first, recording costs about what replaying saves), `always` the whole
+  /// cycle from the first solve, `never` (use_cuda_graph, cuda_graph_level in tpmg/multigrid.h).
   enum class CudaGraph
   {
     automatic,
@@ -85,9 +85,10 @@ namespace tpmg
   /// than one smoothing step there); measured fastest against 32, 128 and 256
   /// (docs/performance/solve.md, "Coarse solve by fast diagonalization").
   constexpr long long fast_diagonalization_coarse_extent = 64;
-  /// Above this many DoFs the V-cycle's launch latencies are a small part of it (H200: 2 % at
-  /// 5.7e7 DoFs) and `automatic` keeps the per-level runtime breakdown (docs/performance/solve.md,
-  /// "CUDA graph").
+  /// Above this many DoFs per rank a level's launch latencies are a small part of its time (H200:
+  /// 2 % of a cycle at 5.7e7 DoFs), and `automatic` launches it one by one, keeping its part of
+  /// the runtime breakdown and the overlap of its exchanges; the graph records the levels below
+  /// (docs/performance/solve.md, "CUDA graph").
   constexpr long long cuda_graph_max_dofs = 30000000;
   /// Arithmetic of the V-cycle (the outer solver is always double).
   enum class Precision

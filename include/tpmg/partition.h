@@ -103,12 +103,12 @@ namespace tpmg
   /// exchange cannot run beside the patches: never.
   constexpr index_t min_overlap_dofs = 10000000;
 
-  /// Backend/Overlap exchanges for the levels of a V-cycle: where the cycle is replayed as a CUDA
-  /// graph (MultigridSettings::cuda_graph: parts up to cuda_graph_max_dofs), `automatic` overlaps
-  /// nothing. On 2 H200s every part measured so inside a graph lost with its exchanges beside
-  /// its inner work (Kershaw level 3, 19 M DoFs per part: 1.7 %; k = 3, 29 M: 0.6-1.5 %; 2-6 M:
-  /// 3-4 % with `always`), while a part of 48 M DoFs launched one by one gained 2.7 %
-  /// (docs/performance/scaling.md, "Overlap").
+  /// Backend/Overlap exchanges for a level of a V-cycle: on the levels a CUDA graph records
+  /// (`cuda_graph`; cuda_graph_level in tpmg/multigrid.h: parts up to cuda_graph_max_dofs),
+  /// `automatic` overlaps nothing. On 2 H200s every part measured so inside a graph lost with its
+  /// exchanges beside its inner work (Kershaw level 3, 19 M DoFs per part: 1.7 %; k = 3, 29 M:
+  /// 0.6-1.5 %; 2-6 M: 3-4 % with `always`), while a part of 48 M DoFs launched one by one gained
+  /// 2.7 % (docs/performance/scaling.md, "Overlap").
   constexpr ExchangeOverlap vcycle_overlap(ExchangeOverlap mode, bool cuda_graph)
   {
     return cuda_graph && mode == ExchangeOverlap::automatic ? ExchangeOverlap::never : mode;

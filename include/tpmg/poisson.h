@@ -26,7 +26,10 @@ namespace tpmg
     int     level    = 0;
     index_t dofs     = 0;
     double  smoother = 0, matvec = 0, vector = 0, restriction = 0, prolongation = 0, coarse_solve = 0;
-    double  total() const { return smoother + matvec + vector + restriction + prolongation + coarse_solve; }
+    /// replaying the CUDA graph that records this level and the coarser ones (Backend/CUDA
+    /// graph; RunResult::cuda_graph_level), whose parts are then not timed apart
+    double graph = 0;
+    double total() const { return smoother + matvec + vector + restriction + prolongation + coarse_solve + graph; }
     /// On several ranks: the part of the above spent in the exchanges of the level's vectors
     /// (ghost updates, and the gather to and scatter from rank 0 into the coarser level), and
     /// their number.
@@ -66,9 +69,13 @@ namespace tpmg
     std::string    fitted_patch_kernel;    ///< the fitted patch solves' kernel (empty without them)
     std::string    coarse_solver;
     int            coarsest_level = 0;
-    /// the V-cycle was replayed as a CUDA graph (Backend/CUDA graph); its time is then the
-    /// breakdown's `vcycle_graph`, not the levels'
+    /// the V-cycle, or its coarser levels, were replayed as a CUDA graph (Backend/CUDA graph);
+    /// the whole cycle's time is then the breakdown's `vcycle_graph`, not the levels'
     bool cuda_graph = false;
+    /// the finest level that graph recorded (the finest: the whole V-cycle; below it, the graph
+    /// of that level and the coarser ones replayed inside each cycle, timed as that level's
+    /// `graph`), -1 without a graph
+    int cuda_graph_level = -1;
 
     int         ranks                   = 1;   ///< MPI ranks of the run
     std::string process_grid            = "1"; ///< their grid, "2 x 2 x 1"

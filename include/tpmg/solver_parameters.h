@@ -147,8 +147,10 @@ namespace tpmg
     /// Backend/Gather level (HierarchyLayout)
     GatherLevel gather_level = GatherLevel::coarse;
     /// Backend/CUDA graph (MultigridSettings::cuda_graph, use_cuda_graph)
-    CudaGraph cuda_graph  = CudaGraph::automatic;
-    int       repetitions = 1;
+    CudaGraph cuda_graph = CudaGraph::automatic;
+    /// Backend/CUDA graph DoFs per rank (MultigridSettings::cuda_graph_max_rank_dofs with `auto`)
+    index_t cuda_graph_rank_dofs = index_t(cuda_graph_max_dofs);
+    int     repetitions          = 1;
 
     std::string json_file, csv_file, vtu_file;
     VtuFormat   vtu_format = VtuFormat::binary;

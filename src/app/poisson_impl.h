@@ -341,8 +341,8 @@ namespace tpmg
         MultigridSettings mg = multigrid_settings(p_);
         // (a periodic box exchanges ghost copies inside the cycle: launch by launch)
         mg.cuda_graph =
-          levels_.back().periodic == 0 && use_cuda_graph(p_.cuda_graph, backend_, comm_.size(), comm_.exchange_path(),
-                                                         levels_.back().n_dofs() / comm_.size());
+          levels_.back().periodic == 0 && use_cuda_graph(p_.cuda_graph, backend_, comm_.size(), comm_.exchange_path());
+        mg.cuda_graph_max_rank_dofs = p_.cuda_graph == CudaGraph::always ? 0 : p_.cuda_graph_rank_dofs;
         describe_run<dim, k, Number>(p_, mg, levels_, *layouts_, backend_, comm_, base_);
         check_memory<dim, k, Number>(p_, mg, *layouts_, backend_, comm_, base_);
         if (verbose)
@@ -583,9 +583,10 @@ namespace tpmg
             if (!s.converged)
               break;
           }
-        res.solve_time_s = best;
-        res.memory_bytes = std::size_t(comm_.max(index_t(vector_memory_peak() - bytes_before_)));
-        res.cuda_graph   = multigrid_->cuda_graphs() > 0 && multigrid_->cuda_graph_failure().empty();
+        res.solve_time_s     = best;
+        res.memory_bytes     = std::size_t(comm_.max(index_t(vector_memory_peak() - bytes_before_)));
+        res.cuda_graph       = multigrid_->cuda_graphs() > 0 && multigrid_->cuda_graph_failure().empty();
+        res.cuda_graph_level = res.cuda_graph ? multigrid_->graph_level() : -1;
         if (!multigrid_->cuda_graph_failure().empty()) // (res starts from base_ in every solve)
           res.warnings.push_back("the V-cycle could not be recorded as a CUDA graph and runs launch by launch: " +
                                  multigrid_->cuda_graph_failure());

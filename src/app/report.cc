@@ -96,8 +96,11 @@ namespace tpmg
           << "exchange path " << r.exchange_path << "\n";
     if (!r.smoother_configuration.empty())
       out << "smoother: " << r.smoother_configuration << "\n";
-    if (r.cuda_graph)
+    if (r.cuda_graph && r.cuda_graph_level == r.level)
       out << "V-cycle: replayed as a CUDA graph (its levels are not timed apart: vcycle_graph)\n";
+    else if (r.cuda_graph)
+      out << "V-cycle: levels " << r.cuda_graph_level << " and below replayed as a CUDA graph in each cycle (timed "
+          << "together as level " << r.cuda_graph_level << "'s graph)\n";
     const auto &types  = r.problem.boundary_types;
     const bool natural = std::any_of(types.begin(), types.end(), [](const std::string &t) { return t != "dirichlet"; });
     std::string faces; // the faces' types where not all are Dirichlet
@@ -145,14 +148,15 @@ namespace tpmg
     const bool several = r.ranks > 1;
     out << "\nPer level [s]:\n  " << std::setw(7) << "level" << std::setw(14) << "DoFs" << std::setw(12) << "smoother"
         << std::setw(12) << "matvec" << std::setw(12) << "vector" << std::setw(12) << "restrict" << std::setw(12)
-        << "prolongate" << std::setw(12) << "coarse" << std::setw(12) << "total"
+        << "prolongate" << std::setw(12) << "coarse" << std::setw(12) << "graph" << std::setw(12) << "total"
         << (several ? "  of which exchanges" : "") << "\n";
     out << std::setprecision(6);
     for (const LevelTimes &l : r.levels)
       {
         out << "  " << std::setw(7) << l.level << std::setw(14) << l.dofs << std::setw(12) << l.smoother
             << std::setw(12) << l.matvec << std::setw(12) << l.vector << std::setw(12) << l.restriction << std::setw(12)
-            << l.prolongation << std::setw(12) << l.coarse_solve << std::setw(12) << l.total();
+            << l.prolongation << std::setw(12) << l.coarse_solve << std::setw(12) << l.graph << std::setw(12)
+            << l.total();
         if (several)
           out << std::setw(12) << l.exchange << " (" << l.exchanges << ")";
         out << "\n";
@@ -220,6 +224,7 @@ namespace tpmg
     kv("reduction_wait_s", json_number(r.reduction_wait_s));
     kv("coarse_solver", json_string(r.coarse_solver));
     kv("cuda_graph", r.cuda_graph ? "true" : "false");
+    kv("cuda_graph_level", std::to_string(r.cuda_graph_level));
     kv("iterations", std::to_string(r.iterations));
     kv("converged", r.converged ? "true" : "false");
     kv("failure", r.failure.empty() ? "null" : json_string(r.failure));
@@ -277,8 +282,9 @@ namespace tpmg
               ", \"dofs\": " + std::to_string(l.dofs) + ", \"smoother\": " + json_number(l.smoother) +
               ", \"matvec\": " + json_number(l.matvec) + ", \"vector\": " + json_number(l.vector) +
               ", \"restrict\": " + json_number(l.restriction) + ", \"prolongate\": " + json_number(l.prolongation) +
-              ", \"coarse_solve\": " + json_number(l.coarse_solve) + ", \"total\": " + json_number(l.total()) +
-              ", \"exchange\": " + json_number(l.exchange) + ", \"exchanges\": " + std::to_string(l.exchanges) + "}";
+              ", \"coarse_solve\": " + json_number(l.coarse_solve) + ", \"graph\": " + json_number(l.graph) +
+              ", \"total\": " + json_number(l.total()) + ", \"exchange\": " + json_number(l.exchange) +
+              ", \"exchanges\": " + std::to_string(l.exchanges) + "}";
       }
     kv("levels", lv + "\n  ]", true);
     out << "}\n";
@@ -302,7 +308,8 @@ namespace tpmg
       {
         const std::pair<const char *, double> rows[] = {
           {"smoother", l.smoother},    {"matvec", l.matvec},           {"vector", l.vector},
-          {"restrict", l.restriction}, {"prolongate", l.prolongation}, {"coarse_solve", l.coarse_solve}};
+          {"restrict", l.restriction}, {"prolongate", l.prolongation}, {"coarse_solve", l.coarse_solve},
+          {"graph", l.graph}};
         for (const auto &[name, t] : rows)
           out << l.level << ',' << l.dofs << ',' << name << ',' << t << '\n';
       }

@@ -151,6 +151,7 @@ namespace tpmg::internal
         lt.restriction  = seconds(l, Component::restriction);
         lt.prolongation = seconds(l, Component::prolongation);
         lt.coarse_solve = seconds(l, Component::coarse_solve);
+        lt.graph        = seconds(l, Component::vcycle_graph);
         lt.exchange     = comm.max(layouts.exchange_seconds(l));
         lt.exchanges    = long(comm.max(index_t(layouts.exchanges(l))));
         if (l < finest)
@@ -166,6 +167,6 @@ namespace tpmg::internal
                            {"outer_matvec", seconds(outer_level, Component::outer_matvec)},
                            {"outer_vector", seconds(outer_level, Component::outer_vector)},
                            {"conversion", seconds(outer_level, Component::conversion)},
-                           {"vcycle_graph", seconds(finest, Component::vcycle_graph)}};
+                           {"vcycle_graph", f.graph}};
   }
 } // namespace tpmg::internal

@@ -324,7 +324,7 @@ namespace tpmg
           choice("Backend/Overlap exchanges", TPMG_FIELD(overlap),
                  "On several GPUs, each vertex-patch smoother colour's ghost exchange runs on a second "
                  "stream beside the colour's patches away from the shared faces, and each level operator's "
-                 "beside its cells away from them: auto = on the levels large enough to gain, not inside a V-cycle "
+                 "beside its cells away from them: auto = on the levels large enough to gain, not on the levels "
                  "replayed as a CUDA graph (measured), "
                  "always = wherever a rank has such patches or cells, never = after the colour or the "
                  "operator"));
@@ -337,11 +337,15 @@ namespace tpmg
         b.push_back(choice("Backend/CUDA graph", TPMG_FIELD(cuda_graph),
                            "Record the V-cycle's launches once as a CUDA graph and replay it (one rank on a GPU, "
                            "or ranks on GPUs exchanging over NCCL, whose sends and receives the graph records): "
-                           "fewer launch latencies where the levels are small; the report then times the V-cycle "
-                           "as a whole. auto = up to " +
-                             std::to_string(cuda_graph_max_dofs) +
-                             " DoFs per rank from the second solve on (Backend/Repetitions, PoissonSolver), "
-                             "always = from the first solve, never"));
+                           "fewer launch latencies where the levels are small; the report then times the levels "
+                           "in the graph as a whole. auto = the levels up to Backend/CUDA graph DoFs per rank, "
+                           "from the second solve on (Backend/Repetitions, PoissonSolver): the whole V-cycle "
+                           "where the finest level is that small, else the coarser levels, replayed inside each "
+                           "cycle; always = the whole V-cycle from the first solve, never"));
+        b.push_back(integer("Backend/CUDA graph DoFs per rank", TPMG_FIELD(cuda_graph_rank_dofs), 1, 1L << 40,
+                            "With CUDA graph = auto, the graph records the finest level whose part holds at most "
+                            "this many DoFs per rank (all of a level on rank 0 alone) and the coarser ones; above "
+                            "it the levels' kernels are long and their launches cost little"));
         b.push_back(integer("Backend/Repetitions", TPMG_FIELD(repetitions), 1, 100,
                             "Solve this many times and report the fastest (timings only)"));
         // Output

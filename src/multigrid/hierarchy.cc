@@ -147,7 +147,7 @@ namespace tpmg
            c.degree > 1 && linear_unknowns > 0 && linear_unknowns <= settings.coarse_direct_limit;
   }
 
-  bool use_cuda_graph(CudaGraph mode, Backend backend, int ranks, ExchangePath path, index_t rank_dofs)
+  bool use_cuda_graph(CudaGraph mode, Backend backend, int ranks, ExchangePath path)
   {
     // (what a graph can record: one GPU's cycle, or the cycles of ranks whose exchanges are NCCL's
     // stream work)
@@ -158,9 +158,26 @@ namespace tpmg
       throw std::invalid_argument("Backend/CUDA graph = always on " + std::to_string(ranks) +
                                   " ranks needs their exchanges over NCCL (Backend/Exchange = nccl), not " +
                                   to_string(path) + ", which waits on the host inside the cycle");
-    if (mode == CudaGraph::never || !recordable)
-      return false;
-    return mode == CudaGraph::always || rank_dofs <= index_t(cuda_graph_max_dofs);
+    return mode != CudaGraph::never && recordable;
+  }
+
+  int cuda_graph_level(const HierarchyPartition &partition, int coarsest, index_t max_rank_dofs)
+  {
+    const int  finest = partition.n_levels() - 1;
+    const int  ranks  = partition.grid().size();
+    const auto split  = [&](int l) { return ranks > 1 && partition.distributed(l); };
+    for (int l = finest; l >= coarsest; --l)
+      {
+        const index_t rank_dofs = partition.level(l).n_dofs() / (split(l) ? ranks : 1);
+        if (max_rank_dofs > 0 && rank_dofs > max_rank_dofs)
+          continue;
+        if (l == finest)
+          return l;
+        // (the finer levels run launch by launch: every rank must reach the replay, which a level
+        // split over all ranks above it guarantees)
+        return l > coarsest && (ranks == 1 || split(l + 1)) ? l : -1;
+      }
+    return -1;
   }
 
   std::string coarse_level_problem(const CartesianLevel &c, const MultigridSettings &settings)

@@ -203,17 +203,16 @@ namespace tpmg
   template <int dim, int k, typename Number>
   void Multigrid<dim, k, Number>::setup(const HierarchyLayout &layouts)
   {
-    // (the levels' exchanges beside their inner work as vcycle_overlap says for a graph,
-    // resolved once in the settings the levels are made from)
-    settings_.overlap                    = vcycle_overlap(settings_.overlap, settings_.cuda_graph);
     const MultigridSettings    &settings = settings_;
     const Backend               backend  = backend_;
     std::vector<CartesianLevel> levels;
     for (int l = 0; l < layouts.n_levels(); ++l)
       levels.push_back(layouts.partition().level(l));
-    comm_           = layouts.comm();
-    coarsest_       = tpmg::coarsest_level(layouts, settings);
-    finest_         = int(levels.size()) - 1;
+    comm_     = layouts.comm();
+    coarsest_ = tpmg::coarsest_level(layouts, settings);
+    finest_   = int(levels.size()) - 1;
+    graph_level_ =
+      settings.cuda_graph ? cuda_graph_level(layouts.partition(), coarsest_, settings.cuda_graph_max_rank_dofs) : -1;
     const bool root = comm_.rank() == 0;
     // the coarse solve by degree smooths on the coarsest level too; fast diagonalization needs
     // no smoother there (but the finest level keeps its own)
@@ -237,13 +236,17 @@ namespace tpmg
         L->mesh   = L->layout->level();
         if (L->layout->stores())
           {
+            // (the level's exchanges beside its inner work as vcycle_overlap says for the levels
+            // a graph records)
+            MultigridSettings level_settings = settings;
+            level_settings.overlap           = vcycle_overlap(settings.overlap, l <= graph_level_);
             L->robin = make_robin_faces<Number>(L->mesh, settings.robin_coefficient, backend, settings.deformation);
             auto raw =
               make_level_operator<dim, k, Number>(L->mesh, backend, settings.level_operator, settings.deformation,
                                                   settings.geometry, L->robin, settings.coefficients);
             L->local_op = raw.get();
             if (L->layout->distributed())
-              L->op = std::make_unique<DistributedOperator<Number>>(std::move(raw), L->layout, settings.overlap);
+              L->op = std::make_unique<DistributedOperator<Number>>(std::move(raw), L->layout, level_settings.overlap);
             else
               L->op = std::move(raw);
             lap(setup_seconds_.level_operators);
@@ -255,7 +258,7 @@ namespace tpmg
               (!by_fd && (settings.fitted_patches() || settings.smoother == SmootherType::vertex_patch || by_degree));
             if (smoothed)
               L->smoother = internal::make_level_smoother<dim, k, Number>(
-                settings, backend, L->mesh, *L->op, *L->local_op, L->robin,
+                level_settings, backend, L->mesh, *L->op, *L->local_op, L->robin,
                 L->layout->distributed() ? L->layout.get() : nullptr);
             lap(setup_seconds_.smoothers);
             if (L->smoother) // (its Chebyshev estimate apart)
@@ -533,11 +536,14 @@ namespace tpmg
       restrict_level(l, C.b, L.r);
       s16::round(C.b, s16::rhs);
     }
-    {
-      const auto t = time_scope(timers_, l - 1, Component::vector);
-      C.x.set_zero();
-    }
-    vcycle_level(l - 1, C.x, C.b, true);
+    if (l - 1 != graph_level_ || !replay_graph(C.x, C.b))
+      {
+        {
+          const auto t = time_scope(timers_, l - 1, Component::vector);
+          C.x.set_zero();
+        }
+        vcycle_level(l - 1, C.x, C.b, true);
+      }
     s16::set_finest_level(l == finest_);
     {
       const auto t = time_scope(timers_, l, Component::prolongation);
@@ -559,29 +565,28 @@ namespace tpmg
   template <int dim, int k, typename Number>
   void Multigrid<dim, k, Number>::vmult(Vector<Number> &dst, const Vector<Number> &src) const
   {
-    if (settings_.cuda_graph && graph_armed_ && graph_failure_.empty() && graph_warm_)
-      {
-        vmult_graph(dst, src);
-        return;
-      }
-    dst.reinit(size(), backend_); // zero: the cycle starts from x = 0
-    internal::storage16::round(src, internal::storage16::input);
+    const bool whole = graph_level_ == finest_ && graph_armed_ && graph_warm_ && graph_failure_.empty();
+    dst.reinit(size(), backend_, !whole); // zero: the cycle starts from x = 0 (a graph zeroes it)
     if (lev(finest_).layout->distributed())
       dst.set_layout(lev(finest_).layout);
+    if (whole && replay_graph(dst, src))
+      return;
+    if (whole)
+      dst.set_zero(); // (the recording failed)
+    internal::storage16::round(src, internal::storage16::input);
     vcycle_level(finest_, dst, src, true);
     graph_warm_ = true; // what the cycle allocates or sets up on first use is there now
   }
 
   template <int dim, int k, typename Number>
-  void Multigrid<dim, k, Number>::vmult_graph(Vector<Number> &dst, const Vector<Number> &src) const
+  bool Multigrid<dim, k, Number>::replay_graph(Vector<Number> &x, const Vector<Number> &b) const
   {
-    dst.reinit(size(), backend_, false); // (allocations cannot be recorded)
-    const BoxLayout &finest = *lev(finest_).layout;
-    if (finest.distributed())
-      dst.set_layout(lev(finest_).layout);
-    // one graph per pair of vectors: the mixed-precision preconditioner's (one pair), the outer
-    // solver's basis vectors in a double V-cycle (a pair per Krylov vector, kept across solves)
-    const std::pair<const void *, const void *> key(src.data(), dst.data());
+    if (!settings_.cuda_graph || !graph_armed_ || !graph_warm_ || !graph_failure_.empty())
+      return false;
+    // one graph per pair of vectors: the levels' own below the finest, the mixed-precision
+    // preconditioner's (one pair) for the whole cycle, the outer solver's basis vectors for a
+    // whole double V-cycle (a pair per Krylov vector, kept across solves)
+    const std::pair<const void *, const void *> key(b.data(), x.data());
     auto                                        it = graphs_.find(key);
     if (it == graphs_.end())
       {
@@ -591,7 +596,7 @@ namespace tpmg
           {
             // (on several ranks the exchanges are NCCL's sends and receives, recorded with the
             // kernels: their staging buffers must stay where the graph finds them)
-            for (int l = coarsest_; l <= finest_; ++l)
+            for (int l = coarsest_; l <= graph_level_; ++l)
               {
                 lev(l).layout->reserve_for_recording(l > coarsest_ && lev(l - 1).gathers && !lev(l - 1).gather_layout);
                 if (lev(l).gather_layout)
@@ -604,12 +609,13 @@ namespace tpmg
           }
         Timers *const timers = timers_;
         timers_              = nullptr; // events inside a graph could not be read back
-        if (failure.empty())
+        // (a rank that stores nothing of the graph's levels, rank 0's alone, records nothing)
+        if (failure.empty() && lev(graph_level_).layout->stores())
           try
             {
               graph_capture_begin();
-              dst.set_zero();
-              vcycle_level(finest_, dst, src, true);
+              x.set_zero();
+              vcycle_level(graph_level_, x, b, true);
               graph.reset(graph_capture_end());
             }
           catch (const std::exception &e)
@@ -619,18 +625,19 @@ namespace tpmg
             }
         timers_ = timers;
         // whether NCCL's operations run recorded or not must be the same on every rank: a
-        // failure on one rank makes all run launch by launch
-        failure = finest.comm().first_error(failure);
+        // failure on one rank makes all run launch by launch, now and from now on
+        failure = comm_.first_error(failure);
         if (!failure.empty())
           {
             graph_failure_ = failure;
-            vmult(dst, src); // launch by launch, now and from now on
-            return;
+            return false;
           }
         it = graphs_.emplace(key, std::move(graph)).first;
       }
-    const auto t = time_scope(timers_, finest_, Component::vcycle_graph);
-    graph_launch(it->second.get());
+    const auto t = time_scope(timers_, graph_level_, Component::vcycle_graph);
+    if (it->second)
+      graph_launch(it->second.get());
+    return true;
   }
 
   template <int dim, int k, typename Number>

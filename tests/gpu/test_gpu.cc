@@ -1530,6 +1530,77 @@ TEST(Gpu, CoefficientKernelsAndSolvesEqualCpu)
     }
 }
 
+namespace
+{
+  struct GraphCase
+  {
+    const char        *name;
+    int                dim, degree, level;
+    Precision          precision;
+    SmootherType       smoother;
+    bool               kershaw;
+    KernelOptimization optimization;
+  };
+
+  SolverParameters graph_case_parameters(const GraphCase &c, CudaGraph g)
+  {
+    SolverParameters p;
+    p.dim                = c.dim;
+    p.degree             = c.degree;
+    p.refinement_level   = c.level;
+    p.precision          = c.precision;
+    p.smoother           = c.smoother;
+    p.patch.optimization = c.optimization;
+    p.device             = DeviceChoice::cuda;
+    p.cuda_graph         = g;
+    p.relative_tolerance = 1e-10;
+    p.verbose            = false;
+    p.source             = "test";
+    if (c.kershaw)
+      {
+        p.coarse_cells   = {6, 6, 6};
+        p.level_operator = LevelOperatorType::bp5;
+        p.deformation    = {Deformation::kershaw, 0.3};
+      }
+    return p;
+  }
+
+  /// The solve with a graph (r[1], u[1]) against launch by launch (r[0], u[0]): the same
+  /// iterations; the residuals and the solutions (both solved to 1e-10) as close as the order of
+  /// the operators' atomic adds lets two GPU runs be.
+  void expect_graph_solve_as_launched(const GraphCase &c, const RunResult (&r)[2], const std::vector<double> (&u)[2])
+  {
+    EXPECT_FALSE(r[0].cuda_graph) << c.name;
+    EXPECT_TRUE(r[1].cuda_graph) << c.name << (r[1].warnings.empty() ? "" : ": " + r[1].warnings.back());
+    EXPECT_EQ(r[1].iterations, r[0].iterations) << c.name;
+    ASSERT_EQ(r[1].history.size(), r[0].history.size()) << c.name;
+    // Each V-cycle's output differs by a few units of its rounding (6e-8 in float) of its
+    // input, which the operators' atomic adds order differently from run to run. A residual
+    // then differs by about that share of the first one, which deep in a solve is a large part
+    // of its own size (3D k = 1: 4.5 % in the fifth residual, below 1e-6 of the first): 1e-3
+    // of itself, plus 1e-7 of the first residual in float (1e-14 in double).
+    const double noise = (c.precision == Precision::fp32 ? 1e-7 : 1e-14) * r[0].history[0];
+    for (std::size_t i = 0; i < r[0].history.size(); ++i)
+      EXPECT_NEAR(r[1].history[i], r[0].history[i], 1e-3 * r[0].history[i] + noise) << c.name << " residual " << i;
+    double diff = 0, norm = 0;
+    for (std::size_t i = 0; i < u[0].size(); ++i)
+      {
+        diff = std::max(diff, std::fabs(u[1][i] - u[0][i]));
+        norm = std::max(norm, std::fabs(u[0][i]));
+      }
+    EXPECT_LT(diff, 1e-8 * norm) << c.name;
+    EXPECT_GT(norm, 0.1) << c.name;
+  }
+
+  double breakdown_seconds(const RunResult &r, const std::string &component)
+  {
+    for (const auto &[name, t] : r.breakdown)
+      if (name == component)
+        return t;
+    return -1;
+  }
+} // namespace
+
 // The V-cycle replayed as a CUDA graph runs the kernels of the launch-by-launch cycle in the same
 // order: the same iterations and, but for the order of the atomic adds (which makes two GPU runs
 // differ in the last bits either way), the same residuals and solution, in every smoother family
@@ -1539,49 +1610,23 @@ TEST(Gpu, CoefficientKernelsAndSolvesEqualCpu)
 // each iteration, and over repeated solves.
 TEST(Gpu, CudaGraphVCycleGivesTheLaunchByLaunchSolve)
 {
-  struct Case
-  {
-    const char        *name;
-    int                dim, degree, level;
-    Precision          precision;
-    SmootherType       smoother;
-    bool               kershaw;
-    KernelOptimization optimization;
+  const SmootherType       patch     = SmootherType::vertex_patch;
+  const KernelOptimization automatic = KernelOptimization::automatic;
+  const GraphCase          cases[]   = {
+               {"3D k=3 float fiber", 3, 3, 4, Precision::fp32, patch, false, automatic},
+               {"3D k=1 float tile", 3, 1, 5, Precision::fp32, patch, false, automatic},
+               {"2D k=5 double basic", 2, 5, 5, Precision::fp64, patch, false, KernelOptimization::basic},
+               {"3D k=2 float chebyshev", 3, 2, 4, Precision::fp32, SmootherType::chebyshev_jacobi, false, automatic},
+               {"3D k=3 float kershaw fitted", 3, 3, 1, Precision::fp32, patch, true, automatic},
   };
-  const Case cases[] = {
-    {"3D k=3 float fiber", 3, 3, 4, Precision::fp32, SmootherType::vertex_patch, false, KernelOptimization::automatic},
-    {"3D k=1 float tile", 3, 1, 5, Precision::fp32, SmootherType::vertex_patch, false, KernelOptimization::automatic},
-    {"2D k=5 double basic", 2, 5, 5, Precision::fp64, SmootherType::vertex_patch, false, KernelOptimization::basic},
-    {"3D k=2 float chebyshev", 3, 2, 4, Precision::fp32, SmootherType::chebyshev_jacobi, false,
-     KernelOptimization::automatic},
-    {"3D k=3 float kershaw fitted", 3, 3, 1, Precision::fp32, SmootherType::vertex_patch, true,
-     KernelOptimization::automatic},
-  };
-  for (const Case &c : cases)
+  for (const GraphCase &c : cases)
     {
       RunResult           r[2];
       std::vector<double> u[2];
       for (CudaGraph g : {CudaGraph::never, CudaGraph::always})
         {
-          SolverParameters p;
-          p.dim                = c.dim;
-          p.degree             = c.degree;
-          p.refinement_level   = c.level;
-          p.precision          = c.precision;
-          p.smoother           = c.smoother;
-          p.patch.optimization = c.optimization;
-          p.device             = DeviceChoice::cuda;
-          p.cuda_graph         = g;
-          p.repetitions        = 3;
-          p.relative_tolerance = 1e-10;
-          p.verbose            = false;
-          p.source             = "test";
-          if (c.kershaw)
-            {
-              p.coarse_cells   = {6, 6, 6};
-              p.level_operator = LevelOperatorType::bp5;
-              p.deformation    = {Deformation::kershaw, 0.3};
-            }
+          SolverParameters p = graph_case_parameters(c, g);
+          p.repetitions      = 3;
           std::ostringstream log;
           PoissonSolver      solver(p, log);
           const int          i = g == CudaGraph::always;
@@ -1589,30 +1634,56 @@ TEST(Gpu, CudaGraphVCycleGivesTheLaunchByLaunchSolve)
           u[i]                 = solver.solution().to_host();
           ASSERT_TRUE(r[i].converged) << c.name << ": " << r[i].failure;
         }
-      EXPECT_FALSE(r[0].cuda_graph) << c.name;
-      EXPECT_TRUE(r[1].cuda_graph) << c.name << (r[1].warnings.empty() ? "" : ": " + r[1].warnings.back());
-      EXPECT_EQ(r[1].iterations, r[0].iterations) << c.name;
-      ASSERT_EQ(r[1].history.size(), r[0].history.size()) << c.name;
-      // Each V-cycle's output differs by a few units of its rounding (6e-8 in float) of its
-      // input, which the operators' atomic adds order differently from run to run. A residual
-      // then differs by about that share of the first one, which deep in a solve is a large part
-      // of its own size (3D k = 1: 4.5 % in the fifth residual, below 1e-6 of the first): 1e-3
-      // of itself, plus 1e-7 of the first residual in float (1e-14 in double).
-      const double noise = (c.precision == Precision::fp32 ? 1e-7 : 1e-14) * r[0].history[0];
-      for (std::size_t i = 0; i < r[0].history.size(); ++i)
-        EXPECT_NEAR(r[1].history[i], r[0].history[i], 1e-3 * r[0].history[i] + noise) << c.name << " residual " << i;
-      double diff = 0, norm = 0; // both solved to 1e-10
-      for (std::size_t i = 0; i < u[0].size(); ++i)
+      expect_graph_solve_as_launched(c, r, u);
+      EXPECT_EQ(r[1].cuda_graph_level, c.level) << c.name;
+      EXPECT_GT(breakdown_seconds(r[1], "vcycle_graph"), 0.0) << c.name;
+    }
+}
+
+// Above Backend/CUDA graph DoFs per rank the finest levels run launch by launch and replay a graph
+// of the coarser ones inside each cycle: the same solve as launch by launch, the graph's time in
+// its finest level's row.
+TEST(Gpu, CudaGraphOfTheCoarserLevelsGivesTheLaunchByLaunchSolve)
+{
+  // (three levels or more: the coarse level of fast diagonalization, a level in the graph above
+  // it, the finest launched one by one)
+  const SmootherType       patch     = SmootherType::vertex_patch;
+  const KernelOptimization automatic = KernelOptimization::automatic;
+  const GraphCase          cases[]   = {
+               {"3D k=3 float fiber", 3, 3, 6, Precision::fp32, patch, false, automatic},
+               {"2D k=5 double basic", 2, 5, 5, Precision::fp64, patch, false, KernelOptimization::basic},
+               {"3D k=3 float kershaw fitted", 3, 3, 2, Precision::fp32, patch, true, automatic},
+  };
+  for (const GraphCase &c : cases)
+    {
+      RunResult           r[2];
+      std::vector<double> u[2];
+      for (CudaGraph g : {CudaGraph::never, CudaGraph::automatic})
         {
-          diff = std::max(diff, std::fabs(u[1][i] - u[0][i]));
-          norm = std::max(norm, std::fabs(u[0][i]));
+          SolverParameters p = graph_case_parameters(c, g);
+          // every level but the finest within the bound
+          const auto levels      = make_hierarchy(p.domain(), p.degree, p.refinement_level);
+          p.cuda_graph_rank_dofs = levels[levels.size() - 2].n_dofs();
+          std::ostringstream log;
+          PoissonSolver      solver(p, log);
+          const int          i = g == CudaGraph::automatic;
+          solver.solve(); // (auto records from the second solve on)
+          r[i] = solver.solve();
+          u[i] = solver.solution().to_host();
+          ASSERT_TRUE(r[i].converged) << c.name << ": " << r[i].failure;
         }
-      EXPECT_LT(diff, 1e-8 * norm) << c.name;
-      EXPECT_GT(norm, 0.1) << c.name;
-      double graph_time = 0;
-      for (const auto &[name, t] : r[1].breakdown)
-        if (name == "vcycle_graph")
-          graph_time = t;
-      EXPECT_GT(graph_time, 0.0) << c.name;
+      expect_graph_solve_as_launched(c, r, u);
+      ASSERT_EQ(r[1].cuda_graph_level, c.level - 1) << c.name;
+      ASSERT_LT(r[1].levels.front().level, c.level - 1) << c.name << ": no level below the graph's finest";
+      // the graph's replays are timed in its finest level's row; the levels below it are not
+      // timed apart, the finest level's smoother is
+      for (const LevelTimes &l : r[1].levels)
+        if (l.level == c.level - 1)
+          EXPECT_GT(l.graph, 0.0) << c.name;
+        else if (l.level < c.level - 1)
+          EXPECT_EQ(l.total(), 0.0) << c.name << " level " << l.level;
+        else
+          EXPECT_GT(l.smoother, 0.0) << c.name;
+      EXPECT_EQ(breakdown_seconds(r[1], "vcycle_graph"), 0.0) << c.name;
     }
 }

@@ -14,7 +14,10 @@
 // split level's smoother colours exchange beside their inner patches, which the small meshes here
 // would otherwise not do); `--graph always` records the V-cycles as CUDA graphs from the first
 // solve on (Backend/CUDA graph; over NCCL with the sends and receives in the graph) and checks
-// that they ran so, but on periodic boxes, which the graph does not take.
+// that they ran so, but on periodic boxes, which the graph does not take; `--graph-rank-dofs N`
+// sets Backend/CUDA graph DoFs per rank and solves twice (`auto` records from the second solve:
+// the solution, the L2 error and the point values are the second's), and checks that some case
+// replayed a graph of its coarser levels inside a cycle launched level by level.
 //
 // With `--device cuda` the solves run on the GPU (several ranks may share it; label "gpu"): its
 // kernels add with atomics in no fixed order, so that even two one-rank runs differ in the last
@@ -58,6 +61,8 @@ namespace
   ExchangeOverlap overlap = ExchangeOverlap::automatic;
   /// Backend/CUDA graph (--graph)
   CudaGraph graph = CudaGraph::automatic;
+  /// Backend/CUDA graph DoFs per rank (--graph-rank-dofs; 0: the default)
+  index_t graph_rank_dofs = 0;
 
   bool periodic(const Case &c)
   {
@@ -77,6 +82,11 @@ namespace
     p.overlap          = overlap;
     p.cuda_graph       = graph == CudaGraph::always && periodic(c) ? CudaGraph::automatic : graph;
     p.verbose          = false;
+    if (graph_rank_dofs > 0)
+      {
+        p.cuda_graph_rank_dofs = graph_rank_dofs;
+        p.repetitions          = 2;
+      }
     return p;
   }
 } // namespace
@@ -86,7 +96,7 @@ int main(int argc, char **argv)
   MpiSession         session(argc, argv);
   const Communicator world    = Communicator::world();
   const bool         root     = world.rank() == 0;
-  int                failures = 0, cases = 0;
+  int                failures = 0, cases = 0, coarser_level_graphs = 0;
   DeviceChoice       device            = DeviceChoice::cpu;
   double             history_tolerance = 1e-10, l2_tolerance = 1e-12, history_floor = 0;
   std::string        precision;
@@ -109,6 +119,8 @@ int main(int argc, char **argv)
         overlap = from_string<ExchangeOverlap>(v).value_or(ExchangeOverlap::automatic);
       else if (a == "--graph")
         graph = from_string<CudaGraph>(v).value_or(CudaGraph::automatic);
+      else if (a == "--graph-rank-dofs")
+        graph_rank_dofs = std::stoll(v);
     }
   if (device == DeviceChoice::cuda && world.size() > 1)
     select_cuda_device(world.local_rank() % std::max(1, cuda_device_count()));
@@ -295,6 +307,8 @@ int main(int argc, char **argv)
         if (p.cuda_graph == CudaGraph::always && distributed.iterations >= 3 && !distributed.cuda_graph)
           fail(c.name + ": the V-cycle ran launch by launch" +
                (distributed.warnings.empty() ? std::string() : ": " + distributed.warnings.back()));
+        if (distributed.cuda_graph && distributed.cuda_graph_level < distributed.level)
+          ++coarser_level_graphs;
         // (the case named so gathers level 1 where level 2's boxes halve: 2 and 4 ranks)
         if (c.name.find("gather level") != std::string::npos)
           {
@@ -418,6 +432,10 @@ int main(int argc, char **argv)
         fail(std::string("vtu: ") + e.what());
       }
 
+  if (graph_rank_dofs > 0 && device == DeviceChoice::cuda && coarser_level_graphs == 0)
+    fail("--graph-rank-dofs " + std::to_string(graph_rank_dofs) + ": no solve replayed a graph of its coarser levels");
+  if (root && graph_rank_dofs > 0)
+    std::printf("%d solves replayed a graph of their coarser levels\n", coarser_level_graphs);
   const bool ok = !world.any(failures > 0);
   if (root)
     std::printf("%d ranks: %d solves against one rank, %s\n", world.size(), cases, ok ? "equal" : "FAILED");
