@@ -111,8 +111,9 @@
 #   graph-ranks        the V-cycle as a CUDA graph over NCCL: `CUDA graph = never` against `auto`
 #                      on 1 and 2 GPUs (COMPARE_GPUS), k = 3 at 7.2 M and 0.9 M DoFs, k = 7 at
 #                      2.1 M, Kershaw BPS5 level 2 (4.8 M), best of 5, two rounds (GRAPH_ROUNDS);
-#                      GRAPH_CASES picks cases, also strong_k7, strong_k3, weak_k7 and kershaw
-#                      (level 3), where `auto` replays a graph of the coarser levels only
+#                      GRAPH_CASES picks cases, also strong_k7, strong_k3, weak_k7, weak_k3,
+#                      kershaw (level 3) and largest_k7 (2.9 G DoFs, 4 GPUs only), the scaling
+#                      stage's, where `auto` replays a graph of the coarser levels only
 #   mpi-gpu-tests      the GPU solver tests on several ranks (ctest gpu.mpi_solver_*: host staging
 #                      and, with a GPU per rank, NCCL)
 #   sanitizer-nccl     compute-sanitizer memcheck and racecheck on two ranks exchanging over NCCL
@@ -868,6 +869,10 @@ PY
                 strong_k3) scale $c $n "${which}_$round" $k3 "${g[@]}" ;;
                 weak_k7) scale $c $n "${which}_$round" $k7 --set "Mesh/Refinement level=6" \
                   --set "Mesh/Coarse cells=${wcells[$n]}" "${g[@]}" ;;
+                weak_k3) scale $c $n "${which}_$round" $k3 --set "Mesh/Refinement level=7" \
+                  --set "Mesh/Coarse cells=${wcells[$n]}" "${g[@]}" ;;
+                largest_k7) [ "$n" = 4 ] && scale $c $n "${which}_$round" $k7 --set "Mesh/Refinement level=6" \
+                  --set "Mesh/Coarse cells=4,4,2" "${g[@]}" ;;
                 kershaw) scale $c $n "${which}_$round" prm/kershaw_bps5.prm --set "Mesh/Refinement level=3" "${g[@]}" ;;
               esac
             done
