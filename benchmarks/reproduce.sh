@@ -113,7 +113,9 @@
 #                      2.1 M, Kershaw BPS5 level 2 (4.8 M), best of 5, two rounds (GRAPH_ROUNDS);
 #                      GRAPH_CASES picks cases, also strong_k7, strong_k3, weak_k7, weak_k3,
 #                      kershaw (level 3) and largest_k7 (2.9 G DoFs, 4 GPUs only), the scaling
-#                      stage's, where `auto` replays a graph of the coarser levels only
+#                      stage's, where `auto` replays a graph of the coarser levels only;
+#                      GRAPH_SETTINGS the settings (default "never auto"; auto:N also sets
+#                      CUDA graph DoFs per rank = N)
 #   mpi-gpu-tests      the GPU solver tests on several ranks (ctest gpu.mpi_solver_*: host staging
 #                      and, with a GPU per rank, NCCL)
 #   sanitizer-nccl     compute-sanitizer memcheck and racecheck on two ranks exchanging over NCCL
@@ -856,24 +858,24 @@ PY
       for round in ${GRAPH_ROUNDS:-1 2}; do
         for n in ${COMPARE_GPUS:-1 2}; do
           wcells=(x "2,2,1" "2,2,2" x "4,2,2")
-          for which in never auto; do
-            g=(--set "Backend/CUDA graph=$which" --set Backend/Repetitions=5)
+          # (a setting auto:N sets Backend/CUDA graph DoFs per rank = N too, labelled autoN)
+          for which in ${GRAPH_SETTINGS:-never auto}; do
+            g=(--set "Backend/CUDA graph=${which%%:*}" --set Backend/Repetitions=5)
+            [ "${which#*:}" != "$which" ] && g+=(--set "Backend/CUDA graph DoFs per rank=${which#*:}")
+            lab="${which/:/}_$round"
             for c in ${GRAPH_CASES:-mid_k3 small_k3 small_k7 kershaw2}; do
               case $c in
-                mid_k3) scale $c $n "${which}_$round" $k3 --set "Mesh/Refinement level=6" "${g[@]}" ;;
-                small_k3) scale $c $n "${which}_$round" $k3 --set "Mesh/Refinement level=5" "${g[@]}" ;;
-                small_k7) scale $c $n "${which}_$round" $k7 --set "Mesh/Refinement level=4" "${g[@]}" ;;
-                kershaw2) scale $c $n "${which}_$round" prm/kershaw_bps5.prm "${g[@]}" ;;
+                mid_k3) scale $c $n "$lab" $k3 --set "Mesh/Refinement level=6" "${g[@]}" ;;
+                small_k3) scale $c $n "$lab" $k3 --set "Mesh/Refinement level=5" "${g[@]}" ;;
+                small_k7) scale $c $n "$lab" $k7 --set "Mesh/Refinement level=4" "${g[@]}" ;;
+                kershaw2) scale $c $n "$lab" prm/kershaw_bps5.prm "${g[@]}" ;;
                 # (the graph of the coarser levels below CUDA graph DoFs per rank)
-                strong_k7) scale $c $n "${which}_$round" $k7 "${g[@]}" ;;
-                strong_k3) scale $c $n "${which}_$round" $k3 "${g[@]}" ;;
-                weak_k7) scale $c $n "${which}_$round" $k7 --set "Mesh/Refinement level=6" \
-                  --set "Mesh/Coarse cells=${wcells[$n]}" "${g[@]}" ;;
-                weak_k3) scale $c $n "${which}_$round" $k3 --set "Mesh/Refinement level=7" \
-                  --set "Mesh/Coarse cells=${wcells[$n]}" "${g[@]}" ;;
-                largest_k7) [ "$n" = 4 ] && scale $c $n "${which}_$round" $k7 --set "Mesh/Refinement level=6" \
-                  --set "Mesh/Coarse cells=4,4,2" "${g[@]}" ;;
-                kershaw) scale $c $n "${which}_$round" prm/kershaw_bps5.prm --set "Mesh/Refinement level=3" "${g[@]}" ;;
+                strong_k7) scale $c $n "$lab" $k7 "${g[@]}" ;;
+                strong_k3) scale $c $n "$lab" $k3 "${g[@]}" ;;
+                weak_k7) scale $c $n "$lab" $k7 --set "Mesh/Refinement level=6" --set "Mesh/Coarse cells=${wcells[$n]}" "${g[@]}" ;;
+                weak_k3) scale $c $n "$lab" $k3 --set "Mesh/Refinement level=7" --set "Mesh/Coarse cells=${wcells[$n]}" "${g[@]}" ;;
+                largest_k7) [ "$n" = 4 ] && scale $c $n "$lab" $k7 --set "Mesh/Refinement level=6" --set "Mesh/Coarse cells=4,4,2" "${g[@]}" ;;
+                kershaw) scale $c $n "$lab" prm/kershaw_bps5.prm --set "Mesh/Refinement level=3" "${g[@]}" ;;
               esac
             done
           done
@@ -884,7 +886,7 @@ import glob, json, os, re, sys
 print("# case GPUs graph round iterations solve_s cuda_graph_level coarser_levels_s finest_smoother_s exchange_path l2_error")
 rows = []
 for f in glob.glob(os.path.join(sys.argv[1], "*.json")):
-    case, n, which, rnd = re.fullmatch(r"(.+)_n(\d+)_(never|auto)_(\d)\.json", os.path.basename(f)).groups()
+    case, n, which, rnd = re.fullmatch(r"(.+)_n(\d+)_(never|always|auto\d*)_(\d)\.json", os.path.basename(f)).groups()
     r = json.load(open(f)); b = r["breakdown"]
     rows.append((case, int(n), which, rnd, r["iterations"], f"{r['solve_time_s']:.5f}", r.get("cuda_graph_level", -1),
                  f"{b.get('coarser_levels', 0):.5f}", f"{b.get('finest_smoother', 0):.5f}", r.get("exchange_path", "-"),
