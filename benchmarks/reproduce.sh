@@ -98,7 +98,9 @@
 #                      (Backend/Overlap exchanges = auto, never, always), 4 GPUs, strong and weak
 #                      k = 3 and 7, k = 3 at 7.2 M DoFs, Kershaw BPS5 level 3, alternating, two
 #                      rounds (OVERLAP_ROUNDS; OVERLAP_CASES picks cases, OVERLAP_GPUS the GPUs;
-#                      also kershaw2: level 2, 4.8 M DoFs, and mid_k7: k = 7 level 5, 11 M DoFs)
+#                      also kershaw2: level 2, 4.8 M DoFs, mid_k7: k = 7 level 5, 11 M DoFs, and
+#                      k3_l7 / k7_l6: k = 3 level 7 and k = 7 level 6 with their whole cycles in
+#                      the CUDA graph)
 #   overlap-compare    this tree against another build (BUILD_OLD, or SOURCE_OLD built here, as
 #                      table7-compare), or without either `Overlap exchanges = never` against
 #                      `auto` in this build, on 1 and 2 GPUs (COMPARE_GPUS): strong k = 3 and 7,
@@ -753,6 +755,11 @@ CASES
               kershaw2) scale $c $g "${on}_$round" prm/kershaw_bps5.prm --set "Mesh/Refinement level=2" \
                 --set Backend/Repetitions=5 "${o[@]}" ;;
               mid_k7) scale $c $g "${on}_$round" $k7 --set "Mesh/Refinement level=5" "${o[@]}" ;;
+              # (whole cycles in the CUDA graph, whose levels overlap nothing under auto: auto
+              # against never is the outer operator's overlap alone)
+              k3_l7) scale $c $g "${on}_$round" $k3 --set "Mesh/Refinement level=7" "${o[@]}" ;;
+              k7_l6) scale $c $g "${on}_$round" $k7 --set "Mesh/Refinement level=6" \
+                --set "Backend/CUDA graph DoFs per rank=50000000" "${o[@]}" ;;
             esac
           done
         done
