@@ -766,12 +766,13 @@ CASES
       done
       python3 - "$J" <<'PY' | tee "$OUT/scaling/overlap.txt"
 import glob, json, os, re, sys
-print("# case overlap round iterations solve_s finest_smoother_s coarser_levels_s exchange_s l2_error")
+print("# case overlap round iterations solve_s finest_smoother_s coarser_levels_s vcycle_graph_s outer_matvec_s exchange_s l2_error")
 for f in sorted(glob.glob(os.path.join(sys.argv[1], "*.json"))):
     case, on, rnd = re.fullmatch(r"(.+)_n\d+_(auto|never|always)_(\d)\.json", os.path.basename(f)).groups()
     r = json.load(open(f)); b = r["breakdown"]
     print(case, on, rnd, r["iterations"], f"{r['solve_time_s']:.4f}", f"{b.get('finest_smoother', 0):.4f}",
-          f"{b.get('coarser_levels', 0):.4f}", f"{sum(l['exchange'] for l in r['levels']):.4f}", r["l2_error"])
+          f"{b.get('coarser_levels', 0):.4f}", f"{b.get('vcycle_graph', 0):.4f}", f"{b.get('outer_matvec', 0):.4f}",
+          f"{sum(l['exchange'] for l in r['levels']):.4f}", r["l2_error"])
 PY
       tar czf "$OUT/scaling/overlap_logs.tgz" -C "$OUT/logs" overlap
       ;;
