@@ -274,6 +274,21 @@ TEST(Partition, LevelsWithFewDofsPerRankLiveOnRankZero)
   EXPECT_EQ(all_whole.boundaries(5, 0), (std::vector<index_t>{0, 16, 32}));
 }
 
+// Backend/Overlap exchanges = auto overlaps nothing on the levels a CUDA graph records, nor the
+// outer solver's operator beside a V-cycle replayed whole as one; `always` and `never` stay.
+TEST(Partition, OverlapRulesBesideCudaGraphs)
+{
+  const ExchangeOverlap automatic = ExchangeOverlap::automatic, never = ExchangeOverlap::never,
+                        always = ExchangeOverlap::always;
+  EXPECT_EQ(vcycle_overlap(automatic, true), never);
+  EXPECT_EQ(vcycle_overlap(automatic, false), automatic);
+  EXPECT_EQ(vcycle_overlap(always, true), always);
+  EXPECT_EQ(vcycle_overlap(never, false), never);
+  EXPECT_EQ(outer_overlap(automatic, true), never);
+  EXPECT_EQ(outer_overlap(automatic, false), automatic);
+  EXPECT_EQ(outer_overlap(always, true), always);
+}
+
 TEST(Partition, GatherLevelIsTheFirstSplitLevelsBoxesHalved)
 {
   // 3D Q2, 2^5 cells per direction on 2 x 2 x 2 ranks, levels 4 and 5 split (floor 615 DoFs per

@@ -114,6 +114,17 @@ namespace tpmg
     return cuda_graph && mode == ExchangeOverlap::automatic ? ExchangeOverlap::never : mode;
   }
 
+  /// Backend/Overlap exchanges for the outer solver's operator: beside a V-cycle replayed whole
+  /// as a CUDA graph, `automatic` overlaps nothing either. On 2 H200s its overlap saved 0.1-0.3 ms
+  /// of its own time per solve and cost the graphs that follow it more (Kershaw level 3, BP5, 19
+  /// M DoFs per part: 0.6010-0.6013 s against 0.5933-0.5936 s; k = 3, 29 M: 24.3 against 24.1-24.2
+  /// ms; k = 7, 45 M: the same), while beside a cycle launched level by level it gains
+  /// (docs/performance/scaling.md, "Overlap").
+  constexpr ExchangeOverlap outer_overlap(ExchangeOverlap mode, bool whole_cycle_graph)
+  {
+    return vcycle_overlap(mode, whole_cycle_graph);
+  }
+
   /// Whether the colour exchanges of `level` (a rank's part) run beside its `inner` patches
   /// (Backend/Overlap exchanges): never with `never` or where there is nothing to overlap (no
   /// `near` box: no exchange; no inner centre); always otherwise with `always`; with

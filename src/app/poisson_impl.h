@@ -376,7 +376,9 @@ namespace tpmg
           fine, backend_, p_.level_operator, p_.deformation, p_.geometry,
           make_robin_faces<double>(fine, p_.robin_coefficient, backend_, p_.deformation), mg.coefficients);
         if (fine_layout_->distributed())
-          A_ = std::make_unique<DistributedOperator<double>>(std::move(A_), fine_layout_, mg.overlap);
+          A_ = std::make_unique<DistributedOperator<double>>(
+            std::move(A_), fine_layout_,
+            outer_overlap(mg.overlap, multigrid_->graph_level() == multigrid_->finest_level()));
         if (!solution_made_) // (update_coefficients keeps the last solution: u^n of a time step)
           {
             x_.reinit(fine_layout_->size(), backend_);

@@ -325,7 +325,8 @@ namespace tpmg
                  "On several GPUs, each vertex-patch smoother colour's ghost exchange runs on a second "
                  "stream beside the colour's patches away from the shared faces, and each level operator's "
                  "beside its cells away from them: auto = on the levels large enough to gain, not on the levels "
-                 "replayed as a CUDA graph (measured), "
+                 "replayed as a CUDA graph nor the outer operator beside a whole cycle replayed so "
+                 "(measured), "
                  "always = wherever a rank has such patches or cells, never = after the colour or the "
                  "operator"));
         b.push_back(choice("Backend/Gather level", TPMG_FIELD(gather_level),
