@@ -85,6 +85,9 @@
 #   kershaw            CEED BPS5 on Kershaw meshes (prm/kershaw_bps5.prm): eps = 0.3, k = 7 at 4.8 M, 38 M
 #                      and 305 M DoFs
 #   kershaw-levels     the same, eps = 0.3 across levels: k = 3..7 on levels 1-3, k = 3 on level 4
+#   fitted-launch      the fitted additive Schwarz step's patches by colour against all in one launch on Kershaw
+#                      meshes (k = 7 levels 2 and 3, k = 3 level 4, k = 4 level 3), CUDA graph never and auto; the
+#                      38 M-DoF case on 2 GPUs too
 #   kershaw-table      the same: iterations for eps = 1, 0.7, 0.5, 0.3 and k = 1..8; the sine mesh across levels
 #   kershaw-scan       the fitted smoother's Chebyshev degree and range across levels (k = 3 and 7)
 #   mpi-tests          the solver on 2 and 4 MPI ranks sharing the GPU against one rank (ctest gpu.mpi_*)
@@ -903,6 +906,46 @@ for row in sorted(rows):
     print(*row)
 PY
       tar czf "$OUT/scaling/graph_ranks_logs.tgz" -C "$OUT/logs" graph_ranks
+      ;;
+    fitted-launch)
+      # the fitted additive Schwarz step's patches by colour against all in one launch (Multigrid/Fitted patch
+      # launch) on Kershaw meshes, CUDA graph never (the per-level breakdown) and auto, best of 5 solves; the
+      # 38 M-DoF case on 2 GPUs too (FL_GPUS, FL_ROUNDS, FL_CASES)
+      mkdir -p "$OUT/solve"; J=$OUT/logs/fitted_launch; mkdir -p "$J"; rm -f "$J"/*.json
+      for round in ${FL_ROUNDS:-1 2}; do
+        for n in ${FL_GPUS:-1 2}; do
+          for launch in by_colour all_at_once; do
+            for graph in never auto; do
+              g=(--set "Multigrid/Fitted patch launch=$launch" --set "Backend/CUDA graph=$graph" --set Backend/Repetitions=5)
+              lab="${launch}_${graph}_$round"
+              for c in ${FL_CASES:-k7_l3 k7_l2 k3_l4 k4_l3}; do
+                [ "$n" = 1 ] || [ "$c" = k7_l3 ] || continue
+                case $c in
+                  k7_l3) scale $c $n "$lab" prm/kershaw_bps5.prm --set "Mesh/Refinement level=3" "${g[@]}" ;;
+                  k7_l2) scale $c $n "$lab" prm/kershaw_bps5.prm "${g[@]}" ;;
+                  k3_l4) scale $c $n "$lab" prm/kershaw_bps5.prm --set "Polynomial degree=3" --set "Mesh/Refinement level=4" "${g[@]}" ;;
+                  k4_l3) scale $c $n "$lab" prm/kershaw_bps5.prm --set "Polynomial degree=4" --set "Mesh/Refinement level=3" "${g[@]}" ;;
+                esac
+              done
+            done
+          done
+        done
+      done
+      python3 - "$J" <<'PY' | tee "$OUT/solve/fitted_launch.txt"
+import glob, json, os, re, sys
+print("# case GPUs launch graph round iterations solve_s level_totals_s(coarsest first) coarser_levels_s finest_smoother_s l2_error smoother_configuration")
+rows = []
+for f in glob.glob(os.path.join(sys.argv[1], "*.json")):
+    case, n, launch, graph, rnd = re.fullmatch(r"(.+)_n(\d+)_(by_colour|all_at_once)_(never|auto)_(\d)\.json", os.path.basename(f)).groups()
+    r = json.load(open(f)); b = r["breakdown"]
+    levels = ",".join(f"{l['total']:.4f}" for l in r.get("levels", []))
+    rows.append((case, int(n), launch, graph, rnd, r["iterations"], f"{r['solve_time_s']:.5f}", levels or "-",
+                 f"{b.get('coarser_levels', 0):.5f}", f"{b.get('finest_smoother', 0):.5f}", r["l2_error"],
+                 '"' + r.get("smoother_configuration", "") + '"'))
+for row in sorted(rows):
+    print(*row)
+PY
+      tar czf "$OUT/solve/fitted_launch_logs.tgz" -C "$OUT/logs" fitted_launch
       ;;
     coarse-level)
       mkdir -p "$OUT/solve" "$OUT/logs/coarse_level"; C="$OUT/logs/coarse_level"

@@ -1,6 +1,7 @@
 // The geometry-fitted patch surrogates (tpmg/fitted_patches.h) and their solves
 // (tpmg/fitted_patch_solver.h) against dense references.
 #include <kernels/common/mma.h>
+#include <kernels/smoothers/patch_common.h>
 #include <tpmg/dispatch.h>
 #include <tpmg/fitted_patch_solver.h>
 #include <tpmg/fitted_patches.h>
@@ -8,6 +9,7 @@
 #include <tpmg/multigrid.h>
 #include <tpmg/patch_data.h>
 #include <tpmg/robin_faces.h>
+#include <tpmg/smoother_configuration.h>
 
 #include <gtest/gtest.h>
 
@@ -434,6 +436,77 @@ TEST(FittedPatches, BoundaryPatchSolvesEqualTheDenseSurrogates)
                                            false, ac, "1 + x*x + 2*z");
   expect_boundary_solves_equal_dense<3, 3>(level_of(3, 3, {6, 4, 2}, {1.0 / 6, 0.25, 0.5}, 0, 0x3f), kershaw, true,
                                            none, "10"); // every face Robin
+}
+
+// All patches in one launch (all_colours, atomic additions; the additive Schwarz step's launch on
+// the GPU) add what the colours add one after the other, the patches on Neumann and Robin faces
+// included, with the scalar and the tensor kernels; AdditiveSchwarz gives the same z with either
+// launch (FittedPatchLaunch). Double sums in another order: equal to 1e-13.
+TEST(FittedPatches, AllPatchesInOneLaunchAddWhatTheColoursAdd)
+{
+  const DeformationSettings kershaw{Deformation::kershaw, 0.3}, sine{Deformation::sine, 0.15};
+  auto max_abs = [](const std::vector<double> &v) {
+    double m = 0;
+    for (double x : v)
+      m = std::max(m, std::abs(x));
+    return m;
+  };
+  auto check = [&](auto D, auto K, const CartesianLevel &lev, const DeformationSettings &def, FittedPatchKernel kernel) {
+    constexpr int                     dim = decltype(D)::value, k = decltype(K)::value;
+    const Coefficients                none;
+    const auto                        robin = make_robin_faces<double>(lev, "2", Backend::cpu, def);
+    FittedPatchSolver<dim, k, double> solver(lev, Backend::cpu, def, false, none, robin, kernel);
+    Vector<double>                    r(lev.n_dofs(), Backend::cpu), by_colour(lev.n_dofs(), Backend::cpu),
+      at_once(lev.n_dofs(), Backend::cpu);
+    r.from_host(random_values(lev, 5));
+    for (int c = 0; c < solver.n_colors(); ++c)
+      solver.solve_color(by_colour, r, c);
+    solver.solve_color(at_once, r, all_colours);
+    const std::vector<double> a = by_colour.to_host(), b = at_once.to_host();
+    std::vector<double>       diff(a.size());
+    for (std::size_t i = 0; i < a.size(); ++i)
+      diff[i] = a[i] - b[i];
+    EXPECT_GT(max_abs(a), 0.0);
+    EXPECT_LE(max_abs(diff), 1e-13 * max_abs(a))
+      << dim << "D k=" << k << " " << to_string(kernel) << (solver.has_boundary_patches() ? " with face patches" : "");
+    return solver.has_boundary_patches();
+  };
+  const FittedPatchKernel scalar = FittedPatchKernel::scalar, fp64 = FittedPatchKernel::tensor_fp64;
+  // faces x- Dirichlet, x+ Robin, y- Neumann, y+ Robin, z- Neumann, z+ Dirichlet
+  const unsigned dirichlet = 0x01 | 0x20, robin = 0x02 | 0x08;
+  EXPECT_FALSE(check(std::integral_constant<int, 2>{}, std::integral_constant<int, 3>{},
+                     level_of(2, 3, {5, 4, 1}, {0.2, 0.25, 1}), sine, scalar));
+  EXPECT_TRUE(check(std::integral_constant<int, 2>{}, std::integral_constant<int, 2>{},
+                    level_of(2, 2, {4, 3, 1}, {0.25, 1.0 / 3, 1}, dirichlet, robin), sine, scalar));
+  EXPECT_TRUE(check(std::integral_constant<int, 3>{}, std::integral_constant<int, 2>{},
+                    level_of(3, 2, {4, 3, 4}, {0.25, 1.0 / 3, 0.25}, dirichlet, robin), kershaw, scalar));
+  EXPECT_FALSE(check(std::integral_constant<int, 3>{}, std::integral_constant<int, 3>{},
+                     level_of(3, 3, {6, 4, 4}, {1.0 / 6, 0.25, 0.25}), kershaw, fp64));
+  EXPECT_FALSE(check(std::integral_constant<int, 3>{}, std::integral_constant<int, 5>{},
+                     level_of(3, 5, {4, 3, 3}, {0.25, 1.0 / 3, 1.0 / 3}), kershaw, fp64));
+
+  // the additive Schwarz step with either launch, on the bp5 operator of a Kershaw level
+  const CartesianLevel lev = level_of(3, 3, {6, 5, 4}, {1.0 / 6, 0.2, 0.25});
+  const auto op = make_level_operator<3, 3, double>(lev, Backend::cpu, LevelOperatorType::bp5, kershaw);
+  const FittedPatchSolver<3, 3, double> solver(lev, Backend::cpu, kershaw, true);
+  const AdditiveSchwarz<3, 3, double>   colours(solver, *op, ExchangeOverlap::never, FittedPatchLaunch::by_colour),
+    once(solver, *op, ExchangeOverlap::never, FittedPatchLaunch::all_at_once);
+  Vector<double> r(lev.n_dofs(), Backend::cpu), z1, z2;
+  r.from_host(random_values(lev, 9));
+  colours.vmult(z1, r);
+  once.vmult(z2, r);
+  const std::vector<double> a = z1.to_host(), b = z2.to_host();
+  std::vector<double>       diff(a.size());
+  for (std::size_t i = 0; i < a.size(); ++i)
+    diff[i] = a[i] - b[i];
+  EXPECT_GT(max_abs(a), 0.0);
+  EXPECT_LE(max_abs(diff), 1e-13 * max_abs(a));
+  // the rule of `automatic`: at once on the GPU, by colour on the CPU (the same sums on any
+  // thread count)
+  EXPECT_TRUE(fitted_patches_at_once(FittedPatchLaunch::automatic, Backend::cuda));
+  EXPECT_FALSE(fitted_patches_at_once(FittedPatchLaunch::automatic, Backend::cpu));
+  EXPECT_TRUE(fitted_patches_at_once(FittedPatchLaunch::all_at_once, Backend::cpu));
+  EXPECT_FALSE(fitted_patches_at_once(FittedPatchLaunch::by_colour, Backend::cuda));
 }
 
 // On an undeformed box with constant a, c and α the fitted surrogate of a boundary patch is its

@@ -48,6 +48,7 @@ TEST(Options, EveryTableRoundTrips)
   expect_table_round_trips<LocalSolver>();
   expect_table_round_trips<ThreadStructure>();
   expect_table_round_trips<FittedPatchKernel>();
+  expect_table_round_trips<FittedPatchLaunch>();
   expect_table_round_trips<LevelOperatorType>();
   expect_table_round_trips<BakeOff>();
   expect_table_round_trips<GeometryMode>();

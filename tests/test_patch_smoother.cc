@@ -761,8 +761,8 @@ TEST(PatchSmoother, ResidentBlocksTakeOnePatchPerBlock)
 }
 
 // The 32-bit patch coordinates (PatchColorGeometry::first_index) give each patch of every
-// color the node below-left of its vertex, k nodes in each direction; a color with 2^31
-// patches or more is refused.
+// color, and of the launch over all of them (all_colours), the node below-left of its vertex, k
+// nodes in each direction; a color with 2^31 patches or more is refused.
 TEST(PatchSmoother, PatchFirstNodes)
 {
   for (int dim : {2, 3})
@@ -773,20 +773,25 @@ TEST(PatchSmoother, PatchFirstNodes)
         d.coarse_cells             = {5, 4, 3};
         const CartesianLevel lev   = make_hierarchy(d, k, 1).back();
         index_t              total = 0;
-        for (int color = 0; color < (1 << dim); ++color)
+        for (int color = all_colours; color < (1 << dim); ++color)
           {
             const PatchColorGeometry geo = patch_color_geometry(lev, color);
-            total += geo.n_patches;
+            ASSERT_EQ(geo.vertex_step, color == all_colours ? 1 : 2);
+            if (color == all_colours)
+              EXPECT_EQ(geo.n_patches, lev.n_patches());
+            else
+              total += geo.n_patches;
             for (index_t p = 0; p < geo.n_patches; ++p)
               {
-                // vertex of patch p of this color: first_vertex + 2 q, q lexicographic
+                // vertex of patch p of this color: first_vertex + 2 q (all colours: + q), q lexicographic
                 index_t v[3] = {0, 0, 0}, q = p;
                 for (int e = 0; e < dim; ++e)
                   {
-                    v[e] = geo.first_vertex[e] + 2 * (q % geo.count[e]);
+                    v[e] = geo.first_vertex[e] + geo.vertex_step * (q % geo.count[e]);
                     q /= geo.count[e];
                   }
-                EXPECT_EQ((v[0] & 1) + 2 * (v[1] & 1) + (dim == 3 ? 4 * (v[2] & 1) : 0), color);
+                if (color != all_colours)
+                  EXPECT_EQ((v[0] & 1) + 2 * (v[1] & 1) + (dim == 3 ? 4 * (v[2] & 1) : 0), color);
                 const index_t first = lev.dof_index((v[0] - 1) * k, (v[1] - 1) * k, dim == 3 ? (v[2] - 1) * k : 0);
                 ASSERT_EQ(geo.first_index(p), first) << dim << "D k=" << k << " color " << color << " patch " << p;
                 EXPECT_EQ(first + geo.offset(2 * k, 1, 0),

@@ -12,6 +12,7 @@
 
 #include <array>
 #include <memory>
+#include <vector>
 
 namespace tpmg
 {
@@ -35,10 +36,11 @@ namespace tpmg
 
     /// x += Σ_j R_jᵀ Ã_j⁻¹ R_j r over the patches j of one colour (their unknowns do not overlap),
     /// those on the Neumann and Robin faces included unless `interior_only`; with `part` only
-    /// those of the colour's interior patches (patch_color_geometry with a CentreBox).
+    /// those of the colour's interior patches (patch_color_geometry with a CentreBox). `color`
+    /// all_colours: every patch in one launch, adding atomically.
     void solve_color(Vector<Number> &x, const Vector<Number> &r, int color, const PatchColorGeometry *part = nullptr,
                      bool interior_only = false) const;
-    /// The same on the colour's patches on the Neumann and Robin faces alone.
+    /// The same on the colour's patches on the Neumann and Robin faces alone (all_colours: all).
     void solve_boundary_color(Vector<Number> &x, const Vector<Number> &r, int color) const;
     /// The patches on the Neumann and Robin faces of every colour (the additive step): on the GPU
     /// in one launch with atomic additions (one launch instead of 2^d: these few patches take a
@@ -89,13 +91,15 @@ namespace tpmg
   /// smoother. With a layout, z is exchanged in one ghost layer (what the level operator reads).
   /// With `overlap` (Backend/Overlap exchanges; overlap_exchanges decides for the part) the
   /// exchange runs beside the last colour's patches away from the shared faces, in the same sums
-  /// as without.
+  /// as without. `launch`: the patches colour by colour or all in one launch
+  /// (fitted_patches_at_once).
   template <int dim, int k, typename Number>
   class AdditiveSchwarz final : public LinearOperator<Number>
   {
   public:
     AdditiveSchwarz(const FittedPatchSolver<dim, k, Number> &solver, const LinearOperator<Number> &op,
-                    ExchangeOverlap overlap = ExchangeOverlap::never);
+                    ExchangeOverlap overlap = ExchangeOverlap::never,
+                    FittedPatchLaunch launch = FittedPatchLaunch::by_colour);
     void                                    vmult(Vector<Number> &z, const Vector<Number> &r) const override;
     index_t                                 size() const override { return op_->size(); }
     const std::shared_ptr<const BoxLayout> &layout() const override { return op_->layout(); }
@@ -106,5 +110,6 @@ namespace tpmg
     const FittedPatchSolver<dim, k, Number> *solver_;
     const LinearOperator<Number>            *op_;
     std::shared_ptr<const OverlappedColours> split_; ///< null: no overlap
+    std::vector<int>                         colours_; ///< the launches' colours (or all_colours)
   };
 } // namespace tpmg

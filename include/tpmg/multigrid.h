@@ -51,6 +51,8 @@ namespace tpmg
     FittedSmoothing fitted_smoothing = FittedSmoothing::chebyshev_additive;
     /// how the fitted patch solves run their 1D products (resolve_fitted_patch_kernel)
     FittedPatchKernel fitted_kernel = FittedPatchKernel::automatic;
+    /// how the additive Schwarz step launches its patches (fitted_patches_at_once)
+    FittedPatchLaunch fitted_launch = FittedPatchLaunch::automatic;
     /// Whether the vertex-patch smoother solves fitted patch problems with these settings:
     /// automatically on deformed meshes and with coefficients that vary (constant ones the
     /// Cartesian patch problems carry exactly; PatchProblem::coefficients).

@@ -179,6 +179,18 @@ namespace tpmg
     tensor_fp64,
     tensor_tf32
   };
+  /// How the additive Schwarz step of the fitted patch solves launches its patches: `by_colour`
+  /// one launch per colour (the patches of a colour share no unknown; on the CPU the sums then
+  /// add in the same order on any thread count and rank count), `all_at_once` every patch in one
+  /// launch with atomic additions (a colour's patches, a few hundred on the coarse levels, leave
+  /// most of a GPU idle for a patch's latency); `automatic` = all_at_once on the GPU, by_colour
+  /// on the CPU (fitted_patches_at_once).
+  enum class FittedPatchLaunch
+  {
+    automatic,
+    by_colour,
+    all_at_once
+  };
   /// How a vertex-patch smoothing step is split into kernels (docs/kernels.md, "Smoother kernel
   /// variants").
   enum class SmootherKernel

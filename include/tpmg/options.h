@@ -62,6 +62,8 @@ namespace tpmg
   TPMG_ENUM_NAMES(FittedPatchKernel, 4, {FittedPatchKernel::automatic, "automatic"},
                   {FittedPatchKernel::scalar, "scalar"}, {FittedPatchKernel::tensor_fp64, "tensor_fp64"},
                   {FittedPatchKernel::tensor_tf32, "tensor_tf32"});
+  TPMG_ENUM_NAMES(FittedPatchLaunch, 3, {FittedPatchLaunch::automatic, "auto"},
+                  {FittedPatchLaunch::by_colour, "by_colour"}, {FittedPatchLaunch::all_at_once, "all_at_once"});
   TPMG_ENUM_NAMES(SmootherKernel, 3, {SmootherKernel::global, "global"}, {SmootherKernel::separate, "separate"},
                   {SmootherKernel::fused, "fused"});
   TPMG_ENUM_NAMES(KernelOptimization, 6, {KernelOptimization::automatic, "automatic"},

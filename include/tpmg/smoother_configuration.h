@@ -94,4 +94,13 @@ namespace tpmg
   /// are.
   FittedPatchKernel resolve_fitted_patch_kernel(FittedPatchKernel kernel, Backend backend, int dim, int degree,
                                                 Precision precision);
+  /// Whether the additive Schwarz step of the fitted patch solves launches all its patches at
+  /// once (atomic additions) rather than colour by colour: `automatic` on the GPU, whose
+  /// additions are atomic in any case (docs/performance/solve.md, "Deformed meshes"), but not on
+  /// the CPU, whose colour-by-colour sums are the same on any thread and rank count.
+  constexpr bool fitted_patches_at_once(FittedPatchLaunch launch, Backend backend)
+  {
+    return launch == FittedPatchLaunch::all_at_once ||
+           (launch == FittedPatchLaunch::automatic && backend == Backend::cuda);
+  }
 } // namespace tpmg

@@ -60,6 +60,7 @@ namespace tpmg
     PatchGeometry         patch_geometry   = PatchGeometry::automatic;
     FittedSmoothing       fitted_smoothing = FittedSmoothing::chebyshev_additive;
     FittedPatchKernel     fitted_kernel    = FittedPatchKernel::automatic;
+    FittedPatchLaunch     fitted_launch    = FittedPatchLaunch::automatic;
     CoarseLevel           coarse_level     = CoarseLevel::automatic; ///< Multigrid/Coarse level
 
     /// The box and its coarse mesh.

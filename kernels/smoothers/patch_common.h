@@ -39,17 +39,22 @@ namespace tpmg
     static constexpr int patches_per_block = cmax(1, 128 / threads_per_patch);
   };
 
-  /// Which patches a launch works on: those of one color of a level.
+  /// The "colour" of a launch over every vertex patch of a level (patch_color_geometry): only
+  /// for launches that add atomically, since neighbouring patches share unknowns.
+  constexpr int all_colours = -1;
+
+  /// Which patches a launch works on: those of one color of a level (or all_colours).
   struct PatchColorGeometry
   {
     index_t  nodes[3];        ///< level nodes per direction
     index_t  count[3];        ///< patches of this color per direction
     index_t  first_vertex[3]; ///< vertex index of the first patch of this color per direction
+    index_t  vertex_step;     ///< vertex index from a patch to the next along d: 2 (1 for all_colours)
     index_t  n_patches;       ///< Π count
     CellGrid patches;         ///< patch coordinates (count per direction) from the patch index
 
     index_t  first_base;     ///< global index of the first node of the patch at coordinates (0, 0, 0)
-    unsigned patch_step[3];  ///< global index from a patch to the next one along d: 2k × node_stride[d]
+    unsigned patch_step[3];  ///< global index from a patch to the next one along d: vertex_step k node_stride[d]
     unsigned node_stride[3]; ///< global index from a node to the next along d (0 where d ≥ dim)
 
     /// Global index of the first node (lowest corner) of patch p of this color; node (x, y, z) of

@@ -14,7 +14,8 @@
 //
 // FittedPatchSolve adds Ã⁻¹ applied to the residual r to x on the interior nodes of the patches
 // of one colour (which share no unknown: each addition is the node's only one, made by a
-// fire-and-forget reduction, exclusive_add, that does not wait for the old x). Threads (ni, ni) per
+// fire-and-forget reduction, exclusive_add, that does not wait for the old x), or of all colours
+// at once with atomic additions (the additive Schwarz step, FittedPatchLaunch). Threads (ni, ni) per
 // patch, each walking one direction; P patches per block. Phases: 0 loads the patch's
 // table entries and its residual into shared memory; 1..dim apply Ŝᵀ along x, y(, z) and divide
 // by the eigenvalue sums; dim+1..2dim apply Ŝ along z(, y), x and add to x.
@@ -50,6 +51,20 @@ namespace tpmg
     const Number      *eigenvalues;  ///< table: per ratio Λ̂ (ni)
     const Number      *r;            ///< residual (read on the patch interiors)
     Number            *x;            ///< x += Ã⁻¹ r on the patch interiors
+    /// the patches of all colours in one launch (geo of all_colours), whose unknowns overlap:
+    /// atomic additions on the CPU as well
+    bool atomic = false;
+
+    /// *p += v, v a patch's term for one of its interior nodes: a fire-and-forget reduction where
+    /// the launch's patches share no unknown, else an atomic addition (the same instruction on
+    /// the GPU).
+    TPMG_HD TPMG_FORCEINLINE void add_to_x(Number *p, Number v) const
+    {
+      if (atomic)
+        atomic_add(p, v);
+      else
+        exclusive_add(p, v);
+    }
 
     /// Offset of interior node i (0 ≤ i_d < ni) from the patch's first node, in 32 bits
     /// (PatchColorGeometry::offset32; with patch_pointer for the base).
@@ -76,7 +91,7 @@ namespace tpmg
       geo.patches.coordinates(unsigned(patch), q);
       index_t v = 0;
       for (int d = dim - 1; d >= 0; --d)
-        v = v * vertices[d] + geo.first_vertex[d] + 2 * index_t(q[d]);
+        v = v * vertices[d] + geo.first_vertex[d] + geo.vertex_step * index_t(q[d]);
       TPMG_UNROLL
       for (int d = 0; d < dim; ++d)
         {
@@ -178,8 +193,8 @@ namespace tpmg
                 v += row[j] * line[j * stride];
               if constexpr (s == dim - 1)
                 v /= Base::eigenvalue_sum(L, W, i);
-              if constexpr (s == 2 * dim - 1) // (a colour's patches share no unknown)
-                exclusive_add(xp + this->interior_offset(i), W[dim] * v);
+              if constexpr (s == 2 * dim - 1)
+                this->add_to_x(xp + this->interior_offset(i), W[dim] * v);
               else
                 out[idx(i[0], i[1], i[2])] = v;
             }

@@ -234,7 +234,7 @@ namespace tpmg
                   if constexpr (s == dim - 1)
                     v /= Base::eigenvalue_sum(L, W, i);
                   if constexpr (next < 0)
-                    exclusive_add(xp + this->interior_offset(i), W[dim] * v);
+                    this->add_to_x(xp + this->interior_offset(i), W[dim] * v);
                   else
                     out[at(next, i)] = v;
                 }

@@ -329,6 +329,7 @@ namespace tpmg
       mg.patch_geometry    = p.patch_geometry;
       mg.fitted_smoothing  = p.fitted_smoothing;
       mg.fitted_kernel     = p.fitted_kernel;
+      mg.fitted_launch     = p.fitted_launch;
       set_chebyshev_polynomial(mg, p.chebyshev_degree, p.chebyshev_range);
       mg.symmetric = p.symmetric_vcycle();
       mg.overlap   = p.overlap;

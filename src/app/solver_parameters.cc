@@ -301,6 +301,10 @@ namespace tpmg
         b.push_back(choice("Multigrid/Fitted patch smoothing", TPMG_FIELD(fitted_smoothing),
                            "Fitted patches: multiplicative Schwarz (a residual before each color), or additive "
                            "Schwarz in a Chebyshev polynomial of Chebyshev degree"));
+        b.push_back(choice("Multigrid/Fitted patch launch", TPMG_FIELD(fitted_launch),
+                           "Fitted patches, additive Schwarz: the patches one color per launch (by_colour; the "
+                           "sums in a fixed order), or all in one launch with atomic additions (all_at_once); "
+                           "auto = all_at_once on the GPU, by_colour on the CPU"));
         b.push_back(choice("Multigrid/Coarse level", TPMG_FIELD(coarse_level),
                            "The level of the V-cycle's coarse solve: auto = the finest level below the finest that "
                            "fast diagonalization solves exactly with at most " +

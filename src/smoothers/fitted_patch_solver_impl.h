@@ -158,6 +158,7 @@ namespace tpmg
       kern.eigenvalues  = eigenvalues_.data();
       kern.r            = r.data();
       kern.x            = x.data();
+      kern.atomic       = color == all_colours;
       launch(backend_, kern, kern.shape());
     };
     if constexpr (k <= fitted_tensor_max_degree) // (the constructor refuses the others)
@@ -197,6 +198,8 @@ namespace tpmg
   void FittedPatchSolver<dim, k, Number>::solve_boundary_color(Vector<Number> &x, const Vector<Number> &r,
                                                                int color) const
   {
+    if (color == all_colours)
+      return launch_boundary(x, r, 0, boundary_first_[8], true);
     launch_boundary(x, r, boundary_first_[std::size_t(color)], boundary_first_[std::size_t(color) + 1], false);
   }
 
@@ -211,12 +214,18 @@ namespace tpmg
 
   template <int dim, int k, typename Number>
   AdditiveSchwarz<dim, k, Number>::AdditiveSchwarz(const FittedPatchSolver<dim, k, Number> &solver,
-                                                   const LinearOperator<Number> &op, ExchangeOverlap overlap)
+                                                   const LinearOperator<Number> &op, ExchangeOverlap overlap,
+                                                   FittedPatchLaunch launch)
     : solver_(&solver), op_(&op)
   {
+    if (fitted_patches_at_once(launch, solver.backend()))
+      colours_ = {all_colours};
+    else
+      for (int c = 0; c < solver.n_colors(); ++c)
+        colours_.push_back(c);
     if (op.layout() && op.layout()->distributed())
       {
-        OverlappedColours split = overlapped_colours(solver.level(), solver.n_colors(), solver.backend(), overlap);
+        OverlappedColours split = overlapped_colours(solver.level(), colours_, solver.backend(), overlap);
         if (split.active())
           split_ = std::make_shared<const OverlappedColours>(std::move(split));
       }
@@ -237,21 +246,22 @@ namespace tpmg
     else
       z.reinit(op_->size(), r.backend());
     // With the split, the exchange starts once the last colour's near patches are done and runs
-    // beside its inner ones, which write neither what it sends nor what it receives. Each node
-    // still receives its colours' terms in colour order: the same sums as without the overlap.
-    // The patches on the Neumann and Robin faces first, all colours at once (before the
-    // exchange, which sends what they write).
-    const int n = solver_->n_colors();
+    // beside its inner ones, which write neither what it sends nor what it receives. Colour by
+    // colour, each node still receives its colours' terms in colour order: the same sums as
+    // without the overlap. (All colours at once: one "colour", all_colours.) The patches on the
+    // Neumann and Robin faces first, all colours at once (before the exchange, which sends what
+    // they write).
+    const std::size_t n = colours_.size();
     solver_->solve_boundary_patches(z, r);
-    for (int c = 0; c < n - (split_ ? 1 : 0); ++c)
-      solver_->solve_color(z, r, c, nullptr, true);
+    for (std::size_t c = 0; c < n - (split_ ? 1 : 0); ++c)
+      solver_->solve_color(z, r, colours_[c], nullptr, true);
     if (split_)
       {
-        const std::size_t last = std::size_t(n - 1);
+        const std::size_t last = n - 1;
         for (const PatchColorGeometry &near : split_->near[last])
-          solver_->solve_color(z, r, n - 1, &near);
+          solver_->solve_color(z, r, colours_[last], &near);
         layout->start_update_ghosts(z, GhostLayers::one);
-        solver_->solve_color(z, r, n - 1, &split_->inner[last]);
+        solver_->solve_color(z, r, colours_[last], &split_->inner[last]);
         layout->finish_ghost_update();
       }
     else if (layout)

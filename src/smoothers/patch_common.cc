@@ -13,7 +13,8 @@ namespace tpmg
   PatchColorGeometry patch_color_geometry(const CartesianLevel &level, int color, const CentreBox *part)
   {
     PatchColorGeometry g{};
-    g.n_patches = 1;
+    g.n_patches   = 1;
+    g.vertex_step = color == all_colours ? 1 : 2;
     for (int d = 0; d < 3; ++d)
       {
         g.nodes[d] = level.nodes(d);
@@ -28,8 +29,8 @@ namespace tpmg
             const index_t first = range.first - off, last = range.second - off;
             // parity of the whole level's vertex index
             const index_t parity = (color >> d) & 1;
-            g.first_vertex[d]    = first + (((first + off) ^ parity) & 1);
-            g.count[d]           = last >= g.first_vertex[d] ? (last - g.first_vertex[d]) / 2 + 1 : 0;
+            g.first_vertex[d]    = color == all_colours ? first : first + (((first + off) ^ parity) & 1);
+            g.count[d] = last >= g.first_vertex[d] ? (last - g.first_vertex[d]) / g.vertex_step + 1 : 0;
           }
         else
           {
@@ -39,7 +40,7 @@ namespace tpmg
         g.n_patches *= g.count[d];
       }
     if (g.n_patches >= (index_t(1) << 31))
-      throw std::length_error("a color of the level with " + std::to_string(level.n_dofs()) +
+      throw std::length_error("a launch of the level with " + std::to_string(level.n_dofs()) +
                               " DoFs has 2^31 or more vertex patches (32-bit patch indices)");
     if (g.n_patches > 0)
       g.patches = CellGrid(g.count, "vertex patches");
@@ -54,7 +55,7 @@ namespace tpmg
     for (int d = 0; d < 3; ++d)
       {
         g.node_stride[d] = unsigned(stride[d]);
-        g.patch_step[d]  = unsigned(2 * k * stride[d]);
+        g.patch_step[d]  = unsigned(g.vertex_step * k * stride[d]);
         g.first_base += (g.first_vertex[d] - 1) * k * stride[d];
       }
     return g;
@@ -89,7 +90,7 @@ namespace tpmg
     return lists;
   }
 
-  OverlappedColours overlapped_colours(const CartesianLevel &level, int n_colours, Backend backend,
+  OverlappedColours overlapped_colours(const CartesianLevel &level, const std::vector<int> &colours, Backend backend,
                                        ExchangeOverlap overlap)
   {
     OverlappedColours result;
@@ -98,7 +99,7 @@ namespace tpmg
     const CentreSplit split = split_patch_centres(level);
     if (!overlap_exchanges(split, level, backend, overlap))
       return result;
-    for (int c = 0; c < n_colours; ++c)
+    for (const int c : colours)
       {
         std::vector<PatchColorGeometry> near;
         for (const CentreBox &part : split.near)
@@ -107,5 +108,14 @@ namespace tpmg
         result.inner.push_back(patch_color_geometry(level, c, &split.inner));
       }
     return result;
+  }
+
+  OverlappedColours overlapped_colours(const CartesianLevel &level, int n_colours, Backend backend,
+                                       ExchangeOverlap overlap)
+  {
+    std::vector<int> colours(static_cast<std::size_t>(n_colours));
+    for (int c = 0; c < n_colours; ++c)
+      colours[std::size_t(c)] = c;
+    return overlapped_colours(level, colours, backend, overlap);
   }
 } // namespace tpmg

@@ -20,9 +20,12 @@ namespace tpmg
     bool                                         active() const { return !inner.empty(); }
   };
 
-  /// The near and inner geometries of the n_colours colours of `level` (a rank's part), made once
-  /// at setup, where overlap_exchanges says the exchanges of this part overlap; otherwise
-  /// inactive (every colour then runs whole and exchanges after it).
+  /// The near and inner geometries of `colours` of `level` (a rank's part; a colour may be
+  /// all_colours), made once at setup, where overlap_exchanges says the exchanges of this part
+  /// overlap; otherwise inactive (every colour then runs whole and exchanges after it).
+  OverlappedColours overlapped_colours(const CartesianLevel &level, const std::vector<int> &colours, Backend backend,
+                                       ExchangeOverlap overlap);
+  /// The same for the colours 0 .. n_colours - 1.
   OverlappedColours overlapped_colours(const CartesianLevel &level, int n_colours, Backend backend,
                                        ExchangeOverlap overlap);
 } // namespace tpmg
