@@ -98,8 +98,8 @@ namespace tpmg
   {
   public:
     AdditiveSchwarz(const FittedPatchSolver<dim, k, Number> &solver, const LinearOperator<Number> &op,
-                    ExchangeOverlap overlap = ExchangeOverlap::never,
-                    FittedPatchLaunch launch = FittedPatchLaunch::by_colour);
+                    ExchangeOverlap   overlap = ExchangeOverlap::never,
+                    FittedPatchLaunch launch  = FittedPatchLaunch::by_colour);
     void                                    vmult(Vector<Number> &z, const Vector<Number> &r) const override;
     index_t                                 size() const override { return op_->size(); }
     const std::shared_ptr<const BoxLayout> &layout() const override { return op_->layout(); }
@@ -109,7 +109,7 @@ namespace tpmg
   private:
     const FittedPatchSolver<dim, k, Number> *solver_;
     const LinearOperator<Number>            *op_;
-    std::shared_ptr<const OverlappedColours> split_; ///< null: no overlap
+    std::shared_ptr<const OverlappedColours> split_;   ///< null: no overlap
     std::vector<int>                         colours_; ///< the launches' colours (or all_colours)
   };
 } // namespace tpmg

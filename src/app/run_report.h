@@ -115,9 +115,8 @@ namespace tpmg::internal
         res.smoother_configuration = std::string("fitted patch solves, ") + to_string(p.fitted_smoothing) + ", " +
                                      res.fitted_patch_kernel + " products";
         if (p.fitted_smoothing == FittedSmoothing::chebyshev_additive)
-          res.smoother_configuration += fitted_patches_at_once(p.fitted_launch, backend)
-                                          ? ", all patches in one launch"
-                                          : ", one launch per colour";
+          res.smoother_configuration += fitted_patches_at_once(p.fitted_launch, backend) ? ", all patches in one launch"
+                                                                                         : ", one launch per colour";
       }
     else if (p.smoother != SmootherType::vertex_patch)
       res.kernel_optimization = to_string(p.patch.optimization);

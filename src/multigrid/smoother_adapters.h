@@ -102,8 +102,8 @@ namespace tpmg::internal
           shear_           = split ? layout->comm().max(solver_.shear()) : solver_.shear();
           contrast_        = split ? layout->comm().max(solver_.contrast()) : solver_.contrast();
           polynomial_      = fitted_chebyshev_polynomial(s.chebyshev, shear_, contrast_);
-          additive_ = std::make_unique<AdditiveSchwarz<dim, k, Number>>(solver_, *op, s.overlap, s.fitted_launch);
-          chebyshev_       = std::make_unique<ChebyshevSmoother<Number>>(*op, *additive_, polynomial_, b);
+          additive_  = std::make_unique<AdditiveSchwarz<dim, k, Number>>(solver_, *op, s.overlap, s.fitted_launch);
+          chebyshev_ = std::make_unique<ChebyshevSmoother<Number>>(*op, *additive_, polynomial_, b);
         }
     }
     const ChebyshevSettings *polynomial() const override { return chebyshev_ ? &polynomial_ : nullptr; }

@@ -30,7 +30,7 @@ namespace tpmg
             // parity of the whole level's vertex index
             const index_t parity = (color >> d) & 1;
             g.first_vertex[d]    = color == all_colours ? first : first + (((first + off) ^ parity) & 1);
-            g.count[d] = last >= g.first_vertex[d] ? (last - g.first_vertex[d]) / g.vertex_step + 1 : 0;
+            g.count[d]           = last >= g.first_vertex[d] ? (last - g.first_vertex[d]) / g.vertex_step + 1 : 0;
           }
         else
           {
