@@ -20,6 +20,7 @@
 #include <iostream>
 #include <limits>
 #include <random>
+#include <string>
 
 using namespace tpmg;
 
@@ -445,11 +446,14 @@ TEST(FittedPatches, BoundaryPatchSolvesEqualTheDenseSurrogates)
 TEST(FittedPatches, AllPatchesInOneLaunchAddWhatTheColoursAdd)
 {
   const DeformationSettings kershaw{Deformation::kershaw, 0.3}, sine{Deformation::sine, 0.15};
-  auto                      max_abs = [](const std::vector<double> &v) {
-    double m = 0;
-    for (double x : v)
-      m = std::max(m, std::abs(x));
-    return m;
+  // max |a - b| against 1e-13 max |a| (a not zero)
+  auto expect_same_sums = [](const Vector<double> &x, const Vector<double> &y, const std::string &what) {
+    const std::vector<double> a = x.to_host(), b = y.to_host();
+    double                    norm = 0, diff = 0;
+    for (std::size_t i = 0; i < a.size(); ++i)
+      norm = std::max(norm, std::abs(a[i])), diff = std::max(diff, std::abs(a[i] - b[i]));
+    EXPECT_GT(norm, 0.0) << what;
+    EXPECT_LE(diff, 1e-13 * norm) << what;
   };
   auto check = [&](auto D, auto K, const CartesianLevel &lev, const DeformationSettings &def,
                    FittedPatchKernel kernel) {
@@ -463,13 +467,9 @@ TEST(FittedPatches, AllPatchesInOneLaunchAddWhatTheColoursAdd)
     for (int c = 0; c < solver.n_colors(); ++c)
       solver.solve_color(by_colour, r, c);
     solver.solve_color(at_once, r, all_colours);
-    const std::vector<double> a = by_colour.to_host(), b = at_once.to_host();
-    std::vector<double>       diff(a.size());
-    for (std::size_t i = 0; i < a.size(); ++i)
-      diff[i] = a[i] - b[i];
-    EXPECT_GT(max_abs(a), 0.0);
-    EXPECT_LE(max_abs(diff), 1e-13 * max_abs(a))
-      << dim << "D k=" << k << " " << to_string(kernel) << (solver.has_boundary_patches() ? " with face patches" : "");
+    expect_same_sums(by_colour, at_once,
+                     std::to_string(dim) + "D k=" + std::to_string(k) + " " + std::string(to_string(kernel)) +
+                       (solver.has_boundary_patches() ? " with face patches" : ""));
     return solver.has_boundary_patches();
   };
   const FittedPatchKernel scalar = FittedPatchKernel::scalar, fp64 = FittedPatchKernel::tensor_fp64;
@@ -496,12 +496,7 @@ TEST(FittedPatches, AllPatchesInOneLaunchAddWhatTheColoursAdd)
   r.from_host(random_values(lev, 9));
   colours.vmult(z1, r);
   once.vmult(z2, r);
-  const std::vector<double> a = z1.to_host(), b = z2.to_host();
-  std::vector<double>       diff(a.size());
-  for (std::size_t i = 0; i < a.size(); ++i)
-    diff[i] = a[i] - b[i];
-  EXPECT_GT(max_abs(a), 0.0);
-  EXPECT_LE(max_abs(diff), 1e-13 * max_abs(a));
+  expect_same_sums(z1, z2, "AdditiveSchwarz, 3D k=3 bp5");
   // the rule of `automatic`: at once on the GPU, by colour on the CPU (the same sums on any
   // thread count)
   EXPECT_TRUE(fitted_patches_at_once(FittedPatchLaunch::automatic, Backend::cuda));
