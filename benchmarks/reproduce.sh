@@ -85,6 +85,8 @@
 #   kershaw            CEED BPS5 on Kershaw meshes (prm/kershaw_bps5.prm): eps = 0.3, k = 7 at 4.8 M, 38 M
 #                      and 305 M DoFs
 #   kershaw-levels     the same, eps = 0.3 across levels: k = 3..7 on levels 1-3, k = 3 on level 4
+#   nccl-channels      Backend/NCCL channels = 0 (NCCL's default), 4, 8, 16 on 2 GPUs: setup and solve of strong
+#                      k = 7 and of k = 3 at 7.2 M DoFs, one GPU beside
 #   fitted-launch      the fitted additive Schwarz step's patches by colour against all in one launch on Kershaw
 #                      meshes (k = 7 levels 2 and 3, k = 3 level 4, k = 4 level 3), CUDA graph never and auto; the
 #                      38 M-DoF case on 2 GPUs too
@@ -906,6 +908,36 @@ for row in sorted(rows):
     print(*row)
 PY
       tar czf "$OUT/scaling/graph_ranks_logs.tgz" -C "$OUT/logs" graph_ranks
+      ;;
+    nccl-channels)
+      # Backend/NCCL channels on 2 GPUs: the setup (NCCL connects each peer's channels at the first exchange) and
+      # the solve, strong k = 7 (722 M DoFs) and k = 3 at 7.2 M DoFs, best of 3 solves, one GPU beside
+      # (NCCL_CHANNELS, NCCL_ROUNDS)
+      mkdir -p "$OUT/scaling"; J=$OUT/logs/nccl_channels; mkdir -p "$J"; rm -f "$J"/*.json
+      for round in ${NCCL_ROUNDS:-1 2}; do
+        for n in 1 2; do
+          for ch in ${NCCL_CHANNELS:-0 4 8 16}; do
+            [ "$n" = 1 ] && [ "$ch" != 0 ] && continue
+            g=(--set "Backend/NCCL channels=$ch" --set Backend/Repetitions=3)
+            scale k7 $n "ch${ch}_$round" prm/table7_k7_mixed.prm "${g[@]}"
+            scale mid_k3 $n "ch${ch}_$round" prm/table7_k3_mixed.prm --set "Mesh/Refinement level=6" "${g[@]}"
+          done
+        done
+      done
+      python3 - "$J" <<'PY' | tee "$OUT/scaling/nccl_channels.txt"
+import glob, json, os, re, sys
+print("# case GPUs nccl_channels round iterations setup_s first_exchange_part_s process_s solve_s l2_error")
+rows = []
+for f in glob.glob(os.path.join(sys.argv[1], "*.json")):
+    case, n, ch, rnd = re.fullmatch(r"(.+)_n(\d+)_ch(\d+)_(\d)\.json", os.path.basename(f)).groups()
+    r = json.load(open(f))
+    rows.append((case, int(n), int(ch), rnd, r["iterations"], f"{r['setup_time_s']:.4f}",
+                 f"{r['setup_breakdown'].get('outer_operator_and_workspace', 0):.4f}", f"{r['process_time_s'] or 0:.3f}",
+                 f"{r['solve_time_s']:.5f}", r["l2_error"]))
+for row in sorted(rows):
+    print(*row)
+PY
+      tar czf "$OUT/scaling/nccl_channels_logs.tgz" -C "$OUT/logs" nccl_channels
       ;;
     fitted-launch)
       # the fitted additive Schwarz step's patches by colour against all in one launch (Multigrid/Fitted patch

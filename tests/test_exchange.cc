@@ -103,6 +103,12 @@ TEST(Exchange, TheParameterReadsEveryPathAndRefusesOthers)
   ParameterHandler prm;
   declare_parameters(prm);
   EXPECT_THROW(prm.set_override("Backend/Exchange=ucx"), ParameterError);
+  // the cap on NCCL's channels: 0 (NCCL's default) to 64
+  EXPECT_EQ(read_parameters(prm).nccl_channels, 0);
+  prm.set_override("Backend/NCCL channels=8");
+  EXPECT_EQ(read_parameters(prm).nccl_channels, 8);
+  EXPECT_THROW(prm.set_override("Backend/NCCL channels=65"), ParameterError);
+  EXPECT_THROW(prm.set_override("Backend/NCCL channels=-1"), ParameterError);
 }
 
 TEST(MpiSession, StartsMpiOnlyUnderALauncher)

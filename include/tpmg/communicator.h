@@ -93,7 +93,9 @@ namespace tpmg
     /// This communicator with its exchanges over `path` (nccl, mpi or host, as resolve_exchange
     /// gives it). nccl sets up one NCCL communicator over the ranks on the current GPU: every rank
     /// must call it (collective); a failure on any rank throws CollectiveError on all of them.
-    Communicator with_exchange(ExchangePath path) const;
+    /// `nccl_channels` > 0 caps the channels (thread blocks) of that communicator's transfers
+    /// (ncclConfig_t::maxCTAs), and so the channels it connects per peer at its first exchange.
+    Communicator with_exchange(ExchangePath path, int nccl_channels = 0) const;
     /// exchange_path() == nccl: the messages (device buffers) as one group of NCCL sends and
     /// receives, queued on the library's stream behind the work queued before; returns at once.
     /// A message to this rank itself is a copy on the stream.

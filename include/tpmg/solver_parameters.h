@@ -141,6 +141,8 @@ namespace tpmg
 
     DeviceChoice device   = DeviceChoice::automatic;
     ExchangePath exchange = ExchangePath::automatic;
+    /// Backend/NCCL channels (0: NCCL's default; Communicator::with_exchange)
+    int nccl_channels = 0;
     /// Backend/Minimum DoFs per rank (0: automatic_min_rank_dofs of the backend)
     index_t min_rank_dofs = 0;
     /// Backend/Overlap exchanges (MultigridSettings::overlap)

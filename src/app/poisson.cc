@@ -100,7 +100,7 @@ namespace tpmg
       }
     if (const std::string error = comm.first_error(why); !error.empty())
       throw ParameterError(error);
-    const Communicator ranks = comm.size() > 1 ? comm.with_exchange(path) : comm;
+    const Communicator ranks = comm.size() > 1 ? comm.with_exchange(path, p.nccl_channels) : comm;
     impl_                    = dispatch_dim(p.dim, [&](auto D) {
       constexpr int dim = decltype(D)::value;
       return dispatch_degree<max_solver_degree(dim)>(p.degree, [&](auto K) {

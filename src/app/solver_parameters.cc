@@ -319,6 +319,11 @@ namespace tpmg
                            "buffers), mpi (MPI on GPU buffers: a CUDA-aware MPI), host (MPI on host memory: staged "
                            "through page-locked buffers on a GPU); auto = the first of these the build and the "
                            "machine have (host on the CPU backend)"));
+        b.push_back(integer("Backend/NCCL channels", TPMG_FIELD(nccl_channels), 0, 64,
+                            "On the nccl exchange path, the most channels (thread blocks) NCCL's sends and receives "
+                            "use; NCCL connects each peer's channels at the first exchange, in the setup (about 6 ms "
+                            "a channel on H200s), and fewer channels move large messages slower; 0 = NCCL's default "
+                            "(32 point-to-point channels per peer on H200s)"));
         b.push_back(integer("Backend/Minimum DoFs per rank", TPMG_FIELD(min_rank_dofs), 0, 1L << 40,
                             "On several ranks, a level coarser than the finest is split over the ranks only where "
                             "each gets at least this many of its DoFs; smaller levels live on rank 0, which saves "

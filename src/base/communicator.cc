@@ -114,7 +114,7 @@ namespace tpmg
 
   bool Communicator::with_nccl() { return NcclTransport::built(); }
 
-  Communicator Communicator::with_exchange(ExchangePath path) const
+  Communicator Communicator::with_exchange(ExchangePath path, int nccl_channels) const
   {
     if (path == ExchangePath::automatic)
       throw std::invalid_argument("Communicator::with_exchange: resolve the path first (resolve_exchange)");
@@ -122,7 +122,7 @@ namespace tpmg
     c.path_        = path;
     c.nccl_.reset();
     if (path == ExchangePath::nccl && size_ > 1)
-      c.nccl_ = std::make_shared<const NcclTransport>(*this);
+      c.nccl_ = std::make_shared<const NcclTransport>(*this, nccl_channels);
     return c;
   }
 

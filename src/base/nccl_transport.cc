@@ -34,7 +34,7 @@ namespace tpmg
 
   bool NcclTransport::built() { return true; }
 
-  NcclTransport::NcclTransport(const Communicator &comm) : impl_(std::make_unique<Impl>())
+  NcclTransport::NcclTransport(const Communicator &comm, int max_channels) : impl_(std::make_unique<Impl>())
   {
     // Point-to-point alone: NVLink SHARP (multicast) serves collectives, which the library does
     // not use, and its set-up at the communicator's start can take a shared host's GPUs out of
@@ -54,7 +54,17 @@ namespace tpmg
     const std::string bytes = comm.broadcast(std::string(id.internal, sizeof id.internal), 0);
     std::memcpy(id.internal, bytes.data(), sizeof id.internal);
     // a failure on one rank ends the run there (the application's MPI_Abort ends the others)
-    nccl_check(ncclCommInitRank(&impl_->comm, comm.size(), id, comm.rank()), "ncclCommInitRank");
+    // NCCL connects a peer's channels at the first transfer with it (measured on 2 H200s: about
+    // 6 ms a channel, 32 point-to-point channels per peer by default): a cap makes the setup
+    // shorter and large transfers slower (docs/performance/scaling.md, "Start-up of a
+    // distributed run")
+    ncclConfig_t config = NCCL_CONFIG_INITIALIZER;
+    if (max_channels > 0)
+      {
+        config.minCTAs = 1;
+        config.maxCTAs = max_channels;
+      }
+    nccl_check(ncclCommInitRankConfig(&impl_->comm, comm.size(), id, comm.rank(), &config), "ncclCommInitRankConfig");
   }
 
   NcclTransport::~NcclTransport()
@@ -106,7 +116,7 @@ namespace tpmg
 
   bool NcclTransport::built() { return false; }
 
-  NcclTransport::NcclTransport(const Communicator &)
+  NcclTransport::NcclTransport(const Communicator &, int)
   {
     throw std::invalid_argument(
       "this build has no NCCL (configure with -DTPMG_ENABLE_NCCL=ON where NCCL is installed)");

@@ -18,7 +18,8 @@ namespace tpmg
     static bool built();
     /// An NCCL communicator over the ranks of `comm`, each on its current GPU: rank 0's unique
     /// id is broadcast over `comm`, then every rank joins (collective).
-    explicit NcclTransport(const Communicator &comm);
+    /// `max_channels` > 0: at most that many channels (ncclConfig_t::maxCTAs); 0: NCCL's default.
+    explicit NcclTransport(const Communicator &comm, int max_channels = 0);
     ~NcclTransport();
     NcclTransport(const NcclTransport &)            = delete;
     NcclTransport &operator=(const NcclTransport &) = delete;
