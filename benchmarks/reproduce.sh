@@ -769,16 +769,11 @@ CASES
           done
         done
       done
-      python3 - "$J" <<'PY' | tee "$OUT/scaling/overlap.txt"
-import glob, json, os, re, sys
-print("# case overlap round iterations solve_s finest_smoother_s coarser_levels_s vcycle_graph_s outer_matvec_s exchange_s l2_error")
-for f in sorted(glob.glob(os.path.join(sys.argv[1], "*.json"))):
-    case, on, rnd = re.fullmatch(r"(.+)_n\d+_(auto|never|always)_(\d)\.json", os.path.basename(f)).groups()
-    r = json.load(open(f)); b = r["breakdown"]
-    print(case, on, rnd, r["iterations"], f"{r['solve_time_s']:.4f}", f"{b.get('finest_smoother', 0):.4f}",
-          f"{b.get('coarser_levels', 0):.4f}", f"{b.get('vcycle_graph', 0):.4f}", f"{b.get('outer_matvec', 0):.4f}",
-          f"{sum(l['exchange'] for l in r['levels']):.4f}", r["l2_error"])
-PY
+      python3 benchmarks/json_table.py "$J" '(.+)_n\d+_(auto|never|always)_(\d)\.json' \
+        "# case overlap round iterations solve_s finest_smoother_s coarser_levels_s vcycle_graph_s outer_matvec_s exchange_s l2_error" \
+        'r["iterations"]' 'f(r["solve_time_s"], 4)' 'f(b.get("finest_smoother", 0), 4)' 'f(b.get("coarser_levels", 0), 4)' \
+        'f(b.get("vcycle_graph", 0), 4)' 'f(b.get("outer_matvec", 0), 4)' 'f(sum(l["exchange"] for l in L), 4)' 'r["l2_error"]' |
+        tee "$OUT/scaling/overlap.txt"
       tar czf "$OUT/scaling/overlap_logs.tgz" -C "$OUT/logs" overlap
       ;;
     overlap-compare)
@@ -807,19 +802,11 @@ PY
         done
       done
       SOLVER=$NEW_SOLVER
-      python3 - "$J" <<'PY' | tee "$OUT/scaling/overlap_compare.txt"
-import glob, json, os, re, sys
-print("# case GPUs build round iterations solve_s finest_matvec_s outer_matvec_s finest_smoother_s coarser_levels_s exchange_s l2_error")
-rows = []
-for f in glob.glob(os.path.join(sys.argv[1], "*.json")):
-    case, n, which, rnd = re.fullmatch(r"(.+)_n(\d+)_(old|new|never|auto)_(\d)\.json", os.path.basename(f)).groups()
-    r = json.load(open(f)); b = r["breakdown"]
-    rows.append((case, int(n), which, rnd, r["iterations"], f"{r['solve_time_s']:.4f}", f"{b.get('finest_matvec', 0):.4f}",
-                 f"{b.get('outer_matvec', 0):.4f}", f"{b.get('finest_smoother', 0):.4f}", f"{b.get('coarser_levels', 0):.4f}",
-                 f"{sum(l['exchange'] for l in r['levels']):.4f}", r["l2_error"]))
-for row in sorted(rows):
-    print(*row)
-PY
+      python3 benchmarks/json_table.py "$J" '(.+)_n(\d+)_(old|new|never|auto)_(\d)\.json' \
+        "# case GPUs build round iterations solve_s finest_matvec_s outer_matvec_s finest_smoother_s coarser_levels_s exchange_s l2_error" \
+        'r["iterations"]' 'f(r["solve_time_s"], 4)' 'f(b.get("finest_matvec", 0), 4)' 'f(b.get("outer_matvec", 0), 4)' \
+        'f(b.get("finest_smoother", 0), 4)' 'f(b.get("coarser_levels", 0), 4)' 'f(sum(l["exchange"] for l in L), 4)' \
+        'r["l2_error"]' | tee "$OUT/scaling/overlap_compare.txt"
       tar czf "$OUT/scaling/overlap_compare_logs.tgz" -C "$OUT/logs" overlap_compare
       ;;
     gather-compare)
@@ -848,21 +835,12 @@ PY
           done
         done
       done
-      python3 - "$J" <<'PY' | tee "$OUT/scaling/gather_compare.txt"
-import glob, json, os, re, sys
-print("# case GPUs setting round iterations solve_s first_split gathered coarser_levels_s first_split_level_s exchange_s l2_error")
-rows = []
-for f in glob.glob(os.path.join(sys.argv[1], "*.json")):
-    case, n, which, rnd = re.fullmatch(r"(.+)_n(\d+)_(fine|coarse|min\d+)_(\d)\.json", os.path.basename(f)).groups()
-    r = json.load(open(f)); b = r["breakdown"]
-    first = r.get("first_distributed_level", 0)
-    split = [l for l in r["levels"] if l["level"] == first]
-    rows.append((case, int(n), which, rnd, r["iterations"], f"{r['solve_time_s']:.4f}", first, r.get("gathered_level", -1),
-                 f"{b.get('coarser_levels', 0):.4f}", f"{split[0]['total']:.4f}" if split and int(n) > 1 else "-",
-                 f"{sum(l['exchange'] for l in r['levels']):.4f}", r["l2_error"]))
-for row in sorted(rows):
-    print(*row)
-PY
+      python3 benchmarks/json_table.py "$J" '(.+)_n(\d+)_(fine|coarse|min\d+)_(\d)\.json' \
+        "# case GPUs setting round iterations solve_s first_split gathered coarser_levels_s first_split_level_s exchange_s l2_error" \
+        'r["iterations"]' 'f(r["solve_time_s"], 4)' 'r.get("first_distributed_level", 0)' 'r.get("gathered_level", -1)' \
+        'f(b.get("coarser_levels", 0), 4)' \
+        'next((f(l["total"], 4) for l in L if l["level"] == r.get("first_distributed_level", 0) and g[1] > 1), "-")' \
+        'f(sum(l["exchange"] for l in L), 4)' 'r["l2_error"]' | tee "$OUT/scaling/gather_compare.txt"
       tar czf "$OUT/scaling/gather_compare_logs.tgz" -C "$OUT/logs" gather_compare
       ;;
     graph-ranks)
@@ -894,19 +872,10 @@ PY
           done
         done
       done
-      python3 - "$J" <<'PY' | tee "$OUT/scaling/graph_ranks.txt"
-import glob, json, os, re, sys
-print("# case GPUs graph round iterations solve_s cuda_graph_level coarser_levels_s finest_smoother_s exchange_path l2_error")
-rows = []
-for f in glob.glob(os.path.join(sys.argv[1], "*.json")):
-    case, n, which, rnd = re.fullmatch(r"(.+)_n(\d+)_(never|always|auto\d*)_(\d)\.json", os.path.basename(f)).groups()
-    r = json.load(open(f)); b = r["breakdown"]
-    rows.append((case, int(n), which, rnd, r["iterations"], f"{r['solve_time_s']:.5f}", r.get("cuda_graph_level", -1),
-                 f"{b.get('coarser_levels', 0):.5f}", f"{b.get('finest_smoother', 0):.5f}", r.get("exchange_path", "-"),
-                 r["l2_error"]))
-for row in sorted(rows):
-    print(*row)
-PY
+      python3 benchmarks/json_table.py "$J" '(.+)_n(\d+)_(never|always|auto\d*)_(\d)\.json' \
+        "# case GPUs graph round iterations solve_s cuda_graph_level coarser_levels_s finest_smoother_s exchange_path l2_error" \
+        'r["iterations"]' 'f(r["solve_time_s"], 5)' 'r.get("cuda_graph_level", -1)' 'f(b.get("coarser_levels", 0), 5)' \
+        'f(b.get("finest_smoother", 0), 5)' 'r.get("exchange_path", "-")' 'r["l2_error"]' | tee "$OUT/scaling/graph_ranks.txt"
       tar czf "$OUT/scaling/graph_ranks_logs.tgz" -C "$OUT/logs" graph_ranks
       ;;
     nccl-channels)
@@ -924,19 +893,10 @@ PY
           done
         done
       done
-      python3 - "$J" <<'PY' | tee "$OUT/scaling/nccl_channels.txt"
-import glob, json, os, re, sys
-print("# case GPUs nccl_channels round iterations setup_s first_exchange_part_s process_s solve_s l2_error")
-rows = []
-for f in glob.glob(os.path.join(sys.argv[1], "*.json")):
-    case, n, ch, rnd = re.fullmatch(r"(.+)_n(\d+)_ch(\d+)_(\d)\.json", os.path.basename(f)).groups()
-    r = json.load(open(f))
-    rows.append((case, int(n), int(ch), rnd, r["iterations"], f"{r['setup_time_s']:.4f}",
-                 f"{r['setup_breakdown'].get('outer_operator_and_workspace', 0):.4f}", f"{r['process_time_s'] or 0:.3f}",
-                 f"{r['solve_time_s']:.5f}", r["l2_error"]))
-for row in sorted(rows):
-    print(*row)
-PY
+      python3 benchmarks/json_table.py "$J" '(.+)_n(\d+)_ch(\d+)_(\d)\.json' \
+        "# case GPUs nccl_channels round iterations setup_s first_exchange_part_s process_s solve_s l2_error" \
+        'r["iterations"]' 'f(r["setup_time_s"], 4)' 'f(s.get("outer_operator_and_workspace", 0), 4)' \
+        'f(r["process_time_s"] or 0, 3)' 'f(r["solve_time_s"], 5)' 'r["l2_error"]' | tee "$OUT/scaling/nccl_channels.txt"
       tar czf "$OUT/scaling/nccl_channels_logs.tgz" -C "$OUT/logs" nccl_channels
       ;;
     fitted-launch)
@@ -963,20 +923,11 @@ PY
           done
         done
       done
-      python3 - "$J" <<'PY' | tee "$OUT/solve/fitted_launch.txt"
-import glob, json, os, re, sys
-print("# case GPUs launch graph round iterations solve_s level_totals_s(coarsest first) coarser_levels_s finest_smoother_s l2_error smoother_configuration")
-rows = []
-for f in glob.glob(os.path.join(sys.argv[1], "*.json")):
-    case, n, launch, graph, rnd = re.fullmatch(r"(.+)_n(\d+)_(by_colour|all_at_once)_(never|auto)_(\d)\.json", os.path.basename(f)).groups()
-    r = json.load(open(f)); b = r["breakdown"]
-    levels = ",".join(f"{l['total']:.4f}" for l in r.get("levels", []))
-    rows.append((case, int(n), launch, graph, rnd, r["iterations"], f"{r['solve_time_s']:.5f}", levels or "-",
-                 f"{b.get('coarser_levels', 0):.5f}", f"{b.get('finest_smoother', 0):.5f}", r["l2_error"],
-                 '"' + r.get("smoother_configuration", "") + '"'))
-for row in sorted(rows):
-    print(*row)
-PY
+      python3 benchmarks/json_table.py "$J" '(.+)_n(\d+)_(by_colour|all_at_once)_(never|auto)_(\d)\.json' \
+        "# case GPUs launch graph round iterations solve_s level_totals_s(coarsest first) coarser_levels_s finest_smoother_s l2_error smoother_configuration" \
+        'r["iterations"]' 'f(r["solve_time_s"], 5)' '",".join(f(l["total"], 4) for l in L) or "-"' \
+        'f(b.get("coarser_levels", 0), 5)' 'f(b.get("finest_smoother", 0), 5)' 'r["l2_error"]' \
+        'json.dumps(r.get("smoother_configuration", ""))' | tee "$OUT/solve/fitted_launch.txt"
       tar czf "$OUT/solve/fitted_launch_logs.tgz" -C "$OUT/logs" fitted_launch
       ;;
     coarse-level)
